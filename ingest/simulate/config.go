@@ -1,0 +1,179 @@
+package simulate
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// SupportedFormats lists the log formats Run can write.
+var SupportedFormats = []string{"native"}
+
+// Config controls a simulation run. Start from DefaultConfig and override.
+type Config struct {
+	// Out is the output directory; it is created if missing.
+	Out string
+	// Requests is the number of client requests to generate.
+	Requests int
+	// Seed makes the run reproducible: the same Config writes the same bytes.
+	Seed int64
+	// Formats lists the log formats to write; only "native" is supported.
+	// Empty means "native".
+	Formats []string
+
+	// Epoch is the true time of the first possible arrival.
+	Epoch time.Time
+
+	// RatePerSecond is the steady Poisson arrival rate.
+	RatePerSecond float64
+	// BurstStart and BurstDuration place the burst window (relative to
+	// Epoch); during it arrivals come at RatePerSecond*BurstMultiplier.
+	BurstStart      time.Duration
+	BurstDuration   time.Duration
+	BurstMultiplier float64
+
+	// ReplicasPerModel is the number of replicas each model starts with.
+	ReplicasPerModel int
+	// MaxBatch bounds the running requests per replica.
+	MaxBatch int
+	// ColdJoinAt is when an extra replica of the first model joins; its first
+	// ColdRequests admitted requests run ColdFactor times slower (prefill and
+	// decode). ColdRequests 0 disables the cold replica.
+	ColdJoinAt   time.Duration
+	ColdRequests int
+	ColdFactor   float64
+
+	// StreamFraction scales each use case's share of streamed requests
+	// (1 keeps the built-in shares, 0 disables streaming).
+	StreamFraction float64
+
+	// RateLimitPerSecond, when > 0, is each gateway host's token-bucket rate
+	// (bucket size one second's worth); requests over it get a 429 and never
+	// reach a server.
+	RateLimitPerSecond float64
+	// SlowAuthRate is the share of requests on the gateway's slow auth path
+	// (+20..80 ms before forwarding).
+	SlowAuthRate float64
+
+	// ClientTimeout is when any client gives up waiting for the full response.
+	ClientTimeout time.Duration
+
+	// MaxClockOffset bounds each host's fixed clock offset (uniform in
+	// ±MaxClockOffset); MaxDriftPPM bounds each host's drift (uniform in
+	// ±MaxDriftPPM parts per million). Keep MaxDriftPPM ≤ 10.
+	MaxClockOffset time.Duration
+	MaxDriftPPM    float64
+
+	// Imperfection rates. LossRate, TruncateRate and DuplicateRate apply to
+	// each tier's record independently and are mutually exclusive per record.
+	LossRate        float64
+	TruncateRate    float64
+	DuplicateRate   float64
+	ServerErrorRate float64 // server fails the request with a 5xx
+	TimeoutRate     float64 // client has a short deadline and gives up (408)
+	CancelRate      float64 // user cancels (client status 0)
+
+	// GzipOneServer writes the last replica's log as .jsonl.gz.
+	GzipOneServer bool
+	// TruthRowGroupRows bounds the rows per Parquet row group of truth.parquet.
+	TruthRowGroupRows int
+}
+
+// DefaultConfig returns a configuration with sensible rates: 12 req/s steady,
+// a 6x burst for 10 s at 40 s, a cold replica joining at 20 s, 1–2 %
+// imperfections per kind and a 30 req/s per-gateway rate limit.
+func DefaultConfig() Config {
+	return Config{
+		Requests:           5000,
+		Seed:               1,
+		Formats:            []string{"native"},
+		Epoch:              time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC),
+		RatePerSecond:      12,
+		BurstStart:         40 * time.Second,
+		BurstDuration:      10 * time.Second,
+		BurstMultiplier:    6,
+		ReplicasPerModel:   2,
+		MaxBatch:           16,
+		ColdJoinAt:         20 * time.Second,
+		ColdRequests:       60,
+		ColdFactor:         3,
+		StreamFraction:     1,
+		RateLimitPerSecond: 30,
+		SlowAuthRate:       0.02,
+		ClientTimeout:      60 * time.Second,
+		MaxClockOffset:     3 * time.Second,
+		MaxDriftPPM:        10,
+		LossRate:           0.01,
+		TruncateRate:       0.01,
+		DuplicateRate:      0.015,
+		ServerErrorRate:    0.01,
+		TimeoutRate:        0.01,
+		CancelRate:         0.01,
+		GzipOneServer:      true,
+		TruthRowGroupRows:  32768,
+	}
+}
+
+func (c *Config) validate() error {
+	if c.Out == "" {
+		return errors.New("simulate: Out directory is required")
+	}
+	if c.Requests <= 0 {
+		return fmt.Errorf("simulate: Requests must be > 0, got %d", c.Requests)
+	}
+	if len(c.Formats) == 0 {
+		c.Formats = []string{"native"}
+	}
+	for _, f := range c.Formats {
+		ok := false
+		for _, s := range SupportedFormats {
+			if f == s {
+				ok = true
+			}
+		}
+		if !ok {
+			return fmt.Errorf("simulate: unsupported format %q (supported: %v)", f, SupportedFormats)
+		}
+	}
+	if c.RatePerSecond <= 0 {
+		return fmt.Errorf("simulate: RatePerSecond must be > 0, got %v", c.RatePerSecond)
+	}
+	if c.BurstMultiplier <= 0 {
+		return fmt.Errorf("simulate: BurstMultiplier must be > 0, got %v", c.BurstMultiplier)
+	}
+	if c.ReplicasPerModel <= 0 || c.MaxBatch <= 0 {
+		return errors.New("simulate: ReplicasPerModel and MaxBatch must be > 0")
+	}
+	if c.ColdRequests < 0 || (c.ColdRequests > 0 && c.ColdFactor < 1) {
+		return errors.New("simulate: ColdRequests must be >= 0 and ColdFactor >= 1")
+	}
+	if c.ClientTimeout <= 0 {
+		return errors.New("simulate: ClientTimeout must be > 0")
+	}
+	if c.MaxClockOffset < 0 || c.MaxDriftPPM < 0 || c.MaxDriftPPM > 100 {
+		return errors.New("simulate: MaxClockOffset must be >= 0 and MaxDriftPPM in [0, 100]")
+	}
+	rates := map[string]float64{
+		"StreamFraction": c.StreamFraction, "SlowAuthRate": c.SlowAuthRate,
+		"LossRate": c.LossRate, "TruncateRate": c.TruncateRate, "DuplicateRate": c.DuplicateRate,
+		"ServerErrorRate": c.ServerErrorRate, "TimeoutRate": c.TimeoutRate, "CancelRate": c.CancelRate,
+	}
+	for name, r := range rates {
+		if r < 0 || r > 1 {
+			return fmt.Errorf("simulate: %s must be in [0, 1], got %v", name, r)
+		}
+	}
+	if c.LossRate+c.TruncateRate+c.DuplicateRate > 1 {
+		return errors.New("simulate: LossRate+TruncateRate+DuplicateRate must be <= 1")
+	}
+	if c.TimeoutRate+c.CancelRate > 1 {
+		return errors.New("simulate: TimeoutRate+CancelRate must be <= 1")
+	}
+	if c.TruthRowGroupRows <= 0 {
+		c.TruthRowGroupRows = 32768
+	}
+	if c.Epoch.IsZero() {
+		c.Epoch = DefaultConfig().Epoch
+	}
+	return nil
+}

@@ -1,0 +1,47 @@
+// Package simulate generates a seeded, reproducible LLM serving stack and the
+// logs each of its tiers would write, together with the ground truth of where
+// every request's time went.
+//
+// The stack is a discrete-event simulation in true time:
+//
+//   - clients in several regions, each with its own request and response
+//     network legs (drawn separately per request, with jitter), several use
+//     cases with log-normal prompt and output token lengths, streamed and
+//     non-streamed requests, several models;
+//   - a Poisson arrival process with one burst well above capacity and one
+//     replica that joins late and serves its first requests slowly (cold
+//     start);
+//   - a gateway tier with a small jittered processing time, an occasional
+//     slow auth path, a network hop to the servers and an optional per-host
+//     rate limit that rejects with 429;
+//   - inference replicas with continuous batching: a bounded running batch, a
+//     FIFO waiting queue, prefill time growing with prompt length and decode
+//     time per token growing with the running batch size.
+//
+// Every host writes times on its own clock (a fixed offset of up to
+// Config.MaxClockOffset plus a drift of at most Config.MaxDriftPPM), some as
+// RFC 3339 strings with microsecond precision (in UTC or +01:00) and some as
+// Unix epoch seconds with six decimals. Records are written when they
+// complete, so each file is in completion order.
+//
+// Imperfections are injected at configurable rates and counted: a tier's
+// record lost, a line truncated mid-write, a line shipped twice, server 5xx
+// errors, client timeouts and client cancels, and gateway 429s when the rate
+// limit is on.
+//
+// Output layout under Config.Out:
+//
+//	client/<client-host>.jsonl    one record per request sent from that host
+//	gateway/<gateway-host>.jsonl  one record per request through that gateway
+//	server/<replica>.jsonl        one record per request served (one replica's
+//	                              file is gzipped as .jsonl.gz when
+//	                              Config.GzipOneServer is set)
+//	truth.parquet, truth.csv      one row per request, in completion order
+//	clocks.csv                    each host's true offset, drift and format
+//
+// The truth durations are computed from true times under the analysis
+// definitions (see TruthRow). Memory is bounded by the number of requests in
+// flight, not by Config.Requests: requests are generated lazily, truth rows
+// are streamed out as requests complete and the Parquet file is written in
+// bounded row groups.
+package simulate

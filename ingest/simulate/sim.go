@@ -1,0 +1,807 @@
+package simulate
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Imperfection kinds, in the order they are reported.
+const (
+	impRejected = iota
+	impServerError
+	impTimeout
+	impCancel
+	impLostClient
+	impTruncClient
+	impDupClient
+	impLostGateway
+	impTruncGateway
+	impDupGateway
+	impLostServer
+	impTruncServer
+	impDupServer
+	numImp
+)
+
+var impNames = [numImp]string{
+	"rejected:429", "error:5xx", "error:timeout", "error:canceled",
+	"lost:client", "truncated:client", "duplicated:client",
+	"lost:gateway", "truncated:gateway", "duplicated:gateway",
+	"lost:server", "truncated:server", "duplicated:server",
+}
+
+// ImperfectionKinds lists every imperfection kind Run reports, in order.
+func ImperfectionKinds() []string { return append([]string(nil), impNames[:]...) }
+
+const (
+	tierClient = iota
+	tierGateway
+	tierServer
+)
+
+var tierNames = [3]string{"client", "gateway", "server"}
+
+// Give-up plans.
+const (
+	giveUpNatural = iota // Config.ClientTimeout
+	giveUpTimeout        // short client deadline
+	giveUpCancel         // user cancels
+)
+
+type request struct {
+	id       string
+	idx      int
+	useCase  int
+	model    int
+	region   int
+	client   int
+	gateway  int
+	replica  *replica
+	streamed bool
+	prompt   int
+	out      int // tokens the server produces (0 on a server error)
+	length   bool
+	srvErr   int // 0, or the server's 5xx status
+	cold     bool
+
+	reqLeg, respLeg, hopUp, hopDown, pass, post int64
+	tpot                                        int64
+	giveUpKind                                  int
+
+	// True times, ns since Config.Epoch.
+	cStart, gStart, upStart, sArr, sSched, sFirst, sEnd, upEnd, gEnd, cFirst, cEnd int64
+
+	forwarded, rejected bool
+	firstKnown          bool // the server has scheduled it, so cFirst is known
+	cHasFirst           bool
+	clientDone, gaveUp  bool
+	cStatus             int
+	cOut                int
+	pending             int
+	imp                 uint32
+	has                 [3]bool
+}
+
+type replica struct {
+	name     string
+	model    int
+	joinAt   int64
+	cold     bool
+	admitted int
+	running  int
+	queue    []*request
+	head     int
+	file     *hostFile
+}
+
+func (r *replica) load() int { return r.running + len(r.queue) - r.head }
+
+func (r *replica) push(q *request) { r.queue = append(r.queue, q) }
+
+func (r *replica) pop() *request {
+	q := r.queue[r.head]
+	r.queue[r.head] = nil
+	r.head++
+	if r.head == len(r.queue) {
+		r.queue, r.head = r.queue[:0], 0
+	} else if r.head > 1024 && r.head*2 > len(r.queue) {
+		n := copy(r.queue, r.queue[r.head:])
+		clear(r.queue[n:])
+		r.queue, r.head = r.queue[:n], 0
+	}
+	return q
+}
+
+type gateway struct {
+	file   *hostFile
+	tokens float64
+	last   int64
+}
+
+const (
+	evArrive = iota
+	evGatewayRecv
+	evServerArrive
+	evServerEnd
+	evGatewayEnd
+	evClientEnd
+	evGiveUp
+)
+
+type event struct {
+	t    int64
+	seq  uint64
+	kind uint8
+	r    *request
+}
+
+type eventHeap []event
+
+func (h eventHeap) less(i, j int) bool {
+	return h[i].t < h[j].t || (h[i].t == h[j].t && h[i].seq < h[j].seq)
+}
+
+func (h *eventHeap) push(e event) {
+	*h = append(*h, e)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *eventHeap) pop() event {
+	s := *h
+	e := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s[n] = event{}
+	s = s[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && s.less(l, m) {
+			m = l
+		}
+		if l+1 < n && s.less(l+1, m) {
+			m = l + 1
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return e
+}
+
+type sim struct {
+	cfg      Config
+	rng      *rand.Rand
+	epochNs  int64
+	events   eventHeap
+	seq      uint64
+	made     int
+	clients  []*hostFile
+	gateways []*gateway
+	replicas []*replica
+	byModel  [][]*replica
+	files    []*hostFile
+	truth    *truthWriter
+	counts   [numImp]int
+	inFlight int
+	maxInFl  int
+	lastT    int64
+	line     jsonLine
+	err      error
+}
+
+func ms(x float64) int64 { return int64(math.Round(x * 1e6)) }
+
+func (s *sim) exp(meanMs float64) float64 { return s.rng.ExpFloat64() * meanMs }
+
+func (s *sim) uniform(a, b float64) float64 { return a + (b-a)*s.rng.Float64() }
+
+func (s *sim) schedule(t int64, kind uint8, r *request) {
+	s.seq++
+	s.events.push(event{t: t, seq: s.seq, kind: kind, r: r})
+}
+
+// nextArrival draws the next Poisson arrival after t with a piecewise
+// constant rate (higher inside the burst window).
+func (s *sim) nextArrival(t int64) int64 {
+	bs, be := int64(s.cfg.BurstStart), int64(s.cfg.BurstStart+s.cfg.BurstDuration)
+	for {
+		rate := s.cfg.RatePerSecond
+		boundary := int64(math.MaxInt64)
+		switch {
+		case t < bs:
+			boundary = bs
+		case t < be:
+			rate *= s.cfg.BurstMultiplier
+			boundary = be
+		}
+		nt := t + int64(s.rng.ExpFloat64()/rate*1e9)
+		if nt < boundary {
+			return nt
+		}
+		t = boundary
+	}
+}
+
+func pick(rng *rand.Rand, weights func(i int) float64, n int) int {
+	total := 0.0
+	for i := 0; i < n; i++ {
+		total += weights(i)
+	}
+	u := rng.Float64() * total
+	for i := 0; i < n; i++ {
+		u -= weights(i)
+		if u < 0 {
+			return i
+		}
+	}
+	return n - 1
+}
+
+func clampInt(x float64, lo, hi int) (int, bool) {
+	v := int(math.Round(x))
+	if v < lo {
+		return lo, false
+	}
+	if v > hi {
+		return hi, true
+	}
+	return v, false
+}
+
+func (s *sim) newRequest(t int64) *request {
+	rng := s.rng
+	r := &request{idx: s.made, cStart: t, pending: 2}
+	r.id = fmt.Sprintf("%012x-%07d", rng.Uint64()&0xffffffffffff, s.made)
+	r.region = rng.IntN(len(regions))
+	base := 0
+	for i := 0; i < r.region; i++ {
+		base += regions[i].clients
+	}
+	r.client = base + rng.IntN(regions[r.region].clients)
+	r.useCase = pick(rng, func(i int) float64 { return useCases[i].weight }, len(useCases))
+	r.model = pick(rng, func(i int) float64 { return models[i].weight }, len(models))
+	uc := useCases[r.useCase]
+	r.streamed = rng.Float64() < uc.streamShare*s.cfg.StreamFraction
+	r.prompt, _ = clampInt(uc.promptMedian*math.Exp(uc.promptSigma*rng.NormFloat64()), 1, 16000)
+	r.out, r.length = clampInt(uc.outMedian*math.Exp(uc.outSigma*rng.NormFloat64()), 1, uc.maxOut)
+	leg := regions[r.region].legMs
+	r.reqLeg = ms(leg + s.exp(0.15*leg+0.5))
+	r.respLeg = ms(leg + s.exp(0.15*leg+0.5))
+	r.gateway = rng.IntN(len(s.gateways))
+	if rng.Float64() < s.cfg.ServerErrorRate {
+		r.srvErr = 500
+		if rng.IntN(3) == 0 {
+			r.srvErr = 503
+		}
+	}
+	deadline := s.cfg.ClientTimeout
+	switch u := rng.Float64(); {
+	case u < s.cfg.TimeoutRate:
+		r.giveUpKind = giveUpTimeout
+		deadline = time.Duration(ms(s.uniform(100, 800)))
+	case u < s.cfg.TimeoutRate+s.cfg.CancelRate:
+		r.giveUpKind = giveUpCancel
+		deadline = time.Duration(ms(s.uniform(200, 3000)))
+	}
+	if deadline > s.cfg.ClientTimeout {
+		deadline = s.cfg.ClientTimeout
+	}
+	s.schedule(t+r.reqLeg, evGatewayRecv, r)
+	s.schedule(t+int64(deadline), evGiveUp, r)
+	return r
+}
+
+func (s *sim) gatewayRecv(r *request, t int64) {
+	r.gStart = t
+	g := s.gateways[r.gateway]
+	if rate := s.cfg.RateLimitPerSecond; rate > 0 {
+		g.tokens = math.Min(rate, g.tokens+float64(t-g.last)*rate/1e9)
+		g.last = t
+		if g.tokens < 1 {
+			r.rejected = true
+			s.counts[impRejected]++
+			r.imp |= 1 << impRejected
+			r.gEnd = t + ms(0.3+s.exp(0.2))
+			r.cEnd = r.gEnd + r.respLeg
+			s.schedule(r.gEnd, evGatewayEnd, r)
+			s.schedule(r.cEnd, evClientEnd, r)
+			return
+		}
+		g.tokens--
+	}
+	proc := 0.6 + s.exp(0.3)
+	if s.rng.Float64() < s.cfg.SlowAuthRate {
+		proc += s.uniform(20, 80)
+	}
+	r.forwarded = true
+	r.pending++
+	r.upStart = t + ms(proc)
+	r.hopUp = ms(0.3 + s.exp(0.15))
+	s.schedule(r.upStart+r.hopUp, evServerArrive, r)
+}
+
+func (s *sim) serverArrive(r *request, t int64) {
+	r.sArr = t
+	var best *replica
+	for _, rep := range s.byModel[r.model] {
+		if rep.joinAt > t {
+			continue
+		}
+		if best == nil || rep.load() < best.load() {
+			best = rep
+		}
+	}
+	r.replica = best
+	best.push(r)
+	s.admit(best, t)
+}
+
+// admit moves waiting requests into the running batch while there is room.
+// A request's decode time per token is fixed by the batch size it joins.
+func (s *sim) admit(rep *replica, t int64) {
+	m := models[rep.model]
+	for rep.running < s.cfg.MaxBatch && rep.head < len(rep.queue) {
+		r := rep.pop()
+		rep.running++
+		r.sSched = t
+		factor := 1.0
+		if rep.cold && rep.admitted < s.cfg.ColdRequests {
+			factor = s.cfg.ColdFactor
+			r.cold = true
+		}
+		rep.admitted++
+		prefill := (m.prefillBaseMs + m.prefillPerTok*float64(r.prompt)) * s.uniform(0.95, 1.05) * factor
+		tpot := m.tpotMs * (1 + m.batchSlope*float64(rep.running-1)) * s.uniform(0.95, 1.05) * factor
+		r.hopDown = ms(0.3 + s.exp(0.15))
+		r.pass = ms(0.05 + s.exp(0.05))
+		r.post = r.pass + ms(0.2+s.exp(0.15))
+		if r.srvErr != 0 {
+			s.counts[impServerError]++
+			r.imp |= 1 << impServerError
+			r.out = 0
+			r.sEnd = t + ms(prefill*s.uniform(0.1, 1))
+		} else {
+			r.tpot = ms(tpot)
+			r.sFirst = t + ms(prefill)
+			r.sEnd = r.sFirst + int64(r.out-1)*r.tpot
+			r.firstKnown = true
+			r.cFirst = r.sFirst + r.hopDown + r.pass + r.respLeg
+		}
+		s.schedule(r.sEnd, evServerEnd, r)
+	}
+}
+
+func (s *sim) serverEnd(r *request, t int64) {
+	rep := r.replica
+	rep.running--
+	s.writeServer(r)
+	s.done(r)
+	r.upEnd = t + r.hopDown
+	r.gEnd = r.upEnd + r.post
+	r.cEnd = r.gEnd + r.respLeg
+	s.schedule(r.gEnd, evGatewayEnd, r)
+	s.schedule(r.cEnd, evClientEnd, r)
+	s.admit(rep, t)
+}
+
+func (s *sim) upstreamStatus(r *request) int {
+	switch {
+	case r.rejected:
+		return 429
+	case r.srvErr != 0:
+		return r.srvErr
+	}
+	return 200
+}
+
+func (s *sim) clientEnd(r *request) {
+	if r.clientDone {
+		return
+	}
+	r.clientDone = true
+	r.cStatus = s.upstreamStatus(r)
+	if r.cStatus == 200 {
+		r.cOut = r.out
+		r.cHasFirst = r.streamed
+	}
+	s.writeClient(r, "")
+	s.done(r)
+}
+
+func (s *sim) giveUp(r *request, t int64) {
+	if r.clientDone {
+		return
+	}
+	r.clientDone, r.gaveUp = true, true
+	r.cEnd = t
+	errName := "timeout"
+	r.cStatus = 408
+	kind := impTimeout
+	if r.giveUpKind == giveUpCancel {
+		errName, r.cStatus, kind = "canceled", 0, impCancel
+	}
+	s.counts[kind]++
+	r.imp |= 1 << kind
+	if r.streamed && r.firstKnown && r.cFirst <= t {
+		r.cHasFirst = true
+		n := 1 + int((t-r.cFirst)/max(r.tpot, 1))
+		r.cOut = min(n, r.out)
+	}
+	s.writeClient(r, errName)
+	s.done(r)
+}
+
+// fate draws what happens to one tier's record and counts it.
+func (s *sim) fate(r *request, tier int) int {
+	u := s.rng.Float64()
+	f := fateOK
+	switch {
+	case u < s.cfg.LossRate:
+		f = fateLost
+	case u < s.cfg.LossRate+s.cfg.TruncateRate:
+		f = fateTruncated
+	case u < s.cfg.LossRate+s.cfg.TruncateRate+s.cfg.DuplicateRate:
+		f = fateDuplicated
+	}
+	if f != fateOK {
+		k := impLostClient + 3*tier + f - fateLost
+		s.counts[k]++
+		r.imp |= 1 << k
+	}
+	r.has[tier] = f == fateOK || f == fateDuplicated
+	return f
+}
+
+func (s *sim) writeClient(r *request, errName string) {
+	hf := s.clients[r.client]
+	j := &s.line
+	j.reset(&hf.clock, s.epochNs)
+	j.str("request_id", r.id)
+	j.time("start", r.cStart)
+	if r.cHasFirst {
+		j.time("first_token", r.cFirst)
+	}
+	j.time("end", r.cEnd)
+	j.num("status", r.cStatus)
+	switch {
+	case errName != "":
+	case r.rejected:
+		errName = "rate_limited"
+	case r.srvErr != 0:
+		errName = "server_error"
+	}
+	if errName != "" {
+		j.str("error", errName)
+	}
+	j.boolean("streamed", r.streamed)
+	j.str("model", models[r.model].name)
+	j.str("use_case", useCases[r.useCase].name)
+	j.str("client", hf.clock.Host)
+	j.str("region", regions[r.region].name)
+	j.num("prompt_tokens", r.prompt)
+	j.num("output_tokens", r.cOut)
+	hf.write(j.done(), s.fate(r, tierClient), s.rng)
+}
+
+func (s *sim) writeGateway(r *request) {
+	hf := s.gateways[r.gateway].file
+	j := &s.line
+	j.reset(&hf.clock, s.epochNs)
+	j.str("request_id", r.id)
+	j.time("start", r.gStart)
+	j.time("end", r.gEnd)
+	if r.forwarded {
+		j.time("upstream_start", r.upStart)
+		j.time("upstream_end", r.upEnd)
+	}
+	status := s.upstreamStatus(r)
+	if r.gaveUp && r.cEnd < r.gEnd {
+		status = 499 // the client had gone before the response was sent
+	}
+	j.num("status", status)
+	j.str("route", useCases[r.useCase].route)
+	if r.forwarded {
+		j.str("upstream", r.replica.name+":8000")
+	}
+	j.str("gateway", hf.clock.Host)
+	hf.write(j.done(), s.fate(r, tierGateway), s.rng)
+}
+
+func (s *sim) writeServer(r *request) {
+	hf := r.replica.file
+	j := &s.line
+	j.reset(&hf.clock, s.epochNs)
+	j.str("request_id", r.id)
+	j.time("arrival", r.sArr)
+	j.time("scheduled", r.sSched)
+	if r.srvErr == 0 {
+		j.time("first_token", r.sFirst)
+	}
+	j.time("end", r.sEnd)
+	j.str("model", models[r.model].name)
+	j.str("replica", r.replica.name)
+	j.num("prompt_tokens", r.prompt)
+	j.num("output_tokens", r.out)
+	finish := "stop"
+	switch {
+	case r.srvErr != 0:
+		finish = "error"
+	case r.length:
+		finish = "length"
+	}
+	j.str("finish_reason", finish)
+	status := 200
+	if r.srvErr != 0 {
+		status = r.srvErr
+	}
+	j.num("status", status)
+	hf.write(j.done(), s.fate(r, tierServer), s.rng)
+}
+
+// done marks one of the request's records complete; after the last one the
+// truth row is written and the request is forgotten.
+func (s *sim) done(r *request) {
+	r.pending--
+	if r.pending > 0 {
+		return
+	}
+	s.inFlight--
+	if s.err == nil {
+		s.err = s.truth.add(s.truthRow(r))
+	}
+}
+
+func msPtr(ns int64) *float64 {
+	v := float64(ns) / 1e6
+	return &v
+}
+
+func (s *sim) truthRow(r *request) TruthRow {
+	phase := "steady"
+	bs, be := int64(s.cfg.BurstStart), int64(s.cfg.BurstStart+s.cfg.BurstDuration)
+	switch {
+	case r.cold:
+		phase = "cold"
+	case r.cStart >= bs && r.cStart < be:
+		phase = "burst"
+	}
+	row := TruthRow{
+		RequestID:          r.id,
+		ClientStart:        time.Unix(0, s.epochNs+r.cStart).UTC(),
+		Model:              models[r.model].name,
+		UseCase:            useCases[r.useCase].name,
+		Region:             regions[r.region].name,
+		Client:             s.clients[r.client].clock.Host,
+		Gateway:            s.gateways[r.gateway].file.clock.Host,
+		Streamed:           r.streamed,
+		Phase:              phase,
+		Status:             int32(r.cStatus),
+		HasClient:          r.has[tierClient],
+		HasGateway:         r.has[tierGateway],
+		HasServer:          r.forwarded && r.has[tierServer],
+		PromptTokens:       int32(r.prompt),
+		OutputTokens:       int32(r.out),
+		ClientOutputTokens: int32(r.cOut),
+	}
+	if r.rejected {
+		row.OutputTokens = 0
+	}
+	cE2E := r.cEnd - r.cStart
+	gE2E := r.gEnd - r.gStart
+	row.ClientE2EMs = msPtr(cE2E)
+	row.GatewayE2EMs = msPtr(gE2E)
+	row.NetworkMs = msPtr(cE2E - gE2E)
+	if r.forwarded {
+		row.Replica = r.replica.name
+		sE2E := r.sEnd - r.sArr
+		row.ServerE2EMs = msPtr(sE2E)
+		row.ApplicationMs = msPtr(gE2E - sE2E)
+		row.QueueMs = msPtr(r.sSched - r.sArr)
+		row.ModelMs = msPtr(r.sEnd - r.sSched)
+		if r.streamed && r.srvErr == 0 {
+			sTTFT := r.sFirst - r.sArr
+			tApp := (r.upStart - r.gStart) + ((r.upEnd - r.upStart) - sE2E)
+			row.ServerTTFTMs = msPtr(sTTFT)
+			row.TTFTQueueMs = msPtr(r.sSched - r.sArr)
+			row.TTFTModelMs = msPtr(r.sFirst - r.sSched)
+			row.TTFTApplicationMs = msPtr(tApp)
+			if r.cHasFirst {
+				cTTFT := r.cFirst - r.cStart
+				row.ClientTTFTMs = msPtr(cTTFT)
+				row.TTFTNetworkMs = msPtr(cTTFT - sTTFT - tApp)
+				if r.cEnd > r.cFirst {
+					v := float64(r.cOut) / (float64(r.cEnd-r.cFirst) / 1e9)
+					row.TPSUser = &v
+				}
+			}
+		}
+	}
+	var kinds []string
+	for k := 0; k < numImp; k++ {
+		if r.imp&(1<<k) != 0 {
+			kinds = append(kinds, impNames[k])
+		}
+	}
+	row.Imperfection = strings.Join(kinds, ";")
+	return row
+}
+
+func (s *sim) step(e event) {
+	r := e.r
+	s.lastT = e.t
+	switch e.kind {
+	case evArrive:
+		r = s.newRequest(e.t)
+		s.made++
+		s.inFlight++
+		s.maxInFl = max(s.maxInFl, s.inFlight)
+		if s.made < s.cfg.Requests {
+			s.schedule(s.nextArrival(e.t), evArrive, nil)
+		}
+	case evGatewayRecv:
+		s.gatewayRecv(r, e.t)
+	case evServerArrive:
+		s.serverArrive(r, e.t)
+	case evServerEnd:
+		s.serverEnd(r, e.t)
+	case evGatewayEnd:
+		s.writeGateway(r)
+		s.done(r)
+	case evClientEnd:
+		s.clientEnd(r)
+	case evGiveUp:
+		s.giveUp(r, e.t)
+	}
+}
+
+// setup draws every host's clock and opens its log file.
+func (s *sim) setup() error {
+	formats := []string{FormatEpochSeconds, FormatRFC3339UTC, FormatRFC3339Offset}
+	n := 0
+	newClock := func(tier, host string) HostClock {
+		c := HostClock{Tier: tier, Host: host, Format: formats[n%len(formats)]}
+		n++
+		c.Offset = time.Duration(math.Round(s.uniform(-1, 1)*float64(s.cfg.MaxClockOffset)/1e3)) * time.Microsecond
+		c.DriftPPM = math.Round(s.uniform(-1, 1)*s.cfg.MaxDriftPPM*1000) / 1000
+		return c
+	}
+	open := func(c HostClock, gz bool) (*hostFile, error) {
+		hf, err := createHostFile(s.cfg.Out, c, gz)
+		if err == nil {
+			s.files = append(s.files, hf)
+		}
+		return hf, err
+	}
+	for _, reg := range regions {
+		for i := 1; i <= reg.clients; i++ {
+			hf, err := open(newClock("client", fmt.Sprintf("client-%s-%d", reg.name, i)), false)
+			if err != nil {
+				return err
+			}
+			s.clients = append(s.clients, hf)
+		}
+	}
+	for i := 1; i <= gatewayHosts; i++ {
+		hf, err := open(newClock("gateway", fmt.Sprintf("gw-%d", i)), false)
+		if err != nil {
+			return err
+		}
+		s.gateways = append(s.gateways, &gateway{file: hf, tokens: s.cfg.RateLimitPerSecond})
+	}
+	s.byModel = make([][]*replica, len(models))
+	for m := range models {
+		n := s.cfg.ReplicasPerModel
+		if m == 0 && s.cfg.ColdRequests > 0 {
+			n++
+		}
+		for i := 0; i < n; i++ {
+			rep := &replica{name: fmt.Sprintf("%s-%d", models[m].name, i), model: m}
+			if i == s.cfg.ReplicasPerModel {
+				rep.cold, rep.joinAt = true, int64(s.cfg.ColdJoinAt)
+			}
+			s.byModel[m] = append(s.byModel[m], rep)
+			s.replicas = append(s.replicas, rep)
+		}
+	}
+	for i, rep := range s.replicas {
+		gz := s.cfg.GzipOneServer && i == len(s.replicas)-1
+		hf, err := open(newClock("server", rep.name), gz)
+		if err != nil {
+			return err
+		}
+		rep.file = hf
+	}
+	return nil
+}
+
+// Run simulates cfg.Requests requests and writes the tier logs, truth.parquet,
+// truth.csv and clocks.csv under cfg.Out. It prints what was written and the
+// imperfections injected to stdout (which may be nil).
+func Run(ctx context.Context, cfg Config, stdout io.Writer) (*Summary, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("simulate: %w", err)
+	}
+	s := &sim{
+		cfg:     cfg,
+		rng:     rand.New(rand.NewPCG(uint64(cfg.Seed), 0x696e666572747261)),
+		epochNs: cfg.Epoch.UnixNano(),
+	}
+	err := s.setup()
+	if err == nil {
+		s.truth, err = newTruthWriter(cfg.Out, cfg.TruthRowGroupRows)
+	}
+	if err == nil {
+		s.schedule(s.nextArrival(0), evArrive, nil)
+		for n := 0; len(s.events) > 0 && s.err == nil; n++ {
+			if n&4095 == 0 {
+				if err = ctx.Err(); err != nil {
+					break
+				}
+			}
+			s.step(s.events.pop())
+		}
+		if err == nil {
+			err = s.err
+		}
+	}
+	for _, hf := range s.files {
+		if e := hf.close(); err == nil {
+			err = e
+		}
+	}
+	if s.truth != nil {
+		if e := s.truth.close(); err == nil && e != nil {
+			err = fmt.Errorf("simulate: writing truth: %w", e)
+		}
+	}
+	if err == nil {
+		err = s.writeClocks()
+	}
+	if err != nil {
+		return nil, err
+	}
+	sum := s.summary()
+	if stdout != nil {
+		if err := sum.Print(stdout); err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
+}
+
+func (s *sim) writeClocks() error {
+	var b strings.Builder
+	b.WriteString("tier,host,offset_ms,drift_ppm,time_format\n")
+	for _, hf := range s.files {
+		c := hf.clock
+		fmt.Fprintf(&b, "%s,%s,%s,%s,%s\n", c.Tier, c.Host,
+			strconv.FormatFloat(float64(c.Offset)/1e6, 'f', -1, 64),
+			strconv.FormatFloat(c.DriftPPM, 'f', -1, 64), c.Format)
+	}
+	if err := os.WriteFile(filepath.Join(s.cfg.Out, "clocks.csv"), []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("simulate: %w", err)
+	}
+	return nil
+}
