@@ -1,0 +1,295 @@
+package ingest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"sync"
+)
+
+// Line formats are read in chunks of whole lines so that one large file is
+// decoded by every worker at once. A chunker reads one input sequentially: it
+// cuts the stream at line boundaries, numbers the lines, counts blank lines
+// and drops exact duplicates (a log shipper that delivered a line twice), so
+// that these counts do not depend on how chunks are spread over workers.
+
+const (
+	chunkSize = 1 << 20 // bytes of whole lines handed to a worker at once
+	// MaxLineBytes is the longest line accepted; a longer one is rejected
+	// (its first KiB kept in rejects.jsonl) and the file goes on.
+	MaxLineBytes = 16 << 20
+	// dupWindow is how many recent distinct lines of a file are remembered
+	// to drop exact duplicates. Duplicates further apart are kept here and
+	// collapsed by the analysis, which drops exact duplicate records.
+	dupWindow = 1 << 16
+)
+
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, chunkSize); return &b }}
+
+type chunk struct {
+	file      string
+	data      []byte  // whole lines; the last one may lack its '\n' at the end of input
+	firstLine int64   // number of the first line in data (1-based)
+	dups      []int64 // numbers of the lines in data that are exact duplicates, ascending
+	tooLong   *ParseError
+	buf       *[]byte // pooled storage behind data
+	src       *source
+}
+
+func (c *chunk) release() {
+	if c.buf != nil && cap(*c.buf) == chunkSize {
+		*c.buf = (*c.buf)[:0]
+		chunkPool.Put(c.buf)
+	}
+	c.buf, c.data = nil, nil
+}
+
+type chunker struct {
+	name    string
+	r       io.Reader
+	carry   []byte
+	line    int64 // lines handed out so far
+	eof     bool
+	pending *chunk
+	window  dedup
+
+	lines, blank, dups int64
+}
+
+func newChunker(name string, r io.Reader, _ *source) *chunker {
+	return &chunker{name: name, r: r}
+}
+
+// peekFirstLine returns the first non-blank line, for sniffing; nil if the
+// input has none. The chunk read stays pending for next.
+func (c *chunker) peekFirstLine() ([]byte, error) {
+	if c.pending == nil {
+		ch, err := c.next()
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		if ch == nil {
+			return nil, nil
+		}
+		c.pending = ch
+	}
+	data := c.pending.data
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			if len(line) > 64<<10 {
+				line = line[:64<<10]
+			}
+			return line, nil
+		}
+	}
+	return nil, nil
+}
+
+// next returns the next chunk; io.EOF after the last. A read error (a
+// corrupt gzip stream, say) is returned with the chunk of the whole lines
+// read before it, so nothing read is lost.
+func (c *chunker) next() (*chunk, error) {
+	if p := c.pending; p != nil {
+		c.pending = nil
+		return p, nil
+	}
+	if c.eof && len(c.carry) == 0 {
+		return nil, io.EOF
+	}
+	bp := chunkPool.Get().(*[]byte)
+	buf := append((*bp)[:0], c.carry...)
+	c.carry = c.carry[:0]
+	var readErr error
+	for {
+		if !c.eof && len(buf) < cap(buf) {
+			n, err := io.ReadFull(c.r, buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				c.eof = true
+			} else if err != nil {
+				c.eof = true
+				readErr = fmt.Errorf("%s: after line %d: %w", c.name, c.line+int64(bytes.Count(buf, []byte{'\n'})), err)
+			}
+		}
+		if len(buf) == 0 && c.eof {
+			chunkPool.Put(bp)
+			if readErr != nil {
+				return nil, readErr
+			}
+			return nil, io.EOF
+		}
+		cut := bytes.LastIndexByte(buf, '\n') + 1
+		if c.eof {
+			cut = len(buf)
+		}
+		if cut > 0 {
+			c.carry = append(c.carry, buf[cut:]...)
+			ch := &chunk{file: c.name, data: buf[:cut], firstLine: c.line + 1, buf: bp}
+			*bp = buf
+			c.scan(ch)
+			return ch, readErr
+		}
+		// No line end in a full buffer: a long line.
+		if len(buf) < MaxLineBytes {
+			bigger := make([]byte, len(buf), 2*cap(buf))
+			copy(bigger, buf)
+			buf, bp = bigger, &bigger
+			continue
+		}
+		return c.skipLongLine(buf)
+	}
+}
+
+// skipLongLine rejects a line longer than MaxLineBytes, keeping its first
+// KiB, and discards input up to its end.
+func (c *chunker) skipLongLine(buf []byte) (*chunk, error) {
+	c.line++
+	c.lines++
+	e := &ParseError{File: c.name, Line: c.line, Err: fmt.Errorf("%w: over %d bytes", ErrLineTooLong, MaxLineBytes),
+		Raw: append([]byte(nil), buf[:1024]...)}
+	scratch := buf[:cap(buf)]
+	for !c.eof {
+		n, err := c.r.Read(scratch)
+		if i := bytes.IndexByte(scratch[:n], '\n'); i >= 0 {
+			c.carry = append(c.carry[:0], scratch[i+1:n]...)
+			break
+		}
+		if err != nil {
+			c.eof = true
+			if !errors.Is(err, io.EOF) {
+				return &chunk{file: c.name, firstLine: c.line + 1, tooLong: e}, err
+			}
+		}
+	}
+	return &chunk{file: c.name, firstLine: c.line + 1, tooLong: e}, nil
+}
+
+// scan numbers the lines of ch and finds its duplicates.
+func (c *chunker) scan(ch *chunk) {
+	data := ch.data
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		c.line++
+		c.lines++
+		line = trimCR(line)
+		if isBlank(line) {
+			c.blank++
+			continue
+		}
+		if c.window.seen(line) {
+			c.dups++
+			ch.dups = append(ch.dups, c.line)
+		}
+	}
+}
+
+func trimCR(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		return b[:n-1]
+	}
+	return b
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// dedup remembers the 64-bit hashes of the last dupWindow distinct lines.
+type dedup struct {
+	seed maphash.Seed
+	set  map[uint64]struct{}
+	ring []uint64
+	next int
+}
+
+func (d *dedup) seen(line []byte) bool {
+	if d.set == nil {
+		d.seed = maphash.MakeSeed()
+		d.set = make(map[uint64]struct{}, 1024)
+		d.ring = make([]uint64, 0, 1024)
+	}
+	h := maphash.Bytes(d.seed, line)
+	if _, ok := d.set[h]; ok {
+		return true
+	}
+	if len(d.ring) < dupWindow {
+		d.ring = append(d.ring, h)
+	} else {
+		delete(d.set, d.ring[d.next])
+		d.ring[d.next] = h
+		d.next = (d.next + 1) % dupWindow
+	}
+	d.set[h] = struct{}{}
+	return false
+}
+
+// chunkDecoder is the Decoder of one chunk of a line format.
+type chunkDecoder[T Row] struct {
+	parser lineParser[T]
+	file   string
+	data   []byte
+	line   int64
+	dups   []int64
+}
+
+func newChunkDecoder[T Row](c *chunk, p lineParser[T]) *chunkDecoder[T] {
+	return &chunkDecoder[T]{parser: p, file: c.file, data: c.data, line: c.firstLine, dups: c.dups}
+}
+
+func (d *chunkDecoder[T]) Next(row *T) error {
+	for len(d.data) > 0 {
+		line := d.data
+		if i := bytes.IndexByte(d.data, '\n'); i >= 0 {
+			line, d.data = d.data[:i], d.data[i+1:]
+		} else {
+			d.data = nil
+		}
+		n := d.line
+		d.line++
+		if len(d.dups) > 0 && d.dups[0] == n {
+			d.dups = d.dups[1:]
+			continue
+		}
+		line = trimCR(line)
+		if isBlank(line) {
+			continue
+		}
+		var zero T
+		*row = zero
+		if err := d.parser.parseLine(line, row); err != nil {
+			return &ParseError{File: d.file, Line: n, Err: err, Raw: line}
+		}
+		setSource(row, d.file, n)
+		return nil
+	}
+	return io.EOF
+}
+
+func setSource[T Row](row *T, file string, line int64) {
+	switch r := any(row).(type) {
+	case *ClientRow:
+		r.setSource(file, line)
+	case *GatewayRow:
+		r.setSource(file, line)
+	case *ServerRow:
+		r.setSource(file, line)
+	}
+}

@@ -1,0 +1,33 @@
+// Package ingest turns the logs of the three tiers of an LLM serving stack
+// into typed Parquet, one table per tier, keyed by request ID:
+//
+//	DIR/client/part-*.parquet   what the client saw       (ClientRow)
+//	DIR/gateway/part-*.parquet  what the gateway saw      (GatewayRow)
+//	DIR/server/part-*.parquet   what the inference server saw (ServerRow)
+//	DIR/rejects.jsonl           every line that was not turned into a row, with file, line and reason
+//	DIR/manifest.json           per input file: bytes, lines, rows, rejected, duplicates, blank
+//
+// Every input line is accounted for: lines = rows + rejected + duplicates +
+// blank, per file.
+//
+// Each input format is one file here implementing the same small pull
+// interface, Decoder (Next(row) error, io.EOF at the end), chosen by name
+// (--client FORMAT:GLOB) or sniffed from a file's first line. Input may be
+// gzip or zstd compressed, recognised by its magic bytes.
+//
+// Run streams: a reader per file cuts it into 1 MiB chunks of whole lines,
+// numbering lines and dropping exact duplicates as it goes; a pool of
+// workers (one per core) decodes chunks of any file and writes them through
+// its own Parquet writer per tier, in bounded row groups. Memory depends on
+// the number of workers, never on the size of the input. Decoders convert
+// only the members they keep and skip the rest without building values.
+//
+// The native formats (one JSON object per line) look like this; times are
+// RFC 3339 strings with any fractional precision and a zone, or JSON numbers
+// of Unix epoch seconds, each on the clock of the host that logged it:
+//
+//	{"request_id":"r1","start":"2026-11-30T10:00:00.123456Z","first_token":"2026-11-30T10:00:00.48Z","end":1796032802.5,"status":200,"streamed":true,"model":"llama-3-8b","use_case":"chat","client":"web-1","region":"eu-west","prompt_tokens":512,"output_tokens":128}
+//
+// Ingest never subtracts times; that is the analysis' job, and it only ever
+// subtracts two times logged by the same tier.
+package ingest

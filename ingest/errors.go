@@ -1,0 +1,71 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Reasons a line is rejected. Every ParseError wraps exactly one of them, so
+// callers and tests match with errors.Is, and rejects.jsonl groups by Kind.
+var (
+	ErrSyntax       = errors.New("malformed JSON")
+	ErrMissingField = errors.New("missing required field")
+	ErrBadValue     = errors.New("bad value")
+	ErrBadTime      = errors.New("bad time")
+	ErrLineTooLong  = errors.New("line too long")
+)
+
+// Kind is the short, stable name of a rejection reason, as written to the
+// "kind" field of rejects.jsonl.
+func Kind(err error) string {
+	switch {
+	case errors.Is(err, ErrSyntax):
+		return "syntax"
+	case errors.Is(err, ErrMissingField):
+		return "missing_field"
+	case errors.Is(err, ErrBadTime):
+		return "bad_time"
+	case errors.Is(err, ErrBadValue):
+		return "bad_value"
+	case errors.Is(err, ErrLineTooLong):
+		return "line_too_long"
+	}
+	return "other"
+}
+
+// A FieldError says which field of a record was wrong and why.
+type FieldError struct {
+	Field string
+	Err   error // wraps one of the Err* reasons
+	Msg   string
+}
+
+func (e *FieldError) Error() string {
+	if e.Msg == "" {
+		return fmt.Sprintf("%s: %v", e.Field, e.Err)
+	}
+	return fmt.Sprintf("%s: %v: %s", e.Field, e.Err, e.Msg)
+}
+
+func (e *FieldError) Unwrap() error { return e.Err }
+
+func fieldErr(field string, reason error, format string, args ...any) error {
+	return &FieldError{Field: field, Err: reason, Msg: fmt.Sprintf(format, args...)}
+}
+
+// A ParseError is a rejected input unit (for line formats, one line). It
+// prints as "file:line: reason".
+type ParseError struct {
+	File string
+	Line int64
+	Err  error
+	// Raw is the rejected input, kept (cut and redacted) in rejects.jsonl. It
+	// may point into a reused buffer: copy it to keep it.
+	Raw []byte
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }

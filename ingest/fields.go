@@ -1,0 +1,175 @@
+package ingest
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// Conversions from raw JSON member values to typed columns. Real logs put
+// numbers in strings ("status":"200") and write "" or "-" for missing values,
+// so every converter accepts those; anything else is a FieldError naming the
+// field.
+
+// labels interns the low-cardinality labels of one decoder (model, route,
+// replica...) so a label is allocated once per worker, not once per row.
+type labels struct{ m map[string]string }
+
+func (s *labels) intern(b []byte) string {
+	if v, ok := s.m[string(b)]; ok {
+		return v
+	}
+	if s.m == nil {
+		s.m = make(map[string]string)
+	}
+	v := string(b)
+	if len(s.m) < 1<<16 { // a label that is not low-cardinality after all
+		s.m[v] = v
+	}
+	return v
+}
+
+// textBytes returns the text of a string (or number) value; ok=false for
+// null, "" and "-".
+func textBytes(field string, v jsonValue) ([]byte, bool, error) {
+	switch v.kind {
+	case jsonNull:
+		return nil, false, nil
+	case jsonNumber:
+		return v.raw, true, nil
+	case jsonString:
+		b, ok := unquote(v.raw, v.escaped)
+		if !ok {
+			return nil, false, fieldErr(field, ErrBadValue, "bad escape")
+		}
+		if len(b) == 0 || (len(b) == 1 && b[0] == '-') {
+			return nil, false, nil
+		}
+		if !utf8.Valid(b) {
+			return nil, false, fieldErr(field, ErrBadValue, "not valid UTF-8")
+		}
+		return b, true, nil
+	}
+	return nil, false, fieldErr(field, ErrBadValue, "want a string, got %s", kindName(v.kind))
+}
+
+// label is a low-cardinality string column.
+func (s *labels) label(field string, v jsonValue, dst *string) error {
+	b, ok, err := textBytes(field, v)
+	if ok {
+		*dst = s.intern(b)
+	}
+	return err
+}
+
+// text is a high-cardinality string column (request IDs, error messages).
+func text(field string, v jsonValue, dst *string) error {
+	b, ok, err := textBytes(field, v)
+	if ok {
+		*dst = string(b)
+	}
+	return err
+}
+
+// integer parses a whole number (a JSON number or a numeric string).
+func integer(field string, v jsonValue, min, max int64) (int64, bool, error) {
+	b, ok, err := textBytes(field, v)
+	if !ok || err != nil {
+		return 0, false, err
+	}
+	n, perr := strconv.ParseInt(string(b), 10, 64)
+	if perr != nil {
+		// 200.0 is a whole number too.
+		f, ferr := strconv.ParseFloat(string(b), 64)
+		if ferr != nil || f != float64(int64(f)) {
+			return 0, false, fieldErr(field, ErrBadValue, "want a whole number, got %.40q", b)
+		}
+		n = int64(f)
+	}
+	if n < min || n > max {
+		return 0, false, fieldErr(field, ErrBadValue, "%d is outside %d..%d", n, min, max)
+	}
+	return n, true, nil
+}
+
+func count32(field string, v jsonValue, set func(int32)) error {
+	n, ok, err := integer(field, v, 0, 1<<31-1)
+	if ok {
+		set(int32(n))
+	}
+	return err
+}
+
+func httpStatus(field string, v jsonValue, dst *int32) error {
+	n, ok, err := integer(field, v, 0, 999)
+	if ok {
+		*dst = int32(n)
+	}
+	return err
+}
+
+func boolean(field string, v jsonValue, set func(bool)) error {
+	switch v.kind {
+	case jsonNull:
+		return nil
+	case jsonTrue:
+		set(true)
+		return nil
+	case jsonFalse:
+		set(false)
+		return nil
+	}
+	b, ok, err := textBytes(field, v)
+	if !ok || err != nil {
+		return err
+	}
+	switch string(b) {
+	case "true", "True", "TRUE", "1", "yes":
+		set(true)
+	case "false", "False", "FALSE", "0", "no":
+		set(false)
+	default:
+		return fieldErr(field, ErrBadValue, "want true or false, got %.40q", b)
+	}
+	return nil
+}
+
+func timestamp(field string, v jsonValue, dst *int64) error {
+	if v.kind != jsonString && v.kind != jsonNumber && v.kind != jsonNull {
+		return fieldErr(field, ErrBadTime, "want a string or a number, got %s", kindName(v.kind))
+	}
+	ns, ok, err := parseTimeValue(v)
+	if err != nil {
+		return fieldErr(field, ErrBadTime, "%.60q: %v", v.raw, err)
+	}
+	if ok {
+		*dst = ns
+	}
+	return nil
+}
+
+func kindName(k jsonKind) string {
+	switch k {
+	case jsonString:
+		return "a string"
+	case jsonNumber:
+		return "a number"
+	case jsonTrue, jsonFalse:
+		return "a boolean"
+	case jsonNull:
+		return "null"
+	case jsonObjectKind:
+		return "an object"
+	case jsonArray:
+		return "an array"
+	}
+	return "nothing"
+}
+
+// memberKey returns a member name, decoding it only when it has escapes.
+func memberKey(k []byte, escaped bool) []byte {
+	if !escaped {
+		return k
+	}
+	b, _ := unquote(k, true)
+	return b
+}

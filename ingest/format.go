@@ -1,0 +1,135 @@
+package ingest
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Decoder is the pull interface every input format implements for the rows
+// of its tier. Next decodes the next record into row and returns io.EOF
+// after the last one. A *ParseError rejects one input unit (a line, for the
+// line formats): the caller records it and calls Next again, so one bad line
+// never stops a file.
+type Decoder[T Row] interface {
+	Next(row *T) error
+}
+
+// lineParser is what a line-oriented format implements: turn one non-blank
+// line into one row. A parser keeps per-worker state (interned labels), so
+// each worker makes its own.
+type lineParser[T Row] interface {
+	parseLine(line []byte, row *T) error
+}
+
+// format is one registered input format of one tier.
+type format struct {
+	tier  Tier
+	name  string
+	sniff func(firstLine []byte) bool
+	// newParser is a func() lineParser[T] for the tier's row type T.
+	newParser any
+}
+
+var registry = map[Tier][]*format{}
+
+func registerLine[T Row](t Tier, name string, sniff func([]byte) bool, newParser func() lineParser[T]) {
+	registry[t] = append(registry[t], &format{tier: t, name: name, sniff: sniff, newParser: newParser})
+}
+
+// Formats lists the format names a tier accepts, for usage messages.
+func Formats(t Tier) []string {
+	var names []string
+	for _, f := range registry[t] {
+		names = append(names, f.name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func lookupFormat(t Tier, name string) (*format, error) {
+	for _, f := range registry[t] {
+		if f.name == name {
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown %s format %q (known: %s)", t, name, strings.Join(Formats(t), ", "))
+}
+
+// sniffFormat picks the format of a file from its first non-blank line.
+func sniffFormat(t Tier, firstLine []byte) (*format, error) {
+	for _, f := range registry[t] {
+		if f.sniff != nil && f.sniff(firstLine) {
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("cannot tell the %s format from the first line; name it as FORMAT:GLOB (known: %s)",
+		t, strings.Join(Formats(t), ", "))
+}
+
+// NewDecoder returns a streaming decoder of the named format (empty: sniffed
+// from the first line) for tier t reading r; name is used in errors. It is
+// the single-threaded form of what Run does in parallel, for library users
+// and tests.
+func NewDecoder[T Row](t Tier, formatName string, r io.Reader, name string) (Decoder[T], error) {
+	c := newChunker(name, r, nil)
+	var f *format
+	var err error
+	if formatName == "" {
+		first, perr := c.peekFirstLine()
+		if perr != nil {
+			return nil, perr
+		}
+		f, err = sniffFormat(t, first)
+	} else {
+		f, err = lookupFormat(t, formatName)
+	}
+	if err != nil {
+		return nil, err
+	}
+	newParser, ok := f.newParser.(func() lineParser[T])
+	if !ok {
+		return nil, fmt.Errorf("format %s is not a %s format", f.name, t)
+	}
+	return &streamDecoder[T]{c: c, parser: newParser()}, nil
+}
+
+// streamDecoder walks the chunks of one reader in order.
+type streamDecoder[T Row] struct {
+	c      *chunker
+	parser lineParser[T]
+	cur    *chunkDecoder[T]
+	err    error
+}
+
+func (d *streamDecoder[T]) Next(row *T) error {
+	for {
+		if d.cur != nil {
+			err := d.cur.Next(row)
+			if err != io.EOF {
+				return err
+			}
+			d.cur = nil
+		}
+		if d.err != nil {
+			return d.err
+		}
+		ch, err := d.c.next()
+		if err != nil {
+			d.err = err
+			if ch == nil {
+				return err
+			}
+		}
+		if ch != nil {
+			if ch.tooLong != nil {
+				e := ch.tooLong
+				ch.tooLong = nil
+				d.cur = newChunkDecoder(ch, d.parser)
+				return e
+			}
+			d.cur = newChunkDecoder(ch, d.parser)
+		}
+	}
+}

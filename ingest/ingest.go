@@ -1,0 +1,357 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Input is one --client/--gateway/--server argument: files of one tier, in
+// one format (empty: sniffed per file).
+type Input struct {
+	Tier    Tier
+	Format  string
+	Pattern string
+}
+
+// ParseInput reads "GLOB" or "FORMAT:GLOB" for tier t.
+func ParseInput(t Tier, spec string) (Input, error) {
+	if name, rest, ok := strings.Cut(spec, ":"); ok && name != "" && !strings.ContainsAny(name, `/\.*?[`) {
+		if _, err := lookupFormat(t, name); err != nil {
+			return Input{}, err
+		}
+		return Input{Tier: t, Format: name, Pattern: rest}, nil
+	}
+	if spec == "" {
+		return Input{}, fmt.Errorf("empty --%s pattern", t)
+	}
+	return Input{Tier: t, Pattern: spec}, nil
+}
+
+// Options configures Run.
+type Options struct {
+	Inputs []Input
+	Out    string
+	// Workers decode and write in parallel; 0 means GOMAXPROCS.
+	Workers int
+	// Log receives the first rejected lines and file-level errors; may be nil.
+	Log io.Writer
+}
+
+// Run streams every input file into DIR/<tier>/part-*.parquet, writes
+// DIR/rejects.jsonl and DIR/manifest.json, and returns the manifest. A bad
+// line or an unreadable file never stops the run: it is counted in the
+// manifest (see Manifest.Failed). The error is for what makes the whole run
+// impossible: no input matched, the output cannot be written, ctx ended.
+func Run(ctx context.Context, opt Options) (*Manifest, error) {
+	files, err := expand(opt.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	if err := prepareOut(opt.Out); err != nil {
+		return nil, err
+	}
+	rejects, err := newRejectLog(filepath.Join(opt.Out, "rejects.jsonl"), opt.Log)
+	if err != nil {
+		return nil, err
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	chunks := make(chan *chunk, 2*workers)
+	queue := make(chan *source, len(files))
+	for _, s := range files {
+		queue <- s
+	}
+	close(queue)
+
+	var readers sync.WaitGroup
+	for range min(workers, len(files)) {
+		readers.Go(func() {
+			for s := range queue {
+				if ctx.Err() != nil {
+					return
+				}
+				readFile(ctx, s, chunks, rejects, opt.Log)
+			}
+		})
+	}
+	go func() { readers.Wait(); close(chunks) }()
+
+	var decoders sync.WaitGroup
+	for w := range workers {
+		decoders.Go(func() {
+			wk := newWorker(opt.Out, w, rejects)
+			for c := range chunks {
+				if ctx.Err() == nil {
+					if err := wk.chunk(c); err != nil {
+						cancel(err)
+					}
+				}
+				c.release()
+			}
+			if err := wk.close(); err != nil {
+				cancel(err)
+			}
+		})
+	}
+	decoders.Wait()
+	rerr := rejects.close()
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	if rerr != nil {
+		return nil, rerr
+	}
+
+	m := &Manifest{Version: 1}
+	for _, s := range files {
+		st := s.stats
+		st.Rows, st.Rejected = s.rows.Load(), s.rejected.Load()
+		if s.format != nil {
+			st.Format = s.format.name
+		}
+		m.Files = append(m.Files, st)
+	}
+	return m, m.write(opt.Out)
+}
+
+// expand turns the patterns into files, in argument order, each file once.
+// A directory stands for the files in it.
+func expand(inputs []Input) ([]*source, error) {
+	if len(inputs) == 0 {
+		return nil, errors.New("no input: give at least one of --client, --gateway, --server")
+	}
+	seen := map[string]bool{}
+	var out []*source
+	for _, in := range inputs {
+		matches, err := filepath.Glob(in.Pattern)
+		if err != nil {
+			return nil, fmt.Errorf("--%s %q: %w", in.Tier, in.Pattern, err)
+		}
+		var paths []string
+		for _, m := range matches {
+			if fi, err := os.Stat(m); err == nil && fi.IsDir() {
+				entries, _ := os.ReadDir(m)
+				for _, e := range entries {
+					if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+						paths = append(paths, filepath.Join(m, e.Name()))
+					}
+				}
+				continue
+			}
+			paths = append(paths, m)
+		}
+		if len(paths) == 0 {
+			return nil, fmt.Errorf("--%s %q matches no files", in.Tier, in.Pattern)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			s := &source{stats: FileStats{Tier: in.Tier, Path: p}}
+			if in.Format != "" {
+				f, err := lookupFormat(in.Tier, in.Format)
+				if err != nil {
+					return nil, err
+				}
+				s.format = f
+			}
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// prepareOut creates DIR and removes the tables of an earlier ingest, so
+// that stale parts never mix with new ones.
+func prepareOut(dir string) error {
+	if dir == "" {
+		return errors.New("no output directory: give --out DIR")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, t := range Tiers {
+		old, _ := filepath.Glob(filepath.Join(dir, string(t), "part-*.parquet"))
+		for _, p := range old {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// readFile is one reader goroutine's work on one file: open, sniff, and cut
+// it into chunks for the workers. Errors end the file, not the run.
+func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *rejectLog, log io.Writer) {
+	fail := func(err error) {
+		s.stats.Error = err.Error()
+		if log != nil {
+			fmt.Fprintf(log, "error: %v\n", err)
+		}
+	}
+	rc, size, err := openInput(s.stats.Path)
+	if err != nil {
+		fail(err)
+		return
+	}
+	defer rc.Close()
+	s.stats.Bytes = size
+	c := newChunker(s.stats.Path, rc, s)
+	defer func() { s.stats.Lines, s.stats.Blank, s.stats.Duplicates = c.lines, c.blank, c.dups }()
+	if s.format == nil {
+		first, err := c.peekFirstLine()
+		if err != nil {
+			fail(err)
+			return
+		}
+		if first == nil { // empty file: nothing to decode
+			s.format, _ = lookupFormat(s.stats.Tier, formatNative)
+		} else if s.format, err = sniffFormat(s.stats.Tier, first); err != nil {
+			fail(fmt.Errorf("%s: %w", s.stats.Path, err))
+			// Every line is still accounted for: count them as rejected.
+			for {
+				ch, err := c.next()
+				if ch != nil {
+					s.rejected.Add(int64(countUnits(ch)))
+					ch.release()
+				}
+				if err != nil {
+					return
+				}
+			}
+		}
+	}
+	for {
+		ch, err := c.next()
+		if ch != nil {
+			ch.src = s
+			select {
+			case out <- ch:
+			case <-ctx.Done():
+				ch.release()
+				return
+			}
+		}
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			fail(err)
+			return
+		}
+	}
+}
+
+// countUnits counts the lines of a chunk that would be decoded (neither
+// blank nor duplicate).
+func countUnits(ch *chunk) int {
+	n := len(ch.data)
+	units := 0
+	data := ch.data[:n]
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if !isBlank(trimCR(line)) {
+			units++
+		}
+	}
+	if ch.tooLong != nil {
+		units++
+	}
+	return units - len(ch.dups)
+}
+
+// worker decodes chunks of any tier, each into its own sink.
+type worker struct {
+	client  *sink[ClientRow]
+	gateway *sink[GatewayRow]
+	server  *sink[ServerRow]
+	parsers map[*format]any
+	rejects *rejectLog
+}
+
+func newWorker(dir string, id int, rejects *rejectLog) *worker {
+	return &worker{
+		client:  newSink[ClientRow](dir, Client, id),
+		gateway: newSink[GatewayRow](dir, Gateway, id),
+		server:  newSink[ServerRow](dir, Server, id),
+		parsers: map[*format]any{},
+		rejects: rejects,
+	}
+}
+
+func (w *worker) chunk(c *chunk) error {
+	switch c.src.stats.Tier {
+	case Client:
+		return decodeChunk(w, c, w.client)
+	case Gateway:
+		return decodeChunk(w, c, w.gateway)
+	case Server:
+		return decodeChunk(w, c, w.server)
+	}
+	return fmt.Errorf("unknown tier %q", c.src.stats.Tier)
+}
+
+func decodeChunk[T Row](w *worker, c *chunk, s *sink[T]) error {
+	p, ok := w.parsers[c.src.format]
+	if !ok {
+		p = c.src.format.newParser.(func() lineParser[T])()
+		w.parsers[c.src.format] = p
+	}
+	if c.tooLong != nil {
+		c.src.rejected.Add(1)
+		if err := w.rejects.add(c.src.stats.Tier, c.tooLong); err != nil {
+			return err
+		}
+	}
+	d := newChunkDecoder(c, p.(lineParser[T]))
+	var rows int64
+	for {
+		err := d.Next(s.slot())
+		if err == io.EOF {
+			break
+		}
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			c.src.rejected.Add(1)
+			if err := w.rejects.add(c.src.stats.Tier, pe); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		rows++
+		if err := s.commit(); err != nil {
+			return err
+		}
+	}
+	c.src.rows.Add(rows)
+	return nil
+}
+
+func (w *worker) close() error {
+	return errors.Join(w.client.close(), w.gateway.close(), w.server.close())
+}

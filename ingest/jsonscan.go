@@ -1,0 +1,372 @@
+package ingest
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The native formats are flat JSON objects, one per line, of which a decoder
+// keeps a dozen fields. jsonObject walks the top-level members of one object
+// without building any value: members it does not want are skipped by a
+// bracket-and-string aware scan, and the ones it wants are handed over as raw
+// bytes to be converted in place. This is what lets ingest decode only the
+// fields it needs and never materialise what it drops.
+
+type jsonKind uint8
+
+const (
+	jsonString jsonKind = iota + 1
+	jsonNumber
+	jsonTrue
+	jsonFalse
+	jsonNull
+	jsonObjectKind
+	jsonArray
+)
+
+// jsonValue is one raw member value. For strings, raw is the content between
+// the quotes, still escaped when escaped is true.
+type jsonValue struct {
+	kind    jsonKind
+	raw     []byte
+	escaped bool
+}
+
+var (
+	errUnexpectedEnd = errors.New("unexpected end of line (truncated record?)")
+	errNotObject     = errors.New("line is not a JSON object")
+)
+
+type syntaxError struct {
+	off int
+	msg string
+}
+
+func (e *syntaxError) Error() string { return "offset " + strconv.Itoa(e.off) + ": " + e.msg }
+func (e *syntaxError) Unwrap() error { return ErrSyntax }
+
+func synErr(off int, msg string) error { return &syntaxError{off: off, msg: msg} }
+
+// jsonObject calls fn for every member of the JSON object in data, in order.
+// Anything but one object surrounded by white space is a syntax error.
+func jsonObject(data []byte, fn func(key []byte, keyEscaped bool, v jsonValue) error) error {
+	i := skipSpace(data, 0)
+	if i >= len(data) {
+		return synErr(i, "empty line")
+	}
+	if data[i] != '{' {
+		return &syntaxError{off: i, msg: errNotObject.Error()}
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return trailing(data, i+1)
+	}
+	for {
+		if i >= len(data) {
+			return synErr(i, errUnexpectedEnd.Error())
+		}
+		if data[i] != '"' {
+			return synErr(i, "expected a member name")
+		}
+		kstart := i + 1
+		kend, kesc, err := scanString(data, kstart)
+		if err != nil {
+			return err
+		}
+		i = skipSpace(data, kend+1)
+		if i >= len(data) {
+			return synErr(i, errUnexpectedEnd.Error())
+		}
+		if data[i] != ':' {
+			return synErr(i, "expected ':' after member name")
+		}
+		i = skipSpace(data, i+1)
+		v, next, err := scanValue(data, i)
+		if err != nil {
+			return err
+		}
+		if err := fn(data[kstart:kend], kesc, v); err != nil {
+			return err
+		}
+		i = skipSpace(data, next)
+		if i >= len(data) {
+			return synErr(i, errUnexpectedEnd.Error())
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case '}':
+			return trailing(data, i+1)
+		default:
+			return synErr(i, "expected ',' or '}' after member value")
+		}
+	}
+}
+
+func trailing(data []byte, i int) error {
+	if i = skipSpace(data, i); i < len(data) {
+		return synErr(i, "data after the end of the object")
+	}
+	return nil
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\r', '\n':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// scanString scans a string whose content starts at i (just after the opening
+// quote) and returns the index of the closing quote.
+func scanString(data []byte, i int) (end int, escaped bool, err error) {
+	for {
+		j := bytes.IndexAny(data[i:], "\"\\")
+		if j < 0 {
+			return 0, false, synErr(len(data), errUnexpectedEnd.Error())
+		}
+		i += j
+		if data[i] == '"' {
+			break
+		}
+		escaped = true
+		if i+1 >= len(data) {
+			return 0, false, synErr(len(data), errUnexpectedEnd.Error())
+		}
+		switch data[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			if i+6 > len(data) {
+				return 0, false, synErr(len(data), errUnexpectedEnd.Error())
+			}
+			for _, c := range data[i+2 : i+6] {
+				if !isHex(c) {
+					return 0, false, synErr(i, "bad \\u escape")
+				}
+			}
+			i += 6
+		default:
+			return 0, false, synErr(i, "bad escape")
+		}
+	}
+	return i, escaped, nil
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// scanValue scans the value at data[i] and returns it and the index after it.
+func scanValue(data []byte, i int) (jsonValue, int, error) {
+	if i >= len(data) {
+		return jsonValue{}, i, synErr(i, errUnexpectedEnd.Error())
+	}
+	switch c := data[i]; {
+	case c == '"':
+		end, esc, err := scanString(data, i+1)
+		if err != nil {
+			return jsonValue{}, 0, err
+		}
+		return jsonValue{kind: jsonString, raw: data[i+1 : end], escaped: esc}, end + 1, nil
+	case c == '-' || '0' <= c && c <= '9':
+		end, err := scanNumber(data, i)
+		if err != nil {
+			return jsonValue{}, 0, err
+		}
+		return jsonValue{kind: jsonNumber, raw: data[i:end]}, end, nil
+	case c == 't':
+		return literal(data, i, "true", jsonTrue)
+	case c == 'f':
+		return literal(data, i, "false", jsonFalse)
+	case c == 'n':
+		return literal(data, i, "null", jsonNull)
+	case c == '{' || c == '[':
+		end, err := skipComposite(data, i)
+		if err != nil {
+			return jsonValue{}, 0, err
+		}
+		k := jsonObjectKind
+		if c == '[' {
+			k = jsonArray
+		}
+		return jsonValue{kind: k, raw: data[i:end]}, end, nil
+	}
+	return jsonValue{}, 0, synErr(i, "unexpected character "+strconv.QuoteRune(rune(data[i])))
+}
+
+func literal(data []byte, i int, lit string, k jsonKind) (jsonValue, int, error) {
+	if len(data)-i < len(lit) {
+		if string(data[i:]) == lit[:len(data)-i] {
+			return jsonValue{}, 0, synErr(len(data), errUnexpectedEnd.Error())
+		}
+		return jsonValue{}, 0, synErr(i, "bad literal")
+	}
+	if string(data[i:i+len(lit)]) != lit {
+		return jsonValue{}, 0, synErr(i, "bad literal")
+	}
+	return jsonValue{kind: k, raw: data[i : i+len(lit)]}, i + len(lit), nil
+}
+
+// scanNumber checks the JSON number grammar: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?
+func scanNumber(data []byte, i int) (int, error) {
+	start := i
+	if data[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(data) && '0' <= data[i] && data[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(data) && data[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		if i >= len(data) {
+			return 0, synErr(i, errUnexpectedEnd.Error())
+		}
+		return 0, synErr(start, "bad number")
+	}
+	if i < len(data) && data[i] == '.' {
+		i++
+		if digits() == 0 {
+			if i >= len(data) {
+				return 0, synErr(i, errUnexpectedEnd.Error())
+			}
+			return 0, synErr(start, "bad number")
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			if i >= len(data) {
+				return 0, synErr(i, errUnexpectedEnd.Error())
+			}
+			return 0, synErr(start, "bad number")
+		}
+	}
+	return i, nil
+}
+
+// skipComposite skips the object or array starting at data[i], checking only
+// that brackets balance and strings are well formed.
+func skipComposite(data []byte, i int) (int, error) {
+	var stack [64]byte
+	depth := 0
+	for i < len(data) {
+		switch c := data[i]; c {
+		case '"':
+			end, _, err := scanString(data, i+1)
+			if err != nil {
+				return 0, err
+			}
+			i = end + 1
+			continue
+		case '{', '[':
+			if depth == len(stack) {
+				return 0, synErr(i, "nested too deeply")
+			}
+			stack[depth] = c
+			depth++
+		case '}', ']':
+			if depth == 0 || (c == '}') != (stack[depth-1] == '{') {
+				return 0, synErr(i, "mismatched bracket")
+			}
+			depth--
+			if depth == 0 {
+				return i + 1, nil
+			}
+		}
+		i++
+	}
+	return 0, synErr(len(data), errUnexpectedEnd.Error())
+}
+
+// unquote returns the decoded text of a JSON string's raw content. Unescaped
+// content is returned as is (no copy); callers that keep it must copy.
+func unquote(raw []byte, escaped bool) ([]byte, bool) {
+	if !escaped {
+		return raw, true
+	}
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c != '\\' {
+			out = append(out, c)
+			i++
+			continue
+		}
+		switch raw[i+1] {
+		case '"', '\\', '/':
+			out = append(out, raw[i+1])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r := hex4(raw[i+2 : i+6])
+			i += 6
+			if utf16IsSurrogate(r) {
+				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+					r2 := hex4(raw[i+2 : i+6])
+					if dec := utf16Decode(r, r2); dec != utf8.RuneError {
+						i += 6
+						out = utf8.AppendRune(out, dec)
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default:
+			return nil, false
+		}
+		i += 2
+	}
+	return out, true
+}
+
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		r <<= 4
+		switch {
+		case '0' <= c && c <= '9':
+			r |= rune(c - '0')
+		case 'a' <= c && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case 'A' <= c && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		}
+	}
+	return r
+}
+
+func utf16IsSurrogate(r rune) bool { return 0xd800 <= r && r < 0xe000 }
+
+func utf16Decode(r1, r2 rune) rune {
+	if 0xd800 <= r1 && r1 < 0xdc00 && 0xdc00 <= r2 && r2 < 0xe000 {
+		return (r1-0xd800)<<10 | (r2 - 0xdc00) + 0x10000
+	}
+	return utf8.RuneError
+}

@@ -1,0 +1,94 @@
+package ingest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+)
+
+// Manifest accounts for every input line: for each file,
+// Lines = Rows + Rejected + Duplicates + Blank.
+type Manifest struct {
+	Version int         `json:"version"`
+	Files   []FileStats `json:"files"`
+}
+
+// FileStats is what ingest did with one input file.
+type FileStats struct {
+	Tier       Tier   `json:"tier"`
+	Format     string `json:"format"`
+	Path       string `json:"path"`
+	Bytes      int64  `json:"bytes"` // size on disk (compressed, if it is)
+	Lines      int64  `json:"lines"`
+	Rows       int64  `json:"rows"`
+	Rejected   int64  `json:"rejected"`
+	Duplicates int64  `json:"duplicates"`
+	Blank      int64  `json:"blank"`
+	// Error is set when the file could not be read to its end (it could not
+	// be opened, its format is unknown, its compression is corrupt); the
+	// lines before the error are still counted and kept.
+	Error string `json:"error,omitempty"`
+}
+
+// Totals sums the files of the manifest.
+func (m *Manifest) Totals() FileStats {
+	var t FileStats
+	for _, f := range m.Files {
+		t.Bytes += f.Bytes
+		t.Lines += f.Lines
+		t.Rows += f.Rows
+		t.Rejected += f.Rejected
+		t.Duplicates += f.Duplicates
+		t.Blank += f.Blank
+	}
+	return t
+}
+
+// Failed lists the files that could not be read to their end.
+func (m *Manifest) Failed() []FileStats {
+	var out []FileStats
+	for _, f := range m.Files {
+		if f.Error != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (m *Manifest) write(dir string) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, "manifest.json"), append(b, '\n'))
+}
+
+// ReadManifest reads DIR/manifest.json.
+func ReadManifest(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+func writeFileAtomic(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// source is one input file while it is being read.
+type source struct {
+	stats    FileStats
+	format   *format
+	rows     atomic.Int64
+	rejected atomic.Int64
+}
