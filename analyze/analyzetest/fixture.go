@@ -1,0 +1,190 @@
+// Package analyzetest writes small, hand-checkable ingest outputs (tier
+// Parquet parts, manifest.json, rejects.jsonl) for tests of analyze and
+// report. Parquet is written with DuckDB, the same engine analyze reads it
+// with, using explicit casts so column types match the ingest contract.
+package analyzetest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	// The DuckDB driver, registered as "duckdb".
+	_ "github.com/duckdb/duckdb-go/v2"
+)
+
+// Base is the instant every fixture time is relative to.
+var Base = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// T is a time in milliseconds after Base on the true timeline; nil is NULL.
+type T *int64
+
+// At returns a fixture time ms milliseconds after Base.
+func At(ms int64) T { return &ms }
+
+// Offsets shifts each tier's host clock by a constant.
+type Offsets struct {
+	Client, Gateway, Server time.Duration
+}
+
+// DefaultOffsets: the gateway's clock runs 2.5 s ahead of the client's and
+// the server's 3.1 s behind.
+var DefaultOffsets = Offsets{Gateway: 2500 * time.Millisecond, Server: -3100 * time.Millisecond}
+
+// Client is one client record.
+type Client struct {
+	ID                     string
+	Start, FirstToken, End T
+	Status                 *int
+	Streamed               *bool
+	Model, UseCase         string
+	Client, Region         string
+	PromptTokens, Output   *int
+	Line                   int
+}
+
+// Gateway is one gateway record.
+type Gateway struct {
+	ID                                     string
+	Start, End, UpstreamStart, UpstreamEnd T
+	Status                                 *int
+	Route, Upstream, Gateway               string
+	Line                                   int
+}
+
+// Server is one inference-server record.
+type Server struct {
+	ID                                  string
+	Arrival, Scheduled, FirstToken, End T
+	Model, Replica                      string
+	PromptTokens, Output                *int
+	FinishReason                        string
+	Status                              *int
+	Line                                int
+}
+
+// Fixture is the content of one ingest directory.
+type Fixture struct {
+	Clients  []Client
+	Gateways []Gateway
+	Servers  []Server
+	Manifest string // manifest.json content; empty: not written
+	Rejects  string // rejects.jsonl content; empty: not written
+}
+
+// Int and Bool return pointers for nullable fixture fields.
+func Int(v int) *int { return &v }
+
+// Bool returns a pointer to v.
+func Bool(v bool) *bool { return &v }
+
+func ts(t T, off time.Duration) string {
+	if t == nil {
+		return "NULL::TIMESTAMP_NS"
+	}
+	at := Base.Add(time.Duration(*t)*time.Millisecond + off)
+	return "'" + at.Format("2006-01-02 15:04:05.000000000") + "'::TIMESTAMP_NS"
+}
+
+func str(s string) string {
+	if s == "" {
+		return "NULL::VARCHAR"
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'::VARCHAR"
+}
+
+func integer(p *int) string {
+	if p == nil {
+		return "NULL::INTEGER"
+	}
+	return fmt.Sprintf("%d::INTEGER", *p)
+}
+
+func boolean(p *bool) string {
+	if p == nil {
+		return "NULL::BOOLEAN"
+	}
+	return fmt.Sprintf("%t", *p)
+}
+
+func line(n int) string { return fmt.Sprintf("%d::BIGINT", n) }
+
+// Write writes f into dir with the given clock offsets. A tier without
+// records gets no directory at all.
+func Write(ctx context.Context, dir string, f Fixture, off Offsets) error {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+
+	var rows []string
+	for _, c := range f.Clients {
+		rows = append(rows, "("+strings.Join([]string{
+			str(c.ID), ts(c.Start, off.Client), ts(c.FirstToken, off.Client), ts(c.End, off.Client),
+			integer(c.Status), "NULL::VARCHAR", boolean(c.Streamed), str(c.Model), str(c.UseCase),
+			str(c.Client), str(c.Region), integer(c.PromptTokens), integer(c.Output),
+			str("logs/client.jsonl"), line(c.Line)}, ", ")+")")
+	}
+	if err := copyTier(ctx, db, dir, "client", rows,
+		"request_id, start_time, first_token_time, end_time, status, error, streamed, model, use_case, client, region, prompt_tokens, output_tokens, source_file, source_line"); err != nil {
+		return err
+	}
+
+	rows = nil
+	for _, g := range f.Gateways {
+		rows = append(rows, "("+strings.Join([]string{
+			str(g.ID), ts(g.Start, off.Gateway), ts(g.End, off.Gateway), ts(g.UpstreamStart, off.Gateway),
+			ts(g.UpstreamEnd, off.Gateway), integer(g.Status), str(g.Route), str(g.Upstream), str(g.Gateway),
+			str("logs/gateway.log"), line(g.Line)}, ", ")+")")
+	}
+	if err := copyTier(ctx, db, dir, "gateway", rows,
+		"request_id, start_time, end_time, upstream_start_time, upstream_end_time, status, route, upstream, gateway, source_file, source_line"); err != nil {
+		return err
+	}
+
+	rows = nil
+	for _, s := range f.Servers {
+		rows = append(rows, "("+strings.Join([]string{
+			str(s.ID), ts(s.Arrival, off.Server), ts(s.Scheduled, off.Server), ts(s.FirstToken, off.Server),
+			ts(s.End, off.Server), str(s.Model), str(s.Replica), integer(s.PromptTokens), integer(s.Output),
+			str(s.FinishReason), integer(s.Status), str("logs/server.jsonl"), line(s.Line)}, ", ")+")")
+	}
+	if err := copyTier(ctx, db, dir, "server", rows,
+		"request_id, arrival_time, scheduled_time, first_token_time, end_time, model, replica, prompt_tokens, output_tokens, finish_reason, status, source_file, source_line"); err != nil {
+		return err
+	}
+
+	if f.Manifest != "" {
+		if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(f.Manifest), 0o644); err != nil {
+			return err
+		}
+	}
+	if f.Rejects != "" {
+		if err := os.WriteFile(filepath.Join(dir, "rejects.jsonl"), []byte(f.Rejects), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyTier(ctx context.Context, db *sql.DB, dir, tier string, rows []string, cols string) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Join(dir, tier), 0o755); err != nil {
+		return err
+	}
+	out := filepath.Join(dir, tier, "part-0.parquet")
+	q := "COPY (SELECT * FROM (VALUES " + strings.Join(rows, ",\n") + ") t(" + cols + ")) TO '" +
+		strings.ReplaceAll(out, "'", "''") + "' (FORMAT parquet)"
+	if _, err := db.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("write %s fixture: %w", tier, err)
+	}
+	return nil
+}

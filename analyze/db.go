@@ -1,0 +1,174 @@
+package analyze
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	// The DuckDB driver, registered as "duckdb".
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/infertrace/infertrace/queries"
+)
+
+// Tiers are the log tiers on a request's path, in path order.
+var Tiers = []string{"client", "gateway", "server"}
+
+// openDB opens a private in-memory DuckDB. It is limited to one connection
+// so that session settings and views apply to every statement.
+func openDB(ctx context.Context) (*sql.DB, error) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return nil, fmt.Errorf("open duckdb: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	// Casts between TIMESTAMP WITH TIME ZONE and TIMESTAMP must not depend
+	// on the host's zone (a DST change would shift times inside one tier).
+	if _, err := db.ExecContext(ctx, "SET TimeZone = 'UTC'"); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("duckdb: set time zone: %w", err)
+	}
+	return db, nil
+}
+
+// sqlString quotes s as a SQL string literal.
+func sqlString(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// stripSQL trims whitespace and a trailing semicolon so a query file can be
+// nested in a larger statement.
+func stripSQL(q string) string {
+	return strings.TrimSuffix(strings.TrimSpace(q), ";")
+}
+
+// parquetParts lists DIR/tier/*.parquet in name order; a missing directory
+// yields no parts.
+func parquetParts(dir, tier string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(dir, tier))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s parts: %w", tier, err)
+	}
+	var parts []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".parquet") {
+			parts = append(parts, filepath.Join(dir, tier, e.Name()))
+		}
+	}
+	sort.Strings(parts)
+	return parts, nil
+}
+
+// registerTiers creates the client, gateway and server views: the typed
+// empty table of each tier (queries empty_<tier>) unioned BY NAME with the
+// tier's Parquet parts, so missing tiers and missing columns read as NULL.
+func registerTiers(ctx context.Context, db *sql.DB, dir string) error {
+	for _, tier := range Tiers {
+		empty, err := queries.Get("empty_" + tier)
+		if err != nil {
+			return err
+		}
+		parts, err := parquetParts(dir, tier)
+		if err != nil {
+			return err
+		}
+		view := "CREATE OR REPLACE VIEW " + tier + " AS SELECT * FROM (\n" + stripSQL(empty) + "\n)"
+		if len(parts) > 0 {
+			quoted := make([]string, len(parts))
+			for i, p := range parts {
+				quoted[i] = sqlString(p)
+			}
+			view += "\nUNION ALL BY NAME\nSELECT * FROM read_parquet([" +
+				strings.Join(quoted, ", ") + "], union_by_name = true)"
+		}
+		if _, err := db.ExecContext(ctx, view); err != nil {
+			return fmt.Errorf("register %s tier: %w", tier, err)
+		}
+	}
+	return nil
+}
+
+// registerRejects creates the rejects view over DIR/rejects.jsonl (only the
+// tier, file, line, kind and reason fields; never the raw text). An absent
+// file reads as no rejects.
+func registerRejects(ctx context.Context, db *sql.DB, dir string) error {
+	empty, err := queries.Get("empty_rejects")
+	if err != nil {
+		return err
+	}
+	view := "CREATE OR REPLACE VIEW rejects AS SELECT * FROM (\n" + stripSQL(empty) + "\n)"
+	path := filepath.Join(dir, "rejects.jsonl")
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("rejects: %w", err)
+	case st.Size() > 0:
+		view += "\nUNION ALL BY NAME\nSELECT * FROM read_json(" + sqlString(path) +
+			", format = 'newline_delimited', ignore_errors = true, columns = " +
+			"{tier: 'VARCHAR', file: 'VARCHAR', line: 'BIGINT', kind: 'VARCHAR', reason: 'VARCHAR'})"
+	}
+	if _, err := db.ExecContext(ctx, view); err != nil {
+		return fmt.Errorf("register rejects: %w", err)
+	}
+	return nil
+}
+
+// registerRequests creates the requests view over DIR/requests.parquet.
+func registerRequests(ctx context.Context, db *sql.DB, path string) error {
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("requests table: %w (run analyze first)", err)
+	}
+	_, err := db.ExecContext(ctx, "CREATE OR REPLACE VIEW requests AS SELECT * FROM read_parquet("+sqlString(path)+")")
+	if err != nil {
+		return fmt.Errorf("register requests: %w", err)
+	}
+	return nil
+}
+
+// queryRows runs the named query and returns each row as a map from column
+// name to value.
+func queryRows(ctx context.Context, db *sql.DB, name string) ([]map[string]any, error) {
+	q, err := queries.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("query %s: %w", name, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, fmt.Errorf("query %s: %w", name, err)
+	}
+	var out []map[string]any
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, fmt.Errorf("query %s: %w", name, err)
+		}
+		m := make(map[string]any, len(cols))
+		for i, c := range cols {
+			m[c] = vals[i]
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("query %s: %w", name, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,137 @@
+package analyze
+
+import "time"
+
+// RunStats summarizes one Run: where requests.parquet went, how the tiers
+// joined, and how many requests are anomalous or retried.
+type RunStats struct {
+	Path      string   // DIR/requests.parquet
+	Coverage  Coverage // requests per tier and tier combination
+	Anomalous int64    // requests with at least one anomaly reason
+	Retried   int64    // request IDs with more than one distinct record on a tier
+}
+
+// Coverage counts requests (distinct request IDs) by the tiers that logged
+// them.
+type Coverage struct {
+	Requests      int64
+	Client        int64
+	Gateway       int64
+	Server        int64
+	ClientGateway int64
+	GatewayServer int64
+	ClientServer  int64
+	AllTiers      int64
+}
+
+// InputFile is one row of DIR/manifest.json.
+type InputFile struct {
+	Tier       string `json:"tier"`
+	Format     string `json:"format"`
+	Path       string `json:"path"`
+	Bytes      int64  `json:"bytes"`
+	Lines      int64  `json:"lines"`
+	Rows       int64  `json:"rows"`
+	Rejected   int64  `json:"rejected"`
+	Duplicates int64  `json:"duplicates"`
+	Blank      int64  `json:"blank"`
+}
+
+// Inputs lists the ingested files and their totals (Total has no Tier,
+// Format or Path).
+type Inputs struct {
+	Files []InputFile
+	Total InputFile
+}
+
+// RejectGroup counts rejected lines of one tier, file and kind, with up to
+// five example locations formatted "file:line: reason". Raw lines are never
+// carried.
+type RejectGroup struct {
+	Tier     string
+	File     string
+	Kind     string
+	Lines    int64
+	Examples []string
+}
+
+// ReasonCount is the number of requests flagged with one anomaly reason.
+type ReasonCount struct {
+	Reason   string
+	Requests int64
+}
+
+// Dist is a latency (or rate) distribution: sample count and
+// quantile_cont percentiles; nil where there are no samples.
+type Dist struct {
+	N   int64
+	P50 *float64
+	P90 *float64
+	P95 *float64
+	P99 *float64
+}
+
+// Component is one part of the latency attribution in one slice.
+type Component struct {
+	Name     string   // e.g. "network", "queue"
+	Column   string   // requests.parquet column, e.g. "network_ms"
+	N        int64    // requests having every tier the component needs
+	P50      *float64 // quantile_cont
+	P95      *float64
+	TailN    int64    // slowest-5% requests having the component
+	TailMean *float64 // mean over the slowest 5%, n = TailN
+}
+
+// Slice holds the figures of one slice (or of all requests).
+type Slice struct {
+	All    bool     // the "all requests" row
+	Label  string   // "all requests" or "model=m, use_case=u"
+	Values []string // one value per Result.By column; "(none)" for NULL
+
+	Requests    int64
+	WindowFirst *time.Time // earliest start (first tier on the request path)
+	WindowLast  *time.Time // latest start
+	WindowS     *float64   // WindowLast - WindowFirst in seconds
+
+	ClientE2E  Dist
+	GatewayE2E Dist
+	ServerE2E  Dist // inference only
+	ClientTTFT Dist
+	ServerTTFT Dist
+	TPSUser    Dist // per-user output tokens/s (streamed)
+
+	// Service-wide output tokens/s: CompletedOutputTokens over WindowS.
+	ServiceTPS            *float64
+	CompletedRequests     int64
+	CompletedOutputTokens int64
+
+	// The slowest 5%: requests whose client E2E is above E2ETailThreshold
+	// (the slice's P95 client E2E).
+	E2ETailThreshold *float64
+	E2ETailN         int64
+	E2ETailClientE2E *float64 // mean client E2E over the slowest 5%
+	E2ETailServerE2E *float64 // mean server E2E over the slowest 5%
+	E2E              []Component
+
+	// The slowest 5% by client TTFT among streamed requests.
+	TTFTTailThreshold  *float64
+	TTFTTailN          int64
+	TTFTTailClientTTFT *float64
+	TTFT               []Component
+}
+
+// Result is everything a report shows; report renders it without SQL.
+type Result struct {
+	Dir          string
+	By           []string
+	Inputs       Inputs
+	Coverage     Coverage
+	Rejects      []RejectGroup
+	RejectsTotal int64
+	Anomalous    int64
+	Anomalies    []ReasonCount
+	Retried      int64
+	Slices       []Slice // Slices[0] is all requests
+	Protocol     []ProtocolEntry
+	Findings     []string
+}

@@ -1,0 +1,302 @@
+package analyze
+
+import (
+	"context"
+	"database/sql"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/infertrace/infertrace/analyze/analyzetest"
+)
+
+// runFixture writes f with the given clock offsets into a fresh directory,
+// runs Run and returns the directory, the stats and requests.parquet as
+// request_id -> column -> value.
+func runFixture(t *testing.T, f analyzetest.Fixture, off analyzetest.Offsets) (string, *RunStats, map[string]map[string]any) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := analyzetest.Write(ctx, dir, f, off); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Run(ctx, dir)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return dir, st, readRequests(t, st.Path)
+}
+
+func readRequests(t *testing.T, path string) map[string]map[string]any {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT * FROM read_parquet(" + sqlString(path) + ")")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	out := map[string]map[string]any{}
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]any{}
+		for i, c := range cols {
+			m[c] = vals[i]
+		}
+		id := m["request_id"].(string)
+		if _, dup := out[id]; dup {
+			t.Errorf("request %s appears twice in requests.parquet", id)
+		}
+		out[id] = m
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// null marks an expected NULL.
+var null = math.NaN()
+
+func checkMs(t *testing.T, rows map[string]map[string]any, id string, want map[string]float64) {
+	t.Helper()
+	r, ok := rows[id]
+	if !ok {
+		t.Fatalf("request %s missing", id)
+	}
+	for col, w := range want {
+		got := asFloat(r[col])
+		switch {
+		case math.IsNaN(w) && got != nil:
+			t.Errorf("%s %s = %v, want NULL", id, col, *got)
+		case !math.IsNaN(w) && got == nil:
+			t.Errorf("%s %s = NULL, want %v", id, col, w)
+		case !math.IsNaN(w) && math.Abs(*got-w) > 1e-9:
+			t.Errorf("%s %s = %v, want %v", id, col, *got, w)
+		}
+	}
+}
+
+func TestRunComponents(t *testing.T) {
+	_, st, rows := runFixture(t, analyzetest.Standard(), analyzetest.DefaultOffsets)
+
+	// r1, all times in ms on each tier's own clock (offsets cancel):
+	//   client 0 -> 1300, first token 300; gateway 10 -> 1290, upstream 15 -> 1285;
+	//   server arrival 20, scheduled 70, first token 270, end 1280.
+	//   client_e2e 1300, gateway_e2e 1280, server_e2e 1260
+	//   network 1300-1280 = 20, application 1280-1260 = 20,
+	//   queue 70-20 = 50, model 1280-70 = 1210: 20+20+50+1210 = 1300
+	//   client_ttft 300, server_ttft 270-20 = 250,
+	//   ttft_application (15-10) + ((1285-15) - 1260) = 5 + 10 = 15,
+	//   ttft_network 300-250-15 = 35, ttft_model 270-70 = 200: 35+15+50+200 = 300
+	//   tps_user 100 tokens / (1300-300 ms) = 100/s
+	checkMs(t, rows, "r1", map[string]float64{
+		"client_e2e_ms": 1300, "gateway_e2e_ms": 1280, "server_e2e_ms": 1260,
+		"network_ms": 20, "application_ms": 20, "queue_ms": 50, "model_ms": 1210,
+		"client_ttft_ms": 300, "server_ttft_ms": 250, "ttft_network_ms": 35,
+		"ttft_application_ms": 15, "ttft_queue_ms": 50, "ttft_model_ms": 200, "tps_user": 100,
+	})
+	// r2: client 1000 -> 3600 (first token 1600); gateway 1012 -> 3585,
+	//   upstream 1020 -> 3580; server 1030, 1330, 1530, 3560.
+	//   e2e 2600, 2573, 2530; network 27, application 43, queue 300, model 2230
+	//   client_ttft 600, server_ttft 500, ttft_application 8 + (2560-2530) = 38,
+	//   ttft_network 600-500-38 = 62, ttft_model 200
+	//   tps_user uses the server's 300 output tokens over 2 s = 150/s.
+	checkMs(t, rows, "r2", map[string]float64{
+		"client_e2e_ms": 2600, "gateway_e2e_ms": 2573, "server_e2e_ms": 2530,
+		"network_ms": 27, "application_ms": 43, "queue_ms": 300, "model_ms": 2230,
+		"client_ttft_ms": 600, "server_ttft_ms": 500, "ttft_network_ms": 62,
+		"ttft_application_ms": 38, "ttft_queue_ms": 300, "ttft_model_ms": 200, "tps_user": 150,
+	})
+	// r3 (not streamed): e2e 500, 490, 465; network 10, application 25,
+	//   queue 10, model 455; no client TTFT so no ttft_network and no tps_user;
+	//   server_ttft 2100-2015 = 85, ttft_application 5 + (480-465) = 20.
+	checkMs(t, rows, "r3", map[string]float64{
+		"client_e2e_ms": 500, "gateway_e2e_ms": 490, "server_e2e_ms": 465,
+		"network_ms": 10, "application_ms": 25, "queue_ms": 10, "model_ms": 455,
+		"client_ttft_ms": null, "server_ttft_ms": 85, "ttft_network_ms": null,
+		"ttft_application_ms": 20, "ttft_queue_ms": 10, "ttft_model_ms": 75, "tps_user": null,
+	})
+	// r4 has no server record: everything needing the server is NULL.
+	//   network 1000-980 = 20; tps_user 60 tokens / 0.6 s = 100.
+	checkMs(t, rows, "r4", map[string]float64{
+		"client_e2e_ms": 1000, "gateway_e2e_ms": 980, "server_e2e_ms": null,
+		"network_ms": 20, "application_ms": null, "queue_ms": null, "model_ms": null,
+		"client_ttft_ms": 400, "server_ttft_ms": null, "ttft_network_ms": null,
+		"ttft_application_ms": null, "ttft_queue_ms": null, "ttft_model_ms": null, "tps_user": 100,
+	})
+	// r5 has no client record: 910 at the gateway, 890 at the server.
+	checkMs(t, rows, "r5", map[string]float64{
+		"client_e2e_ms": null, "gateway_e2e_ms": 910, "server_e2e_ms": 890,
+		"network_ms": null, "application_ms": 20, "queue_ms": 100, "model_ms": 790,
+		"client_ttft_ms": null, "server_ttft_ms": 200, "ttft_network_ms": null,
+		"ttft_application_ms": 15, "ttft_queue_ms": 100, "ttft_model_ms": 100, "tps_user": null,
+	})
+	// r7 was retried at the gateway: the later attempt (6200 -> 6905,
+	//   upstream 6205 -> 6900) is kept. e2e 1000, 705, 680;
+	//   network 295, application 25, queue 50, model 630;
+	//   ttft_application 5 + (695-680) = 20, ttft_network 500-190-20 = 290.
+	checkMs(t, rows, "r7", map[string]float64{
+		"client_e2e_ms": 1000, "gateway_e2e_ms": 705, "server_e2e_ms": 680,
+		"network_ms": 295, "application_ms": 25, "queue_ms": 50, "model_ms": 630,
+		"client_ttft_ms": 500, "server_ttft_ms": 190, "ttft_network_ms": 290,
+		"ttft_application_ms": 20, "ttft_queue_ms": 50, "ttft_model_ms": 140, "tps_user": 100,
+	})
+	// r8: the client logged end (7900) before start (8000): the row is kept
+	//   with its negative values and flagged.
+	checkMs(t, rows, "r8", map[string]float64{
+		"client_e2e_ms": -100, "network_ms": -180, "application_ms": 20, "tps_user": null,
+	})
+
+	if got := rows["r8"]["anomaly"]; got != "client end before start; client end before first_token; negative network_ms" {
+		t.Errorf("r8 anomaly = %v", got)
+	}
+	for id, r := range rows {
+		if id != "r8" && r["anomaly"] != nil {
+			t.Errorf("%s anomaly = %v, want NULL", id, r["anomaly"])
+		}
+	}
+
+	// Components sum to the totals wherever every tier is present.
+	for id, r := range rows {
+		if r["has_client"] != true || r["has_gateway"] != true || r["has_server"] != true {
+			continue
+		}
+		sum := *asFloat(r["network_ms"]) + *asFloat(r["application_ms"]) + *asFloat(r["queue_ms"]) + *asFloat(r["model_ms"])
+		if e2e := *asFloat(r["client_e2e_ms"]); math.Abs(sum-e2e) > 1e-9 {
+			t.Errorf("%s: E2E components sum to %v, client_e2e_ms is %v", id, sum, e2e)
+		}
+		if r["client_ttft_ms"] == nil {
+			continue
+		}
+		tsum := *asFloat(r["ttft_network_ms"]) + *asFloat(r["ttft_application_ms"]) + *asFloat(r["ttft_queue_ms"]) + *asFloat(r["ttft_model_ms"])
+		if ttft := *asFloat(r["client_ttft_ms"]); math.Abs(tsum-ttft) > 1e-9 {
+			t.Errorf("%s: TTFT components sum to %v, client_ttft_ms is %v", id, tsum, ttft)
+		}
+	}
+
+	// Merged attributes: server model/tokens first, client use_case/status.
+	if r := rows["r2"]; asInt(r["output_tokens"]) != 300 {
+		t.Errorf("r2 output_tokens = %v, want the server's 300", r["output_tokens"])
+	}
+	if r := rows["r4"]; r["model"] != "m1" || r["replica"] != nil || r["gateway"] != "gw1" {
+		t.Errorf("r4 model/replica/gateway = %v/%v/%v", r["model"], r["replica"], r["gateway"])
+	}
+	if r := rows["r5"]; r["use_case"] != nil || r["streamed"] != nil || asInt(r["status"]) != 200 {
+		t.Errorf("r5 use_case/streamed/status = %v/%v/%v", r["use_case"], r["streamed"], r["status"])
+	}
+	if r := rows["r7"]; asInt(r["status"]) != 200 {
+		t.Errorf("r7 status = %v, want the client's 200", r["status"])
+	}
+
+	// start is the first tier on the path, on its own clock: r1's client
+	// start; r5 (no client) the gateway's, which runs 2.5 s ahead.
+	if got := rows["r1"]["start"].(time.Time); !got.Equal(analyzetest.Base) {
+		t.Errorf("r1 start = %v", got)
+	}
+	if got, want := rows["r5"]["start"].(time.Time), analyzetest.Base.Add(6500*time.Millisecond); !got.Equal(want) {
+		t.Errorf("r5 start = %v, want %v", got, want)
+	}
+
+	// Duplicates and retries.
+	if len(rows) != 8 {
+		t.Errorf("requests.parquet has %d rows, want 8", len(rows))
+	}
+	if r := rows["r6"]; asInt(r["client_records"]) != 1 || r["client_source"] != "logs/client.jsonl:5" {
+		t.Errorf("r6 client_records/source = %v/%v, want 1/logs/client.jsonl:5", r["client_records"], r["client_source"])
+	}
+	if r := rows["r7"]; asInt(r["gateway_records"]) != 2 || asInt(r["client_records"]) != 1 || r["gateway_source"] != "logs/gateway.log:8" {
+		t.Errorf("r7 records/source = %v/%v/%v", r["gateway_records"], r["client_records"], r["gateway_source"])
+	}
+	if r := rows["r4"]; asInt(r["server_records"]) != 0 || r["server_source"] != nil || r["has_server"] != false {
+		t.Errorf("r4 server_records/source/has_server = %v/%v/%v", r["server_records"], r["server_source"], r["has_server"])
+	}
+
+	want := RunStats{
+		Path:      st.Path,
+		Coverage:  Coverage{Requests: 8, Client: 7, Gateway: 8, Server: 7, ClientGateway: 7, GatewayServer: 7, ClientServer: 6, AllTiers: 6},
+		Anomalous: 1,
+		Retried:   1,
+	}
+	if *st != want {
+		t.Errorf("stats = %+v, want %+v", *st, want)
+	}
+}
+
+// Shifting any tier's clock by a constant must not change any duration.
+func TestRunClockOffsetsCancel(t *testing.T) {
+	_, _, a := runFixture(t, analyzetest.Standard(), analyzetest.DefaultOffsets)
+	_, _, b := runFixture(t, analyzetest.Standard(), analyzetest.Offsets{
+		Client:  time.Hour + 7,
+		Gateway: -7*time.Second + 123,
+		Server:  11300*time.Millisecond + 999,
+	})
+	cols := []string{"client_e2e_ms", "gateway_e2e_ms", "server_e2e_ms", "network_ms", "application_ms",
+		"queue_ms", "model_ms", "client_ttft_ms", "server_ttft_ms", "ttft_network_ms",
+		"ttft_application_ms", "ttft_queue_ms", "ttft_model_ms", "tps_user"}
+	if len(a) != len(b) {
+		t.Fatalf("%d vs %d requests", len(a), len(b))
+	}
+	for id, ra := range a {
+		rb := b[id]
+		for _, c := range cols {
+			x, y := asFloat(ra[c]), asFloat(rb[c])
+			if (x == nil) != (y == nil) || (x != nil && math.Abs(*x-*y) > 1e-9) {
+				t.Errorf("%s %s changed with clock offsets: %v vs %v", id, c, ra[c], rb[c])
+			}
+		}
+		if ra["anomaly"] != rb["anomaly"] {
+			t.Errorf("%s anomaly changed with clock offsets: %v vs %v", id, ra["anomaly"], rb["anomaly"])
+		}
+	}
+}
+
+// A tier without any Parquet parts is an empty table, not an error.
+func TestRunMissingTier(t *testing.T) {
+	f := analyzetest.Standard()
+	f.Servers = nil
+	dir, st, rows := runFixture(t, f, analyzetest.DefaultOffsets)
+	if st.Coverage.Server != 0 || st.Coverage.Requests != 8 {
+		t.Errorf("coverage = %+v", st.Coverage)
+	}
+	checkMs(t, rows, "r1", map[string]float64{
+		"client_e2e_ms": 1300, "network_ms": 20, "server_e2e_ms": null,
+		"application_ms": null, "queue_ms": null, "model_ms": null,
+	})
+	if got := rows["r1"]["model"]; got != "m1" {
+		t.Errorf("r1 model = %v, want the client's m1", got)
+	}
+	if _, err := Summarize(context.Background(), dir, SummaryOptions{}); err != nil {
+		t.Errorf("Summarize without a server tier: %v", err)
+	}
+}
+
+func TestRunEmptyDir(t *testing.T) {
+	dir := t.TempDir()
+	st, err := Run(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Coverage.Requests != 0 || st.Path != filepath.Join(dir, RequestsFile) {
+		t.Errorf("stats = %+v", st)
+	}
+	res, err := Summarize(context.Background(), dir, SummaryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Slices) != 0 || len(res.Findings) != 1 {
+		t.Errorf("empty summary: %d slices, findings %q", len(res.Slices), res.Findings)
+	}
+}

@@ -1,0 +1,263 @@
+package analyze
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// SummaryOptions selects how Summarize slices requests.
+type SummaryOptions struct {
+	// By lists the columns to slice by; empty means DefaultBy.
+	By []string
+}
+
+// DefaultBy is the slicing used when SummaryOptions.By is empty.
+var DefaultBy = []string{"model", "use_case"}
+
+// SliceColumns are the requests.parquet columns a summary may slice by.
+var SliceColumns = []string{"model", "use_case", "streamed", "client", "region", "gateway", "route", "replica", "status", "finish_reason"}
+
+// sliceColumnSet is the whitelist behind SliceColumns: only these exact
+// names ever reach SQL.
+var sliceColumnSet = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range SliceColumns {
+		m[c] = true
+	}
+	return m
+}()
+
+// ValidateBy checks slice column names against SliceColumns and returns
+// the normalized list (DefaultBy when empty).
+func ValidateBy(by []string) ([]string, error) {
+	if len(by) == 0 {
+		return append([]string(nil), DefaultBy...), nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, b := range by {
+		b = strings.TrimSpace(b)
+		if !sliceColumnSet[b] {
+			return nil, fmt.Errorf("unknown slice column %q: allowed are %s", b, strings.Join(SliceColumns, ", "))
+		}
+		if !seen[b] {
+			seen[b] = true
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// Summarize reads dir/requests.parquet (written by Run), dir/manifest.json
+// and dir/rejects.jsonl, and computes everything a report shows.
+func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, error) {
+	by, err := ValidateBy(opts.By)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Dir: dir, By: by, Protocol: Protocol}
+	if res.Inputs, err = readManifest(dir); err != nil {
+		return nil, err
+	}
+
+	db, err := openDB(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if err := registerRequests(ctx, db, filepath.Join(dir, RequestsFile)); err != nil {
+		return nil, err
+	}
+	if err := registerRejects(ctx, db, dir); err != nil {
+		return nil, err
+	}
+	if err := registerSliced(ctx, db, by); err != nil {
+		return nil, err
+	}
+
+	if res.Coverage, res.Anomalous, res.Retried, err = coverage(ctx, db); err != nil {
+		return nil, err
+	}
+	if res.Anomalies, err = anomalies(ctx, db); err != nil {
+		return nil, err
+	}
+	if res.Rejects, err = rejects(ctx, db); err != nil {
+		return nil, err
+	}
+	for _, g := range res.Rejects {
+		res.RejectsTotal += g.Lines
+	}
+	if res.Slices, err = slices(ctx, db, by); err != nil {
+		return nil, err
+	}
+	res.Findings = findings(res)
+	return res, nil
+}
+
+// registerSliced creates the sliced view: requests plus slice_key, the
+// VARCHAR[] of the whitelisted slice columns.
+func registerSliced(ctx context.Context, db *sql.DB, by []string) error {
+	keys := make([]string, len(by))
+	for i, b := range by {
+		if !sliceColumnSet[b] {
+			return fmt.Errorf("unknown slice column %q", b)
+		}
+		keys[i] = "CAST(" + b + " AS VARCHAR)"
+	}
+	q := "CREATE OR REPLACE VIEW sliced AS SELECT *, [" + strings.Join(keys, ", ") + "]::VARCHAR[] AS slice_key FROM requests"
+	if _, err := db.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("register slices: %w", err)
+	}
+	return nil
+}
+
+// readManifest reads dir/manifest.json; an absent manifest yields no files.
+func readManifest(dir string) (Inputs, error) {
+	var in Inputs
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return in, nil
+	}
+	if err != nil {
+		return in, fmt.Errorf("manifest: %w", err)
+	}
+	var m struct {
+		Files []InputFile `json:"files"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return in, fmt.Errorf("manifest.json: %w", err)
+	}
+	in.Files = m.Files
+	for _, f := range m.Files {
+		in.Total.Bytes += f.Bytes
+		in.Total.Lines += f.Lines
+		in.Total.Rows += f.Rows
+		in.Total.Rejected += f.Rejected
+		in.Total.Duplicates += f.Duplicates
+		in.Total.Blank += f.Blank
+	}
+	return in, nil
+}
+
+func anomalies(ctx context.Context, db *sql.DB) ([]ReasonCount, error) {
+	rows, err := queryRows(ctx, db, "anomalies")
+	if err != nil {
+		return nil, err
+	}
+	var out []ReasonCount
+	for _, r := range rows {
+		out = append(out, ReasonCount{Reason: asString(r["reason"]), Requests: asInt(r["requests"])})
+	}
+	return out, nil
+}
+
+func rejects(ctx context.Context, db *sql.DB) ([]RejectGroup, error) {
+	rows, err := queryRows(ctx, db, "rejects")
+	if err != nil {
+		return nil, err
+	}
+	var out []RejectGroup
+	for _, r := range rows {
+		g := RejectGroup{
+			Tier:  asString(r["tier"]),
+			File:  asString(r["file"]),
+			Kind:  asString(r["kind"]),
+			Lines: asInt(r["lines"]),
+		}
+		for _, e := range asList(r["examples"]) {
+			g.Examples = append(g.Examples, asString(e))
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+// e2eComponents and ttftComponents name the attribution columns in the
+// order reports show them.
+var (
+	e2eComponents  = []string{"network", "application", "queue", "model"}
+	ttftComponents = []string{"network", "application", "queue", "model"}
+)
+
+func dist(r map[string]any, metric string) Dist {
+	q := quantiles(r[metric+"_q"], 4)
+	return Dist{N: asInt(r[metric+"_n"]), P50: q[0], P90: q[1], P95: q[2], P99: q[3]}
+}
+
+func component(r map[string]any, name, prefix string) Component {
+	key := prefix + name
+	q := quantiles(r[key+"_q"], 2)
+	return Component{
+		Name:     name,
+		Column:   key + "_ms",
+		N:        asInt(r[key+"_n"]),
+		P50:      q[0],
+		P95:      q[1],
+		TailN:    asInt(r[key+"_tail_n"]),
+		TailMean: asFloat(r[key+"_tail_mean"]),
+	}
+}
+
+func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
+	rows, err := queryRows(ctx, db, "slices")
+	if err != nil {
+		return nil, err
+	}
+	var out []Slice
+	for _, r := range rows {
+		s := Slice{
+			All:                   r["is_all"] == true,
+			Requests:              asInt(r["requests"]),
+			WindowFirst:           asTime(r["window_first"]),
+			WindowLast:            asTime(r["window_last"]),
+			WindowS:               asFloat(r["window_s"]),
+			ClientE2E:             dist(r, "client_e2e"),
+			GatewayE2E:            dist(r, "gateway_e2e"),
+			ServerE2E:             dist(r, "server_e2e"),
+			ClientTTFT:            dist(r, "client_ttft"),
+			ServerTTFT:            dist(r, "server_ttft"),
+			TPSUser:               dist(r, "tps_user"),
+			ServiceTPS:            asFloat(r["service_tps"]),
+			CompletedRequests:     asInt(r["completed_n"]),
+			CompletedOutputTokens: asInt(r["completed_output_tokens"]),
+			E2ETailThreshold:      asFloat(r["e2e_tail_threshold"]),
+			E2ETailN:              asInt(r["e2e_tail_n"]),
+			E2ETailClientE2E:      asFloat(r["e2e_tail_client_e2e_mean"]),
+			E2ETailServerE2E:      asFloat(r["e2e_tail_server_e2e_mean"]),
+			TTFTTailThreshold:     asFloat(r["ttft_tail_threshold"]),
+			TTFTTailN:             asInt(r["ttft_tail_n"]),
+			TTFTTailClientTTFT:    asFloat(r["ttft_tail_client_ttft_mean"]),
+		}
+		for _, c := range e2eComponents {
+			s.E2E = append(s.E2E, component(r, c, ""))
+		}
+		for _, c := range ttftComponents {
+			s.TTFT = append(s.TTFT, component(r, c, "ttft_"))
+		}
+		if s.All {
+			s.Label = "all requests"
+		} else {
+			key := asList(r["slice_key"])
+			parts := make([]string, len(by))
+			s.Values = make([]string, len(by))
+			for i, b := range by {
+				v := "(none)"
+				if i < len(key) && key[i] != nil {
+					v = asString(key[i])
+				}
+				s.Values[i] = v
+				parts[i] = b + "=" + v
+			}
+			s.Label = strings.Join(parts, ", ")
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

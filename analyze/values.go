@@ -1,0 +1,81 @@
+package analyze
+
+import (
+	"fmt"
+	"math/big"
+	"time"
+)
+
+// Conversions from the values database/sql yields for DuckDB columns.
+
+func asInt(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case int32:
+		return int64(x)
+	case int:
+		return int64(x)
+	case uint64:
+		return int64(x)
+	case float64:
+		return int64(x)
+	case *big.Int:
+		return x.Int64()
+	}
+	return 0
+}
+
+func asFloat(v any) *float64 {
+	var f float64
+	switch x := v.(type) {
+	case float64:
+		f = x
+	case float32:
+		f = float64(x)
+	case int64:
+		f = float64(x)
+	case int32:
+		f = float64(x)
+	case *big.Int:
+		f, _ = new(big.Float).SetInt(x).Float64()
+	default:
+		return nil
+	}
+	return &f
+}
+
+func asString(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	}
+	return fmt.Sprint(v)
+}
+
+func asTime(v any) *time.Time {
+	if t, ok := v.(time.Time); ok {
+		u := t.UTC()
+		return &u
+	}
+	return nil
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// quantiles turns a quantile_cont list into pointers, nil where absent.
+func quantiles(v any, n int) []*float64 {
+	l := asList(v)
+	out := make([]*float64, n)
+	for i := 0; i < n && i < len(l); i++ {
+		out[i] = asFloat(l[i])
+	}
+	return out
+}
