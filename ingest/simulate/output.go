@@ -145,6 +145,15 @@ func createHostFile(out string, clock HostClock, gz bool) (*hostFile, error) {
 	if err := os.MkdirAll(filepath.Join(out, clock.Tier), 0o755); err != nil {
 		return nil, err
 	}
+	// A previous run may have written this host's log with the other
+	// compression; readers would see both.
+	other := filepath.Join(out, clock.Tier, clock.Host+".jsonl")
+	if !gz {
+		other += ".gz"
+	}
+	if err := os.Remove(other); err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
 	f, err := os.Create(filepath.Join(out, rel))
 	if err != nil {
 		return nil, err

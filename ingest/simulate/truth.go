@@ -37,6 +37,10 @@ import (
 // client saw no first token (non-streamed, errored, or gave up first).
 // The values are true even when a record was lost or truncated; HasClient,
 // HasGateway and HasServer say whether that tier's record was written intact.
+//
+// When the client gives up (timeout or cancel) its end is the give-up time
+// while the gateway and server finish the request unaware, so network_ms can
+// be negative for those requests; they are marked in Imperfection.
 type TruthRow struct {
 	RequestID   string    `parquet:"request_id"`
 	ClientStart time.Time `parquet:"client_start,timestamp(microsecond)"` // true time the client sent the request
