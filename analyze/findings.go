@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Thresholds for the "client time grows while model time stays flat"
@@ -27,6 +28,29 @@ func byName(cs []Component, name string) Component {
 		}
 	}
 	return Component{Name: name}
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// FormatWindow renders a sample window of start times in UTC with
+// millisecond precision, e.g. "2026-03-01 12:00:00.000 – 12:00:08.000 UTC"
+// (the date is repeated only when it changes); "–" when empty.
+func FormatWindow(first, last *time.Time) string {
+	if first == nil || last == nil {
+		return "–"
+	}
+	a, b := first.UTC(), last.UTC()
+	const day, clock = "2006-01-02 ", "15:04:05.000"
+	end := b.Format(clock)
+	if a.Format(day) != b.Format(day) {
+		end = b.Format(day + clock)
+	}
+	return a.Format(day+clock) + " – " + end + " UTC"
 }
 
 // dominant returns the component with the largest mean over the slowest
@@ -74,13 +98,13 @@ func findings(r *Result) []string {
 		}
 	}
 	if r.Anomalous > 0 {
-		out = append(out, fmt.Sprintf("%d requests are anomalous (a tier's own times out of order or a negative component); they are kept and counted by reason below.", r.Anomalous))
+		out = append(out, fmt.Sprintf("%s anomalous (a tier's own times out of order or a negative component); kept, and counted by reason under Anomalies.", plural(r.Anomalous, "request is", "requests are")))
 	}
 	if r.Retried > 0 {
-		out = append(out, fmt.Sprintf("%d request IDs have more than one distinct record on a tier (retries reusing the ID); the latest attempt on that tier's clock is used.", r.Retried))
+		out = append(out, fmt.Sprintf("%s more than one distinct record on a tier (retries reusing the ID); the latest attempt on that tier's clock is used.", plural(r.Retried, "request ID has", "request IDs have")))
 	}
 	if r.RejectsTotal > 0 {
-		out = append(out, fmt.Sprintf("%d input lines were rejected at ingest (see Rejected lines).", r.RejectsTotal))
+		out = append(out, fmt.Sprintf("%s rejected at ingest (see Rejected lines).", plural(r.RejectsTotal, "input line was", "input lines were")))
 	}
 
 	for _, s := range r.Slices {
@@ -89,14 +113,14 @@ func findings(r *Result) []string {
 			continue
 		}
 		model := byName(s.E2E, "model")
-		out = append(out, fmt.Sprintf("In %s, P95 client E2E is %s (n=%d) while P95 model time is %s (n=%d) and P95 inference-only (server E2E) is %s (n=%d).",
-			s.Label, ms(s.ClientE2E.P95), s.ClientE2E.N, ms(model.P95), model.N, ms(s.ServerE2E.P95), s.ServerE2E.N))
+		out = append(out, fmt.Sprintf("In %s (window %s), P95 client E2E is %s (n=%d) while P95 model time is %s (n=%d) and P95 inference-only (server E2E) is %s (n=%d).",
+			s.Label, FormatWindow(s.WindowFirst, s.WindowLast), ms(s.ClientE2E.P95), s.ClientE2E.N, ms(model.P95), model.N, ms(s.ServerE2E.P95), s.ServerE2E.N))
 
 		if d, ok := dominant(s.E2E); ok && s.E2ETailN > 0 {
 			out = append(out, fmt.Sprintf("In %s, the slowest 5%% (client E2E above P95 %s, n=%d) spend the most time in %s: mean over the slowest 5%% %s of %s mean client E2E (%s).",
 				s.Label, ms(s.E2ETailThreshold), s.E2ETailN, d.Name, ms(d.TailMean), ms(s.E2ETailClientE2E), tailMeans(s.E2E)))
 		} else {
-			out = append(out, fmt.Sprintf("In %s, too few requests with all tiers (n=%d with client E2E) to attribute the slowest 5%%.", s.Label, s.ClientE2E.N))
+			out = append(out, fmt.Sprintf("In %s, too few requests with client E2E (n=%d) to single out the slowest 5%%.", s.Label, s.ClientE2E.N))
 		}
 
 		c := s.ClientE2E

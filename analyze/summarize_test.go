@@ -1,0 +1,257 @@
+package analyze
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infertrace/infertrace/analyze/analyzetest"
+)
+
+func summarize(t *testing.T, f analyzetest.Fixture, by ...string) *Result {
+	t.Helper()
+	dir, _, _ := runFixture(t, f, analyzetest.DefaultOffsets)
+	res, err := Summarize(context.Background(), dir, SummaryOptions{By: by})
+	if err != nil {
+		t.Fatalf("Summarize: %v", err)
+	}
+	return res
+}
+
+func near(p *float64, want float64) bool {
+	return p != nil && math.Abs(*p-want) < 1e-9
+}
+
+func fmtp(p *float64) string {
+	if p == nil {
+		return "NULL"
+	}
+	return fmt.Sprint(*p)
+}
+
+func checkDist(t *testing.T, what string, d Dist, n int64, p50, p90, p95, p99 float64) {
+	t.Helper()
+	if d.N != n || !near(d.P50, p50) || !near(d.P90, p90) || !near(d.P95, p95) || !near(d.P99, p99) {
+		t.Errorf("%s = n %d P50 %s P90 %s P95 %s P99 %s; want n %d P50 %v P90 %v P95 %v P99 %v",
+			what, d.N, fmtp(d.P50), fmtp(d.P90), fmtp(d.P95), fmtp(d.P99), n, p50, p90, p95, p99)
+	}
+}
+
+func findSlice(t *testing.T, r *Result, label string) Slice {
+	t.Helper()
+	for _, s := range r.Slices {
+		if s.Label == label {
+			return s
+		}
+	}
+	t.Fatalf("no slice %q", label)
+	return Slice{}
+}
+
+// Client E2E of 1..10 ms: quantile_cont gives P50 5.5, P90 9.1, P95 9.55,
+// P99 9.91 (position q*(n-1) between ranks, interpolated linearly).
+func TestSummarizePercentiles(t *testing.T) {
+	var f analyzetest.Fixture
+	for i := int64(1); i <= 10; i++ {
+		f.Clients = append(f.Clients, analyzetest.Client{
+			ID: fmt.Sprintf("p%02d", i), Start: analyzetest.At(i * 1000), End: analyzetest.At(i*1000 + i),
+			Status: analyzetest.Int(200), Streamed: analyzetest.Bool(false), Model: "m", UseCase: "u",
+			Output: analyzetest.Int(10), Line: int(i),
+		})
+	}
+	res := summarize(t, f)
+	if len(res.Slices) != 2 || !res.Slices[0].All || res.Slices[1].Label != "model=m, use_case=u" {
+		t.Fatalf("slices = %+v", res.Slices)
+	}
+	for _, s := range res.Slices {
+		checkDist(t, s.Label+" client E2E", s.ClientE2E, 10, 5.5, 9.1, 9.55, 9.91)
+		if s.ClientTTFT.N != 0 || s.ClientTTFT.P50 != nil {
+			t.Errorf("%s: client TTFT of non-streamed requests = %+v, want none", s.Label, s.ClientTTFT)
+		}
+		// Only the 10 ms request is above P95 (9.55).
+		if s.E2ETailN != 1 || !near(s.E2ETailClientE2E, 10) || !near(s.E2ETailThreshold, 9.55) {
+			t.Errorf("%s: slowest 5%% n %d mean %s threshold %s", s.Label, s.E2ETailN, fmtp(s.E2ETailClientE2E), fmtp(s.E2ETailThreshold))
+		}
+		// 100 output tokens over the 9 s between the first and last start.
+		if !near(s.ServiceTPS, 100.0/9) || s.CompletedOutputTokens != 100 || !near(s.WindowS, 9) {
+			t.Errorf("%s: service-wide tokens/s %s (%d tokens, window %s s)", s.Label, fmtp(s.ServiceTPS), s.CompletedOutputTokens, fmtp(s.WindowS))
+		}
+		if s.E2E[0].Name != "network" || s.E2E[0].N != 0 || s.E2E[0].P50 != nil {
+			t.Errorf("%s: network without gateway records = %+v", s.Label, s.E2E[0])
+		}
+	}
+}
+
+func TestSummarizeStandard(t *testing.T) {
+	res := summarize(t, analyzetest.Standard())
+
+	wantCov := Coverage{Requests: 8, Client: 7, Gateway: 8, Server: 7, ClientGateway: 7, GatewayServer: 7, ClientServer: 6, AllTiers: 6}
+	if res.Coverage != wantCov || res.Anomalous != 1 || res.Retried != 1 {
+		t.Errorf("coverage %+v anomalous %d retried %d", res.Coverage, res.Anomalous, res.Retried)
+	}
+	if strings.Join(res.By, ",") != "model,use_case" {
+		t.Errorf("default By = %v", res.By)
+	}
+
+	// Inputs come from manifest.json (the extra field is ignored).
+	if len(res.Inputs.Files) != 3 || res.Inputs.Files[1].Format != "nginx" {
+		t.Errorf("inputs = %+v", res.Inputs.Files)
+	}
+	wantTotal := InputFile{Bytes: 4572, Lines: 29, Rows: 24, Rejected: 3, Duplicates: 1, Blank: 1}
+	if res.Inputs.Total != wantTotal {
+		t.Errorf("input totals = %+v, want %+v", res.Inputs.Total, wantTotal)
+	}
+
+	// Rejects: counted by tier/file/kind with locations, never raw text.
+	if res.RejectsTotal != 3 || len(res.Rejects) != 3 {
+		t.Fatalf("rejects = %+v", res.Rejects)
+	}
+	if g := res.Rejects[0]; g.Tier != "client" || g.Kind != "syntax" || g.Lines != 1 ||
+		len(g.Examples) != 1 || g.Examples[0] != "logs/client.jsonl:7: unexpected end of JSON input" {
+		t.Errorf("client rejects = %+v", g)
+	}
+	b, _ := json.Marshal(res)
+	if strings.Contains(string(b), "SECRET") {
+		t.Error("raw rejected text leaked into the result")
+	}
+
+	wantAnom := []ReasonCount{{"client end before first_token", 1}, {"client end before start", 1}, {"negative network_ms", 1}}
+	if fmt.Sprint(res.Anomalies) != fmt.Sprint(wantAnom) {
+		t.Errorf("anomalies = %v, want %v", res.Anomalies, wantAnom)
+	}
+
+	// All requests first, then by size, then by value (NULL values last);
+	// r5 has no client so no use_case.
+	var labels []string
+	for _, s := range res.Slices {
+		labels = append(labels, fmt.Sprintf("%s(%d)", s.Label, s.Requests))
+	}
+	if got := strings.Join(labels, " | "); got != "all requests(8) | model=m1, use_case=chat(4) | model=m2, use_case=chat(2) | model=m1, use_case=(none)(1) | model=m2, use_case=batch(1)" {
+		t.Errorf("slices = %s", got)
+	}
+
+	all := res.Slices[0]
+	// Client E2E of r1..r8 without r5: -100 500 800 1000 1000 1300 2600.
+	//   P90: position 0.9*6 = 5.4 -> 1300 + 0.4*1300 = 1820
+	//   P95: 5.7 -> 1300 + 0.7*1300 = 2210; P99: 5.94 -> 2522
+	checkDist(t, "all client E2E", all.ClientE2E, 7, 1000, 1820, 2210, 2522)
+	// Server E2E: 60 465 680 765 890 1260 2530.
+	//   P90: 5.4 -> 1260 + 0.4*1270 = 1768; P95: 1260 + 0.7*1270 = 2149; P99: 2453.8
+	checkDist(t, "all server E2E", all.ServerE2E, 7, 765, 1768, 2149, 2453.8)
+	// Client TTFT of streamed requests: 100 150 300 400 500 600 (r3 is not streamed).
+	//   P50 350; P90: 4.5 -> 550; P95: 4.75 -> 575; P99: 4.95 -> 595
+	checkDist(t, "all client TTFT", all.ClientTTFT, 6, 350, 550, 575, 595)
+	// Server TTFT of streamed requests: 30 125 190 250 500 (r4 has no server,
+	//   r5 no client to say it streamed). P90: 3.6 -> 250 + 0.6*250 = 400
+	checkDist(t, "all server TTFT", all.ServerTTFT, 5, 190, 400, 450, 490)
+	// Per-user tokens/s: 100 100 100 100 150.
+	checkDist(t, "all tokens/s", all.TPSUser, 5, 100, 130, 140, 148)
+
+	// Window: r1's client start to r8's client start, 8 s; 705 output tokens.
+	if !all.WindowFirst.Equal(analyzetest.Base) || !all.WindowLast.Equal(analyzetest.Base.Add(8*time.Second)) {
+		t.Errorf("window %v .. %v", all.WindowFirst, all.WindowLast)
+	}
+	if all.CompletedOutputTokens != 705 || all.CompletedRequests != 8 || !near(all.ServiceTPS, 705.0/8) {
+		t.Errorf("service-wide: %d tokens, %d requests, %s tokens/s", all.CompletedOutputTokens, all.CompletedRequests, fmtp(all.ServiceTPS))
+	}
+
+	// The slowest 5% of all requests is r2 (2600 > 2210).
+	if all.E2ETailN != 1 || !near(all.E2ETailClientE2E, 2600) {
+		t.Errorf("all: slowest 5%% n %d mean %s", all.E2ETailN, fmtp(all.E2ETailClientE2E))
+	}
+	wantTail := map[string]float64{"network": 27, "application": 43, "queue": 300, "model": 2230}
+	for _, c := range all.E2E {
+		if !near(c.TailMean, wantTail[c.Name]) || c.TailN != 1 || c.N != 7 {
+			t.Errorf("all %s: n %d tail n %d mean %s, want n 7 tail n 1 mean %v", c.Name, c.N, c.TailN, fmtp(c.TailMean), wantTail[c.Name])
+		}
+	}
+	// Network: -180 10 10 20 20 27 295 -> P50 20, P95 at 5.7: 27 + 0.7*268 = 214.6
+	if c := all.E2E[0]; !near(c.P50, 20) || !near(c.P95, 214.6) {
+		t.Errorf("all network P50 %s P95 %s", fmtp(c.P50), fmtp(c.P95))
+	}
+	// TTFT network of streamed requests with all tiers: 5 35 55 62 290.
+	if c := all.TTFT[0]; c.N != 5 || !near(c.P50, 55) {
+		t.Errorf("all ttft network n %d P50 %s", c.N, fmtp(c.P50))
+	}
+	// Slowest 5% by client TTFT: r2 (600 > 575), TTFT model 200 is largest.
+	if all.TTFTTailN != 1 || !near(all.TTFTTailClientTTFT, 600) || !near(all.TTFT[3].TailMean, 200) {
+		t.Errorf("all TTFT tail n %d mean %s model %s", all.TTFTTailN, fmtp(all.TTFTTailClientTTFT), fmtp(all.TTFT[3].TailMean))
+	}
+
+	// m1/chat: r1 r2 r4 r6 -> client E2E 800 1000 1300 2600: P50 1150,
+	//   P95 at 2.85: 1300 + 0.85*1300 = 2405.
+	m1 := findSlice(t, res, "model=m1, use_case=chat")
+	if !near(m1.ClientE2E.P50, 1150) || !near(m1.ClientE2E.P95, 2405) || m1.ClientE2E.N != 4 {
+		t.Errorf("m1/chat client E2E %+v", m1.ClientE2E)
+	}
+	if !containsText(res.Findings, "In model=m1, use_case=chat, the slowest 5% (client E2E above P95 2405.0 ms, n=1) spend the most time in model") {
+		t.Errorf("findings lack the m1/chat tail attribution:\n%s", strings.Join(res.Findings, "\n"))
+	}
+	if !containsText(res.Findings, "1 of 8 requests have no server record") {
+		t.Errorf("findings lack the coverage gap:\n%s", strings.Join(res.Findings, "\n"))
+	}
+}
+
+func containsText(list []string, s string) bool {
+	for _, l := range list {
+		if strings.Contains(l, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// When client time grows while model time stays flat, the findings say so
+// and point at queueing.
+func TestSummarizeFlatModelFinding(t *testing.T) {
+	var f analyzetest.Fixture
+	for i, q := range []int64{0, 0, 900} {
+		s := int64(i) * 10000
+		id := fmt.Sprintf("q%d", i)
+		// client_e2e = q+106, network 2, application 4, queue q, model 100.
+		f.Clients = append(f.Clients, analyzetest.Client{ID: id, Start: analyzetest.At(s), End: analyzetest.At(s + q + 106),
+			Status: analyzetest.Int(200), Streamed: analyzetest.Bool(false), Model: "m", UseCase: "u", Line: i + 1})
+		f.Gateways = append(f.Gateways, analyzetest.Gateway{ID: id, Start: analyzetest.At(s + 1), UpstreamStart: analyzetest.At(s + 2),
+			UpstreamEnd: analyzetest.At(s + q + 104), End: analyzetest.At(s + q + 105), Line: i + 1})
+		f.Servers = append(f.Servers, analyzetest.Server{ID: id, Arrival: analyzetest.At(s + 3), Scheduled: analyzetest.At(s + 3 + q),
+			FirstToken: analyzetest.At(s + 13 + q), End: analyzetest.At(s + 103 + q), Model: "m", Line: i + 1})
+	}
+	res := summarize(t, f, "model")
+	// Client E2E 106 106 1006: P50 106, P95 106 + 0.9*900 = 916; model 100 throughout.
+	want := "In model=m, client E2E grows from 106.0 ms at P50 to 916.0 ms at P95 while model time stays flat (100.0 ms to 100.0 ms)"
+	if !containsText(res.Findings, want) || !containsText(res.Findings, "spend the most time in queue: mean over the slowest 5% 900.0 ms of 1006.0 ms mean client E2E") {
+		t.Errorf("findings:\n%s", strings.Join(res.Findings, "\n"))
+	}
+}
+
+func TestSummarizeBy(t *testing.T) {
+	res := summarize(t, analyzetest.Standard(), "streamed", "status")
+	var labels []string
+	for _, s := range res.Slices {
+		labels = append(labels, fmt.Sprintf("%s(%d)", s.Label, s.Requests))
+	}
+	if got := strings.Join(labels, " | "); got != "all requests(8) | streamed=true, status=200(6) | streamed=false, status=200(1) | streamed=(none), status=200(1)" {
+		t.Errorf("slices = %s", got)
+	}
+}
+
+func TestSummarizeRejectsUnknownBy(t *testing.T) {
+	dir, _, _ := runFixture(t, analyzetest.Standard(), analyzetest.DefaultOffsets)
+	for _, by := range [][]string{{"prompt"}, {"model", "model); DROP TABLE requests; --"}} {
+		_, err := Summarize(context.Background(), dir, SummaryOptions{By: by})
+		if err == nil || !strings.Contains(err.Error(), "allowed are model, use_case, streamed, client, region, gateway") {
+			t.Errorf("By %q: error = %v", by, err)
+		}
+	}
+}
+
+func TestSummarizeNeedsRequests(t *testing.T) {
+	_, err := Summarize(context.Background(), t.TempDir(), SummaryOptions{})
+	if err == nil || !strings.Contains(err.Error(), "run analyze first") {
+		t.Errorf("error = %v", err)
+	}
+}
