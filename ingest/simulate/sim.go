@@ -321,9 +321,11 @@ func (s *sim) gatewayRecv(r *request, t int64) {
 			s.counts[impRejected]++
 			r.imp |= 1 << impRejected
 			r.gEnd = t + ms(0.3+s.exp(0.2))
-			r.cEnd = r.gEnd + r.respLeg
 			s.schedule(r.gEnd, evGatewayEnd, r)
-			s.schedule(r.cEnd, evClientEnd, r)
+			if !r.clientDone {
+				r.cEnd = r.gEnd + r.respLeg
+				s.schedule(r.cEnd, evClientEnd, r)
+			}
 			return
 		}
 		g.tokens--
@@ -397,9 +399,11 @@ func (s *sim) serverEnd(r *request, t int64) {
 	s.done(r)
 	r.upEnd = t + r.hopDown
 	r.gEnd = r.upEnd + r.post
-	r.cEnd = r.gEnd + r.respLeg
 	s.schedule(r.gEnd, evGatewayEnd, r)
-	s.schedule(r.cEnd, evClientEnd, r)
+	if !r.clientDone { // a client that gave up keeps its give-up time
+		r.cEnd = r.gEnd + r.respLeg
+		s.schedule(r.cEnd, evClientEnd, r)
+	}
 	s.admit(rep, t)
 }
 
@@ -681,7 +685,9 @@ func (s *sim) setup() error {
 		c := HostClock{Tier: tier, Host: host, Format: formats[n%len(formats)]}
 		n++
 		c.Offset = time.Duration(math.Round(s.uniform(-1, 1)*float64(s.cfg.MaxClockOffset)/1e3)) * time.Microsecond
-		c.DriftPPM = math.Round(s.uniform(-1, 1)*s.cfg.MaxDriftPPM*1000) / 1000
+		// Each host drifts within ±MaxDriftPPM/2, so no two hosts drift
+		// apart by more than MaxDriftPPM.
+		c.DriftPPM = math.Round(s.uniform(-0.5, 0.5)*s.cfg.MaxDriftPPM*1000) / 1000
 		return c
 	}
 	open := func(c HostClock, gz bool) (*hostFile, error) {
