@@ -19,7 +19,7 @@
 //     time per token growing with the running batch size.
 //
 // Every host writes times on its own clock (a fixed offset of up to
-// Config.MaxClockOffset plus a drift of at most Config.MaxDriftPPM), some as
+// Config.MaxClockOffset plus a drift within ±Config.MaxDriftPPM/2), some as
 // RFC 3339 strings with microsecond precision (in UTC or +01:00) and some as
 // Unix epoch seconds with six decimals. Records are written when they
 // complete, so each file is in completion order.
@@ -38,6 +38,24 @@
 //	                              Config.GzipOneServer is set)
 //	truth.parquet, truth.csv      one row per request, in completion order
 //	clocks.csv                    each host's true offset, drift and format
+//
+// Record fields (times on the writing host's clock):
+//
+//	client:  request_id, start, first_token (streamed requests that received
+//	         one), end, status (0 cancel, 408 timeout), error ("timeout",
+//	         "canceled", "server_error", "rate_limited"; absent when none),
+//	         streamed, model, use_case, client, region, prompt_tokens,
+//	         output_tokens (received)
+//	gateway: request_id, start, end, upstream_start, upstream_end (absent
+//	         for a 429), status (499 when the client had gone), route,
+//	         upstream (absent for a 429), gateway
+//	server:  request_id, arrival, scheduled, first_token (absent on a 5xx),
+//	         end, model, replica, prompt_tokens, output_tokens,
+//	         finish_reason ("stop", "length", "error"), status
+//
+// Model simplifications: a request's decode time per token is fixed by the
+// running batch size when it is admitted, and a client that gives up does
+// not abort the request upstream (the gateway and server finish it).
 //
 // The truth durations are computed from true times under the analysis
 // definitions (see TruthRow). Memory is bounded by the number of requests in
