@@ -8,11 +8,12 @@ import (
 // Reasons a line is rejected. Every ParseError wraps exactly one of them, so
 // callers and tests match with errors.Is, and rejects.jsonl groups by Kind.
 var (
-	ErrSyntax       = errors.New("malformed JSON")
-	ErrMissingField = errors.New("missing required field")
-	ErrBadValue     = errors.New("bad value")
-	ErrBadTime      = errors.New("bad time")
-	ErrLineTooLong  = errors.New("line too long")
+	ErrSyntax        = errors.New("malformed JSON")
+	ErrMissingField  = errors.New("missing required field")
+	ErrBadValue      = errors.New("bad value")
+	ErrBadTime       = errors.New("bad time")
+	ErrLineTooLong   = errors.New("line too long")
+	ErrUnknownFormat = errors.New("unknown format")
 )
 
 // Kind is the short, stable name of a rejection reason, as written to the
@@ -29,6 +30,8 @@ func Kind(err error) string {
 		return "bad_value"
 	case errors.Is(err, ErrLineTooLong):
 		return "line_too_long"
+	case errors.Is(err, ErrUnknownFormat):
+		return "unknown_format"
 	}
 	return "other"
 }

@@ -64,8 +64,8 @@ func sniffFormat(t Tier, firstLine []byte) (*format, error) {
 			return f, nil
 		}
 	}
-	return nil, fmt.Errorf("cannot tell the %s format from the first line; name it as FORMAT:GLOB (known: %s)",
-		t, strings.Join(Formats(t), ", "))
+	return nil, fmt.Errorf("%w: cannot tell the %s format from the first line; name it as FORMAT:GLOB (known: %s)",
+		ErrUnknownFormat, t, strings.Join(Formats(t), ", "))
 }
 
 // NewDecoder returns a streaming decoder of the named format (empty: sniffed

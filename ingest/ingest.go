@@ -225,17 +225,23 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 			s.format, _ = lookupFormat(s.stats.Tier, formatNative)
 		} else if s.format, err = sniffFormat(s.stats.Tier, first); err != nil {
 			fail(fmt.Errorf("%s: %w", s.stats.Path, err))
-			// Every line is still accounted for: count them as rejected.
+			// Every line is still accounted for: the file's lines count as
+			// rejected, under one reject that names the file.
+			var units int64
 			for {
 				ch, err := c.next()
 				if ch != nil {
-					s.rejected.Add(int64(countUnits(ch)))
+					units += int64(countUnits(ch))
 					ch.release()
 				}
 				if err != nil {
-					return
+					break
 				}
 			}
+			s.rejected.Add(units)
+			rejects.add(s.stats.Tier, &ParseError{File: s.stats.Path, Line: 1, Raw: first,
+				Err: fmt.Errorf("%w; none of the file's %d non-blank lines were decoded", err, units)})
+			return
 		}
 	}
 	for {

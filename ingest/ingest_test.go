@@ -1,0 +1,256 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"golang.org/x/tools/txtar"
+)
+
+var update = flag.Bool("update", false, "rewrite the want sections of testdata/ingest/*.txtar")
+
+// Each testdata/ingest/*.txtar case holds input files and, under want/, the
+// rows read back from the Parquet tables, the rejects and the manifest. The
+// "args" section lists one input per line as TIER [FORMAT:]FILE.
+func TestCases(t *testing.T) {
+	cases, _ := filepath.Glob("../testdata/ingest/*.txtar")
+	if len(cases) == 0 {
+		t.Fatal("no cases in testdata/ingest")
+	}
+	for _, path := range cases {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			var args string
+			for _, f := range ar.Files {
+				if f.Name == "args" {
+					args = string(f.Data)
+					continue
+				}
+				if strings.HasPrefix(f.Name, "want/") {
+					continue
+				}
+				writeInput(t, filepath.Join(dir, f.Name), f.Data)
+			}
+			var inputs []Input
+			for _, line := range strings.Split(strings.TrimSpace(args), "\n") {
+				tier, spec, _ := strings.Cut(strings.TrimSpace(line), " ")
+				in, err := ParseInput(Tier(tier), spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				in.Pattern = filepath.Join(dir, in.Pattern)
+				inputs = append(inputs, in)
+			}
+			out := filepath.Join(dir, "out")
+			// One worker and several must give the same tables.
+			for _, workers := range []int{1, 3} {
+				m, err := Run(context.Background(), Options{Inputs: inputs, Out: out, Workers: workers})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[string]string{
+					"want/client":   dumpTable[ClientRow](t, out, Client, dir),
+					"want/gateway":  dumpTable[GatewayRow](t, out, Gateway, dir),
+					"want/server":   dumpTable[ServerRow](t, out, Server, dir),
+					"want/rejects":  dumpRejects(t, out, dir),
+					"want/manifest": dumpManifest(t, m, dir),
+				}
+				checkAccounting(t, m)
+				compareSections(t, path, ar, got)
+			}
+		})
+	}
+}
+
+func writeInput(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasSuffix(path, ".gz") {
+		data = gzipBytes(t, data)
+	} else if strings.HasSuffix(path, ".zst") {
+		data = zstdBytes(t, data)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func compareSections(t *testing.T, path string, ar *txtar.Archive, got map[string]string) {
+	t.Helper()
+	if *update {
+		var files []txtar.File
+		for _, f := range ar.Files {
+			if _, ok := got[f.Name]; !ok {
+				files = append(files, f)
+			}
+		}
+		for _, name := range []string{"want/client", "want/gateway", "want/server", "want/rejects", "want/manifest"} {
+			files = append(files, txtar.File{Name: name, Data: []byte(got[name])})
+		}
+		ar.Files = files
+		if err := os.WriteFile(path, txtar.Format(ar), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	for _, f := range ar.Files {
+		if g, ok := got[f.Name]; ok {
+			if g != string(f.Data) {
+				t.Errorf("%s differs:\n--- got\n%s--- want\n%s", f.Name, g, f.Data)
+			}
+			delete(got, f.Name)
+		}
+	}
+	for name, g := range got {
+		if g != "" {
+			t.Errorf("%s missing from the case; got:\n%s", name, g)
+		}
+	}
+}
+
+func checkAccounting(t *testing.T, m *Manifest) {
+	t.Helper()
+	for _, f := range m.Files {
+		if f.Lines != f.Rows+f.Rejected+f.Duplicates+f.Blank {
+			t.Errorf("%s: lines %d != rows %d + rejected %d + duplicates %d + blank %d",
+				f.Path, f.Lines, f.Rows, f.Rejected, f.Duplicates, f.Blank)
+		}
+	}
+}
+
+// dumpTable reads a tier's parts back and renders one line per row, sorted
+// by source, with NULL columns left out and times in RFC 3339.
+func dumpTable[T Row](t *testing.T, out string, tier Tier, strip string) string {
+	t.Helper()
+	parts, _ := filepath.Glob(filepath.Join(out, string(tier), "*.parquet"))
+	var rows []T
+	for _, p := range parts {
+		rs, err := parquet.ReadFile[T](p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, rs...)
+	}
+	lines := make([]string, 0, len(rows))
+	for i := range rows {
+		lines = append(lines, renderRow(&rows[i], strip))
+	}
+	sort.Strings(lines)
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func renderRow(row any, strip string) string {
+	v := reflect.ValueOf(row).Elem()
+	var b strings.Builder
+	var src string
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Type().Field(i)
+		tag := f.Tag.Get("parquet")
+		if tag == "" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		fv := v.Field(i)
+		if fv.Kind() == reflect.Pointer {
+			if fv.IsNil() {
+				continue
+			}
+			fv = fv.Elem()
+		} else if fv.IsZero() && strings.Contains(opts, "optional") {
+			continue
+		}
+		var s string
+		switch {
+		case strings.Contains(opts, "timestamp"):
+			s = time.Unix(0, fv.Int()).UTC().Format(time.RFC3339Nano)
+		case fv.Kind() == reflect.String:
+			s = strings.TrimPrefix(fv.String(), strip+string(filepath.Separator))
+		default:
+			s = fmt.Sprint(fv.Interface())
+		}
+		if name == "source_file" {
+			src = s
+			continue
+		}
+		if name == "source_line" {
+			src += ":" + s
+			continue
+		}
+		fmt.Fprintf(&b, " %s=%s", name, s)
+	}
+	return src + b.String()
+}
+
+func dumpRejects(t *testing.T, out, strip string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, "rejects.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.ReplaceAll(b, []byte(strip+string(filepath.Separator)), nil)
+	lines := strings.SplitAfter(string(b), "\n")
+	sort.Strings(lines)
+	return strings.Join(lines, "")
+}
+
+func dumpManifest(t *testing.T, m *Manifest, strip string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, f := range m.Files {
+		fmt.Fprintf(&b, "%s %s %s bytes=%d lines=%d rows=%d rejected=%d duplicates=%d blank=%d",
+			f.Tier, f.Format, strings.TrimPrefix(f.Path, strip+string(filepath.Separator)),
+			f.Bytes, f.Lines, f.Rows, f.Rejected, f.Duplicates, f.Blank)
+		if f.Error != "" {
+			fmt.Fprintf(&b, " error=%q", strings.ReplaceAll(f.Error, strip+string(filepath.Separator), ""))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func TestRunErrors(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Client, Pattern: filepath.Join(dir, "nope*.jsonl")}}, Out: filepath.Join(dir, "out")})
+	if err == nil || !strings.Contains(err.Error(), "matches no files") {
+		t.Errorf("missing input: got %v", err)
+	}
+	if _, err := ParseInput(Server, "vllm-nope:x.jsonl"); err == nil || !strings.Contains(err.Error(), "unknown server format") {
+		t.Errorf("unknown format: got %v", err)
+	}
+	if in, err := ParseInput(Server, "native:logs/x.jsonl"); err != nil || in.Format != "native" || in.Pattern != "logs/x.jsonl" {
+		t.Errorf("native:logs/x.jsonl: got %+v, %v", in, err)
+	}
+	if in, err := ParseInput(Server, "./a:b/x.jsonl"); err != nil || in.Format != "" || in.Pattern != "./a:b/x.jsonl" {
+		t.Errorf("a path with a colon: got %+v, %v", in, err)
+	}
+}
+
+func TestParseErrorFormat(t *testing.T) {
+	err := error(&ParseError{File: "logs/c.jsonl", Line: 7, Err: missing("start")})
+	if got, want := err.Error(), "logs/c.jsonl:7: start: missing required field"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if !errors.Is(err, ErrMissingField) || Kind(err) != "missing_field" {
+		t.Errorf("errors.Is/Kind do not see the reason through %v", err)
+	}
+}
