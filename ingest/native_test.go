@@ -155,7 +155,7 @@ func TestLongLine(t *testing.T) {
 
 func TestRedact(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"id":"r1","prompt":"tell me \"x\"","n":1}`:            `{"id":"r1","prompt":"<redacted 13 bytes>","n":1}`,
+		`{"id":"r1","prompt":"tell me \"x\"","n":1}`:             `{"id":"r1","prompt":"<redacted 13 bytes>","n":1}`,
 		`{"messages":[{"role":"user","content":"hi"}],"id":"r"}`: `{"messages":"<redacted 32 bytes>","id":"r"}`,
 		`{"id":"r1","prompt":"cut off mid-wri`:                   `{"id":"r1","prompt":"<redacted 15 bytes>"`,
 		`{"text": null, "prompt_tokens": 5}`:                     `{"text": null, "prompt_tokens": 5}`,

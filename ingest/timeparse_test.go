@@ -26,13 +26,13 @@ func TestParseTimeText(t *testing.T) {
 		{"1.7960328e9", base, false},
 		{"2024-02-29T00:00:00Z", time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC).UnixNano(), false},
 		{"2025-02-29T00:00:00Z", 0, true},
-		{"2026-11-30T10:00:00", 0, true},        // no zone
-		{"2026-11-30T10:00:00.Z", 0, true},      // empty fraction
-		{"2026-11-30T24:00:00Z", 0, true},       // hour
-		{"2026-13-30T10:00:00Z", 0, true},       // month
-		{"2026-11-30T10:00:00+0100", 0, true},   // offset without colon
-		{"1796032800091", 0, true},              // milliseconds
-		{"1796032800091557000", 0, true},        // nanoseconds
+		{"2026-11-30T10:00:00", 0, true},      // no zone
+		{"2026-11-30T10:00:00.Z", 0, true},    // empty fraction
+		{"2026-11-30T24:00:00Z", 0, true},     // hour
+		{"2026-13-30T10:00:00Z", 0, true},     // month
+		{"2026-11-30T10:00:00+0100", 0, true}, // offset without colon
+		{"1796032800091", 0, true},            // milliseconds
+		{"1796032800091557000", 0, true},      // nanoseconds
 		{"-1", 0, true},
 		{"1999-12-31T23:59:59Z", 0, true}, // out of range
 		{"soon", 0, true},
