@@ -114,7 +114,7 @@ func newTruthWriter(out string, rowGroup int) (*truthWriter, error) {
 		pf: pf,
 		pw: parquet.NewGenericWriter[TruthRow](pf,
 			parquet.MaxRowsPerRowGroup(int64(rowGroup)),
-			parquet.Compression(&parquet.Zstd),
+			parquet.Compression(&parquet.Snappy), // zstd keeps a large window per column
 			parquet.CreatedBy("infertrace-simulate", "", "")),
 		cf:    cf,
 		batch: make([]TruthRow, 0, 1024),
