@@ -1,0 +1,204 @@
+package report
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	htmltemplate "html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	texttemplate "text/template"
+	"time"
+
+	"github.com/infertrace/infertrace/analyze"
+)
+
+//go:embed templates/*.tmpl
+var templateFS embed.FS
+
+// Formats are the report formats Render and WriteFiles accept, with the
+// file each is written to.
+var Formats = map[string]string{
+	"md":   "report.md",
+	"html": "report.html",
+}
+
+// DefaultFormats is what WriteFiles writes when formats is empty.
+var DefaultFormats = []string{"md", "html"}
+
+var (
+	mdTemplate = texttemplate.Must(texttemplate.New("report.md.tmpl").
+			Funcs(texttemplate.FuncMap(funcs(mdEscape))).
+			ParseFS(templateFS, "templates/report.md.tmpl"))
+	htmlTemplate = htmltemplate.Must(htmltemplate.New("report.html.tmpl").
+			Funcs(htmltemplate.FuncMap(funcs(func(s string) string { return s }))).
+			ParseFS(templateFS, "templates/report.html.tmpl"))
+)
+
+// Render writes the report for r in format "md" or "html" to w.
+func Render(w io.Writer, format string, r *analyze.Result) error {
+	if r == nil {
+		return fmt.Errorf("report: no result to render")
+	}
+	v := newView(r)
+	switch format {
+	case "md":
+		return mdTemplate.Execute(w, v)
+	case "html":
+		return htmlTemplate.Execute(w, v)
+	}
+	return fmt.Errorf("report: unknown format %q (want md or html)", format)
+}
+
+// WriteFiles renders r in each format (DefaultFormats when empty) into dir
+// as report.md / report.html and returns the paths written.
+func WriteFiles(dir string, r *analyze.Result, formats []string) ([]string, error) {
+	if len(formats) == 0 {
+		formats = DefaultFormats
+	}
+	var paths []string
+	for _, f := range formats {
+		name, ok := Formats[f]
+		if !ok {
+			return paths, fmt.Errorf("report: unknown format %q (want md or html)", f)
+		}
+		var buf bytes.Buffer
+		if err := Render(&buf, f, r); err != nil {
+			return paths, err
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			return paths, fmt.Errorf("report: %w", err)
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// funcs are the template helpers; esc escapes log-derived text for the
+// output format (Markdown needs it; html/template escapes by itself).
+func funcs(esc func(string) string) map[string]any {
+	return map[string]any{
+		"esc":    esc,
+		"ms":     fmtMs,
+		"tps":    fmtTPS,
+		"sec":    fmtSec,
+		"window": analyze.FormatWindow,
+		"join":   strings.Join,
+	}
+}
+
+// fmtMs prints milliseconds with one decimal; NULL as "–".
+func fmtMs(p *float64) string {
+	if p == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f", *p)
+}
+
+// fmtTPS prints tokens per second with one decimal; NULL as "–".
+func fmtTPS(p *float64) string { return fmtMs(p) }
+
+// fmtSec prints seconds with three decimals; NULL as "–".
+func fmtSec(p *float64) string {
+	if p == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f", *p)
+}
+
+// mdEscape makes log-derived text inert in Markdown: characters with
+// Markdown or HTML meaning are backslash-escaped and line breaks flattened.
+func mdEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '#', '!', '&', '~', '{', '}':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '\n', '\r', '\t':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// view is what the templates see: the Result plus derived layout.
+type view struct {
+	*analyze.Result
+	Generated   string // not printed in goldens; empty unless set
+	DistTables  []distTable
+	Attribution []attribution
+	Chart       chart
+}
+
+type distTable struct {
+	Title string
+	Unit  string
+	Note  string
+	Rows  []distRow
+}
+
+type distRow struct {
+	Label       string
+	Dist        analyze.Dist
+	WindowFirst *time.Time
+	WindowLast  *time.Time
+}
+
+// attribution is one slice's component table.
+type attribution struct {
+	Slice analyze.Slice
+	E2E   []attrRow
+	TTFT  []attrRow
+}
+
+type attrRow struct {
+	Name     string
+	N        int64
+	P50, P95 *float64
+	TailN    int64
+	TailMean *float64
+	Total    bool // a total (client/server E2E, client TTFT), not a component
+}
+
+func newView(r *analyze.Result) *view {
+	v := &view{Result: r}
+	metrics := []struct {
+		title, unit, note string
+		get               func(analyze.Slice) analyze.Dist
+	}{
+		{"Client E2E", "ms", "What the user waited, on the client clock; all requests with a client record", func(s analyze.Slice) analyze.Dist { return s.ClientE2E }},
+		{"Server E2E (inference only)", "ms", "Arrival to end on the inference server", func(s analyze.Slice) analyze.Dist { return s.ServerE2E }},
+		{"Gateway E2E", "ms", "Received to fully sent at the gateway", func(s analyze.Slice) analyze.Dist { return s.GatewayE2E }},
+		{"Client TTFT", "ms", "Streamed requests only", func(s analyze.Slice) analyze.Dist { return s.ClientTTFT }},
+		{"Server TTFT", "ms", "Streamed requests only", func(s analyze.Slice) analyze.Dist { return s.ServerTTFT }},
+		{"Per-user tokens/s", "tokens/s", "Output tokens over first token to end, streamed requests; not service-wide", func(s analyze.Slice) analyze.Dist { return s.TPSUser }},
+	}
+	for _, m := range metrics {
+		t := distTable{Title: m.title, Unit: m.unit, Note: m.note}
+		for _, s := range r.Slices {
+			t.Rows = append(t.Rows, distRow{Label: s.Label, Dist: m.get(s), WindowFirst: s.WindowFirst, WindowLast: s.WindowLast})
+		}
+		v.DistTables = append(v.DistTables, t)
+	}
+	for _, s := range r.Slices {
+		a := attribution{Slice: s}
+		a.E2E = append(a.E2E, attrRow{Name: "client E2E", N: s.ClientE2E.N, P50: s.ClientE2E.P50, P95: s.ClientE2E.P95, TailN: s.E2ETailN, TailMean: s.E2ETailClientE2E, Total: true})
+		for _, c := range s.E2E {
+			a.E2E = append(a.E2E, attrRow{Name: c.Name, N: c.N, P50: c.P50, P95: c.P95, TailN: c.TailN, TailMean: c.TailMean})
+		}
+		a.E2E = append(a.E2E, attrRow{Name: "server E2E (inference only)", N: s.ServerE2E.N, P50: s.ServerE2E.P50, P95: s.ServerE2E.P95, TailN: s.E2ETailServerN, TailMean: s.E2ETailServerE2E, Total: true})
+		a.TTFT = append(a.TTFT, attrRow{Name: "client TTFT", N: s.ClientTTFT.N, P50: s.ClientTTFT.P50, P95: s.ClientTTFT.P95, TailN: s.TTFTTailN, TailMean: s.TTFTTailClientTTFT, Total: true})
+		for _, c := range s.TTFT {
+			a.TTFT = append(a.TTFT, attrRow{Name: c.Name, N: c.N, P50: c.P50, P95: c.P95, TailN: c.TailN, TailMean: c.TailMean})
+		}
+		v.Attribution = append(v.Attribution, a)
+	}
+	v.Chart = newChart(r.Slices)
+	return v
+}

@@ -1,0 +1,211 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/analyze/analyzetest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden reports in testdata/")
+
+// standardResult runs the real pipeline on the shared eight-request fixture.
+func standardResult(t *testing.T) *analyze.Result {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := analyzetest.Write(ctx, dir, analyzetest.Standard(), analyzetest.DefaultOffsets); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := analyze.Run(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	res, err := analyze.Summarize(ctx, dir, analyze.SummaryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestGolden(t *testing.T) {
+	res := standardResult(t)
+	for _, format := range []string{"md", "html"} {
+		var buf bytes.Buffer
+		if err := Render(&buf, format, res); err != nil {
+			t.Fatalf("Render %s: %v", format, err)
+		}
+		golden := filepath.Join("testdata", "standard."+format)
+		if *update {
+			if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run go test ./report -update to create it)", err)
+		}
+		if !bytes.Equal(buf.Bytes(), want) {
+			got := filepath.Join(t.TempDir(), "standard."+format)
+			os.WriteFile(got, buf.Bytes(), 0o644)
+			t.Errorf("%s report differs from %s (got written to %s; run go test ./report -update if the change is intended)", format, golden, got)
+		}
+	}
+}
+
+// Spot checks on the rendered numbers, independent of the goldens.
+func TestRenderedFigures(t *testing.T) {
+	res := standardResult(t)
+	var md bytes.Buffer
+	if err := Render(&md, "md", res); err != nil {
+		t.Fatal(err)
+	}
+	s := md.String()
+	for _, want := range []string{
+		// all requests, client E2E: n 7, P50 1000, P90 1820, P95 2210, P99 2522
+		"| all requests | 7 | 1000.0 | 1820.0 | 2210.0 | 2522.0 | 2026-03-01 12:00:00.000 – 12:00:08.000 UTC |",
+		// r5 has no client: its slice has no client E2E.
+		"| model=m1, use\\_case=(none) | 0 | – | – | – | – | 2026-03-01 12:00:06.500 – 12:00:06.500 UTC |",
+		// 705 output tokens over 8 s.
+		"| all requests | 8 | 705 | 8.000 | 88.1 | 2026-03-01 12:00:00.000 – 12:00:08.000 UTC |",
+		// queue 5 10 10 50 50 100 300: P95 at 5.7 = 100 + 0.7*200 = 240;
+		// the slowest 5% of all requests is r2 alone: queue 300 ms.
+		"| queue | 7 | 50.0 | 240.0 | 300.0 (n=1) |",
+		"| **server E2E (inference only)** | 7 | 765.0 | 2149.0 | 2530.0 (n=1) |",
+		"logs/client.jsonl:7: unexpected end of JSON input",
+		"| client end before start | 1 |",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("Markdown report lacks %q", want)
+		}
+	}
+	for _, format := range []string{"md", "html"} {
+		var buf bytes.Buffer
+		if err := Render(&buf, format, res); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(buf.String(), "SECRET") {
+			t.Errorf("%s report shows raw rejected text", format)
+		}
+	}
+}
+
+// The HTML report must not fetch anything or run scripts.
+func TestHTMLSelfContained(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Render(&buf, "html", standardResult(t)); err != nil {
+		t.Fatal(err)
+	}
+	h := strings.ToLower(buf.String())
+	for _, bad := range []string{"<script", "http://", "https://", "src=", "href=", "@import", "url(", "<link"} {
+		if strings.Contains(h, bad) {
+			t.Errorf("HTML report contains %q", bad)
+		}
+	}
+	if n := strings.Count(h, "<svg"); n != 1 {
+		t.Errorf("HTML report has %d inline SVG charts, want 1", n)
+	}
+	// One bar per component per drawn row: 4 slices with data x 2 bars x 4
+	// components, minus the components without values (r4/r5-only slices).
+	if n := len(regexp.MustCompile(`<rect x="[0-9.]+" y="[0-9]+" width="[0-9.]+" height="14"`).FindAllString(h, -1)); n == 0 {
+		t.Error("the attribution chart has no bars")
+	}
+}
+
+const evil = `<script>alert(1)</script>`
+
+// Every log-derived string is escaped in both formats.
+func TestEscaping(t *testing.T) {
+	p := func(v float64) *float64 { return &v }
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	label := "model=" + evil
+	res := &analyze.Result{
+		By:       []string{"model"},
+		Inputs:   analyze.Inputs{Files: []analyze.InputFile{{Tier: "client", Format: "native", Path: "logs/" + evil + ".jsonl", Rows: 1}}},
+		Coverage: analyze.Coverage{Requests: 1, Client: 1},
+		Rejects: []analyze.RejectGroup{{Tier: "client", File: evil, Kind: "syntax", Lines: 1,
+			Examples: []string{evil + ":3: " + evil}}},
+		RejectsTotal: 1,
+		Anomalous:    1,
+		Anomalies:    []analyze.ReasonCount{{Reason: evil, Requests: 1}},
+		Slices: []analyze.Slice{
+			{All: true, Label: "all requests", Requests: 1, WindowFirst: &at, WindowLast: &at,
+				ClientE2E: analyze.Dist{N: 1, P50: p(1), P90: p(1), P95: p(1), P99: p(1)},
+				E2E:       []analyze.Component{{Name: "network", N: 1, P50: p(1)}}},
+			{Label: label, Values: []string{evil}, Requests: 1, WindowFirst: &at, WindowLast: &at,
+				ClientE2E: analyze.Dist{N: 1, P50: p(1), P90: p(1), P95: p(1), P99: p(1)},
+				E2E:       []analyze.Component{{Name: "network", N: 1, P50: p(1)}}},
+		},
+		Protocol: analyze.Protocol,
+		Findings: []string{"In " + label + ", something."},
+	}
+	var h bytes.Buffer
+	if err := Render(&h, "html", res); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(h.String(), "<script") {
+		t.Error("HTML report contains an unescaped <script")
+	}
+	// label, file path, reject file, example, anomaly, finding, chart label
+	if n := strings.Count(h.String(), "&lt;script&gt;alert(1)&lt;/script&gt;"); n < 8 {
+		t.Errorf("escaped model name appears %d times in the HTML, want at least 8", n)
+	}
+
+	var md bytes.Buffer
+	if err := Render(&md, "md", res); err != nil {
+		t.Fatal(err)
+	}
+	// A backslash before < makes it literal text in Markdown.
+	if regexp.MustCompile(`(^|[^\\])<script`).MatchString(md.String()) {
+		t.Error("Markdown report contains an unescaped <script")
+	}
+	if !strings.Contains(md.String(), `\<script\>alert(1)\</script\>`) {
+		t.Error("Markdown report lacks the escaped model name")
+	}
+}
+
+func TestMdEscapeKeepsTablesIntact(t *testing.T) {
+	if got := mdEscape("a|b\nc_d"); got != `a\|b c\_d` {
+		t.Errorf("mdEscape = %q", got)
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	v := 1234.56
+	neg := -0.04
+	if fmtMs(&v) != "1234.6" || fmtMs(nil) != "–" || fmtTPS(&v) != "1234.6" || fmtMs(&neg) != "-0.0" {
+		t.Errorf("fmtMs/fmtTPS: %q %q %q %q", fmtMs(&v), fmtMs(nil), fmtTPS(&v), fmtMs(&neg))
+	}
+}
+
+func TestWriteFiles(t *testing.T) {
+	res := standardResult(t)
+	dir := t.TempDir()
+	paths, err := WriteFiles(dir, res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html")}
+	if strings.Join(paths, ",") != strings.Join(want, ",") {
+		t.Errorf("paths = %v, want %v", paths, want)
+	}
+	for _, p := range paths {
+		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if _, err := WriteFiles(dir, res, []string{"pdf"}); err == nil || !strings.Contains(err.Error(), "pdf") {
+		t.Errorf("unknown format error = %v", err)
+	}
+	if err := Render(&bytes.Buffer{}, "txt", res); err == nil {
+		t.Error("Render accepted format txt")
+	}
+}
