@@ -4,7 +4,7 @@ package analyze
 // the single description of every metric; reports print it as is.
 type ProtocolEntry struct {
 	Metric   string // name used in reports
-	Column   string // requests.parquet column
+	Column   string // requests.parquet column; empty for per-slice figures
 	Starts   string // where the timer starts
 	Stops    string // where the timer stops
 	Clock    string // whose clock the times come from
@@ -28,7 +28,7 @@ var Protocol = []ProtocolEntry{
 	{"Client TTFT", "client_ttft_ms", "client start_time", "client first_token_time (first content token received)", "client", "streamed requests with a client first-token time", quantileMethod},
 	{"Server TTFT", "server_ttft_ms", "server arrival_time", "server first_token_time (first output token produced)", "server", "streamed requests (per the client record) with a server first-token time", quantileMethod},
 	{"Per-user tokens/s", "tps_user", "client first_token_time", "client end_time; value = output_tokens / interval", "client", "streamed requests with a positive first-token-to-end interval", quantileMethod},
-	{"Service-wide output tokens/s", "(per slice)", "earliest start in the slice", "latest start in the slice; value = sum of output_tokens of completed (HTTP 2xx) requests / window seconds", "start of each request (first tier on its path)", "completed requests in the slice; not a per-user rate", "one value per slice, with the window"},
+	{"Service-wide output tokens/s", "", "earliest start in the slice", "latest start in the slice; value = sum of output_tokens of completed (HTTP 2xx) requests / window seconds", "start of each request (first tier on its path)", "completed requests in the slice; not a per-user rate", "one value per slice, with the window"},
 	{"Network", "network_ms", "client E2E", "minus gateway E2E", "client and gateway durations, each on its own clock", "requests with client and gateway records", componentAgg},
 	{"Application", "application_ms", "gateway E2E", "minus server E2E (gateway work plus the gateway-server hop)", "gateway and server durations, each on its own clock", "requests with gateway and server records", componentAgg},
 	{"Queue", "queue_ms", "server arrival_time", "server scheduled_time (left the queue)", "server", "requests with a server record", componentAgg},

@@ -110,7 +110,8 @@ type Slice struct {
 	E2ETailThreshold *float64
 	E2ETailN         int64
 	E2ETailClientE2E *float64 // mean client E2E over the slowest 5%
-	E2ETailServerE2E *float64 // mean server E2E over the slowest 5%
+	E2ETailServerE2E *float64 // mean server E2E over the slowest 5%...
+	E2ETailServerN   int64    // ...of which this many have a server record
 	E2E              []Component
 
 	// The slowest 5% by client TTFT among streamed requests.

@@ -231,6 +231,7 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 			E2ETailN:              asInt(r["e2e_tail_n"]),
 			E2ETailClientE2E:      asFloat(r["e2e_tail_client_e2e_mean"]),
 			E2ETailServerE2E:      asFloat(r["e2e_tail_server_e2e_mean"]),
+			E2ETailServerN:        asInt(r["e2e_tail_server_e2e_n"]),
 			TTFTTailThreshold:     asFloat(r["ttft_tail_threshold"]),
 			TTFTTailN:             asInt(r["ttft_tail_n"]),
 			TTFTTailClientTTFT:    asFloat(r["ttft_tail_client_ttft_mean"]),

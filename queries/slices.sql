@@ -74,6 +74,7 @@ SELECT
     any_value(e2e_tail_threshold)                          AS e2e_tail_threshold,
     count(*) FILTER (WHERE in_e2e_tail)                    AS e2e_tail_n,
     avg(client_e2e_ms) FILTER (WHERE in_e2e_tail)          AS e2e_tail_client_e2e_mean,
+    count(server_e2e_ms) FILTER (WHERE in_e2e_tail)        AS e2e_tail_server_e2e_n,
     avg(server_e2e_ms) FILTER (WHERE in_e2e_tail)          AS e2e_tail_server_e2e_mean,
     any_value(ttft_tail_threshold)                         AS ttft_tail_threshold,
     count(*) FILTER (WHERE in_ttft_tail)                   AS ttft_tail_n,
