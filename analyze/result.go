@@ -1,6 +1,9 @@
 package analyze
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // RunStats summarizes one Run: where requests.parquet went, how the tiers
 // joined, and how many requests are anomalous or retried.
@@ -135,4 +138,12 @@ type Result struct {
 	Slices       []Slice // Slices[0] is all requests
 	Protocol     []ProtocolEntry
 	Findings     []string
+}
+
+// String summarizes the stats on one line, e.g.
+// "8 requests (client 7, gateway 8, server 7, all three 6), 1 anomalous, 1 retried: DIR/requests.parquet".
+func (s *RunStats) String() string {
+	c := s.Coverage
+	return fmt.Sprintf("%d requests (client %d, gateway %d, server %d, all three %d), %d anomalous, %d retried: %s",
+		c.Requests, c.Client, c.Gateway, c.Server, c.AllTiers, s.Anomalous, s.Retried, s.Path)
 }

@@ -233,6 +233,9 @@ func TestRunComponents(t *testing.T) {
 	if *st != want {
 		t.Errorf("stats = %+v, want %+v", *st, want)
 	}
+	if got, want := st.String(), "8 requests (client 7, gateway 8, server 7, all three 6), 1 anomalous, 1 retried: "+st.Path; got != want {
+		t.Errorf("stats.String() = %q, want %q", got, want)
+	}
 }
 
 // Shifting any tier's clock by a constant must not change any duration.
