@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -301,5 +302,76 @@ func TestRunEmptyDir(t *testing.T) {
 	}
 	if len(res.Slices) != 0 || len(res.Findings) != 1 {
 		t.Errorf("empty summary: %d slices, findings %q", len(res.Slices), res.Findings)
+	}
+}
+
+// Parts whose times DuckDB reads as TIMESTAMP WITH TIME ZONE give the same
+// durations as TIMESTAMP_NS parts.
+func TestRunTimestampTZ(t *testing.T) {
+	_, _, a := runFixture(t, analyzetest.Standard(), analyzetest.DefaultOffsets)
+	f := analyzetest.Standard()
+	f.TimestampTZ = true
+	_, _, b := runFixture(t, f, analyzetest.DefaultOffsets)
+	for id, ra := range a {
+		for _, c := range []string{"client_e2e_ms", "network_ms", "application_ms", "queue_ms", "model_ms", "ttft_network_ms", "ttft_application_ms", "tps_user"} {
+			x, y := asFloat(ra[c]), asFloat(b[id][c])
+			if (x == nil) != (y == nil) || (x != nil && math.Abs(*x-*y) > 1e-9) {
+				t.Errorf("%s %s: %v from TIMESTAMP_NS, %v from TIMESTAMPTZ", id, c, ra[c], b[id][c])
+			}
+		}
+		if !ra["start"].(time.Time).Equal(b[id]["start"].(time.Time)) {
+			t.Errorf("%s start: %v vs %v", id, ra["start"], b[id]["start"])
+		}
+	}
+}
+
+// Parts written before a column existed, and parts carrying columns this
+// version does not know, still read: missing columns are NULL.
+func TestRunSchemaDrift(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		// An old client part: no first_token_time, streamed, tokens, source.
+		`COPY (SELECT 'a' AS request_id, '2026-03-01 12:00:00'::TIMESTAMP_NS AS start_time,
+		       '2026-03-01 12:00:01.5'::TIMESTAMP_NS AS end_time, 200::INTEGER AS status)
+		 TO '` + dir + `/client/part-0.parquet' (FORMAT parquet)`,
+		// A newer client part with everything.
+		`COPY (SELECT 'b' AS request_id, '2026-03-01 12:00:02'::TIMESTAMP_NS AS start_time,
+		       '2026-03-01 12:00:02.25'::TIMESTAMP_NS AS first_token_time,
+		       '2026-03-01 12:00:03.25'::TIMESTAMP_NS AS end_time, true AS streamed,
+		       40::INTEGER AS output_tokens, 'c.jsonl' AS source_file, 3::BIGINT AS source_line)
+		 TO '` + dir + `/client/part-1.parquet' (FORMAT parquet)`,
+		// A server part from a later version with an extra column.
+		`COPY (SELECT 'a' AS request_id, '2026-03-01 11:00:00'::TIMESTAMP_NS AS arrival_time,
+		       '2026-03-01 11:00:00.1'::TIMESTAMP_NS AS scheduled_time,
+		       '2026-03-01 11:00:01'::TIMESTAMP_NS AS end_time, 12.5::DOUBLE AS prefill_ms)
+		 TO '` + dir + `/server/part-0.parquet' (FORMAT parquet)`,
+	} {
+		for _, sub := range []string{"client", "server"} {
+			os.MkdirAll(filepath.Join(dir, sub), 0o755)
+		}
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := Run(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := readRequests(t, st.Path)
+	// a: client 1500 ms; server 1000 ms = queue 100 + model 900; no gateway.
+	checkMs(t, rows, "a", map[string]float64{
+		"client_e2e_ms": 1500, "server_e2e_ms": 1000, "queue_ms": 100, "model_ms": 900,
+		"network_ms": null, "application_ms": null, "client_ttft_ms": null, "tps_user": null,
+	})
+	// b: 40 tokens over 1 s after the first token.
+	checkMs(t, rows, "b", map[string]float64{"client_e2e_ms": 1250, "client_ttft_ms": 250, "tps_user": 40})
+	if rows["b"]["client_source"] != "c.jsonl:3" || rows["a"]["client_source"] != nil {
+		t.Errorf("sources: a %v, b %v", rows["a"]["client_source"], rows["b"]["client_source"])
 	}
 }

@@ -55,6 +55,9 @@
 --   the four sum to client_ttft when all are present.
 -- tps_user = output_tokens / (client end - client first_token) in tokens per
 --   second, for streamed requests only; NULL when that interval is <= 0.
+-- client_source, gateway_source, server_source: 'file:line' of the kept
+--   record on each tier (NULL without a record or a source file), to find
+--   the raw log line of a request.
 -- anomaly: the reasons (joined with '; ') why a row is suspect: a tier's own
 --   times out of order, or a cross-tier component below zero. Anomalous rows
 --   are kept.
@@ -212,8 +215,11 @@ SELECT
         CASE WHEN ttft_network_ns < 0 THEN 'negative ttft_network_ms' END,
         CASE WHEN ttft_application_ns < 0 THEN 'negative ttft_application_ms' END
     ), '') AS anomaly,
-    CASE WHEN c_src IS NOT NULL THEN concat(c_src.file, ':', c_src.line) END AS client_source,
-    CASE WHEN g_src IS NOT NULL THEN concat(g_src.file, ':', g_src.line) END AS gateway_source,
-    CASE WHEN s_src IS NOT NULL THEN concat(s_src.file, ':', s_src.line) END AS server_source
+    CASE WHEN c_src.file IS NOT NULL
+         THEN concat(c_src.file, ':', coalesce(c_src.line::VARCHAR, '?')) END AS client_source,
+    CASE WHEN g_src.file IS NOT NULL
+         THEN concat(g_src.file, ':', coalesce(g_src.line::VARCHAR, '?')) END AS gateway_source,
+    CASE WHEN s_src.file IS NOT NULL
+         THEN concat(s_src.file, ':', coalesce(s_src.line::VARCHAR, '?')) END AS server_source
 FROM k
 ORDER BY start NULLS LAST, request_id

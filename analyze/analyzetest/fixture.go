@@ -74,6 +74,9 @@ type Fixture struct {
 	Servers  []Server
 	Manifest string // manifest.json content; empty: not written
 	Rejects  string // rejects.jsonl content; empty: not written
+	// TimestampTZ writes times as UTC-adjusted timestamps, which DuckDB
+	// reads back as TIMESTAMP WITH TIME ZONE instead of TIMESTAMP_NS.
+	TimestampTZ bool
 }
 
 // Int and Bool return pointers for nullable fixture fields.
@@ -82,11 +85,18 @@ func Int(v int) *int { return &v }
 // Bool returns a pointer to v.
 func Bool(v bool) *bool { return &v }
 
-func ts(t T, off time.Duration) string {
+func ts(t T, off time.Duration, tz bool) string {
+	typ := "TIMESTAMP_NS"
+	if tz {
+		typ = "TIMESTAMPTZ"
+	}
 	if t == nil {
-		return "NULL::TIMESTAMP_NS"
+		return "NULL::" + typ
 	}
 	at := Base.Add(time.Duration(*t)*time.Millisecond + off)
+	if tz {
+		return "'" + at.Format("2006-01-02 15:04:05.000000+00") + "'::TIMESTAMPTZ"
+	}
 	return "'" + at.Format("2006-01-02 15:04:05.000000000") + "'::TIMESTAMP_NS"
 }
 
@@ -126,7 +136,7 @@ func Write(ctx context.Context, dir string, f Fixture, off Offsets) error {
 	var rows []string
 	for _, c := range f.Clients {
 		rows = append(rows, "("+strings.Join([]string{
-			str(c.ID), ts(c.Start, off.Client), ts(c.FirstToken, off.Client), ts(c.End, off.Client),
+			str(c.ID), ts(c.Start, off.Client, f.TimestampTZ), ts(c.FirstToken, off.Client, f.TimestampTZ), ts(c.End, off.Client, f.TimestampTZ),
 			integer(c.Status), "NULL::VARCHAR", boolean(c.Streamed), str(c.Model), str(c.UseCase),
 			str(c.Client), str(c.Region), integer(c.PromptTokens), integer(c.Output),
 			str("logs/client.jsonl"), line(c.Line)}, ", ")+")")
@@ -139,8 +149,8 @@ func Write(ctx context.Context, dir string, f Fixture, off Offsets) error {
 	rows = nil
 	for _, g := range f.Gateways {
 		rows = append(rows, "("+strings.Join([]string{
-			str(g.ID), ts(g.Start, off.Gateway), ts(g.End, off.Gateway), ts(g.UpstreamStart, off.Gateway),
-			ts(g.UpstreamEnd, off.Gateway), integer(g.Status), str(g.Route), str(g.Upstream), str(g.Gateway),
+			str(g.ID), ts(g.Start, off.Gateway, f.TimestampTZ), ts(g.End, off.Gateway, f.TimestampTZ), ts(g.UpstreamStart, off.Gateway, f.TimestampTZ),
+			ts(g.UpstreamEnd, off.Gateway, f.TimestampTZ), integer(g.Status), str(g.Route), str(g.Upstream), str(g.Gateway),
 			str("logs/gateway.log"), line(g.Line)}, ", ")+")")
 	}
 	if err := copyTier(ctx, db, dir, "gateway", rows,
@@ -151,8 +161,8 @@ func Write(ctx context.Context, dir string, f Fixture, off Offsets) error {
 	rows = nil
 	for _, s := range f.Servers {
 		rows = append(rows, "("+strings.Join([]string{
-			str(s.ID), ts(s.Arrival, off.Server), ts(s.Scheduled, off.Server), ts(s.FirstToken, off.Server),
-			ts(s.End, off.Server), str(s.Model), str(s.Replica), integer(s.PromptTokens), integer(s.Output),
+			str(s.ID), ts(s.Arrival, off.Server, f.TimestampTZ), ts(s.Scheduled, off.Server, f.TimestampTZ), ts(s.FirstToken, off.Server, f.TimestampTZ),
+			ts(s.End, off.Server, f.TimestampTZ), str(s.Model), str(s.Replica), integer(s.PromptTokens), integer(s.Output),
 			str(s.FinishReason), integer(s.Status), str("logs/server.jsonl"), line(s.Line)}, ", ")+")")
 	}
 	if err := copyTier(ctx, db, dir, "server", rows,
