@@ -212,33 +212,51 @@ func isBlank(b []byte) bool {
 	return true
 }
 
-// dedup remembers the 64-bit hashes of the last dupWindow distinct lines.
+// dedup remembers the 64-bit hashes of at least the last dupWindow
+// distinct lines, in two open-addressing tables used as generations: when
+// the current one holds dupWindow hashes it becomes the previous one and the
+// old previous one is cleared. Memory is fixed (2 MiB per file being read).
 type dedup struct {
-	seed maphash.Seed
-	set  map[uint64]struct{}
-	ring []uint64
-	next int
+	seed      maphash.Seed
+	cur, prev []uint64 // 0 marks an empty slot
+	n         int
 }
 
+const dedupSlots = 2 * dupWindow // load factor at most 1/2
+
 func (d *dedup) seen(line []byte) bool {
-	if d.set == nil {
+	if d.cur == nil {
 		d.seed = maphash.MakeSeed()
-		d.set = make(map[uint64]struct{}, 1024)
-		d.ring = make([]uint64, 0, 1024)
+		d.cur = make([]uint64, dedupSlots)
+		d.prev = make([]uint64, dedupSlots)
 	}
-	h := maphash.Bytes(d.seed, line)
-	if _, ok := d.set[h]; ok {
+	h := maphash.Bytes(d.seed, line) | 1 // never 0
+	if probe(d.prev, h) || probe(d.cur, h) {
 		return true
 	}
-	if len(d.ring) < dupWindow {
-		d.ring = append(d.ring, h)
-	} else {
-		delete(d.set, d.ring[d.next])
-		d.ring[d.next] = h
-		d.next = (d.next + 1) % dupWindow
+	if d.n == dupWindow {
+		d.prev, d.cur = d.cur, d.prev
+		clear(d.cur)
+		d.n = 0
 	}
-	d.set[h] = struct{}{}
-	return false
+	for i := h & (dedupSlots - 1); ; i = (i + 1) & (dedupSlots - 1) {
+		if d.cur[i] == 0 {
+			d.cur[i] = h
+			d.n++
+			return false
+		}
+	}
+}
+
+func probe(t []uint64, h uint64) bool {
+	for i := h & (dedupSlots - 1); ; i = (i + 1) & (dedupSlots - 1) {
+		switch t[i] {
+		case h:
+			return true
+		case 0:
+			return false
+		}
+	}
 }
 
 // chunkDecoder is the Decoder of one chunk of a line format.

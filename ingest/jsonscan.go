@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"errors"
 	"strconv"
 	"unicode/utf8"
@@ -128,13 +127,16 @@ func skipSpace(data []byte, i int) int {
 // quote) and returns the index of the closing quote.
 func scanString(data []byte, i int) (end int, escaped bool, err error) {
 	for {
-		j := bytes.IndexAny(data[i:], "\"\\")
-		if j < 0 {
+		// Most strings are short and unescaped: a plain loop beats a
+		// vectorised search here.
+		for i < len(data) && data[i] != '"' && data[i] != '\\' {
+			i++
+		}
+		if i >= len(data) {
 			return 0, false, synErr(len(data), errUnexpectedEnd.Error())
 		}
-		i += j
 		if data[i] == '"' {
-			break
+			return i, escaped, nil
 		}
 		escaped = true
 		if i+1 >= len(data) {
@@ -157,7 +159,6 @@ func scanString(data []byte, i int) (end int, escaped bool, err error) {
 			return 0, false, synErr(i, "bad escape")
 		}
 	}
-	return i, escaped, nil
 }
 
 func isHex(c byte) bool {

@@ -57,7 +57,7 @@ func (s *sink[T]) flushBatch() error {
 		}
 		s.f = f
 		s.w = parquet.NewGenericWriter[T](f,
-			parquet.Compression(&parquet.Zstd),
+			parquet.Compression(&parquet.Snappy),
 			parquet.MaxRowsPerRowGroup(rowGroupRows),
 			parquet.CreatedBy("infertrace", "", ""))
 	}
