@@ -58,10 +58,31 @@ type RejectGroup struct {
 	Examples []string
 }
 
-// ReasonCount is the number of requests flagged with one anomaly reason.
+// ReasonCount is the number of requests flagged with one anomaly reason,
+// with up to 3 example request IDs.
 type ReasonCount struct {
 	Reason   string
 	Requests int64
+	Examples []string
+}
+
+// SlowRequest is one of the slowest requests by client E2E, with where its
+// records came from ("file:line" per tier, empty without a record).
+type SlowRequest struct {
+	RequestID     string
+	Model         string
+	UseCase       string
+	Start         *time.Time
+	ClientE2EMs   *float64
+	NetworkMs     *float64
+	ApplicationMs *float64
+	QueueMs       *float64
+	ModelMs       *float64
+	ServerE2EMs   *float64
+	Anomaly       string
+	ClientSource  string
+	GatewaySource string
+	ServerSource  string
 }
 
 // Dist is a latency (or rate) distribution: sample count and
@@ -136,6 +157,7 @@ type Result struct {
 	Anomalies    []ReasonCount
 	Retried      int64
 	Slices       []Slice // Slices[0] is all requests
+	Slowest      []SlowRequest
 	Protocol     []ProtocolEntry
 	Findings     []string
 }

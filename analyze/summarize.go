@@ -97,6 +97,9 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if res.Slices, err = slices(ctx, db, by); err != nil {
 		return nil, err
 	}
+	if res.Slowest, err = slowest(ctx, db); err != nil {
+		return nil, err
+	}
 	res.Findings = findings(res)
 	return res, nil
 }
@@ -153,7 +156,38 @@ func anomalies(ctx context.Context, db *sql.DB) ([]ReasonCount, error) {
 	}
 	var out []ReasonCount
 	for _, r := range rows {
-		out = append(out, ReasonCount{Reason: asString(r["reason"]), Requests: asInt(r["requests"])})
+		rc := ReasonCount{Reason: asString(r["reason"]), Requests: asInt(r["requests"])}
+		for _, e := range asList(r["examples"]) {
+			rc.Examples = append(rc.Examples, asString(e))
+		}
+		out = append(out, rc)
+	}
+	return out, nil
+}
+
+func slowest(ctx context.Context, db *sql.DB) ([]SlowRequest, error) {
+	rows, err := queryRows(ctx, db, "slowest")
+	if err != nil {
+		return nil, err
+	}
+	var out []SlowRequest
+	for _, r := range rows {
+		out = append(out, SlowRequest{
+			RequestID:     asString(r["request_id"]),
+			Model:         asString(r["model"]),
+			UseCase:       asString(r["use_case"]),
+			Start:         asTime(r["start"]),
+			ClientE2EMs:   asFloat(r["client_e2e_ms"]),
+			NetworkMs:     asFloat(r["network_ms"]),
+			ApplicationMs: asFloat(r["application_ms"]),
+			QueueMs:       asFloat(r["queue_ms"]),
+			ModelMs:       asFloat(r["model_ms"]),
+			ServerE2EMs:   asFloat(r["server_e2e_ms"]),
+			Anomaly:       asString(r["anomaly"]),
+			ClientSource:  asString(r["client_source"]),
+			GatewaySource: asString(r["gateway_source"]),
+			ServerSource:  asString(r["server_source"]),
+		})
 	}
 	return out, nil
 }

@@ -119,9 +119,27 @@ func TestSummarizeStandard(t *testing.T) {
 		t.Error("raw rejected text leaked into the result")
 	}
 
-	wantAnom := []ReasonCount{{"client end before first_token", 1}, {"client end before start", 1}, {"negative network_ms", 1}}
+	r8 := []string{"r8"}
+	wantAnom := []ReasonCount{{"client end before first_token", 1, r8}, {"client end before start", 1, r8}, {"negative network_ms", 1, r8}}
 	if fmt.Sprint(res.Anomalies) != fmt.Sprint(wantAnom) {
 		t.Errorf("anomalies = %v, want %v", res.Anomalies, wantAnom)
+	}
+
+	// Slowest by client E2E: r2 2600, then r1 1300, then r4 and r7 (1000,
+	// by ID); r5 has no client record and is not listed.
+	var slow []string
+	for _, s := range res.Slowest {
+		slow = append(slow, fmt.Sprintf("%s:%s", s.RequestID, fmtp(s.ClientE2EMs)))
+	}
+	if got := strings.Join(slow, " "); got != "r2:2600 r1:1300 r4:1000 r7:1000 r6:800 r3:500 r8:-100" {
+		t.Errorf("slowest = %s", got)
+	}
+	if s := res.Slowest[0]; s.ClientSource != "logs/client.jsonl:2" || s.GatewaySource != "logs/gateway.log:2" ||
+		s.ServerSource != "logs/server.jsonl:2" || !near(s.QueueMs, 300) || s.Model != "m1" {
+		t.Errorf("slowest[0] = %+v", s)
+	}
+	if s := res.Slowest[2]; s.ServerSource != "" || s.QueueMs != nil {
+		t.Errorf("r4 without a server record: %+v", s)
 	}
 
 	// All requests first, then by size, then by value (NULL values last);

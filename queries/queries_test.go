@@ -9,7 +9,7 @@ import (
 func TestExpectedQueriesExist(t *testing.T) {
 	for _, name := range []string{
 		"empty_client", "empty_gateway", "empty_server", "empty_rejects",
-		"requests", "coverage", "anomalies", "rejects", "slices",
+		"requests", "coverage", "anomalies", "rejects", "slices", "slowest",
 	} {
 		q, err := Get(name)
 		if err != nil {

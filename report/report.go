@@ -87,7 +87,25 @@ func funcs(esc func(string) string) map[string]any {
 		"sec":    fmtSec,
 		"window": analyze.FormatWindow,
 		"join":   strings.Join,
+		"dash":   dash,
+		"time":   fmtTime,
 	}
+}
+
+// dash shows an empty string as "–".
+func dash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+// fmtTime prints a UTC time with milliseconds; nil as "–".
+func fmtTime(t *time.Time) string {
+	if t == nil {
+		return "–"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05.000")
 }
 
 // fmtMs prints milliseconds with one decimal; NULL as "–".

@@ -81,7 +81,8 @@ func TestRenderedFigures(t *testing.T) {
 		"| queue | 7 | 50.0 | 240.0 | 300.0 (n=1) |",
 		"| **server E2E (inference only)** | 7 | 765.0 | 2149.0 | 2530.0 (n=1) |",
 		"logs/client.jsonl:7: unexpected end of JSON input",
-		"| client end before start | 1 |",
+		"| client end before start | 1 | r8 |",
+		"| r2 | m1 | chat | 2026-03-01 12:00:01.000 | 2600.0 | 27.0 | 43.0 | 300.0 | 2230.0 | 2530.0 | – | logs/client.jsonl:2 | logs/gateway.log:2 | logs/server.jsonl:2 |",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("Markdown report lacks %q", want)
@@ -135,7 +136,9 @@ func TestEscaping(t *testing.T) {
 			Examples: []string{evil + ":3: " + evil}}},
 		RejectsTotal: 1,
 		Anomalous:    1,
-		Anomalies:    []analyze.ReasonCount{{Reason: evil, Requests: 1}},
+		Anomalies:    []analyze.ReasonCount{{Reason: evil, Requests: 1, Examples: []string{evil}}},
+		Slowest: []analyze.SlowRequest{{RequestID: evil, Model: evil, UseCase: evil, Start: &at, ClientE2EMs: p(1),
+			Anomaly: evil, ClientSource: evil + ":1", GatewaySource: evil + ":2", ServerSource: evil + ":3"}},
 		Slices: []analyze.Slice{
 			{All: true, Label: "all requests", Requests: 1, WindowFirst: &at, WindowLast: &at,
 				ClientE2E: analyze.Dist{N: 1, P50: p(1), P90: p(1), P95: p(1), P99: p(1)},
@@ -154,9 +157,10 @@ func TestEscaping(t *testing.T) {
 	if strings.Contains(h.String(), "<script") {
 		t.Error("HTML report contains an unescaped <script")
 	}
-	// label, file path, reject file, example, anomaly, finding, chart label
-	if n := strings.Count(h.String(), "&lt;script&gt;alert(1)&lt;/script&gt;"); n < 8 {
-		t.Errorf("escaped model name appears %d times in the HTML, want at least 8", n)
+	// label x4 (two tables, attribution, chart), file path, reject file and
+	// example x2, anomaly and its example, finding, slowest request x7
+	if n := strings.Count(h.String(), "&lt;script&gt;alert(1)&lt;/script&gt;"); n < 18 {
+		t.Errorf("escaped model name appears %d times in the HTML, want at least 18", n)
 	}
 
 	var md bytes.Buffer
@@ -167,8 +171,8 @@ func TestEscaping(t *testing.T) {
 	if regexp.MustCompile(`(^|[^\\])<script`).MatchString(md.String()) {
 		t.Error("Markdown report contains an unescaped <script")
 	}
-	if !strings.Contains(md.String(), `\<script\>alert(1)\</script\>`) {
-		t.Error("Markdown report lacks the escaped model name")
+	if n := strings.Count(md.String(), `\<script\>alert(1)\</script\>`); n < 18 {
+		t.Errorf("escaped model name appears %d times in the Markdown, want at least 18", n)
 	}
 }
 
