@@ -47,13 +47,14 @@ func (c *chunk) release() {
 }
 
 type chunker struct {
-	name    string
-	r       io.Reader
-	carry   []byte
-	line    int64 // lines handed out so far
-	eof     bool
-	pending *chunk
-	window  dedup
+	name       string
+	r          io.Reader
+	carry      []byte
+	line       int64 // lines handed out so far
+	eof        bool
+	pending    *chunk
+	pendingErr error
+	window     dedup
 
 	lines, blank, dups int64
 }
@@ -67,13 +68,15 @@ func newChunker(name string, r io.Reader, _ *source) *chunker {
 func (c *chunker) peekFirstLine() ([]byte, error) {
 	if c.pending == nil {
 		ch, err := c.next()
-		if err != nil && err != io.EOF {
+		if ch == nil {
+			if err == io.EOF {
+				return nil, nil
+			}
 			return nil, err
 		}
-		if ch == nil {
-			return nil, nil
-		}
-		c.pending = ch
+		// A read error after some whole lines is handed out with them by
+		// next, as if it had not peeked.
+		c.pending, c.pendingErr = ch, err
 	}
 	data := c.pending.data
 	for len(data) > 0 {
@@ -98,8 +101,9 @@ func (c *chunker) peekFirstLine() ([]byte, error) {
 // read before it, so nothing read is lost.
 func (c *chunker) next() (*chunk, error) {
 	if p := c.pending; p != nil {
-		c.pending = nil
-		return p, nil
+		err := c.pendingErr
+		c.pending, c.pendingErr = nil, nil
+		return p, err
 	}
 	if c.eof && len(c.carry) == 0 {
 		return nil, io.EOF
@@ -110,9 +114,9 @@ func (c *chunker) next() (*chunk, error) {
 	var readErr error
 	for {
 		if !c.eof && len(buf) < cap(buf) {
-			n, err := io.ReadFull(c.r, buf[len(buf):cap(buf)])
+			n, err := readFull(c.r, buf[len(buf):cap(buf)])
 			buf = buf[:len(buf)+n]
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
+			if err == io.EOF {
 				c.eof = true
 			} else if err != nil {
 				c.eof = true
@@ -146,6 +150,21 @@ func (c *chunker) next() (*chunk, error) {
 		}
 		return c.skipLongLine(buf)
 	}
+}
+
+// readFull is io.ReadFull without its conversion of a short read to
+// io.ErrUnexpectedEOF, which a truncated gzip stream returns itself: here
+// only io.EOF ends a file cleanly.
+func readFull(r io.Reader, p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		m, err := r.Read(p[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // skipLongLine rejects a line longer than MaxLineBytes, keeping its first

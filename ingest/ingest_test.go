@@ -254,3 +254,28 @@ func TestParseErrorFormat(t *testing.T) {
 		t.Errorf("errors.Is/Kind do not see the reason through %v", err)
 	}
 }
+
+// A gzip file cut short (a log copied while it was being rotated) keeps the
+// lines decompressed before the cut and records the error in the manifest.
+func TestTruncatedGzip(t *testing.T) {
+	dir := t.TempDir()
+	var plain bytes.Buffer
+	for i := range 5000 {
+		fmt.Fprintf(&plain, `{"request_id":"r%d","start":1796032800,"end":1796032801,"model":"m%d"}`+"\n", i, i*7919%100003)
+	}
+	gz := gzipBytes(t, plain.Bytes())
+	path := filepath.Join(dir, "c.jsonl.gz")
+	os.WriteFile(path, gz[:len(gz)*3/4], 0o644)
+	m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Client, Pattern: path}}, Out: filepath.Join(dir, "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Files[0]
+	if f.Error == "" || !strings.Contains(f.Error, "c.jsonl.gz: after line") {
+		t.Errorf("no error recorded for a truncated gzip: %+v", f)
+	}
+	if f.Rows < 1000 || f.Rows >= 5000 {
+		t.Errorf("rows before the cut: got %d of 5000", f.Rows)
+	}
+	checkAccounting(t, m)
+}
