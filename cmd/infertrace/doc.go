@@ -1,0 +1,33 @@
+/*
+infertrace finds where the time of LLM requests went: on the network between
+client and gateway, in the gateway (the application tier), waiting in the
+inference server's queue, or in the model.
+
+Usage:
+
+	infertrace run      --client GLOB --gateway GLOB --server GLOB --out DIR [--by COLS] [--format md,html]
+	infertrace ingest   --client GLOB --gateway GLOB --server GLOB --out DIR
+	infertrace analyze  DIR
+	infertrace report   DIR [--by model,use_case] [--format md,html]
+	infertrace simulate --out DIR [--requests N] [--seed S] [--formats native]
+
+ingest streams each tier's logs into DIR/<tier>/*.parquet with every line
+accounted for in DIR/manifest.json and every rejected line in
+DIR/rejects.jsonl. A GLOB may be prefixed with its format, FORMAT:GLOB;
+without it the format is sniffed from each file's first line. Flags may be
+repeated. Input may be gzip or zstd compressed.
+
+analyze joins the tiers by request ID in DuckDB and writes
+DIR/requests.parquet: one row per request with its latency split into
+network, application, queue and model, for end-to-end time and for time to
+first token, each taken as a difference of two times of one tier's clock.
+
+report writes DIR/report.md and DIR/report.html: percentiles with sample
+counts and windows per workload slice, the attribution, and how each metric
+was measured.
+
+run does ingest, analyze and report in one go. simulate writes the logs of a
+simulated serving stack with known ground truth, to try infertrace without
+production data.
+*/
+package main

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden")
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestRunTestdata is the README's first command: the whole pipeline on the
+// bundled data set, checked against a golden Markdown report.
+func TestRunTestdata(t *testing.T) {
+	t.Chdir("../..")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "run",
+		"--client", "testdata/native/client/*.jsonl",
+		"--gateway", "testdata/native/gateway/*.jsonl",
+		"--server", "testdata/native/server/*",
+		"--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"ingested 13 files: ",
+		"report: " + filepath.Join(out, "report.md"),
+		"report: " + filepath.Join(out, "report.html"),
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	// The data set has truncated lines: each is echoed with file and line.
+	if !strings.Contains(stderr, "rejected testdata/native/") || !strings.Contains(stderr, "truncated record") {
+		t.Errorf("stderr does not name the rejected lines:\n%s", stderr)
+	}
+
+	var m struct {
+		Files []struct {
+			Path                                        string
+			Lines, Rows, Rejected, Duplicates, Blank int64
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	var dups, rejected int64
+	for _, f := range m.Files {
+		if f.Lines != f.Rows+f.Rejected+f.Duplicates+f.Blank || f.Lines == 0 {
+			t.Errorf("%s: line accounting does not hold: %+v", f.Path, f)
+		}
+		dups += f.Duplicates
+		rejected += f.Rejected
+	}
+	if dups == 0 || rejected == 0 {
+		t.Errorf("the data set should hold duplicated and truncated lines: %d duplicates, %d rejected", dups, rejected)
+	}
+
+	for _, name := range []string{"requests.parquet", "rejects.jsonl", "report.html", "client", "gateway", "server"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md = bytes.ReplaceAll(md, []byte(out), []byte("$OUT"))
+	golden(t, "testdata/golden/report.md", md)
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/infertrace -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+		for i := 0; i < len(gl) || i < len(wl); i++ {
+			var g, w string
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if g != w {
+				t.Fatalf("%s differs first at line %d:\n got: %s\nwant: %s\n(go test ./cmd/infertrace -update rewrites it)", path, i+1, g, w)
+			}
+		}
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, 2, "usage:"},
+		{[]string{"help"}, 0, "infertrace run --client"},
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{"ingest", "--client", "x.jsonl"}, 2, "--out DIR is required"},
+		{[]string{"ingest", "--out", "o"}, 2, "give at least one of --client, --gateway, --server"},
+		{[]string{"ingest", "--out", "o", "--server", "nosuch:x"}, 2, `unknown server format "nosuch"`},
+		{[]string{"ingest", "--bogus"}, 2, "unknown flag: --bogus"},
+		{[]string{"analyze"}, 2, "want one directory"},
+		{[]string{"report", "d", "--format", "pdf"}, 2, `unknown --format "pdf"`},
+		{[]string{"simulate"}, 2, "--out DIR is required"},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("infertrace %s: exit %d, stderr:\n%s\nwant exit %d and %q", strings.Join(tc.args, " "), code, stderr, tc.code, tc.want)
+		}
+	}
+}
+
+// TestIngestProblems: a missing input is a start-up error; a file that
+// cannot be read to its end fails the command (exit 1) but keeps the rows
+// of every other file.
+func TestIngestProblems(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, "ingest", "--client", filepath.Join(dir, "none-*.jsonl"), "--out", filepath.Join(dir, "out"))
+	if code != 1 || !strings.Contains(stderr, "matches no files") {
+		t.Errorf("missing input: exit %d, %s", code, stderr)
+	}
+
+	good := filepath.Join(dir, "a.jsonl")
+	os.WriteFile(good, []byte(`{"request_id":"r1","start":1796032800,"end":1796032801}`+"\n"), 0o644)
+	corrupt := filepath.Join(dir, "b.jsonl.gz")
+	os.WriteFile(corrupt, []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff, 1, 2, 3}, 0o644)
+	code, stdout, stderr := runCLI(t, "ingest", "--client", filepath.Join(dir, "*.json*"), "--out", filepath.Join(dir, "out"))
+	if code != 1 || !strings.Contains(stderr, "b.jsonl.gz") || !strings.Contains(stdout, "1 rows") {
+		t.Errorf("corrupt gzip: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+}

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/ingest/simulate"
+	"github.com/infertrace/infertrace/report"
+)
+
+// command is one subcommand: its flags and what it does with them.
+type command struct {
+	name  string
+	usage string
+	run   func(ctx context.Context, env *env, args []string) error
+}
+
+type env struct {
+	stdout, stderr io.Writer
+}
+
+// errUsage marks errors that are the caller's words, not the data: exit 2.
+var errUsage = errors.New("usage")
+
+func usageErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, args...))
+}
+
+var commands = []*command{
+	{"run", "run --client GLOB --gateway GLOB --server GLOB --out DIR [--by COLS] [--format md,html]", cmdRun},
+	{"ingest", "ingest --client GLOB --gateway GLOB --server GLOB --out DIR", cmdIngest},
+	{"analyze", "analyze DIR", cmdAnalyze},
+	{"report", "report DIR [--by model,use_case] [--format md,html]", cmdReport},
+	{"simulate", "simulate --out DIR [--requests N] [--seed S] [--formats native]", cmdSimulate},
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			err := c.run(ctx, e, args[1:])
+			switch {
+			case err == nil:
+				return 0
+			case errors.Is(err, pflag.ErrHelp):
+				return 0
+			case errors.Is(err, errUsage):
+				fmt.Fprintf(stderr, "infertrace %s: %v\nusage: infertrace %s\n", c.name, strings.TrimPrefix(err.Error(), "usage: "), c.usage)
+				return 2
+			default:
+				fmt.Fprintf(stderr, "infertrace %s: %v\n", c.name, err)
+				return 1
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "infertrace: unknown command %q\n", args[0])
+	printUsage(stderr)
+	return 2
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  infertrace %s\n", c.usage)
+	}
+}
+
+func newFlags(e *env, name string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.SortFlags = false
+	return fs
+}
+
+func parse(fs *pflag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
+		return usageErr("%v", err)
+	}
+	return nil
+}
+
+// ingestFlags are shared by ingest and run.
+type ingestFlags struct {
+	client, gateway, server []string
+	out                     string
+	workers                 int
+}
+
+func (f *ingestFlags) register(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.client, "client", nil, "client logs, [FORMAT:]GLOB (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Client), ", ")+")")
+	fs.StringArrayVar(&f.gateway, "gateway", nil, "gateway logs, [FORMAT:]GLOB (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Gateway), ", ")+")")
+	fs.StringArrayVar(&f.server, "server", nil, "inference-server logs, [FORMAT:]GLOB (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Server), ", ")+")")
+	fs.StringVar(&f.out, "out", "", "output directory (required)")
+	fs.IntVar(&f.workers, "workers", 0, "parallel decoders and writers (default: one per core)")
+}
+
+func (f *ingestFlags) options(e *env) (ingest.Options, error) {
+	if f.out == "" {
+		return ingest.Options{}, usageErr("--out DIR is required")
+	}
+	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr}
+	for _, tier := range []struct {
+		t     ingest.Tier
+		specs []string
+	}{{ingest.Client, f.client}, {ingest.Gateway, f.gateway}, {ingest.Server, f.server}} {
+		for _, s := range tier.specs {
+			in, err := ingest.ParseInput(tier.t, s)
+			if err != nil {
+				return opt, usageErr("%v", err)
+			}
+			opt.Inputs = append(opt.Inputs, in)
+		}
+	}
+	if len(opt.Inputs) == 0 {
+		return opt, usageErr("give at least one of --client, --gateway, --server")
+	}
+	return opt, nil
+}
+
+func doIngest(ctx context.Context, e *env, opt ingest.Options) error {
+	m, err := ingest.Run(ctx, opt)
+	if err != nil {
+		return err
+	}
+	t := m.Totals()
+	fmt.Fprintf(e.stdout, "ingested %d files: %d lines = %d rows + %d rejected + %d duplicates + %d blank\n",
+		len(m.Files), t.Lines, t.Rows, t.Rejected, t.Duplicates, t.Blank)
+	if failed := m.Failed(); len(failed) > 0 {
+		for _, f := range failed {
+			fmt.Fprintf(e.stderr, "not read to the end: %s: %s\n", f.Path, f.Error)
+		}
+		return fmt.Errorf("%d of %d files could not be read to the end (their other lines were kept; see manifest.json)", len(failed), len(m.Files))
+	}
+	return nil
+}
+
+func cmdIngest(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "ingest")
+	var f ingestFlags
+	f.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q", fs.Arg(0))
+	}
+	opt, err := f.options(e)
+	if err != nil {
+		return err
+	}
+	return doIngest(ctx, e, opt)
+}
+
+func oneDir(fs *pflag.FlagSet) (string, error) {
+	if fs.NArg() != 1 {
+		return "", usageErr("want one directory, the --out of ingest")
+	}
+	return fs.Arg(0), nil
+}
+
+func doAnalyze(ctx context.Context, e *env, dir string) error {
+	st, err := analyze.Run(ctx, dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "analyzed %s\n", st)
+	return nil
+}
+
+func cmdAnalyze(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "analyze")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	dir, err := oneDir(fs)
+	if err != nil {
+		return err
+	}
+	return doAnalyze(ctx, e, dir)
+}
+
+type reportFlags struct {
+	by, formats []string
+}
+
+func (f *reportFlags) register(fs *pflag.FlagSet) {
+	fs.StringSliceVar(&f.by, "by", []string{"model", "use_case"}, "slice the report by these columns")
+	fs.StringSliceVar(&f.formats, "format", []string{"md", "html"}, "report formats to write: md, html")
+}
+
+func doReport(ctx context.Context, e *env, dir string, f reportFlags) error {
+	for _, format := range f.formats {
+		if format != "md" && format != "html" {
+			return usageErr("unknown --format %q (want md, html)", format)
+		}
+	}
+	res, err := analyze.Summarize(ctx, dir, analyze.SummaryOptions{By: f.by})
+	if err != nil {
+		return err
+	}
+	paths, err := report.WriteFiles(dir, res, f.formats)
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		fmt.Fprintf(e.stdout, "report: %s\n", p)
+	}
+	return nil
+}
+
+func cmdReport(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "report")
+	var f reportFlags
+	f.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	dir, err := oneDir(fs)
+	if err != nil {
+		return err
+	}
+	return doReport(ctx, e, dir, f)
+}
+
+func cmdRun(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "run")
+	var inf ingestFlags
+	var rf reportFlags
+	inf.register(fs)
+	rf.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q", fs.Arg(0))
+	}
+	opt, err := inf.options(e)
+	if err != nil {
+		return err
+	}
+	// Files that could not be read to the end are reported, and the rest is
+	// still analyzed: a partial report beats none after an incident.
+	ingestErr := doIngest(ctx, e, opt)
+	if ingestErr != nil && ctx.Err() != nil {
+		return ingestErr
+	}
+	if _, statErr := ingest.ReadManifest(opt.Out); statErr != nil {
+		return ingestErr
+	}
+	if err := doAnalyze(ctx, e, opt.Out); err != nil {
+		return err
+	}
+	if err := doReport(ctx, e, opt.Out, rf); err != nil {
+		return err
+	}
+	return ingestErr
+}
+
+func cmdSimulate(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "simulate")
+	cfg := simulate.DefaultConfig()
+	fs.StringVar(&cfg.Out, "out", "", "output directory (required)")
+	fs.IntVar(&cfg.Requests, "requests", cfg.Requests, "number of client requests")
+	fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "random seed; the same seed writes the same files")
+	fs.StringSliceVar(&cfg.Formats, "formats", cfg.Formats, "log formats to write: "+strings.Join(simulate.SupportedFormats, ", "))
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if cfg.Out == "" {
+		return usageErr("--out DIR is required")
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q", fs.Arg(0))
+	}
+	_, err := simulate.Run(ctx, cfg, e.stdout)
+	return err
+}
