@@ -49,7 +49,7 @@ func TestRunTestdata(t *testing.T) {
 
 	var m struct {
 		Files []struct {
-			Path                                        string
+			Path                                     string
 			Lines, Rows, Rejected, Duplicates, Blank int64
 		}
 	}
