@@ -23,7 +23,7 @@ const (
 	// dupWindow is how many recent distinct lines of a file are remembered
 	// to drop exact duplicates. Duplicates further apart are kept here and
 	// collapsed by the analysis, which drops exact duplicate records.
-	dupWindow = 1 << 16
+	dupWindow = 1 << 14
 )
 
 var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, chunkSize); return &b }}
@@ -234,7 +234,7 @@ func isBlank(b []byte) bool {
 // dedup remembers the 64-bit hashes of at least the last dupWindow
 // distinct lines, in two open-addressing tables used as generations: when
 // the current one holds dupWindow hashes it becomes the previous one and the
-// old previous one is cleared. Memory is fixed (2 MiB per file being read).
+// old previous one is cleared. Memory is fixed (512 KiB per file being read).
 type dedup struct {
 	seed      maphash.Seed
 	cur, prev []uint64 // 0 marks an empty slot

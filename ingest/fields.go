@@ -11,17 +11,33 @@ import (
 // field.
 
 // labels interns the low-cardinality labels of one decoder (model, route,
-// replica...) so a label is allocated once per worker, not once per row.
-type labels struct{ m map[string]string }
+// replica...) so a label is allocated once per worker, not once per row. A
+// short list is searched first: a label column rarely has more than a few
+// values, and comparing a few bytes beats hashing them.
+type labels struct {
+	recent [16]string
+	n      int
+	m      map[string]string
+}
 
 func (s *labels) intern(b []byte) string {
+	for _, v := range s.recent[:s.n] {
+		if string(b) == v {
+			return v
+		}
+	}
 	if v, ok := s.m[string(b)]; ok {
+		return v
+	}
+	v := string(b)
+	if s.n < len(s.recent) {
+		s.recent[s.n] = v
+		s.n++
 		return v
 	}
 	if s.m == nil {
 		s.m = make(map[string]string)
 	}
-	v := string(b)
 	if len(s.m) < 1<<16 { // a label that is not low-cardinality after all
 		s.m[v] = v
 	}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"encoding/binary"
 	"errors"
 	"strconv"
 	"unicode/utf8"
@@ -127,8 +128,15 @@ func skipSpace(data []byte, i int) int {
 // quote) and returns the index of the closing quote.
 func scanString(data []byte, i int) (end int, escaped bool, err error) {
 	for {
-		// Most strings are short and unescaped: a plain loop beats a
-		// vectorised search here.
+		// Eight bytes at a time while none is a quote or a backslash, then
+		// byte by byte.
+		for i+8 <= len(data) {
+			w := binary.LittleEndian.Uint64(data[i:])
+			if hasByte(w, '"')|hasByte(w, '\\') != 0 {
+				break
+			}
+			i += 8
+		}
 		for i < len(data) && data[i] != '"' && data[i] != '\\' {
 			i++
 		}
@@ -159,6 +167,17 @@ func scanString(data []byte, i int) (end int, escaped bool, err error) {
 			return 0, false, synErr(i, "bad escape")
 		}
 	}
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// hasByte is non-zero when one of the eight bytes of w is c.
+func hasByte(w uint64, c byte) uint64 {
+	x := w ^ (lsb * uint64(c))
+	return (x - lsb) &^ x & msb
 }
 
 func isHex(c byte) bool {

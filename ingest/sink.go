@@ -5,12 +5,14 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
+	pqformat "github.com/parquet-go/parquet-go/format"
 )
 
 const (
 	batchRows    = 1024    // rows decoded before one Write call
-	rowGroupRows = 1 << 17 // bounded row groups keep writer memory flat
+	rowGroupRows = 1 << 16 // bounded row groups keep writer memory flat
 )
 
 // sink writes one worker's rows of one tier to its own Parquet part file,
@@ -57,8 +59,9 @@ func (s *sink[T]) flushBatch() error {
 		}
 		s.f = f
 		s.w = parquet.NewGenericWriter[T](f,
-			parquet.Compression(&parquet.Snappy),
+			parquet.Compression(fastSnappy{}),
 			parquet.MaxRowsPerRowGroup(rowGroupRows),
+			parquet.WriteBufferSize(1<<20),
 			parquet.CreatedBy("infertrace", "", ""))
 	}
 	_, err := s.w.Write(s.batch[:s.n])
@@ -79,3 +82,22 @@ func (s *sink[T]) close() error {
 	}
 	return s.f.Close()
 }
+
+// fastSnappy writes standard Snappy blocks with s2's fastest
+// Snappy-compatible encoder. parquet-go's own Snappy codec uses the "better"
+// mode, which costs an eighth of ingest's time for little gain on columns
+// that are already dictionary-encoded.
+type fastSnappy struct{}
+
+func (fastSnappy) String() string                              { return "SNAPPY" }
+func (fastSnappy) CompressionCodec() pqformat.CompressionCodec { return pqformat.Snappy }
+
+func (fastSnappy) Encode(dst, src []byte) ([]byte, error) {
+	n := s2.MaxEncodedLen(len(src))
+	if cap(dst) < n {
+		dst = make([]byte, n)
+	}
+	return s2.EncodeSnappy(dst[:n], src), nil
+}
+
+func (fastSnappy) Decode(dst, src []byte) ([]byte, error) { return s2.Decode(dst, src) }
