@@ -621,7 +621,11 @@ func (s *sim) truthRow(r *request) TruthRow {
 		row.ApplicationMs = msPtr(gE2E - sE2E)
 		row.QueueMs = msPtr(r.sSched - r.sArr)
 		row.ModelMs = msPtr(r.sEnd - r.sSched)
-		if r.streamed && r.srvErr == 0 {
+		// The server logs first_token for every request it completes,
+		// streamed or not (as vLLM and TGI do), so the server-side TTFT
+		// components exist for non-streamed requests too; only the client
+		// side needs a streamed response.
+		if r.srvErr == 0 {
 			sTTFT := r.sFirst - r.sArr
 			tApp := (r.upStart - r.gStart) + ((r.upEnd - r.upStart) - sE2E)
 			row.ServerTTFTMs = msPtr(sTTFT)

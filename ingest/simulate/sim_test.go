@@ -240,8 +240,11 @@ func TestTruthConsistency(t *testing.T) {
 		if clean && (*r.NetworkMs <= 0 || *r.ApplicationMs <= 0) {
 			t.Errorf("%s: network %v application %v", r.RequestID, *r.NetworkMs, *r.ApplicationMs)
 		}
-		if !r.Streamed && (r.ClientTTFTMs != nil || r.ServerTTFTMs != nil || r.TPSUser != nil) {
-			t.Errorf("%s: TTFT on a non-streamed request", r.RequestID)
+		if !r.Streamed && (r.ClientTTFTMs != nil || r.TTFTNetworkMs != nil || r.TPSUser != nil) {
+			t.Errorf("%s: client TTFT on a non-streamed request", r.RequestID)
+		}
+		if (r.ServerTTFTMs != nil) != !strings.Contains(r.Imperfection, "error:5xx") {
+			t.Errorf("%s: server TTFT %v with imperfection %q: want it exactly when the server completed", r.RequestID, r.ServerTTFTMs, r.Imperfection)
 		}
 		if r.ClientTTFTMs != nil {
 			s := *r.TTFTNetworkMs + *r.TTFTApplicationMs + *r.TTFTQueueMs + *r.TTFTModelMs

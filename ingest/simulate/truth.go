@@ -33,8 +33,16 @@ import (
 //	tps_user            = client output_tokens / (client end − client first_token) in seconds
 //
 // network + application + queue + model = client_e2e. A component whose
-// inputs do not exist is NULL: no server times for a 429, no TTFT when the
-// client saw no first token (non-streamed, errored, or gave up first).
+// inputs do not exist is NULL: no server times for a 429; no server_ttft,
+// ttft_queue, ttft_model or ttft_application on a 5xx (the server logs no
+// first_token then); no client_ttft, ttft_network or tps_user when the client
+// saw no first token (non-streamed, errored, or gave up first). The server
+// logs first_token for every request it completes, streamed or not, as vLLM
+// and TGI record first-token time regardless of streaming, so server_ttft,
+// ttft_queue, ttft_model and ttft_application exist for non-streamed requests
+// too, exactly as analyze computes them. tps_user counts the tokens the
+// client received (client_output_tokens), as analyze does when the client
+// logged output_tokens.
 // The values are true even when a record was lost or truncated; HasClient,
 // HasGateway and HasServer say whether that tier's record was written intact.
 //
