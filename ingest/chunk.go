@@ -96,6 +96,23 @@ func (c *chunker) peekFirstLine() ([]byte, error) {
 	return nil, nil
 }
 
+// rest returns the input not yet handed out as chunks, peeked data
+// included, for the formats that read a whole document.
+func (c *chunker) rest() io.Reader {
+	var head []byte
+	if c.pending != nil {
+		head = append(head, c.pending.data...)
+		c.pending.release()
+		c.pending = nil
+	}
+	head = append(head, c.carry...)
+	c.carry = nil
+	if c.eof {
+		return bytes.NewReader(head)
+	}
+	return io.MultiReader(bytes.NewReader(head), c.r)
+}
+
 // next returns the next chunk; io.EOF after the last. A read error (a
 // corrupt gzip stream, say) is returned with the chunk of the whole lines
 // read before it, so nothing read is lost.
@@ -280,11 +297,13 @@ func probe(t []uint64, h uint64) bool {
 
 // chunkDecoder is the Decoder of one chunk of a line format.
 type chunkDecoder[T Row] struct {
-	parser lineParser[T]
-	file   string
-	data   []byte
-	line   int64
-	dups   []int64
+	parser  lineParser[T]
+	file    string
+	data    []byte
+	line    int64
+	dups    []int64
+	queue   rowQueue[T]
+	decoded int64 // lines that parsed, whatever their number of rows
 }
 
 func newChunkDecoder[T Row](c *chunk, p lineParser[T]) *chunkDecoder[T] {
@@ -292,7 +311,15 @@ func newChunkDecoder[T Row](c *chunk, p lineParser[T]) *chunkDecoder[T] {
 }
 
 func (d *chunkDecoder[T]) Next(row *T) error {
-	for len(d.data) > 0 {
+	for {
+		if q := &d.queue; q.i < len(q.rows) {
+			*row = q.rows[q.i]
+			q.i++
+			return nil
+		}
+		if len(d.data) == 0 {
+			return io.EOF
+		}
 		line := d.data
 		if i := bytes.IndexByte(d.data, '\n'); i >= 0 {
 			line, d.data = d.data[:i], d.data[i+1:]
@@ -309,24 +336,33 @@ func (d *chunkDecoder[T]) Next(row *T) error {
 		if isBlank(line) {
 			continue
 		}
-		var zero T
-		*row = zero
-		if err := d.parser.parseLine(line, row); err != nil {
+		d.queue.reset()
+		if err := d.parser.parseLine(line, &d.queue); err != nil {
+			d.queue.reset()
 			return &ParseError{File: d.file, Line: n, Err: err, Raw: line}
 		}
-		setSource(row, d.file, n)
-		return nil
+		d.decoded++
+		for i := range d.queue.rows {
+			setSource(&d.queue.rows[i], d.file, n)
+		}
 	}
-	return io.EOF
 }
 
-func setSource[T Row](row *T, file string, line int64) {
-	switch r := any(row).(type) {
-	case *ClientRow:
-		r.setSource(file, line)
-	case *GatewayRow:
-		r.setSource(file, line)
-	case *ServerRow:
-		r.setSource(file, line)
-	}
+// rowQueue holds the rows decoded from one input unit.
+type rowQueue[T Row] struct {
+	rows []T
+	i    int
+}
+
+// next appends a zero row and returns it to be filled; the pointer is good
+// until the following call to next.
+func (q *rowQueue[T]) next() *T {
+	var zero T
+	q.rows = append(q.rows, zero)
+	return &q.rows[len(q.rows)-1]
+}
+
+func (q *rowQueue[T]) reset() {
+	clear(q.rows)
+	q.rows, q.i = q.rows[:0], 0
 }

@@ -107,10 +107,10 @@ func integer(field string, v jsonValue, min, max int64) (int64, bool, error) {
 	return n, true, nil
 }
 
-func count32(field string, v jsonValue, set func(int32)) error {
+func count32(field string, v jsonValue, dst **int32) error {
 	n, ok, err := integer(field, v, 0, 1<<31-1)
 	if ok {
-		set(int32(n))
+		*dst = int32Ptr(int32(n))
 	}
 	return err
 }

@@ -17,25 +17,71 @@ type Decoder[T Row] interface {
 }
 
 // lineParser is what a line-oriented format implements: turn one non-blank
-// line into one row. A parser keeps per-worker state (interned labels), so
-// each worker makes its own.
+// line into rows, each taken from out.next() and filled in before the next
+// one is taken. Zero rows is fine (a line of a kind the format does not
+// keep); an error rejects the whole line, rows included. A parser keeps
+// per-worker state (interned labels), so each worker makes its own.
 type lineParser[T Row] interface {
-	parseLine(line []byte, row *T) error
+	parseLine(line []byte, out *rowQueue[T]) error
 }
+
+// docParser is what a format that is not one record per line implements (a
+// JSON array of trace fragments, one JSON document per file): it reads the
+// whole input and reports each input unit it decodes (a record, a group of
+// fragments) through out. Such files are read by one goroutine each.
+type docParser[T Row] func(r io.Reader, file string, out *DocOut[T]) error
 
 // format is one registered input format of one tier.
 type format struct {
 	tier  Tier
 	name  string
 	sniff func(firstLine []byte) bool
-	// newParser is a func() lineParser[T] for the tier's row type T.
+	// newParser is a func() lineParser[T] for a line format, doc a
+	// docParser[T] for a document format, for the tier's row type T.
 	newParser any
+	doc       any
 }
 
 var registry = map[Tier][]*format{}
 
 func registerLine[T Row](t Tier, name string, sniff func([]byte) bool, newParser func() lineParser[T]) {
 	registry[t] = append(registry[t], &format{tier: t, name: name, sniff: sniff, newParser: newParser})
+}
+
+func registerDoc[T Row](t Tier, name string, sniff func([]byte) bool, parse docParser[T]) {
+	registry[t] = append(registry[t], &format{tier: t, name: name, sniff: sniff, doc: parse})
+}
+
+// DocOut receives what a document format decodes. Rows taken with Next
+// belong to the current unit until Done commits or rejects them.
+type DocOut[T Row] struct {
+	file    string
+	queue   rowQueue[T]
+	emit    func(rows []T) error
+	reject  func(*ParseError) error
+	units   int64
+	decoded int64
+	rows    int64
+}
+
+// Next returns a new zero row of the current unit, good until the next call.
+func (o *DocOut[T]) Next() *T { return o.queue.next() }
+
+// Done ends the current unit, which starts at line: with err nil its rows
+// are kept, otherwise they are dropped and the unit is rejected with err
+// (and raw, cut and redacted, kept in rejects.jsonl).
+func (o *DocOut[T]) Done(line int64, raw []byte, err error) error {
+	o.units++
+	defer o.queue.reset()
+	if err != nil {
+		return o.reject(&ParseError{File: o.file, Line: line, Err: err, Raw: raw})
+	}
+	o.decoded++
+	for i := range o.queue.rows {
+		setSource(&o.queue.rows[i], o.file, line)
+	}
+	o.rows += int64(len(o.queue.rows))
+	return o.emit(o.queue.rows)
 }
 
 // Formats lists the format names a tier accepts, for usage messages.
@@ -90,20 +136,20 @@ func NewDecoder[T Row](t Tier, formatName string, r io.Reader, name string) (Dec
 	}
 	newParser, ok := f.newParser.(func() lineParser[T])
 	if !ok {
-		return nil, fmt.Errorf("format %s is not a %s format", f.name, t)
+		return nil, fmt.Errorf("format %s is not a %s line format", f.name, t)
 	}
-	return &streamDecoder[T]{c: c, parser: newParser()}, nil
+	return &lineStream[T]{c: c, parser: newParser()}, nil
 }
 
-// streamDecoder walks the chunks of one reader in order.
-type streamDecoder[T Row] struct {
+// lineStream walks the chunks of one reader in order.
+type lineStream[T Row] struct {
 	c      *chunker
 	parser lineParser[T]
 	cur    *chunkDecoder[T]
 	err    error
 }
 
-func (d *streamDecoder[T]) Next(row *T) error {
+func (d *lineStream[T]) Next(row *T) error {
 	for {
 		if d.cur != nil {
 			err := d.cur.Next(row)

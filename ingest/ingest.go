@@ -84,7 +84,7 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 				if ctx.Err() != nil {
 					return
 				}
-				readFile(ctx, s, chunks, rejects, opt.Log)
+				readFile(ctx, s, chunks, rejects, opt)
 			}
 		})
 	}
@@ -119,7 +119,7 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	m := &Manifest{Version: 1}
 	for _, s := range files {
 		st := s.stats
-		st.Rows, st.Rejected = s.rows.Load(), s.rejected.Load()
+		st.Rows, st.Decoded, st.Rejected = s.rows.Load(), s.decoded.Load(), s.rejected.Load()
 		if s.format != nil {
 			st.Format = s.format.name
 		}
@@ -163,7 +163,7 @@ func expand(inputs []Input) ([]*source, error) {
 				continue
 			}
 			seen[p] = true
-			s := &source{stats: FileStats{Tier: in.Tier, Path: p}}
+			s := &source{idx: len(out), stats: FileStats{Tier: in.Tier, Path: p}}
 			if in.Format != "" {
 				f, err := lookupFormat(in.Tier, in.Format)
 				if err != nil {
@@ -199,7 +199,8 @@ func prepareOut(dir string) error {
 
 // readFile is one reader goroutine's work on one file: open, sniff, and cut
 // it into chunks for the workers. Errors end the file, not the run.
-func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *rejectLog, log io.Writer) {
+func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *rejectLog, opt Options) {
+	log := opt.Log
 	fail := func(err error) {
 		s.stats.Error = err.Error()
 		if log != nil {
@@ -214,7 +215,12 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 	defer rc.Close()
 	s.stats.Bytes = size
 	c := newChunker(s.stats.Path, rc, s)
-	defer func() { s.stats.Lines, s.stats.Blank, s.stats.Duplicates = c.lines, c.blank, c.dups }()
+	doc := false
+	defer func() {
+		if !doc {
+			s.stats.Lines, s.stats.Blank, s.stats.Duplicates = c.lines, c.blank, c.dups
+		}
+	}()
 	if s.format == nil {
 		first, err := c.peekFirstLine()
 		if err != nil {
@@ -244,6 +250,13 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 			return
 		}
 	}
+	if s.format.doc != nil {
+		doc = true
+		if err := readDoc(s, c.rest(), opt.Out, rejects); err != nil {
+			fail(fmt.Errorf("%s: %w", s.stats.Path, err))
+		}
+		return
+	}
 	for {
 		ch, err := c.next()
 		if ch != nil {
@@ -263,6 +276,51 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 			return
 		}
 	}
+}
+
+// readDoc decodes a file of a document format in the calling goroutine,
+// into a part file of its own.
+func readDoc(s *source, r io.Reader, dir string, rejects *rejectLog) error {
+	switch s.stats.Tier {
+	case Client:
+		return runDoc[ClientRow](s, r, dir, rejects)
+	case Gateway:
+		return runDoc[GatewayRow](s, r, dir, rejects)
+	case Server:
+		return runDoc[ServerRow](s, r, dir, rejects)
+	}
+	return fmt.Errorf("unknown tier %q", s.stats.Tier)
+}
+
+func runDoc[T Row](s *source, r io.Reader, dir string, rejects *rejectLog) error {
+	parse, ok := s.format.doc.(docParser[T])
+	if !ok {
+		return fmt.Errorf("format %s is not a %s format", s.format.name, s.stats.Tier)
+	}
+	sk := newSink[T](dir, s.stats.Tier, fmt.Sprintf("f%04d", s.idx))
+	out := &DocOut[T]{
+		file: s.stats.Path,
+		emit: func(rows []T) error {
+			for i := range rows {
+				*sk.slot() = rows[i]
+				if err := sk.commit(); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		reject: func(pe *ParseError) error {
+			s.rejected.Add(1)
+			return rejects.add(s.stats.Tier, pe)
+		},
+	}
+	err := parse(r, s.stats.Path, out)
+	// For a document format a "line" is one input unit: lines = decoded +
+	// rejected still holds.
+	s.stats.Lines = out.units
+	s.decoded.Add(out.decoded)
+	s.rows.Add(out.rows)
+	return errors.Join(err, sk.close())
 }
 
 // countUnits counts the lines of a chunk that would be decoded (neither
@@ -299,9 +357,9 @@ type worker struct {
 
 func newWorker(dir string, id int, rejects *rejectLog) *worker {
 	return &worker{
-		client:  newSink[ClientRow](dir, Client, id),
-		gateway: newSink[GatewayRow](dir, Gateway, id),
-		server:  newSink[ServerRow](dir, Server, id),
+		client:  newSink[ClientRow](dir, Client, fmt.Sprintf("w%02d", id)),
+		gateway: newSink[GatewayRow](dir, Gateway, fmt.Sprintf("w%02d", id)),
+		server:  newSink[ServerRow](dir, Server, fmt.Sprintf("w%02d", id)),
 		parsers: map[*format]any{},
 		rejects: rejects,
 	}
@@ -355,6 +413,7 @@ func decodeChunk[T Row](w *worker, c *chunk, s *sink[T]) error {
 		}
 	}
 	c.src.rows.Add(rows)
+	c.src.decoded.Add(d.decoded)
 	return nil
 }
 

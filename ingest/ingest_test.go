@@ -128,9 +128,12 @@ func compareSections(t *testing.T, path string, ar *txtar.Archive, got map[strin
 func checkAccounting(t *testing.T, m *Manifest) {
 	t.Helper()
 	for _, f := range m.Files {
-		if f.Lines != f.Rows+f.Rejected+f.Duplicates+f.Blank {
-			t.Errorf("%s: lines %d != rows %d + rejected %d + duplicates %d + blank %d",
-				f.Path, f.Lines, f.Rows, f.Rejected, f.Duplicates, f.Blank)
+		if f.Lines != f.Decoded+f.Rejected+f.Duplicates+f.Blank {
+			t.Errorf("%s: lines %d != decoded %d + rejected %d + duplicates %d + blank %d",
+				f.Path, f.Lines, f.Decoded, f.Rejected, f.Duplicates, f.Blank)
+		}
+		if f.Format == formatNative && f.Rows != f.Decoded {
+			t.Errorf("%s: a native line is one row, but %d rows from %d lines", f.Path, f.Rows, f.Decoded)
 		}
 	}
 }
@@ -217,9 +220,9 @@ func dumpManifest(t *testing.T, m *Manifest, strip string) string {
 	t.Helper()
 	var b strings.Builder
 	for _, f := range m.Files {
-		fmt.Fprintf(&b, "%s %s %s bytes=%d lines=%d rows=%d rejected=%d duplicates=%d blank=%d",
+		fmt.Fprintf(&b, "%s %s %s bytes=%d lines=%d decoded=%d rows=%d rejected=%d duplicates=%d blank=%d",
 			f.Tier, f.Format, strings.TrimPrefix(f.Path, strip+string(filepath.Separator)),
-			f.Bytes, f.Lines, f.Rows, f.Rejected, f.Duplicates, f.Blank)
+			f.Bytes, f.Lines, f.Decoded, f.Rows, f.Rejected, f.Duplicates, f.Blank)
 		if f.Error != "" {
 			fmt.Fprintf(&b, " error=%q", strings.ReplaceAll(f.Error, strip+string(filepath.Separator), ""))
 		}

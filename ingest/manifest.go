@@ -8,7 +8,9 @@ import (
 )
 
 // Manifest accounts for every input line: for each file,
-// Lines = Rows + Rejected + Duplicates + Blank.
+// Lines = Decoded + Rejected + Duplicates + Blank. In the native formats a
+// decoded line is one row (Rows = Decoded); formats that pack several
+// records in one line (OTLP) or none (a log line of another kind) differ.
 type Manifest struct {
 	Version int         `json:"version"`
 	Files   []FileStats `json:"files"`
@@ -21,6 +23,7 @@ type FileStats struct {
 	Path       string `json:"path"`
 	Bytes      int64  `json:"bytes"` // size on disk (compressed, if it is)
 	Lines      int64  `json:"lines"`
+	Decoded    int64  `json:"decoded"`
 	Rows       int64  `json:"rows"`
 	Rejected   int64  `json:"rejected"`
 	Duplicates int64  `json:"duplicates"`
@@ -37,6 +40,7 @@ func (m *Manifest) Totals() FileStats {
 	for _, f := range m.Files {
 		t.Bytes += f.Bytes
 		t.Lines += f.Lines
+		t.Decoded += f.Decoded
 		t.Rows += f.Rows
 		t.Rejected += f.Rejected
 		t.Duplicates += f.Duplicates
@@ -87,8 +91,10 @@ func writeFileAtomic(path string, b []byte) error {
 
 // source is one input file while it is being read.
 type source struct {
+	idx      int // position in the input list, names its part file
 	stats    FileStats
 	format   *format
 	rows     atomic.Int64
+	decoded  atomic.Int64
 	rejected atomic.Int64
 }

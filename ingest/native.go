@@ -44,7 +44,8 @@ func sniffNative(t Tier) func(line []byte) bool {
 
 type nativeClient struct{ labels labels }
 
-func (p *nativeClient) parseLine(line []byte, r *ClientRow) error {
+func (p *nativeClient) parseLine(line []byte, out *rowQueue[ClientRow]) error {
+	r := out.next()
 	err := jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
 		switch key := memberKey(k, esc); string(key) {
 		case "request_id":
@@ -60,7 +61,7 @@ func (p *nativeClient) parseLine(line []byte, r *ClientRow) error {
 		case "error":
 			return p.labels.label("error", v, &r.Error)
 		case "streamed":
-			return boolean("streamed", v, r.setStreamed)
+			return boolean("streamed", v, func(b bool) { r.Streamed = boolPtr(b) })
 		case "model":
 			return p.labels.label("model", v, &r.Model)
 		case "use_case":
@@ -70,9 +71,9 @@ func (p *nativeClient) parseLine(line []byte, r *ClientRow) error {
 		case "region":
 			return p.labels.label("region", v, &r.Region)
 		case "prompt_tokens":
-			return count32("prompt_tokens", v, r.setPromptTokens)
+			return count32("prompt_tokens", v, &r.PromptTokens)
 		case "output_tokens":
-			return count32("output_tokens", v, r.setOutputTokens)
+			return count32("output_tokens", v, &r.OutputTokens)
 		}
 		return nil
 	})
@@ -92,7 +93,8 @@ func (p *nativeClient) parseLine(line []byte, r *ClientRow) error {
 
 type nativeGateway struct{ labels labels }
 
-func (p *nativeGateway) parseLine(line []byte, r *GatewayRow) error {
+func (p *nativeGateway) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
+	r := out.next()
 	err := jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
 		switch key := memberKey(k, esc); string(key) {
 		case "request_id":
@@ -132,7 +134,8 @@ func (p *nativeGateway) parseLine(line []byte, r *GatewayRow) error {
 
 type nativeServer struct{ labels labels }
 
-func (p *nativeServer) parseLine(line []byte, r *ServerRow) error {
+func (p *nativeServer) parseLine(line []byte, out *rowQueue[ServerRow]) error {
+	r := out.next()
 	err := jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
 		switch key := memberKey(k, esc); string(key) {
 		case "request_id":
@@ -150,9 +153,9 @@ func (p *nativeServer) parseLine(line []byte, r *ServerRow) error {
 		case "replica":
 			return p.labels.label("replica", v, &r.Replica)
 		case "prompt_tokens":
-			return count32("prompt_tokens", v, r.setPromptTokens)
+			return count32("prompt_tokens", v, &r.PromptTokens)
 		case "output_tokens":
-			return count32("output_tokens", v, r.setOutputTokens)
+			return count32("output_tokens", v, &r.OutputTokens)
 		case "finish_reason":
 			return p.labels.label("finish_reason", v, &r.FinishReason)
 		case "status":
@@ -169,6 +172,7 @@ func (p *nativeServer) parseLine(line []byte, r *ServerRow) error {
 	case r.Arrival == 0:
 		return missing("arrival")
 	}
+	r.Format = formatNative
 	return nil
 }
 

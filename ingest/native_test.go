@@ -35,7 +35,7 @@ func decodeAll[T Row](t testing.TB, tier Tier, input []byte) (rows []T, rejects 
 		}
 		rows = append(rows, row)
 	}
-	c := d.(*streamDecoder[T]).c
+	c := d.(*lineStream[T]).c
 	if got := int64(len(rows)+len(rejects)) + c.dups + c.blank; got != c.lines {
 		t.Fatalf("lines %d != rows %d + rejected %d + duplicates %d + blank %d", c.lines, len(rows), len(rejects), c.dups, c.blank)
 	}

@@ -17,9 +17,11 @@ var Tiers = []Tier{Client, Gateway, Server}
 // The row types below are the Parquet schemas of the three tables. Times are
 // Unix nanoseconds on the clock of the host that logged them (a zero time is
 // written as NULL); times of two tiers must never be subtracted from each
-// other. Empty strings and zero HTTP statuses are NULL. Counts and flags that
-// have a meaningful zero are pointers, set through the row's own storage so
-// decoding allocates nothing for them.
+// other. Empty strings and zero HTTP statuses are NULL. Counts, flags and
+// durations that have a meaningful zero are pointers (nil is NULL), set with
+// int32Ptr, boolPtr and nsPtr, which share storage for common values so
+// decoding rarely allocates for them. Rows are plain values: nothing may write
+// through those pointers.
 
 // ClientRow is one request as the client (an application or a load
 // generator) saw it.
@@ -39,10 +41,6 @@ type ClientRow struct {
 	OutputTokens *int32 `parquet:"output_tokens,optional"`
 	SourceFile   string `parquet:"source_file,dict"`
 	SourceLine   int64  `parquet:"source_line"`
-
-	streamed     bool
-	promptTokens int32
-	outputTokens int32
 }
 
 // GatewayRow is one request as the gateway (proxy, API gateway, LLM router)
@@ -61,24 +59,40 @@ type GatewayRow struct {
 	SourceLine    int64  `parquet:"source_line"`
 }
 
-// ServerRow is one request as the inference server saw it.
+// ServerRow is one request as the inference server saw it. Servers log
+// either instants (arrival, scheduled, first token, end) or durations they
+// measured themselves, often on a monotonic clock (the *NS fields); a format
+// fills what it has. Durations and instants of one row come from one host.
 type ServerRow struct {
-	RequestID    string `parquet:"request_id"`
-	Arrival      int64  `parquet:"arrival_time,optional,timestamp(nanosecond:local)"`
-	Scheduled    int64  `parquet:"scheduled_time,optional,timestamp(nanosecond:local)"`
-	FirstToken   int64  `parquet:"first_token_time,optional,timestamp(nanosecond:local)"`
-	End          int64  `parquet:"end_time,optional,timestamp(nanosecond:local)"`
+	// RequestID is the ID the gateway and client saw (a vLLM "chatcmpl-…-0"
+	// is mapped back); EngineRequestID is the ID as the server logged it.
+	// Formats that log no ID (TGI) leave both empty and are joined by time.
+	RequestID       string `parquet:"request_id,optional"`
+	EngineRequestID string `parquet:"engine_request_id,optional"`
+	TraceID         string `parquet:"trace_id,optional"`
+	Arrival         int64  `parquet:"arrival_time,optional,timestamp(nanosecond:local)"`
+	Scheduled       int64  `parquet:"scheduled_time,optional,timestamp(nanosecond:local)"`
+	FirstToken      int64  `parquet:"first_token_time,optional,timestamp(nanosecond:local)"`
+	End             int64  `parquet:"end_time,optional,timestamp(nanosecond:local)"`
+	// Durations the server measured, in nanoseconds: arrival to end, in the
+	// queue, arrival to first token, prefill, decode, and prefill+decode where
+	// a format does not split them.
+	E2ENS        *int64 `parquet:"e2e_ns,optional"`
+	QueueNS      *int64 `parquet:"queue_ns,optional"`
+	TTFTNS       *int64 `parquet:"ttft_ns,optional"`
+	PrefillNS    *int64 `parquet:"prefill_ns,optional"`
+	DecodeNS     *int64 `parquet:"decode_ns,optional"`
+	InferenceNS  *int64 `parquet:"inference_ns,optional"`
 	Model        string `parquet:"model,optional,dict"`
 	Replica      string `parquet:"replica,optional,dict"`
 	PromptTokens *int32 `parquet:"prompt_tokens,optional"`
 	OutputTokens *int32 `parquet:"output_tokens,optional"`
 	FinishReason string `parquet:"finish_reason,optional,dict"`
 	Status       int32  `parquet:"status,optional"`
+	Error        string `parquet:"error,optional,dict"`
+	Format       string `parquet:"format,dict"`
 	SourceFile   string `parquet:"source_file,dict"`
 	SourceLine   int64  `parquet:"source_line"`
-
-	promptTokens int32
-	outputTokens int32
 }
 
 // Row is the set of tier row types; the pipeline is generic over it.
@@ -86,14 +100,40 @@ type Row interface {
 	ClientRow | GatewayRow | ServerRow
 }
 
-func (r *ClientRow) setStreamed(v bool)      { r.streamed = v; r.Streamed = &r.streamed }
-func (r *ClientRow) setPromptTokens(v int32) { r.promptTokens = v; r.PromptTokens = &r.promptTokens }
-func (r *ClientRow) setOutputTokens(v int32) { r.outputTokens = v; r.OutputTokens = &r.outputTokens }
-func (r *ServerRow) setPromptTokens(v int32) { r.promptTokens = v; r.PromptTokens = &r.promptTokens }
-func (r *ServerRow) setOutputTokens(v int32) { r.outputTokens = v; r.OutputTokens = &r.outputTokens }
+var (
+	smallInts [1 << 16]int32 // shared storage for counts below 65536
+	bools     = [2]bool{false, true}
+)
 
-// SetSource records where the row came from, so a slow request can be traced
-// back to its raw log line.
-func (r *ClientRow) setSource(file string, line int64)  { r.SourceFile, r.SourceLine = file, line }
-func (r *GatewayRow) setSource(file string, line int64) { r.SourceFile, r.SourceLine = file, line }
-func (r *ServerRow) setSource(file string, line int64)  { r.SourceFile, r.SourceLine = file, line }
+func init() {
+	for i := range smallInts {
+		smallInts[i] = int32(i)
+	}
+}
+
+func int32Ptr(v int32) *int32 {
+	if uint32(v) < uint32(len(smallInts)) {
+		return &smallInts[v]
+	}
+	return &v
+}
+
+func boolPtr(v bool) *bool {
+	if v {
+		return &bools[1]
+	}
+	return &bools[0]
+}
+
+func nsPtr(v int64) *int64 { return &v }
+
+func setSource[T Row](row *T, file string, line int64) {
+	switch r := any(row).(type) {
+	case *ClientRow:
+		r.SourceFile, r.SourceLine = file, line
+	case *GatewayRow:
+		r.SourceFile, r.SourceLine = file, line
+	case *ServerRow:
+		r.SourceFile, r.SourceLine = file, line
+	}
+}

@@ -16,7 +16,7 @@ const (
 )
 
 // sink writes one worker's rows of one tier to its own Parquet part file,
-// DIR/<tier>/part-<worker>.parquet, created on the first row.
+// DIR/<tier>/part-<name>.parquet, created on the first row.
 type sink[T Row] struct {
 	path  string
 	f     *os.File
@@ -26,9 +26,9 @@ type sink[T Row] struct {
 	rows  int64
 }
 
-func newSink[T Row](dir string, tier Tier, worker int) *sink[T] {
+func newSink[T Row](dir string, tier Tier, name string) *sink[T] {
 	return &sink[T]{
-		path:  filepath.Join(dir, string(tier), fmt.Sprintf("part-%03d.parquet", worker)),
+		path:  filepath.Join(dir, string(tier), "part-"+name+".parquet"),
 		batch: make([]T, batchRows),
 	}
 }

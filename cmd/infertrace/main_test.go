@@ -153,7 +153,7 @@ func TestIngestProblems(t *testing.T) {
 	corrupt := filepath.Join(dir, "b.jsonl.gz")
 	os.WriteFile(corrupt, []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff, 1, 2, 3}, 0o644)
 	code, stdout, stderr := runCLI(t, "ingest", "--client", filepath.Join(dir, "*.json*"), "--out", filepath.Join(dir, "out"))
-	if code != 1 || !strings.Contains(stderr, "b.jsonl.gz") || !strings.Contains(stdout, "1 rows") {
+	if code != 1 || !strings.Contains(stderr, "b.jsonl.gz") || !strings.Contains(stdout, "; 1 rows") {
 		t.Errorf("corrupt gzip: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 }

@@ -140,8 +140,8 @@ func doIngest(ctx context.Context, e *env, opt ingest.Options) error {
 		return err
 	}
 	t := m.Totals()
-	fmt.Fprintf(e.stdout, "ingested %d files: %d lines = %d rows + %d rejected + %d duplicates + %d blank\n",
-		len(m.Files), t.Lines, t.Rows, t.Rejected, t.Duplicates, t.Blank)
+	fmt.Fprintf(e.stdout, "ingested %d files: %d lines = %d decoded + %d rejected + %d duplicates + %d blank; %d rows\n",
+		len(m.Files), t.Lines, t.Decoded, t.Rejected, t.Duplicates, t.Blank, t.Rows)
 	if failed := m.Failed(); len(failed) > 0 {
 		for _, f := range failed {
 			fmt.Fprintf(e.stderr, "not read to the end: %s: %s\n", f.Path, f.Error)
