@@ -29,10 +29,12 @@ var columns = map[string]string{
 		status: 'INTEGER'}`,
 }
 
-// Times are RFC 3339 strings or epoch seconds; both become TIMESTAMP_NS.
+// Times are RFC 3339 strings (with a zone) or epoch seconds; both become
+// TIMESTAMPTZ, DuckDB's fastest correct reading of either.
 func ts(col string) string {
-	return fmt.Sprintf(`CASE WHEN %[1]s LIKE '____-%%' THEN %[1]s::TIMESTAMPTZ::TIMESTAMP_NS
-		ELSE make_timestamp_ns((%[1]s::DECIMAL(20,9) * 1000000000)::BIGINT) END AS %[2]s`, col, strings.Trim(col, `"`)+"_time")
+	return fmt.Sprintf(`coalesce(try_cast(%[1]s AS TIMESTAMPTZ),
+		make_timestamp(try_cast(try_cast(%[1]s AS DOUBLE) * 1e6 AS BIGINT))::TIMESTAMPTZ) AS %[2]s`,
+		col, strings.Trim(col, `"`)+"_time")
 }
 
 var selects = map[string]string{

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Ingest throughput and peak memory of infertrace against DuckDB's own
+# COPY (SELECT … FROM read_json(…)) TO parquet, on the same simulated logs.
+#
+#   bench/ingest.sh [REQUESTS] [RUNS]     default 3000000 requests (~2.6 GB of JSON lines), 3 runs
+#
+# Two shapes of input: the simulator's tree (13 files across three tiers) and
+# the same lines as one file per tier (one large file must still keep every
+# core busy). Throughput is uncompressed input bytes / wall time; memory is
+# peak RSS. The best of RUNS is printed for each.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-3000000}
+RUNS=${2:-3}
+W=${BENCH_DIR:-/tmp/infertrace-bench}
+mkdir -p "$W"
+go build -o "$W/infertrace" ./cmd/infertrace
+go build -o "$W/duckdbcopy" ./bench/duckdbcopy
+
+D="$W/sim-$N"
+if [ ! -f "$D/.done" ]; then
+  rm -rf "$D"
+  "$W/infertrace" simulate --out "$D/tree" --requests "$N" > /dev/null
+  gunzip "$D"/tree/server/*.gz
+  mkdir -p "$D/one"
+  for t in client gateway server; do cat "$D"/tree/$t/*.jsonl > "$D/one/$t.jsonl"; done
+  touch "$D/.done"
+fi
+bytes=$(cat "$D"/one/*.jsonl | wc -c)
+echo "input: $N requests, $(( bytes / 1000000 )) MB of JSON lines, $(nproc) cores"
+
+best() { # best of RUNS: prints "seconds maxrss_kb"
+  local bs="" bk=""
+  for _ in $(seq "$RUNS"); do
+    rm -rf "$W/out"
+    /usr/bin/time -f '%e %M' -o "$W/time" "$@" > /dev/null 2> "$W/stderr" || { cat "$W/stderr"; exit 1; }
+    read -r s k < "$W/time"
+    if [ -z "$bs" ] || awk "BEGIN{exit !($s < $bs)}"; then bs=$s; bk=$k; fi
+  done
+  echo "$bs $bk"
+}
+row() { # name seconds kb
+  awk -v n="$1" -v s="$2" -v k="$3" -v b="$bytes" \
+    'BEGIN{printf "| %-34s | %6.2f s | %6.0f MB/s | %5.0f MiB |\n", n, s, b/1e6/s, k/1024}'
+}
+
+echo "| what | time | throughput | peak RSS |"
+echo "|---|---:|---:|---:|"
+for shape in tree one; do
+  if [ $shape = tree ]; then g="$D/tree"; c="$g/client/*.jsonl"; gw="$g/gateway/*.jsonl"; s="$g/server/*.jsonl"
+  else g="$D/one"; c="$g/client.jsonl"; gw="$g/gateway.jsonl"; s="$g/server.jsonl"; fi
+  read -r secs kb < <(best "$W/infertrace" ingest --client "native:$c" --gateway "native:$gw" --server "native:$s" --out "$W/out")
+  row "infertrace ingest ($shape)" "$secs" "$kb"
+  read -r secs kb < <(best "$W/duckdbcopy" -out "$W/out" -client "$c" -gateway "$gw" -server "$s")
+  row "DuckDB COPY read_json ($shape)" "$secs" "$kb"
+done
