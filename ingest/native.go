@@ -88,6 +88,7 @@ func (p *nativeClient) parseLine(line []byte, out *rowQueue[ClientRow]) error {
 	case r.End == 0:
 		return missing("end")
 	}
+	r.Format = formatNative
 	return nil
 }
 
@@ -129,6 +130,7 @@ func (p *nativeGateway) parseLine(line []byte, out *rowQueue[GatewayRow]) error 
 	case r.End == 0:
 		return missing("end")
 	}
+	r.Format = formatNative
 	return nil
 }
 

@@ -39,8 +39,17 @@ type ClientRow struct {
 	Region       string `parquet:"region,optional,dict"`
 	PromptTokens *int32 `parquet:"prompt_tokens,optional"`
 	OutputTokens *int32 `parquet:"output_tokens,optional"`
-	SourceFile   string `parquet:"source_file,dict"`
-	SourceLine   int64  `parquet:"source_line"`
+	// Load generators that time on a monotonic clock give durations rather
+	// than wall instants: end-to-end and time to first token, in ns.
+	E2ENS  *int64 `parquet:"e2e_ns,optional"`
+	TTFTNS *int64 `parquet:"ttft_ns,optional"`
+	// ResponseID is the response body's "id" (e.g. vLLM's chatcmpl-<id>),
+	// for clients that log no request ID.
+	ResponseID string `parquet:"response_id,optional"`
+	TraceID    string `parquet:"trace_id,optional"`
+	Format     string `parquet:"format,dict"`
+	SourceFile string `parquet:"source_file,dict"`
+	SourceLine int64  `parquet:"source_line"`
 }
 
 // GatewayRow is one request as the gateway (proxy, API gateway, LLM router)
@@ -51,12 +60,28 @@ type GatewayRow struct {
 	End           int64  `parquet:"end_time,optional,timestamp(nanosecond:local)"`
 	UpstreamStart int64  `parquet:"upstream_start_time,optional,timestamp(nanosecond:local)"`
 	UpstreamEnd   int64  `parquet:"upstream_end_time,optional,timestamp(nanosecond:local)"`
-	Status        int32  `parquet:"status,optional"`
-	Route         string `parquet:"route,optional,dict"`
-	Upstream      string `parquet:"upstream,optional,dict"`
-	Gateway       string `parquet:"gateway,optional,dict"`
-	SourceFile    string `parquet:"source_file,dict"`
-	SourceLine    int64  `parquet:"source_line"`
+	// UpstreamFirstByte is when the first byte of the upstream response
+	// arrived (Envoy US_RX_BODY_BEG / %RESPONSE_DURATION%): the gateway's view
+	// of the server's first token for streamed responses.
+	UpstreamFirstByte int64  `parquet:"upstream_first_byte_time,optional,timestamp(nanosecond:local)"`
+	Status            int32  `parquet:"status,optional"`
+	Route             string `parquet:"route,optional,dict"`
+	Upstream          string `parquet:"upstream,optional,dict"`
+	Gateway           string `parquet:"gateway,optional,dict"`
+	// Attempts is how many upstream attempts the gateway made (NGINX lists
+	// one value per attempt); the times above are of the last one.
+	Attempts      *int32 `parquet:"attempts,optional"`
+	ResponseFlags string `parquet:"response_flags,optional,dict"`
+	// LLM gateways (Envoy AI Gateway, LiteLLM, Kong AI) also log the model,
+	// token counts and the time to first token they measured.
+	Model        string `parquet:"model,optional,dict"`
+	PromptTokens *int32 `parquet:"prompt_tokens,optional"`
+	OutputTokens *int32 `parquet:"output_tokens,optional"`
+	TTFTNS       *int64 `parquet:"ttft_ns,optional"`
+	TraceID      string `parquet:"trace_id,optional"`
+	Format       string `parquet:"format,dict"`
+	SourceFile   string `parquet:"source_file,dict"`
+	SourceLine   int64  `parquet:"source_line"`
 }
 
 // ServerRow is one request as the inference server saw it. Servers log
