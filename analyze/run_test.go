@@ -114,12 +114,13 @@ func TestRunComponents(t *testing.T) {
 	//   e2e 2600, 2573, 2530; network 27, application 43, queue 300, model 2230
 	//   client_ttft 600, server_ttft 500, ttft_application 8 + (2560-2530) = 38,
 	//   ttft_network 600-500-38 = 62, ttft_model 200
-	//   tps_user uses the server's 300 output tokens over 2 s = 150/s.
+	//   tps_user uses the 280 output tokens the client received (the server
+	//   counted 300) over 2 s = 140/s.
 	checkMs(t, rows, "r2", map[string]float64{
 		"client_e2e_ms": 2600, "gateway_e2e_ms": 2573, "server_e2e_ms": 2530,
 		"network_ms": 27, "application_ms": 43, "queue_ms": 300, "model_ms": 2230,
 		"client_ttft_ms": 600, "server_ttft_ms": 500, "ttft_network_ms": 62,
-		"ttft_application_ms": 38, "ttft_queue_ms": 300, "ttft_model_ms": 200, "tps_user": 150,
+		"ttft_application_ms": 38, "ttft_queue_ms": 300, "ttft_model_ms": 200, "tps_user": 140,
 	})
 	// r3 (not streamed): e2e 500, 490, 465; network 10, application 25,
 	//   queue 10, model 455; no client TTFT so no ttft_network and no tps_user;

@@ -52,9 +52,43 @@
 --                         + ((gateway upstream_end - gateway upstream_start)
 --                            - server_e2e)
 --   ttft_network_ms     = client_ttft - server_ttft - ttft_application
---   the four sum to client_ttft when all are present.
+--   the four sum to client_ttft when all are present. Every TTFT
+--   component needs the server's first_token (a request that failed before
+--   its first token has none), besides the tiers named in its formula.
 -- tps_user = output_tokens / (client end - client first_token) in tokens per
 --   second, for streamed requests only; NULL when that interval is <= 0.
+--   output_tokens here is the client's own count when it logged one (what
+--   the user received, which is less than the server produced when the
+--   client gave up), else the server's.
+-- server_ttft_ms, ttft_queue_ms, ttft_model_ms and ttft_application_ms exist
+--   whenever the server logged first_token, streamed or not (servers such as
+--   vLLM and TGI record it regardless); reports aggregate them over streamed
+--   requests only. client_ttft_ms and ttft_network_ms need a client
+--   first_token, which only streamed responses have.
+--
+-- Load and phase, derived from the logs alone, each from one host's clock:
+--   concurrency = requests in flight on the same replica when this request
+--     arrived: server records of that replica (with arrival and end, end not
+--     before arrival) whose arrival <= this arrival < their end, this request
+--     included. NULL without a server record, replica or end.
+--   concurrency_bucket = '1', '2-4', '5-8', '9-16' or '17+'.
+--   phase = 'cold', else 'burst', else 'steady':
+--     cold: the request reached a replica during its warm-up. A replica is
+--       warming up when its first request (by arrival, on its clock) with a
+--       decode time per token, (end - first_token) / (output_tokens - 1),
+--       decoded at >= 2.2x the median of that model's requests; the warm-up
+--       lasts until the arrival of its first request decoding below 2.2x the
+--       median. Batching alone slows decoding by at most ~2x, so 2.2x is a
+--       replica that is itself slow. Needs >= 20 requests of the model with a
+--       decode time per token.
+--     burst: the local arrival rate around the request is >= 2x the median
+--       local rate of the same host. Local rate = 20 / (time spanned by the
+--       21 arrivals centred on this one, 10 before and 10 after, on that
+--       host's clock). The host is the request's gateway host (start_time);
+--       without a gateway record its client host (start_time), else its
+--       replica (arrival_time). Hosts with fewer than 21 arrivals give no
+--       rate (too few to tell), and such requests are steady.
+--     steady: everything else.
 -- client_source, gateway_source, server_source: 'file:line' of the kept
 --   record on each tier (NULL without a record or a source file), to find
 --   the raw log line of a request.
@@ -101,6 +135,80 @@ server_k AS (
         PARTITION BY request_id
         ORDER BY arrival_time DESC NULLS LAST, end_time DESC NULLS LAST, src DESC) = 1
 ),
+-- concurrency: +1 at each arrival, -1 at each end; the running sum over
+-- all events at or before an arrival (peers included) is the number in
+-- flight then.
+conc_ev AS (
+    SELECT request_id, replica, arrival_time::TIMESTAMP_NS AS t, 1 AS d, true AS is_arrival
+    FROM server_k
+    WHERE replica IS NOT NULL AND end_time >= arrival_time
+    UNION ALL
+    SELECT request_id, replica, end_time::TIMESTAMP_NS AS t, -1 AS d, false AS is_arrival
+    FROM server_k
+    WHERE replica IS NOT NULL AND end_time >= arrival_time
+),
+conc AS (
+    SELECT request_id, in_flight AS concurrency
+    FROM (
+        SELECT request_id, is_arrival,
+               sum(d) OVER (PARTITION BY replica ORDER BY t
+                            RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS in_flight
+        FROM conc_ev
+    )
+    WHERE is_arrival
+),
+-- cold: decode time per token against the model's median.
+tpot AS (
+    SELECT request_id, replica, arrival_time::TIMESTAMP_NS AS t,
+           tpot_ns / median(tpot_ns) OVER (PARTITION BY model) AS tpot_ratio,
+           count(tpot_ns) OVER (PARTITION BY model) AS model_n
+    FROM (
+        SELECT *,
+               CASE WHEN output_tokens > 1 AND end_time > first_token_time
+                    THEN (epoch_ns(end_time) - epoch_ns(first_token_time)) / (output_tokens - 1)
+               END AS tpot_ns
+        FROM server_k
+        WHERE replica IS NOT NULL AND arrival_time IS NOT NULL
+    )
+),
+warmup AS (
+    SELECT replica,
+           arg_min(tpot_ratio, t) FILTER (WHERE tpot_ratio IS NOT NULL AND model_n >= 20) AS first_ratio,
+           min(t) FILTER (WHERE tpot_ratio < 2.2 AND model_n >= 20) AS warm_from
+    FROM tpot
+    GROUP BY replica
+),
+cold AS (
+    SELECT p.request_id
+    FROM tpot AS p JOIN warmup AS w USING (replica)
+    WHERE w.first_ratio >= 2.2 AND (w.warm_from IS NULL OR p.t < w.warm_from)
+),
+-- burst: local arrival rate on one host's clock against that host's median.
+arrivals AS (
+    SELECT request_id, 1 AS pref, 'gateway' AS tier, gateway AS host, start_time::TIMESTAMP_NS AS t
+    FROM gateway_k WHERE start_time IS NOT NULL
+    UNION ALL
+    SELECT request_id, 2, 'client', client, start_time::TIMESTAMP_NS
+    FROM client_k WHERE start_time IS NOT NULL
+    UNION ALL
+    SELECT request_id, 3, 'server', replica, arrival_time::TIMESTAMP_NS
+    FROM server_k WHERE arrival_time IS NOT NULL
+),
+local_rate AS (
+    SELECT request_id, pref, tier, host,
+           count(*) OVER (PARTITION BY tier, host) AS host_n,
+           CASE WHEN epoch_ns(max(t) OVER w) > epoch_ns(min(t) OVER w)
+                THEN (count(*) OVER w - 1) * 1e9 / (epoch_ns(max(t) OVER w) - epoch_ns(min(t) OVER w))
+           END AS rate
+    FROM arrivals
+    WINDOW w AS (PARTITION BY tier, host ORDER BY t, request_id ROWS BETWEEN 10 PRECEDING AND 10 FOLLOWING)
+),
+burst AS (
+    SELECT request_id, rate / median(rate) OVER (PARTITION BY tier, host) AS rate_ratio, pref
+    FROM local_rate
+    WHERE host_n >= 21
+    QUALIFY row_number() OVER (PARTITION BY request_id ORDER BY pref) = 1
+),
 ids AS (
     SELECT request_id FROM client_k
     UNION
@@ -132,6 +240,10 @@ j AS (
         g.route,
         s.replica,
         s.finish_reason,
+        coalesce(c.output_tokens, s.output_tokens) AS received_tokens,
+        cc.concurrency,
+        cd.request_id IS NOT NULL AS is_cold,
+        b.rate_ratio,
         epoch_ns(c.end_time) - epoch_ns(c.start_time)                   AS c_e2e,
         epoch_ns(c.first_token_time) - epoch_ns(c.start_time)           AS c_ttft,
         epoch_ns(c.end_time) - epoch_ns(c.first_token_time)             AS c_stream,
@@ -152,14 +264,19 @@ j AS (
     LEFT JOIN client_k AS c ON c.request_id = i.request_id
     LEFT JOIN gateway_k AS g ON g.request_id = i.request_id
     LEFT JOIN server_k AS s ON s.request_id = i.request_id
+    LEFT JOIN conc AS cc ON cc.request_id = i.request_id
+    LEFT JOIN cold AS cd ON cd.request_id = i.request_id
+    LEFT JOIN burst AS b ON b.request_id = i.request_id
 ),
 -- Cross-tier components, still in integer nanoseconds.
 k AS (
     SELECT *,
         c_e2e - g_e2e                  AS network_ns,
         g_e2e - s_e2e                  AS application_ns,
-        g_pre + (g_upstream - s_e2e)   AS ttft_application_ns,
-        c_ttft - s_ttft - (g_pre + (g_upstream - s_e2e)) AS ttft_network_ns
+        CASE WHEN s_ttft IS NOT NULL
+             THEN g_pre + (g_upstream - s_e2e) END         AS ttft_application_ns,
+        c_ttft - s_ttft - (g_pre + (g_upstream - s_e2e)) AS ttft_network_ns,
+        CASE WHEN s_ttft IS NOT NULL THEN s_queue END    AS ttft_queue_ns
     FROM j
 )
 SELECT
@@ -183,6 +300,16 @@ SELECT
     route,
     replica,
     finish_reason,
+    CASE WHEN is_cold THEN 'cold'
+         WHEN rate_ratio >= 2 THEN 'burst'
+         ELSE 'steady' END AS phase,
+    concurrency,
+    CASE WHEN concurrency IS NULL THEN NULL
+         WHEN concurrency <= 1 THEN '1'
+         WHEN concurrency <= 4 THEN '2-4'
+         WHEN concurrency <= 8 THEN '5-8'
+         WHEN concurrency <= 16 THEN '9-16'
+         ELSE '17+' END AS concurrency_bucket,
     c_e2e / 1e6               AS client_e2e_ms,
     g_e2e / 1e6               AS gateway_e2e_ms,
     s_e2e / 1e6               AS server_e2e_ms,
@@ -194,10 +321,10 @@ SELECT
     s_ttft / 1e6              AS server_ttft_ms,
     ttft_network_ns / 1e6     AS ttft_network_ms,
     ttft_application_ns / 1e6 AS ttft_application_ms,
-    s_queue / 1e6             AS ttft_queue_ms,
+    ttft_queue_ns / 1e6       AS ttft_queue_ms,
     s_ttft_model / 1e6        AS ttft_model_ms,
     CASE WHEN streamed IS TRUE AND c_stream > 0
-         THEN output_tokens / (c_stream / 1e9) END AS tps_user,
+         THEN received_tokens / (c_stream / 1e9) END AS tps_user,
     nullif(concat_ws('; ',
         CASE WHEN c_e2e < 0 THEN 'client end before start' END,
         CASE WHEN c_ttft < 0 THEN 'client first_token before start' END,
