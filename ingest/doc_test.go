@@ -47,6 +47,7 @@ func parseTestDoc(r io.Reader, file string, out *DocOut[ClientRow]) error {
 		}
 		row := out.Next()
 		row.RequestID = rec.ID
+		row.Format = "testdoc"
 		var err1, err2 error
 		row.Start, err1 = parseEpochSeconds([]byte(rec.T0))
 		row.End, err2 = parseEpochSeconds([]byte(rec.T1))
@@ -77,8 +78,8 @@ func TestDocFormat(t *testing.T) {
 		t.Fatalf("manifest: %+v", f)
 	}
 	got := dumpTable[ClientRow](t, out, Client, dir)
-	want := "doc.json:1 request_id=a start_time=2026-11-30T10:00:00Z end_time=2026-11-30T10:00:01Z\n" +
-		"doc.json:3 request_id=c start_time=2026-11-30T10:00:00.5Z end_time=2026-11-30T10:00:02Z\n"
+	want := "doc.json:1 request_id=a start_time=2026-11-30T10:00:00Z end_time=2026-11-30T10:00:01Z format=testdoc\n" +
+		"doc.json:3 request_id=c start_time=2026-11-30T10:00:00.5Z end_time=2026-11-30T10:00:02Z format=testdoc\n"
 	if got != want {
 		t.Errorf("rows:\n%s\nwant:\n%s", got, want)
 	}

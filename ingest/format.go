@@ -40,6 +40,28 @@ type format struct {
 	// docParser[T] for a document format, for the tier's row type T.
 	newParser any
 	doc       any
+	// options, for a format that takes settings from Options.FormatOptions
+	// (a user's log format string), returns the newParser of one run, or
+	// why the settings are wrong.
+	options func(opts map[string]string) (newParser any, err error)
+}
+
+// configureFormats returns the newParser of every format that takes
+// options, configured for one run.
+func configureFormats(opts map[string]string) (map[*format]any, error) {
+	m := map[*format]any{}
+	for _, fs := range registry {
+		for _, f := range fs {
+			if f.options != nil {
+				np, err := f.options(opts)
+				if err != nil {
+					return nil, err
+				}
+				m[f] = np
+			}
+		}
+	}
+	return m, nil
 }
 
 var registry = map[Tier][]*format{}
@@ -143,10 +165,11 @@ func NewDecoder[T Row](t Tier, formatName string, r io.Reader, name string) (Dec
 
 // lineStream walks the chunks of one reader in order.
 type lineStream[T Row] struct {
-	c      *chunker
-	parser lineParser[T]
-	cur    *chunkDecoder[T]
-	err    error
+	c       *chunker
+	parser  lineParser[T]
+	cur     *chunkDecoder[T]
+	err     error
+	decoded int64 // lines decoded in finished chunks
 }
 
 func (d *lineStream[T]) Next(row *T) error {
@@ -156,6 +179,7 @@ func (d *lineStream[T]) Next(row *T) error {
 			if err != io.EOF {
 				return err
 			}
+			d.decoded += d.cur.decoded
 			d.cur = nil
 		}
 		if d.err != nil {

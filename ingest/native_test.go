@@ -12,7 +12,13 @@ import (
 // decodeAll runs a streaming decoder over input and checks the line
 // accounting of its chunker.
 func decodeAll[T Row](t testing.TB, tier Tier, input []byte) (rows []T, rejects []*ParseError) {
-	d, err := NewDecoder[T](tier, formatNative, bytes.NewReader(input), "in.jsonl")
+	return decodeFormat[T](t, tier, formatNative, input)
+}
+
+// decodeFormat runs a streaming decoder of a line format over input and
+// checks the line accounting of its chunker.
+func decodeFormat[T Row](t testing.TB, tier Tier, format string, input []byte) (rows []T, rejects []*ParseError) {
+	d, err := NewDecoder[T](tier, format, bytes.NewReader(input), "in.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,8 +42,12 @@ func decodeAll[T Row](t testing.TB, tier Tier, input []byte) (rows []T, rejects 
 		rows = append(rows, row)
 	}
 	c := d.(*lineStream[T]).c
-	if got := int64(len(rows)+len(rejects)) + c.dups + c.blank; got != c.lines {
-		t.Fatalf("lines %d != rows %d + rejected %d + duplicates %d + blank %d", c.lines, len(rows), len(rejects), c.dups, c.blank)
+	decoded := d.(*lineStream[T]).decoded
+	if got := decoded + int64(len(rejects)) + c.dups + c.blank; got != c.lines {
+		t.Fatalf("lines %d != decoded %d + rejected %d + duplicates %d + blank %d", c.lines, decoded, len(rejects), c.dups, c.blank)
+	}
+	if format == formatNative && int64(len(rows)) != decoded {
+		t.Fatalf("a native line is one row: %d rows from %d lines", len(rows), decoded)
 	}
 	return rows, rejects
 }
