@@ -71,4 +71,3 @@ func FuzzJSONRecords(f *testing.F) {
 		}
 	})
 }
-
