@@ -80,12 +80,8 @@ func (c *chunker) peekFirstLine() ([]byte, error) {
 	}
 	data := c.pending.data
 	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
+		var line []byte
+		line, data = cutLine(data)
 		if line = bytes.TrimSpace(line); len(line) > 0 {
 			if len(line) > 64<<10 {
 				line = line[:64<<10]
@@ -212,12 +208,8 @@ func (c *chunker) skipLongLine(buf []byte) (*chunk, error) {
 func (c *chunker) scan(ch *chunk) {
 	data := ch.data
 	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
+		var line []byte
+		line, data = cutLine(data)
 		c.line++
 		c.lines++
 		line = trimCR(line)
@@ -230,6 +222,14 @@ func (c *chunker) scan(ch *chunk) {
 			ch.dups = append(ch.dups, c.line)
 		}
 	}
+}
+
+// cutLine splits data after its first line, dropping the '\n'.
+func cutLine(data []byte) (line, rest []byte) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return data[:i], data[i+1:]
+	}
+	return data, nil
 }
 
 func trimCR(b []byte) []byte {
@@ -320,12 +320,8 @@ func (d *chunkDecoder[T]) Next(row *T) error {
 		if len(d.data) == 0 {
 			return io.EOF
 		}
-		line := d.data
-		if i := bytes.IndexByte(d.data, '\n'); i >= 0 {
-			line, d.data = d.data[:i], d.data[i+1:]
-		} else {
-			d.data = nil
-		}
+		var line []byte
+		line, d.data = cutLine(d.data)
 		n := d.line
 		d.line++
 		if len(d.dups) > 0 && d.dups[0] == n {

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -44,6 +43,11 @@ type Options struct {
 	Workers int
 	// Log receives the first rejected lines and file-level errors; may be nil.
 	Log io.Writer
+	// FormatOptions are settings of the formats that take them, by name:
+	// "envoy-format" (an Envoy format string or JSON format object),
+	// "nginx-format" (an NGINX log_format) and "nginx-request-id"
+	// ("auto", "http_x_request_id" or "request_id"). Run fails on a bad one.
+	FormatOptions map[string]string
 }
 
 // Run streams every input file into DIR/<tier>/part-*.parquet, writes
@@ -53,6 +57,10 @@ type Options struct {
 // impossible: no input matched, the output cannot be written, ctx ended.
 func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	files, err := expand(opt.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	newParsers, err := configureFormats(opt.FormatOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -94,6 +102,7 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	for w := range workers {
 		decoders.Go(func() {
 			wk := newWorker(opt.Out, w, rejects)
+			wk.newParsers = newParsers
 			for c := range chunks {
 				if ctx.Err() == nil {
 					if err := wk.chunk(c); err != nil {
@@ -326,16 +335,10 @@ func runDoc[T Row](s *source, r io.Reader, dir string, rejects *rejectLog) error
 // countUnits counts the lines of a chunk that would be decoded (neither
 // blank nor duplicate).
 func countUnits(ch *chunk) int {
-	n := len(ch.data)
 	units := 0
-	data := ch.data[:n]
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
+	for data := ch.data; len(data) > 0; {
+		var line []byte
+		line, data = cutLine(data)
 		if !isBlank(trimCR(line)) {
 			units++
 		}
@@ -352,7 +355,9 @@ type worker struct {
 	gateway *sink[GatewayRow]
 	server  *sink[ServerRow]
 	parsers map[*format]any
-	rejects *rejectLog
+	// newParsers replaces the newParser of formats configured by options.
+	newParsers map[*format]any
+	rejects    *rejectLog
 }
 
 func newWorker(dir string, id int, rejects *rejectLog) *worker {
@@ -380,7 +385,11 @@ func (w *worker) chunk(c *chunk) error {
 func decodeChunk[T Row](w *worker, c *chunk, s *sink[T]) error {
 	p, ok := w.parsers[c.src.format]
 	if !ok {
-		p = c.src.format.newParser.(func() lineParser[T])()
+		newParser := c.src.format.newParser
+		if np, ok := w.newParsers[c.src.format]; ok {
+			newParser = np
+		}
+		p = newParser.(func() lineParser[T])()
 		w.parsers[c.src.format] = p
 	}
 	if c.tooLong != nil {

@@ -75,15 +75,8 @@ func parseEpochSeconds(b []byte) (int64, error) {
 		return 0, errTimeSyntax
 	}
 	if i < len(b) && b[i] == '.' {
-		i++
-		scale := int64(100000000)
-		n := 0
-		for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-			frac += int64(b[i]-'0') * scale
-			scale /= 10
-			n++
-		}
-		if n == 0 {
+		var ok bool
+		if frac, i, ok = fraction(b, i+1); !ok {
 			return 0, errTimeSyntax
 		}
 	}
@@ -138,15 +131,8 @@ func parseRFC3339(b []byte) (int64, error) {
 	i := 19
 	var frac int64
 	if i < len(b) && b[i] == '.' {
-		i++
-		scale := int64(100000000)
-		n := 0
-		for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-			frac += int64(b[i]-'0') * scale
-			scale /= 10
-			n++
-		}
-		if n == 0 {
+		var ok bool
+		if frac, i, ok = fraction(b, i+1); !ok {
 			return 0, errTimeSyntax
 		}
 	}
@@ -187,6 +173,19 @@ func parseRFC3339(b []byte) (int64, error) {
 		return 0, errTimeRange
 	}
 	return unix*1e9 + frac, nil
+}
+
+// fraction reads the digits of a decimal fraction starting at b[i] as
+// nanoseconds (digits past the ninth are truncated); ok is false without a
+// digit.
+func fraction(b []byte, i int) (ns int64, next int, ok bool) {
+	scale := int64(100000000)
+	start := i
+	for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+		ns += int64(b[i]-'0') * scale
+		scale /= 10
+	}
+	return ns, i, i > start
 }
 
 func daysIn(month, year int) int {
