@@ -96,6 +96,9 @@ var sensitiveKeys = [][]byte{
 	[]byte(`"response"`), []byte(`"choices"`), []byte(`"generated_text"`), []byte(`"query"`),
 	[]byte(`"gen_ai.prompt"`), []byte(`"gen_ai.completion"`), []byte(`"gen_ai.input.messages"`),
 	[]byte(`"gen_ai.output.messages"`),
+	// TGI's "parameters" span field (stop sequences, grammar), SGLang's
+	// "request_parameters" and "obj" (the request), Triton TENSORS-level data.
+	[]byte(`"parameters"`), []byte(`"request_parameters"`), []byte(`"obj"`), []byte(`"tensor"`),
 }
 
 // redact works on text that may not be valid JSON (a truncated line): each
