@@ -76,18 +76,22 @@
 --     cold: the request reached a replica during its warm-up. A replica is
 --       warming up when its first request (by arrival, on its clock) with a
 --       decode time per token, (end - first_token) / (output_tokens - 1),
---       decoded at >= 2.2x the median of that model's requests; the warm-up
---       lasts until the arrival of its first request decoding below 2.2x the
---       median. Batching alone slows decoding by at most ~2x, so 2.2x is a
---       replica that is itself slow. Needs >= 20 requests of the model with a
---       decode time per token.
---     burst: the local arrival rate around the request is >= 2x the median
---       local rate of the same host. Local rate = 20 / (time spanned by the
---       21 arrivals centred on this one, 10 before and 10 after, on that
---       host's clock). The host is the request's gateway host (start_time);
---       without a gateway record its client host (start_time), else its
---       replica (arrival_time). Hosts with fewer than 21 arrivals give no
---       rate (too few to tell), and such requests are steady.
+--       decoded at >= 2.5x the lower quartile (P25) of that model's
+--       requests; the warm-up lasts until the arrival of its first request
+--       decoding below 2.5x. Batching slows decoding too (about 2x at the
+--       simulator's batch limit), hence a lower quartile and a factor above
+--       what batching explains: only a replica that is itself slow passes.
+--       Needs >= 20 requests of the model with a decode time per token.
+--     burst: the local arrival rate around the request is >= 2x the usual
+--       rate of the same host. Local rate = 20 / (time spanned by the 21
+--       arrivals centred on this one, 10 before and 10 after, on that host's
+--       clock). Usual rate = the median of the local rate over time (each
+--       arrival's rate weighted by the time to the next arrival), so a burst
+--       that holds most requests in a short time is still a burst. The host
+--       is the request's gateway host (start_time); without a gateway record
+--       its client host (start_time), else its replica (arrival_time). Hosts
+--       with fewer than 21 arrivals give no rate (too few to tell), and such
+--       requests are steady.
 --     steady: everything else.
 -- client_source, gateway_source, server_source: 'file:line' of the kept
 --   record on each tier (NULL without a record or a source file), to find
@@ -160,7 +164,7 @@ conc AS (
 -- cold: decode time per token against the model's median.
 tpot AS (
     SELECT request_id, replica, arrival_time::TIMESTAMP_NS AS t,
-           tpot_ns / median(tpot_ns) OVER (PARTITION BY model) AS tpot_ratio,
+           tpot_ns / quantile_cont(tpot_ns, 0.25) OVER (PARTITION BY model) AS tpot_ratio,
            count(tpot_ns) OVER (PARTITION BY model) AS model_n
     FROM (
         SELECT *,
@@ -174,14 +178,14 @@ tpot AS (
 warmup AS (
     SELECT replica,
            arg_min(tpot_ratio, t) FILTER (WHERE tpot_ratio IS NOT NULL AND model_n >= 20) AS first_ratio,
-           min(t) FILTER (WHERE tpot_ratio < 2.2 AND model_n >= 20) AS warm_from
+           min(t) FILTER (WHERE tpot_ratio < 2.5 AND model_n >= 20) AS warm_from
     FROM tpot
     GROUP BY replica
 ),
 cold AS (
     SELECT p.request_id
     FROM tpot AS p JOIN warmup AS w USING (replica)
-    WHERE w.first_ratio >= 2.2 AND (w.warm_from IS NULL OR p.t < w.warm_from)
+    WHERE w.first_ratio >= 2.5 AND (w.warm_from IS NULL OR p.t < w.warm_from)
 ),
 -- burst: local arrival rate on one host's clock against that host's median.
 arrivals AS (
@@ -199,15 +203,33 @@ local_rate AS (
            count(*) OVER (PARTITION BY tier, host) AS host_n,
            CASE WHEN epoch_ns(max(t) OVER w) > epoch_ns(min(t) OVER w)
                 THEN (count(*) OVER w - 1) * 1e9 / (epoch_ns(max(t) OVER w) - epoch_ns(min(t) OVER w))
-           END AS rate
+           END AS rate,
+           -- the time until the host's next arrival: the weight of this
+           -- rate in the host's time-weighted median
+           coalesce(epoch_ns(lead(t) OVER (PARTITION BY tier, host ORDER BY t, request_id)) - epoch_ns(t), 0) AS gap_ns
     FROM arrivals
     WINDOW w AS (PARTITION BY tier, host ORDER BY t, request_id ROWS BETWEEN 10 PRECEDING AND 10 FOLLOWING)
 ),
+-- A host's usual rate: the median of its local rate over time (each rate
+-- weighted by the time to the next arrival), not over requests, so that a
+-- burst, which packs many requests into little time, cannot become the norm.
+usual_rate AS (
+    SELECT tier, host, min(rate) FILTER (WHERE 2 * cum_ns >= total_ns) AS usual
+    FROM (
+        SELECT tier, host, rate,
+               sum(gap_ns) OVER (PARTITION BY tier, host ORDER BY rate
+                                 ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cum_ns,
+               sum(gap_ns) OVER (PARTITION BY tier, host) AS total_ns
+        FROM local_rate
+        WHERE host_n >= 21 AND rate IS NOT NULL
+    )
+    GROUP BY tier, host
+),
 burst AS (
-    SELECT request_id, rate / median(rate) OVER (PARTITION BY tier, host) AS rate_ratio, pref
-    FROM local_rate
-    WHERE host_n >= 21
-    QUALIFY row_number() OVER (PARTITION BY request_id ORDER BY pref) = 1
+    SELECT l.request_id, l.rate / u.usual AS rate_ratio
+    FROM local_rate AS l JOIN usual_rate AS u USING (tier, host)
+    WHERE l.host_n >= 21 AND u.usual > 0
+    QUALIFY row_number() OVER (PARTITION BY l.request_id ORDER BY l.pref) = 1
 ),
 ids AS (
     SELECT request_id FROM client_k
