@@ -53,6 +53,15 @@ func FormatWindow(first, last *time.Time) string {
 	return a.Format(day+clock) + " – " + end + " UTC"
 }
 
+// FormatTime renders one time in UTC with millisecond precision, e.g.
+// "2026-03-01 12:00:00.000 UTC"; "–" when nil.
+func FormatTime(t *time.Time) string {
+	if t == nil {
+		return "–"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05.000") + " UTC"
+}
+
 // dominant returns the component with the largest mean over the slowest
 // 5%, or false when none has one.
 func dominant(cs []Component) (Component, bool) {
@@ -107,6 +116,8 @@ func findings(r *Result) []string {
 		out = append(out, fmt.Sprintf("%s rejected at ingest (see Rejected lines).", plural(r.RejectsTotal, "input line was", "input lines were")))
 	}
 
+	out = append(out, phaseFindings(r)...)
+
 	for _, s := range r.Slices {
 		if s.ClientE2E.N == 0 {
 			out = append(out, fmt.Sprintf("In %s, no request has a client E2E time (n=0): the user-visible latency cannot be attributed.", s.Label))
@@ -136,6 +147,122 @@ func findings(r *Result) []string {
 			out = append(out, fmt.Sprintf("In %s, the slowest 5%% by client TTFT (above P95 %s, n=%d) spend the most of their TTFT in %s: mean over the slowest 5%% %s of %s mean client TTFT.",
 				s.Label, ms(s.TTFTTailThreshold), s.TTFTTailN, d.Name, ms(d.TailMean), ms(s.TTFTTailClientTTFT)))
 		}
+	}
+	return out
+}
+
+// Thresholds for comparing a phase with steady state: client P95 must rise
+// by at least phaseRise of its steady value, and the model's rise must stay
+// below modelShare of the client's rise for the rise to be called outside
+// the model.
+const (
+	phaseRise  = 0.2
+	modelShare = 1.0 / 3
+)
+
+func phaseByName(ps []Phase, name string) (Phase, bool) {
+	for _, p := range ps {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Phase{}, false
+}
+
+func sub(a, b *float64) float64 { return *a - *b }
+
+func signedMs(v float64) string { return fmt.Sprintf("%+.1f ms", v) }
+
+// phaseFindings compares burst and cold requests with steady state and
+// points at replicas that warmed up slowly.
+func phaseFindings(r *Result) []string {
+	var out []string
+	if len(r.Phases) > 0 {
+		parts := make([]string, len(r.Phases))
+		for i, p := range r.Phases {
+			parts[i] = fmt.Sprintf("%d %s", p.Requests, p.Name)
+		}
+		out = append(out, fmt.Sprintf("Phases detected from the logs: %s requests; each phase is reported on its own under Phases, never merged.", strings.Join(parts, ", ")))
+	}
+	out = append(out, phaseComparisons(r)...)
+	return append(out, coldReplicas(r)...)
+}
+
+// phaseComparisons compares the P95 client E2E of burst and of cold
+// requests with steady state and says whether the model accounts for the
+// difference.
+func phaseComparisons(r *Result) []string {
+	var out []string
+	steady, ok := phaseByName(r.Phases, "steady")
+	if !ok || steady.ClientE2E.P95 == nil || steady.Model.P95 == nil {
+		return nil
+	}
+	for _, name := range []string{"burst", "cold"} {
+		p, ok := phaseByName(r.Phases, name)
+		if !ok || p.ClientE2E.P95 == nil || p.Model.P95 == nil {
+			continue
+		}
+		dc := sub(p.ClientE2E.P95, steady.ClientE2E.P95)
+		if dc <= phaseRise**steady.ClientE2E.P95 {
+			continue
+		}
+		dm := sub(p.Model.P95, steady.Model.P95)
+		head := fmt.Sprintf("In the %s phase (n=%d, window %s), P95 client E2E is %s against %s in steady state (n=%d), %s",
+			name, p.ClientE2E.N, FormatWindow(p.WindowFirst, p.WindowLast), ms(p.ClientE2E.P95), ms(steady.ClientE2E.P95), steady.ClientE2E.N, signedMs(dc))
+		if dm < modelShare*dc {
+			var rs []string
+			best, bestD := "", 0.0
+			for _, c := range []struct {
+				name string
+				a, b Dist
+			}{{"queueing", p.Queue, steady.Queue}, {"network", p.Network, steady.Network}, {"application", p.Application, steady.Application}} {
+				if c.a.P95 == nil || c.b.P95 == nil {
+					continue
+				}
+				d := sub(c.a.P95, c.b.P95)
+				rs = append(rs, fmt.Sprintf("%s P95 %s (n=%d) to %s (n=%d), %s", c.name, ms(c.b.P95), c.b.N, ms(c.a.P95), c.a.N, signedMs(d)))
+				if d > bestD {
+					best, bestD = c.name, d
+				}
+			}
+			sentence := head + fmt.Sprintf(", while P95 model time stays comparatively flat, %s (n=%d) to %s (n=%d), %s or %.0f%% of the rise: the extra time is spent outside the model", ms(steady.Model.P95), steady.Model.N, ms(p.Model.P95), p.Model.N, signedMs(dm), 100*dm/dc)
+			if best != "" {
+				sentence += fmt.Sprintf(", mostly in %s; %s.", best, strings.Join(rs, "; "))
+			} else {
+				sentence += "."
+			}
+			out = append(out, sentence)
+		} else {
+			out = append(out, head+fmt.Sprintf(", and P95 model time rises with it, %s (n=%d) to %s (n=%d), %s: the model itself is slower in this phase.", ms(steady.Model.P95), steady.Model.N, ms(p.Model.P95), p.Model.N, signedMs(dm)))
+		}
+	}
+	return out
+}
+
+// coldReplicas names each replica with cold requests and compares its model
+// time per output token with the model's other replicas.
+func coldReplicas(r *Result) []string {
+	var out []string
+	for _, rep := range r.Replicas {
+		if rep.Cold == 0 || rep.ModelPerToken[1] == nil {
+			continue
+		}
+		var others []string
+		for _, o := range r.Replicas {
+			if o.Replica != rep.Replica && o.Model == rep.Model && o.ModelPerToken[1] != nil {
+				others = append(others, fmt.Sprintf("%s %s (n=%d)", o.Replica, ms(o.ModelPerToken[1]), o.ModelPerTokenN))
+			}
+		}
+		joined := ""
+		if len(r.Slices) > 0 && r.Slices[0].WindowFirst != nil && rep.FirstStart != nil {
+			joined = fmt.Sprintf(", %.1f s after the first request of the service", rep.FirstStart.Sub(*r.Slices[0].WindowFirst).Seconds())
+		}
+		sentence := fmt.Sprintf("Replica %s (%s) served its first request at %s%s, and %s detected as cold (its first by arrival, decoding each token at least 2.5x slower than the model's lower quartile): its P95 model time per output token is %s (n=%d)",
+			rep.Replica, rep.Model, FormatTime(rep.FirstStart), joined, plural(rep.Cold, "request was", "requests were"), ms(rep.ModelPerToken[1]), rep.ModelPerTokenN)
+		if len(others) > 0 {
+			sentence += " against " + strings.Join(others, ", ") + " on the other replicas of the model"
+		}
+		out = append(out, sentence+".")
 	}
 	return out
 }

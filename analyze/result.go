@@ -145,6 +145,53 @@ type Slice struct {
 	TTFT               []Component
 }
 
+// Phase holds the figures of one phase: cold start, burst or steady state
+// (see the protocol for how each request's phase is derived).
+type Phase struct {
+	Name        string // "cold", "burst" or "steady"
+	Requests    int64
+	WindowFirst *time.Time // earliest start in the phase
+	WindowLast  *time.Time // latest start in the phase
+
+	ClientE2E     Dist
+	ClientTTFT    Dist // streamed requests only
+	Network       Dist
+	Application   Dist
+	Queue         Dist
+	Model         Dist
+	ModelPerToken Dist // model_ms / output_tokens, requests with output tokens
+}
+
+// Replica holds the figures of one inference replica.
+type Replica struct {
+	Replica        string
+	Model          string
+	Requests       int64
+	FirstStart     *time.Time // earliest start of its requests: roughly when it joined
+	LastStart      *time.Time
+	Cold           int64 // requests detected as cold
+	ModelPerTokenN int64
+	ModelPerToken  [2]*float64 // P50, P95 of model_ms / output_tokens
+	QueueN         int64
+	QueueP95       *float64
+	MaxConcurrency *int64 // most requests in flight at one arrival
+}
+
+// TimeWindow is one window of the time series of request starts.
+type TimeWindow struct {
+	Start        *time.Time
+	WidthS       float64
+	Requests     int64 // requests starting in the window, rejected ones included
+	ArrivalsPerS float64
+	ClientE2EN   int64
+	ClientE2EP95 *float64
+	QueueN       int64
+	QueueP95     *float64
+	ModelN       int64
+	ModelP95     *float64
+	Burst, Cold  int64 // requests detected as burst and as cold
+}
+
 // Result is everything a report shows; report renders it without SQL.
 type Result struct {
 	Dir          string
@@ -158,6 +205,9 @@ type Result struct {
 	Retried      int64
 	Slices       []Slice // Slices[0] is all requests
 	Slowest      []SlowRequest
+	Phases       []Phase      // cold, burst, steady, always in that order
+	Replicas     []Replica    // in order of first start
+	TimeSeries   []TimeWindow // every window from the first start to the last
 	Protocol     []ProtocolEntry
 	Findings     []string
 }

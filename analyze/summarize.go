@@ -22,7 +22,7 @@ type SummaryOptions struct {
 var DefaultBy = []string{"model", "use_case"}
 
 // SliceColumns are the requests.parquet columns a summary may slice by.
-var SliceColumns = []string{"model", "use_case", "streamed", "client", "region", "gateway", "route", "replica", "status", "finish_reason"}
+var SliceColumns = []string{"model", "use_case", "streamed", "client", "region", "gateway", "route", "replica", "status", "finish_reason", "phase", "concurrency_bucket"}
 
 // sliceColumnSet is the whitelist behind SliceColumns: only these exact
 // names ever reach SQL.
@@ -98,6 +98,15 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 		return nil, err
 	}
 	if res.Slowest, err = slowest(ctx, db); err != nil {
+		return nil, err
+	}
+	if res.Phases, err = phases(ctx, db); err != nil {
+		return nil, err
+	}
+	if res.Replicas, err = replicas(ctx, db); err != nil {
+		return nil, err
+	}
+	if res.TimeSeries, err = timeSeries(ctx, db); err != nil {
 		return nil, err
 	}
 	res.Findings = findings(res)
@@ -293,6 +302,89 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 			s.Label = strings.Join(parts, ", ")
 		}
 		out = append(out, s)
+	}
+	return out, nil
+}
+
+func phases(ctx context.Context, db *sql.DB) ([]Phase, error) {
+	rows, err := queryRows(ctx, db, "phases")
+	if err != nil {
+		return nil, err
+	}
+	var out []Phase
+	for _, r := range rows {
+		out = append(out, Phase{
+			Name:          asString(r["phase"]),
+			Requests:      asInt(r["requests"]),
+			WindowFirst:   asTime(r["window_first"]),
+			WindowLast:    asTime(r["window_last"]),
+			ClientE2E:     dist(r, "client_e2e"),
+			ClientTTFT:    dist(r, "client_ttft"),
+			Network:       dist(r, "network"),
+			Application:   dist(r, "application"),
+			Queue:         dist(r, "queue"),
+			Model:         dist(r, "model"),
+			ModelPerToken: dist(r, "model_per_token"),
+		})
+	}
+	return out, nil
+}
+
+func replicas(ctx context.Context, db *sql.DB) ([]Replica, error) {
+	rows, err := queryRows(ctx, db, "replicas")
+	if err != nil {
+		return nil, err
+	}
+	var out []Replica
+	for _, r := range rows {
+		q := quantiles(r["model_per_token_q"], 2)
+		rep := Replica{
+			Replica:        asString(r["replica"]),
+			Model:          asString(r["model"]),
+			Requests:       asInt(r["requests"]),
+			FirstStart:     asTime(r["first_start"]),
+			LastStart:      asTime(r["last_start"]),
+			Cold:           asInt(r["cold"]),
+			ModelPerTokenN: asInt(r["model_per_token_n"]),
+			ModelPerToken:  [2]*float64{q[0], q[1]},
+			QueueN:         asInt(r["queue_n"]),
+			QueueP95:       asFloat(r["queue_p95"]),
+		}
+		if r["max_concurrency"] != nil {
+			c := asInt(r["max_concurrency"])
+			rep.MaxConcurrency = &c
+		}
+		out = append(out, rep)
+	}
+	return out, nil
+}
+
+func timeSeries(ctx context.Context, db *sql.DB) ([]TimeWindow, error) {
+	rows, err := queryRows(ctx, db, "timeseries")
+	if err != nil {
+		return nil, err
+	}
+	var out []TimeWindow
+	for _, r := range rows {
+		w := TimeWindow{
+			Start:        asTime(r["window_start"]),
+			Requests:     asInt(r["requests"]),
+			ClientE2EN:   asInt(r["client_e2e_n"]),
+			ClientE2EP95: asFloat(r["client_e2e_p95"]),
+			QueueN:       asInt(r["queue_n"]),
+			QueueP95:     asFloat(r["queue_p95"]),
+			ModelN:       asInt(r["model_n"]),
+			ModelP95:     asFloat(r["model_p95"]),
+			Burst:        asInt(r["burst"]),
+			Cold:         asInt(r["cold"]),
+		}
+		if f := asFloat(r["width_s"]); f != nil {
+			w.WidthS = *f
+		}
+		if f := asFloat(r["arrivals_per_s"]); f != nil {
+			w.ArrivalsPerS = *f
+		}
+		out = append(out, w)
 	}
 	return out, nil
 }

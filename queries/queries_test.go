@@ -10,6 +10,7 @@ func TestExpectedQueriesExist(t *testing.T) {
 	for _, name := range []string{
 		"empty_client", "empty_gateway", "empty_server", "empty_rejects",
 		"requests", "coverage", "anomalies", "rejects", "slices", "slowest",
+		"phases", "replicas", "timeseries",
 	} {
 		q, err := Get(name)
 		if err != nil {

@@ -1,0 +1,153 @@
+package analyze
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/infertrace/infertrace/analyze/analyzetest"
+)
+
+// Concurrency counts the requests of the same replica with
+// arrival <= this arrival < end, this one included.
+func TestConcurrency(t *testing.T) {
+	srv := func(id string, arrival, end int64, replica string) analyzetest.Server {
+		return analyzetest.Server{ID: id, Arrival: analyzetest.At(arrival), Scheduled: analyzetest.At(arrival),
+			FirstToken: analyzetest.At(arrival + 10), End: analyzetest.At(end), Model: "m", Replica: replica,
+			Output: analyzetest.Int(5), Status: analyzetest.Int(200)}
+	}
+	f := analyzetest.Fixture{Servers: []analyzetest.Server{
+		srv("a", 0, 1000, "z-0"),
+		srv("b", 100, 300, "z-0"),
+		srv("c", 200, 1200, "z-0"),
+		srv("d", 300, 400, "z-0"),   // b ended at 300: not in flight
+		srv("e", 1000, 1100, "z-0"), // a ended at 1000: not in flight
+		srv("x", 150, 2000, "z-1"),  // another replica: never counted on z-0
+	}}
+	_, _, rows := runFixture(t, f, analyzetest.DefaultOffsets)
+	for id, want := range map[string]int64{"a": 1, "b": 2, "c": 3, "d": 3, "e": 2, "x": 1} {
+		if got := asInt(rows[id]["concurrency"]); got != want {
+			t.Errorf("%s: concurrency %d, want %d", id, got, want)
+		}
+	}
+	for id, want := range map[string]string{"a": "1", "b": "2-4", "d": "2-4"} {
+		if got := asString(rows[id]["concurrency_bucket"]); got != want {
+			t.Errorf("%s: concurrency_bucket %q, want %q", id, got, want)
+		}
+	}
+}
+
+// phaseFixture: one gateway host sees 60 arrivals 1 s apart, a burst of 40
+// arrivals 50 ms apart, then 60 more 1 s apart. Two replicas serve model m
+// in turn at 10 ms per output token; a third joins at 30 s and decodes its
+// first 4 requests at 40 ms per token (cold), then at 10 ms.
+func phaseFixture() (f analyzetest.Fixture, burst, cold map[string]bool) {
+	burst, cold = map[string]bool{}, map[string]bool{}
+	var at int64
+	late := 0
+	for i := 0; i < 160; i++ {
+		switch {
+		case i == 0:
+		case i > 60 && i <= 100:
+			at += 50
+		default:
+			at += 1000
+		}
+		id := fmt.Sprintf("q%03d", i)
+		if i > 60 && i <= 100 {
+			burst[id] = true
+		}
+		replica, tpot := fmt.Sprintf("m-%d", i%2), int64(10)
+		if at >= 30000 && i%3 == 0 {
+			replica = "m-late"
+			if late < 4 {
+				tpot = 40
+				cold[id] = true
+			}
+			late++
+		}
+		f.Gateways = append(f.Gateways, analyzetest.Gateway{ID: id, Start: analyzetest.At(at), End: analyzetest.At(at + 500),
+			UpstreamStart: analyzetest.At(at + 1), UpstreamEnd: analyzetest.At(at + 499), Status: analyzetest.Int(200), Gateway: "gw"})
+		f.Servers = append(f.Servers, analyzetest.Server{ID: id, Arrival: analyzetest.At(at + 2), Scheduled: analyzetest.At(at + 2),
+			FirstToken: analyzetest.At(at + 20), End: analyzetest.At(at + 20 + 10*tpot), Model: "m", Replica: replica,
+			Output: analyzetest.Int(11), Status: analyzetest.Int(200)})
+	}
+	return f, burst, cold
+}
+
+func TestPhaseDetection(t *testing.T) {
+	f, burst, cold := phaseFixture()
+	dir, _, rows := runFixture(t, f, analyzetest.DefaultOffsets)
+	got := map[string]int{}
+	for id, r := range rows {
+		p := asString(r["phase"])
+		got[p]++
+		want := "steady"
+		switch {
+		case cold[id]:
+			want = "cold"
+		case burst[id]:
+			want = "burst"
+		}
+		// The K-nearest rate blurs the burst's first and last few arrivals.
+		var i int
+		fmt.Sscanf(id, "q%d", &i)
+		edge := (i >= 56 && i <= 66) || (i >= 95 && i <= 105)
+		if p != want && !edge {
+			t.Errorf("%s: phase %s, want %s", id, p, want)
+		}
+	}
+	t.Logf("phases: %v", got)
+	if got["cold"] != len(cold) {
+		t.Errorf("%d cold requests, want %d", got["cold"], len(cold))
+	}
+
+	res, err := Summarize(context.Background(), dir, SummaryOptions{By: []string{"phase"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Phases) != 3 || res.Phases[0].Name != "cold" || res.Phases[1].Name != "burst" || res.Phases[2].Name != "steady" {
+		t.Fatalf("phases %+v, want cold, burst, steady", res.Phases)
+	}
+	if res.Phases[0].Requests != 4 || res.Phases[0].ModelPerToken.N != 4 {
+		t.Errorf("cold phase: %d requests, model per token n=%d", res.Phases[0].Requests, res.Phases[0].ModelPerToken.N)
+	}
+	var late *Replica
+	for i := range res.Replicas {
+		if res.Replicas[i].Replica == "m-late" {
+			late = &res.Replicas[i]
+		}
+	}
+	if late == nil || late.Cold != 4 || res.Replicas[len(res.Replicas)-1].Replica != "m-late" {
+		t.Fatalf("replicas %+v: want m-late last (it joined last) with 4 cold requests", res.Replicas)
+	}
+	// Model time per output token is (18 + 10*tpot) / 11 ms: 118/11 warm,
+	// 418/11 cold; 4 of the late replica's requests are cold.
+	if late.ModelPerToken[1] == nil || *late.ModelPerToken[1] < 30 {
+		t.Errorf("m-late P95 model ms per token %s, want the cold requests' 38", fmtp(late.ModelPerToken[1]))
+	}
+	if !containsText(res.Findings, "Replica m-late (m) served its first request at") {
+		t.Errorf("no finding on the late, cold replica:\n%s", strings.Join(res.Findings, "\n"))
+	}
+	var slices []string
+	for _, s := range res.Slices {
+		slices = append(slices, s.Label)
+	}
+	if !strings.Contains(strings.Join(slices, ";"), "phase=burst") {
+		t.Errorf("--by phase slices: %v", slices)
+	}
+
+	// The time series: 1 s... windows over the 158 s span give 5 s windows;
+	// the burst's 2 s fall into one or two of them.
+	var maxRate float64
+	for _, w := range res.TimeSeries {
+		if w.WidthS != 5 {
+			t.Fatalf("window width %v s, want 5", w.WidthS)
+		}
+		maxRate = max(maxRate, w.ArrivalsPerS)
+	}
+	if maxRate < 4 {
+		t.Errorf("max arrivals/s %v: the burst is not visible", maxRate)
+	}
+}
