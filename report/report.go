@@ -89,7 +89,20 @@ func funcs(esc func(string) string) map[string]any {
 		"join":   strings.Join,
 		"dash":   dash,
 		"time":   fmtTime,
+		"int":    fmtInt,
+		"mul2":   func(n int64) int64 { return 2 * n },
 	}
+}
+
+// fmtWidth prints a window width in seconds as "10 s", "5 min" or "1 h".
+func fmtWidth(s float64) string {
+	switch {
+	case s >= 3600 && int64(s)%3600 == 0:
+		return fmt.Sprintf("%d h", int64(s)/3600)
+	case s >= 60 && int64(s)%60 == 0:
+		return fmt.Sprintf("%d min", int64(s)/60)
+	}
+	return fmt.Sprintf("%g s", s)
 }
 
 // dash shows an empty string as "–".
@@ -106,6 +119,14 @@ func fmtTime(t *time.Time) string {
 		return "–"
 	}
 	return t.UTC().Format("2006-01-02 15:04:05.000")
+}
+
+// fmtInt prints an optional count; nil as "–".
+func fmtInt(p *int64) string {
+	if p == nil {
+		return "–"
+	}
+	return fmt.Sprint(*p)
 }
 
 // fmtMs prints milliseconds with one decimal; NULL as "–".
@@ -152,6 +173,20 @@ type view struct {
 	DistTables  []distTable
 	Attribution []attribution
 	Chart       chart
+	PhaseRows   []phaseRow // per metric, the three phases side by side
+	TSChart     tsChart
+	TSWidth     string // time series window width, e.g. "10 s"
+}
+
+// phaseRow is one metric of one phase in the Phases table.
+type phaseRow struct {
+	Metric      string // set on the first phase of each metric only
+	Unit        string
+	Phase       string
+	Dist        analyze.Dist
+	WindowFirst *time.Time
+	WindowLast  *time.Time
+	First       bool // first row of a metric group
 }
 
 type distTable struct {
@@ -218,5 +253,26 @@ func newView(r *analyze.Result) *view {
 		v.Attribution = append(v.Attribution, a)
 	}
 	v.Chart = newChart(r.Slices)
+	for _, m := range []struct {
+		name, unit string
+		get        func(analyze.Phase) analyze.Dist
+	}{
+		{"Client E2E", "ms", func(p analyze.Phase) analyze.Dist { return p.ClientE2E }},
+		{"Client TTFT, streamed", "ms", func(p analyze.Phase) analyze.Dist { return p.ClientTTFT }},
+		{"Queue", "ms", func(p analyze.Phase) analyze.Dist { return p.Queue }},
+		{"Model", "ms", func(p analyze.Phase) analyze.Dist { return p.Model }},
+		{"Model per output token", "ms", func(p analyze.Phase) analyze.Dist { return p.ModelPerToken }},
+		{"Network", "ms", func(p analyze.Phase) analyze.Dist { return p.Network }},
+		{"Application", "ms", func(p analyze.Phase) analyze.Dist { return p.Application }},
+	} {
+		for i, p := range r.Phases {
+			v.PhaseRows = append(v.PhaseRows, phaseRow{Metric: m.name, Unit: m.unit, Phase: p.Name, Dist: m.get(p),
+				WindowFirst: p.WindowFirst, WindowLast: p.WindowLast, First: i == 0})
+		}
+	}
+	v.TSChart = newTSChart(r.TimeSeries)
+	if len(r.TimeSeries) > 0 {
+		v.TSWidth = fmtWidth(r.TimeSeries[0].WidthS)
+	}
 	return v
 }

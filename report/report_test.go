@@ -82,6 +82,17 @@ func TestRenderedFigures(t *testing.T) {
 		"| **server E2E (inference only)** | 7 | 765.0 | 2149.0 | 2530.0 (n=1) |",
 		"logs/client.jsonl:7: unexpected end of JSON input",
 		"| client end before start | 1 | r8 |",
+		// Phases: too few arrivals per host to call a burst and too few
+		// requests per model to call a replica cold, so all are steady.
+		"| Client E2E (ms) | cold | 0 | – | – | – | – | – |",
+		"| Client E2E (ms) | steady | 7 | 1000.0 | 1820.0 | 2210.0 | 2522.0 | 2026-03-01 12:00:00.000 – 12:00:08.000 UTC |",
+		// Replicas in order of first start. a-0 serves r1 (1210 ms / 100
+		// tokens) and r5 (790 / 80, starting 12:00:06.5 on the gateway clock
+		// as it has no client record); queue 50 and 100; no overlap.
+		"| a-0 | m1 | 2 | 2026-03-01 12:00:00.000 | 2026-03-01 12:00:06.500 | 0 | 11.0 | 12.0 | 2 | 97.5 | 2 | 1 |",
+		// Time series: 8 s span, 1 s windows; r8 alone in the last.
+		"Windows of 1 s by request start",
+		"| 2026-03-01 12:00:08.000 | 1 | 1.0 | -100.0 | 1 | 10.0 | 1 | 50.0 | 1 | 0 | 0 |",
 		"| r2 | m1 | chat | 2026-03-01 12:00:01.000 | 2600.0 | 27.0 | 43.0 | 300.0 | 2230.0 | 2530.0 | – | logs/client.jsonl:2 | logs/gateway.log:2 | logs/server.jsonl:2 |",
 	} {
 		if !strings.Contains(s, want) {
@@ -111,8 +122,8 @@ func TestHTMLSelfContained(t *testing.T) {
 			t.Errorf("HTML report contains %q", bad)
 		}
 	}
-	if n := strings.Count(h, "<svg"); n != 1 {
-		t.Errorf("HTML report has %d inline SVG charts, want 1", n)
+	if n := strings.Count(h, "<svg"); n != 2 {
+		t.Errorf("HTML report has %d inline SVG charts, want 2 (attribution, time series)", n)
 	}
 	// One bar per component per drawn row: 4 slices with data x 2 bars x 4
 	// components, minus the components without values (r4/r5-only slices).

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -310,7 +312,56 @@ func TestGroundTruth(t *testing.T) {
 	}
 
 	checkPhases(t, db)
+	checkReportShowsPhases(t, db, outDir)
 }
+
+// checkReportShowsPhases reads the report run wrote and checks that the
+// burst and the cold replica are visible in it, not averaged away.
+func checkReportShowsPhases(t *testing.T, db *sql.DB, outDir string) {
+	t.Helper()
+	var coldReplica string
+	if err := db.QueryRow("SELECT any_value(replica) FROM truth WHERE phase = 'cold'").Scan(&coldReplica); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(outDir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(b)
+	for _, re := range []string{
+		// Findings: the burst's extra time is outside the model, in the queue.
+		`In the burst phase \(n=\d+, window [^)]*\), P95 client E2E is [\d.]+ ms against [\d.]+ ms in steady state \(n=\d+\), \+[\d.]+ ms, while P95 model time stays comparatively flat, .*mostly in queueing`,
+		// Findings: the late replica and its cold requests.
+		`Replica ` + regexp.QuoteMeta(mdEscape(coldReplica)) + ` \([^)]*\) served its first request at [^,]+, [\d.]+ s after the first request of the service, and \d+ requests were detected as cold`,
+		// Phases: the three side by side, each with thousands or hundreds of samples.
+		`\| Client E2E \(ms\) \| cold \| [1-9]\d+ \|`,
+		`\| Client E2E \(ms\) \| burst \| [1-9]\d\d+ \|`,
+		`\| Client E2E \(ms\) \| steady \| [1-9]\d\d\d+ \|`,
+		// Replicas: the cold replica's row counts its cold requests.
+		`\| ` + regexp.QuoteMeta(mdEscape(coldReplica)) + ` \| [^|]+ \| \d+ \| [^|]+ \| [^|]+ \| [1-9]\d* \|`,
+		// Time series: at least one window that is mostly burst.
+		`\| \*\*\d{4}-\d\d-\d\d [\d:.]+\*\* \| \d+ \|`,
+	} {
+		if !regexp.MustCompile(re).MatchString(md) {
+			t.Errorf("report.md does not match %s", re)
+		}
+	}
+	b, err = os.ReadFile(filepath.Join(outDir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	if n := strings.Count(html, "<svg"); n != 2 {
+		t.Errorf("report.html has %d SVG charts, want 2", n)
+	}
+	if !strings.Contains(html, `<rect class="burst"`) || !strings.Contains(html, `<rect class="cold"`) {
+		t.Error("the time series chart marks no burst window or no cold window")
+	}
+}
+
+// mdEscape is the Markdown escaping the report applies to log-derived text
+// (model and replica names hold no other special characters).
+func mdEscape(s string) string { return strings.NewReplacer("_", `\_`, "*", `\*`).Replace(s) }
 
 // checkPhases compares the phase analyze derives from the logs with the
 // simulator's label.
