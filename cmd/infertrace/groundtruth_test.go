@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	// The DuckDB driver, registered as "duckdb".
 	_ "github.com/duckdb/duckdb-go/v2"
@@ -474,5 +476,92 @@ func TestGroundTruthCatchesClockMixing(t *testing.T) {
 	t.Logf("queue time across clocks: %d mismatches reported, e.g.\n%s", len(bad), strings.Join(bad[:min(3, len(bad))], "\n"))
 	if queue < 100 || quantile == 0 {
 		t.Errorf("the check did not catch queue time taken across clocks: %d queue, %d quantile mismatches", queue, quantile)
+	}
+}
+
+// scheduledField matches the scheduled time of a native server log line:
+// an RFC 3339 string or Unix epoch seconds with a fraction.
+var scheduledField = regexp.MustCompile(`"scheduled":("[^"]*"|[0-9]+\.[0-9]+)`)
+
+// shiftScheduled moves the scheduled time in one log line by d, keeping its
+// format; lines without one (or cut before it) are returned unchanged.
+func shiftScheduled(t *testing.T, line string, d time.Duration) string {
+	return scheduledField.ReplaceAllStringFunc(line, func(m string) string {
+		v := strings.TrimPrefix(m, `"scheduled":`)
+		if strings.HasPrefix(v, `"`) {
+			at, err := time.Parse(time.RFC3339Nano, strings.Trim(v, `"`))
+			if err != nil {
+				t.Fatalf("scheduled %s: %v", v, err)
+			}
+			return `"scheduled":"` + at.Add(d).Format("2006-01-02T15:04:05.000000Z07:00") + `"`
+		}
+		sec, frac, _ := strings.Cut(v, ".")
+		s, err1 := strconv.ParseInt(sec, 10, 64)
+		us, err2 := strconv.ParseInt((frac + "000000")[:6], 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("scheduled %s: %v %v", v, err1, err2)
+		}
+		us += s*1e6 + d.Microseconds()
+		return fmt.Sprintf(`"scheduled":%d.%06d`, us/1e6, us%1e6)
+	})
+}
+
+// TestGroundTruthCatchesOneSkewedReplica is a second negative control, in
+// the logs rather than in the query: one replica writes its scheduled time
+// 7 ms late, as a host whose clock handling is broken for one field would.
+// The check must flag that replica's queue and model time, and only those.
+func TestGroundTruthCatchesOneSkewedReplica(t *testing.T) {
+	ctx := context.Background()
+	simDir := filepath.Join(t.TempDir(), "sim")
+	if code, stdout, stderr := runCLI(t, "simulate", "--out", simDir, "--requests", fmt.Sprint(gtRequests), "--seed", "13"); code != 0 {
+		t.Fatalf("simulate: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	const replica = "llama-3.1-8b-0"
+	path := filepath.Join(simDir, "server", replica+".jsonl")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		lines[i] = shiftScheduled(t, l, 7*time.Millisecond)
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outDir := filepath.Join(t.TempDir(), "out")
+	if code, stdout, stderr := runCLI(t, "run", "--client", filepath.Join(simDir, "client", "*"),
+		"--gateway", filepath.Join(simDir, "gateway", "*"), "--server", filepath.Join(simDir, "server", "*"),
+		"--out", outDir); code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	db := openTruthDB(t, simDir, outDir)
+	bad, _, err := checkTruth(ctx, db, "requests", "truth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var onReplica int
+	if err := db.QueryRow("SELECT count(*) FROM requests WHERE replica = ? AND queue_ms IS NOT NULL", replica).Scan(&onReplica); err != nil {
+		t.Fatal(err)
+	}
+	cols := map[string]int{}
+	for _, m := range bad {
+		f := strings.Fields(m)
+		if len(f) > 1 && strings.HasSuffix(f[1], "_ms:") {
+			cols[strings.TrimSuffix(f[1], ":")]++
+		}
+	}
+	t.Logf("%s's scheduled shifted by 7 ms: %d mismatches; per-request by column %v; %d requests on the replica", replica, len(bad), cols, onReplica)
+	for _, c := range []string{"queue_ms", "model_ms", "ttft_queue_ms", "ttft_model_ms"} {
+		if cols[c] < onReplica*8/10 {
+			t.Errorf("%s: %d requests flagged, want about the %d on %s", c, cols[c], onReplica, replica)
+		}
+	}
+	for c, n := range cols {
+		switch c {
+		case "queue_ms", "model_ms", "ttft_queue_ms", "ttft_model_ms":
+		default:
+			t.Errorf("%s flagged on %d requests: only queue and model times depend on scheduled", c, n)
+		}
 	}
 }
