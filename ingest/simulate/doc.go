@@ -49,8 +49,10 @@
 //	gateway: request_id, start, end, upstream_start, upstream_end (absent
 //	         for a 429), status (499 when the client had gone), route,
 //	         upstream (absent for a 429), gateway
-//	server:  request_id, arrival, scheduled, first_token (absent on a 5xx),
-//	         end, model, replica, prompt_tokens, output_tokens,
+//	server:  request_id, arrival, scheduled, first_token (absent on a 5xx;
+//	         logged for non-streamed requests too, as vLLM and TGI record
+//	         first-token time regardless of streaming), end, model, replica,
+//	         prompt_tokens, output_tokens,
 //	         finish_reason ("stop", "length", "error"), status
 //
 // Model simplifications: a request's decode time per token is fixed by the

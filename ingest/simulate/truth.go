@@ -46,6 +46,13 @@ import (
 // The values are true even when a record was lost or truncated; HasClient,
 // HasGateway and HasServer say whether that tier's record was written intact.
 //
+// Phase is the simulator's own label, for checking what analyze derives
+// from the logs: "cold" for the requests the late-joining replica admitted
+// among its first Config.ColdRequests (they decode Config.ColdFactor times
+// slower), else "burst" when the client sent the request (true time) inside
+// the burst window, else "steady". Requests admitted after the burst, while
+// its backlog drains, are steady even though they still queue.
+//
 // When the client gives up (timeout or cancel) its end is the give-up time
 // while the gateway and server finish the request unaware, so network_ms can
 // be negative for those requests; they are marked in Imperfection.
@@ -59,7 +66,7 @@ type TruthRow struct {
 	Gateway     string    `parquet:"gateway"`
 	Replica     string    `parquet:"replica"` // empty when the request never reached a server
 	Streamed    bool      `parquet:"streamed"`
-	Phase       string    `parquet:"phase"`  // cold, burst or steady
+	Phase       string    `parquet:"phase"`  // cold, burst or steady; see TruthRow
 	Status      int32     `parquet:"status"` // the client's status (0 cancel, 408 timeout)
 
 	HasClient  bool `parquet:"has_client"`
