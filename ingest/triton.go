@@ -366,7 +366,7 @@ func (st *tritonState) emit(t *tritonTrace) error {
 
 func (st *tritonState) fill(t *tritonTrace, r *ServerRow) error {
 	r.Format = formatTriton
-	if !t.info {
+	if t.model == "" { // no info fragment, or an empty name
 		return missing("model_name")
 	}
 	r.Model = t.model
