@@ -222,6 +222,11 @@ func (p *tgiParser) success(ts, span, spans jsonValue, out *rowQueue[ServerRow])
 		r.QueueNS = nsPtr(queue)
 	}
 	if okV && okQ {
+		// Both are parts of total_time: the request reached a batch
+		// before the handler measured it.
+		if validation > total || queue > total-validation {
+			return fieldErr("queue_time", ErrBadValue, "validation_time + queue_time exceed total_time")
+		}
 		r.Scheduled = r.Arrival + validation + queue
 	}
 	inference, okI, err := rustDurationField("inference_time", s.inference)
