@@ -234,7 +234,7 @@ func (p *sglangParser) row(m *sglangMeta, format string, out *rowQueue[ServerRow
 	switch {
 	case m.forward != 0:
 		r.Scheduled = m.forward
-	case r.Arrival != 0 && r.QueueNS != nil:
+	case r.Arrival != 0 && r.QueueNS != nil && r.Arrival+*r.QueueNS >= r.Arrival:
 		r.Scheduled = r.Arrival + *r.QueueNS
 	}
 	if m.prefillDone != 0 {
