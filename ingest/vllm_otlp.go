@@ -25,7 +25,10 @@ import (
 //     lines, one after another in a file (a saved export, or `jq .` of the
 //     file exporter's output). Each document is one input unit.
 //
-// Rows of both say format=vllm-otlp. A span is vLLM's when it is named
+// A span whose vLLM attributes are malformed (a duration that is not a
+// number, a negative token count) rejects its whole unit, other spans
+// included, with a reason naming the span's request ID. A document is read
+// into memory whole. Rows of both readers say format=vllm-otlp. A span is vLLM's when it is named
 // llm_request and its instrumentation scope starts with "vllm" (V0 and V1
 // use "vllm.llm_engine", the newest tracing package its module name) or it
 // carries gen_ai.latency.e2e.
@@ -92,7 +95,7 @@ func sniffOTLPDocument(first []byte) bool {
 type vllmOTLPLines struct{ labels labels }
 
 func (p *vllmOTLPLines) parseLine(line []byte, out *rowQueue[ServerRow]) error {
-	err := jsonObject(line, func([]byte, bool, jsonValue) error { return nil })
+	err := checkOTLPObject(line)
 	if err == nil {
 		var td ptrace.Traces
 		if td, err = unmarshalOTLP(line); err == nil {
@@ -130,7 +133,11 @@ func parseVLLMOTLPDocument(r io.Reader, file string, out *DocOut[ServerRow]) err
 			}
 			return out.Done(line, raw, fmt.Errorf("%w: %v", ErrSyntax, err))
 		}
-		td, err := unmarshalOTLP(doc)
+		err := checkOTLPObject(doc)
+		var td ptrace.Traces
+		if err == nil {
+			td, err = unmarshalOTLP(doc)
+		}
 		if err == nil {
 			err = vllmSpans(td, &lb, out.Next)
 		}
@@ -142,6 +149,24 @@ func parseVLLMOTLPDocument(r io.Reader, file string, out *DocOut[ServerRow]) err
 			return err
 		}
 	}
+}
+
+// checkOTLPObject accepts one JSON object with the top-level member of an
+// OTLP signal. Metrics and logs (a collector can write every signal to one
+// file) decode to no rows; anything else is not OTLP and is rejected.
+func checkOTLPObject(data []byte) error {
+	otlp := false
+	err := jsonObject(data, func(k []byte, esc bool, _ jsonValue) error {
+		switch string(memberKey(k, esc)) {
+		case "resourceSpans", "resourceMetrics", "resourceLogs", "resourceProfiles":
+			otlp = true
+		}
+		return nil
+	})
+	if err == nil && !otlp {
+		err = fmt.Errorf("%w: not OTLP JSON: no resourceSpans member", ErrSyntax)
+	}
+	return err
 }
 
 // vllmSpans fills a row, taken from next, for each vLLM llm_request span.
