@@ -83,14 +83,16 @@
 --       what batching explains: only a replica that is itself slow passes.
 --       Needs >= 20 requests of the model with a decode time per token.
 --     burst: the local arrival rate around the request is >= 2x the usual
---       rate of the same host. Local rate = 20 / (time spanned by the 21
---       arrivals centred on this one, 10 before and 10 after, on that host's
---       clock). Usual rate = the median of the local rate over time (each
+--       rate of the same host. Local rate = 30 / (time spanned by the 31
+--       arrivals centred on this one, 15 before and 15 after, on that host's
+--       clock; fewer at the ends of its log): wide enough that chance
+--       clusters of a steady Poisson stream rarely double the rate, narrow
+--       enough to blur a burst's edges by only a few arrivals. Usual rate = the median of the local rate over time (each
 --       arrival's rate weighted by the time to the next arrival), so a burst
 --       that holds most requests in a short time is still a burst. The host
 --       is the request's gateway host (start_time); without a gateway record
 --       its client host (start_time), else its replica (arrival_time). Hosts
---       with fewer than 21 arrivals give no rate (too few to tell), and such
+--       with fewer than 31 arrivals give no rate (too few to tell), and such
 --       requests are steady.
 --     steady: everything else.
 -- client_source, gateway_source, server_source: 'file:line' of the kept
@@ -208,7 +210,7 @@ local_rate AS (
            -- rate in the host's time-weighted median
            coalesce(epoch_ns(lead(t) OVER (PARTITION BY tier, host ORDER BY t, request_id)) - epoch_ns(t), 0) AS gap_ns
     FROM arrivals
-    WINDOW w AS (PARTITION BY tier, host ORDER BY t, request_id ROWS BETWEEN 10 PRECEDING AND 10 FOLLOWING)
+    WINDOW w AS (PARTITION BY tier, host ORDER BY t, request_id ROWS BETWEEN 15 PRECEDING AND 15 FOLLOWING)
 ),
 -- A host's usual rate: the median of its local rate over time (each rate
 -- weighted by the time to the next arrival), not over requests, so that a
@@ -221,14 +223,14 @@ usual_rate AS (
                                  ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cum_ns,
                sum(gap_ns) OVER (PARTITION BY tier, host) AS total_ns
         FROM local_rate
-        WHERE host_n >= 21 AND rate IS NOT NULL
+        WHERE host_n >= 31 AND rate IS NOT NULL
     )
     GROUP BY tier, host
 ),
 burst AS (
     SELECT l.request_id, l.rate / u.usual AS rate_ratio
     FROM local_rate AS l JOIN usual_rate AS u USING (tier, host)
-    WHERE l.host_n >= 21 AND u.usual > 0
+    WHERE l.host_n >= 31 AND u.usual > 0
     QUALIFY row_number() OVER (PARTITION BY l.request_id ORDER BY l.pref) = 1
 ),
 ids AS (
