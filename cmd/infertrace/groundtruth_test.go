@@ -24,6 +24,14 @@ import (
 // timeouts, cancels and 429s, plus truth.parquet with the true components of
 // every request. The real CLI ingests and analyzes the logs, and every
 // measured value is checked against the truth.
+//
+// No request is excluded for its imperfections, because none changes what
+// can be measured beyond which tiers are present: a duplicated line
+// collapses to one record, a truncated line is rejected at ingest (has_<tier>
+// is false, as for a lost one), a client that times out or cancels logs its
+// give-up time as its end and so does the truth, a 5xx has no first token in
+// the log or the truth, and a 429 never reaches a server in either. Only the
+// has_<tier> flags decide whether a value must be present or NULL.
 
 // gtRequests is the number of simulated requests: enough for thousands of
 // per-request comparisons and stable P99s, small enough to stay fast.
