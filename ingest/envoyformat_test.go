@@ -1,0 +1,266 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+)
+
+// The cases under testdata/ingest/options/ are TestCases cases that need
+// format options: their "options" section has one "KEY VALUE" per line,
+// handed to Run as Options.FormatOptions (VALUE is the rest of the line).
+func TestFormatOptionCases(t *testing.T) {
+	cases, _ := filepath.Glob("../testdata/ingest/options/*.txtar")
+	if len(cases) == 0 {
+		t.Fatal("no cases in testdata/ingest/options")
+	}
+	for _, path := range cases {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			var args string
+			opts := map[string]string{}
+			for _, f := range ar.Files {
+				switch {
+				case f.Name == "args":
+					args = string(f.Data)
+				case f.Name == "options":
+					for _, line := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+						if k, v, ok := strings.Cut(line, " "); ok {
+							opts[k] = v
+						}
+					}
+				case !strings.HasPrefix(f.Name, "want/"):
+					writeInput(t, filepath.Join(dir, f.Name), f.Data)
+				}
+			}
+			var inputs []Input
+			for _, line := range strings.Split(strings.TrimSpace(args), "\n") {
+				tier, spec, _ := strings.Cut(strings.TrimSpace(line), " ")
+				in, err := ParseInput(Tier(tier), spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				in.Pattern = filepath.Join(dir, in.Pattern)
+				inputs = append(inputs, in)
+			}
+			out := filepath.Join(dir, "out")
+			for _, workers := range []int{1, 3} {
+				m, err := Run(context.Background(), Options{Inputs: inputs, Out: out, Workers: workers, FormatOptions: opts})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[string]string{
+					"want/client":   dumpTable[ClientRow](t, out, Client, dir),
+					"want/gateway":  dumpTable[GatewayRow](t, out, Gateway, dir),
+					"want/server":   dumpTable[ServerRow](t, out, Server, dir),
+					"want/rejects":  dumpRejects(t, out, dir),
+					"want/manifest": dumpManifest(t, m, dir),
+				}
+				checkAccounting(t, m)
+				compareSections(t, path, ar, got)
+			}
+		})
+	}
+}
+
+// A bad format string stops the run before anything is written.
+func TestFormatOptionErrors(t *testing.T) {
+	dir := t.TempDir()
+	for opts, want := range map[[2]string]string{
+		{"envoy-format", "%START_TIME% %DURATION"}:                   "--envoy-format: envoy format at offset 13: %DURATION is not closed by '%'",
+		{"envoy-format", "%REQ(X-REQUEST-ID)%%REQ(:PATH)%"}:          "cannot be split",
+		{"envoy-format", "%START_TIME(%Q)% %REQ(X-REQUEST-ID)%"}:     "%Q is not a supported time specifier",
+		{"envoy-format", "%COMMON_DURATION(DS_RX_BEG:US_TX_BEG:s)%"}: `precision "s" is not ms, us or ns`,
+	} {
+		_, err := Run(context.Background(), Options{
+			Inputs:        []Input{{Tier: Gateway, Pattern: "../testdata/ingest/native.txtar"}},
+			Out:           filepath.Join(dir, "out"),
+			FormatOptions: map[string]string{opts[0]: opts[1]},
+		})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s %q: got %v, want %q", opts[0], opts[1], err, want)
+		}
+	}
+}
+
+// decodeWith runs a line parser over input as the pipeline does and checks
+// the line accounting.
+func decodeWith(t testing.TB, p lineParser[GatewayRow], input []byte) (rows []GatewayRow, rejects []*ParseError) {
+	t.Helper()
+	d := &lineStream[GatewayRow]{c: newChunker("in.log", bytes.NewReader(input), nil), parser: p}
+	for {
+		var row GatewayRow
+		err := d.Next(&row)
+		if err == io.EOF {
+			break
+		}
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			rejects = append(rejects, pe)
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, row)
+	}
+	c := d.c
+	if got := d.decoded + int64(len(rejects)) + c.dups + c.blank; got != c.lines {
+		t.Fatalf("lines %d != decoded %d + rejected %d + duplicates %d + blank %d", c.lines, d.decoded, len(rejects), c.dups, c.blank)
+	}
+	return rows, rejects
+}
+
+func TestCompileEnvoyFormat(t *testing.T) {
+	f, err := compileEnvoyFormat(`[%START_TIME(%s.%3f)%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH):20% %PROTOCOL%" 100%% %COMMON_DURATION(US_TX_BEG:US_RX_END:us)%%RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% %DYNAMIC_METADATA(io.envoy.ai_gateway:llm_input_token)% %FOO_BAR(x)%\n`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range f.tmpl.parts {
+		if p.field < 0 {
+			got = append(got, "lit:"+string(p.lit))
+			continue
+		}
+		op := f.ops[p.field]
+		got = append(got, "op:"+envoyOpName(&op))
+	}
+	want := []string{"lit:[", "op:START_TIME(%s.%3f)", `lit:] "`, "op:REQ(:METHOD)", "lit: ",
+		"op:REQ(X-ENVOY-ORIGINAL-PATH?:PATH)", "lit: ", "op:PROTOCOL", `lit:" 100% `,
+		"op:COMMON_DURATION(US_TX_BEG:US_RX_END:us)", "op:RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)", "lit: ",
+		"op:DYNAMIC_METADATA(io.envoy.ai_gateway:llm_input_token)", "lit: ", "op:FOO_BAR(x)"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("parts:\n got %q\nwant %q", got, want)
+	}
+	roles := map[string]envoyRole{}
+	for _, op := range f.ops {
+		roles[envoyOpName(&op)] = op.role
+	}
+	for name, want := range map[string]envoyRole{
+		"START_TIME(%s.%3f)": erStart, "REQ(:METHOD)": erOpaque, "REQ(X-ENVOY-ORIGINAL-PATH?:PATH)": erPath,
+		"COMMON_DURATION(US_TX_BEG:US_RX_END:us)": erEdge, "RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)": erEdge,
+		"DYNAMIC_METADATA(io.envoy.ai_gateway:llm_input_token)": erInputTokens, "FOO_BAR(x)": erOpaque,
+	} {
+		if roles[name] != want {
+			t.Errorf("%s: role %d, want %d", name, roles[name], want)
+		}
+	}
+	cd := f.ops[4]
+	if cd.from != ptUSTxBeg || cd.to != ptUSRxEnd || cd.unit != 1e3 {
+		t.Errorf("COMMON_DURATION: %+v", cd)
+	}
+	for _, bad := range []string{"", "no operators", "%", "%lower%", "%REQ(X", "%REQ(X)", "%REQ(X):%", "%A%%B%x",
+		"%START_TIME_LOCAL(%Y-%m-%d %H:%M:%S)%"} {
+		if _, err := compileEnvoyFormat(bad); err == nil {
+			t.Errorf("%q compiled", bad)
+		}
+	}
+	// A number directly followed by a field ends where its digits end.
+	if _, err := compileEnvoyFormat("%DURATION%%REQ(X-REQUEST-ID)%"); err != nil {
+		t.Error(err)
+	}
+}
+
+// Quoted values may hold spaces and even the quote and space that follow
+// them in the format: the matcher backtracks to the split that fits.
+func TestTemplateQuoting(t *testing.T) {
+	f, err := compileEnvoyFormat(`[%START_TIME%] "%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%" %DURATION%`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line, want := range map[string]string{
+		`[2026-01-15T10:00:00.004Z] "curl/8 (x; y)" "r1" 12`:        "curl/8 (x; y)|r1|12",
+		`[2026-01-15T10:00:00.004Z] "evil" "quoted" agent" "r2" 13`: `evil" "quoted" agent|r2|13`,
+		`[2026-01-15T10:00:00.004Z] "" "-" -`:                       "|-|-",
+		`[2026-01-15T10:00:00.004Z] "a" "r3" 1x`:                    "no match",
+		`[2026-01-15T10:00:00.004Z] "a" "r3"`:                       "no match",
+		`[not a time] "a" "r3" 1`:                                   "no match",
+	} {
+		vals := make([][]byte, len(f.ops))
+		got := "no match"
+		if f.matchText([]byte(line), vals) {
+			var parts []string
+			for _, v := range vals[1:] {
+				parts = append(parts, string(v))
+			}
+			got = strings.Join(parts, "|")
+		}
+		if got != want {
+			t.Errorf("%s:\n got %q\nwant %q", line, got, want)
+		}
+	}
+}
+
+func TestStrftime(t *testing.T) {
+	for _, c := range []struct{ layout, in, want string }{
+		{"%s.%3f", "1768471200.004", "2026-01-15T10:00:00.004Z"},
+		{"%s.%6f", "1768471200.004200", "2026-01-15T10:00:00.0042Z"},
+		{"%s", "1768471200", "2026-01-15T10:00:00Z"},
+		{"%Y-%m-%dT%H:%M:%S%z", "2026-01-15T11:00:00+0100", "2026-01-15T10:00:00Z"},
+		{"%Y/%m/%dT%H:%M:%S.%9f", "2026/01/15T10:00:00.123456789", "2026-01-15T10:00:00.123456789Z"},
+		{"%F %T", "2026-01-15 10:00:00", "2026-01-15T10:00:00Z"},
+		{"%Y-%m-%dT%H:%M:%E3SZ", "2026-01-15T10:00:00.250Z", "2026-01-15T10:00:00.25Z"},
+		{"%d/%b/%Y:%H:%M:%S %z", "15/Jan/2026:10:00:02 -0500", "2026-01-15T15:00:02Z"},
+		{"%a, %d %b %Y %H:%M:%S %Z", "Thu, 15 Jan 2026 10:00:02 GMT", "2026-01-15T10:00:02Z"},
+		{"%F %T", "2026-02-30 10:00:00", "error"},
+		{"%s", "1768471200000", "error"},
+		{"%F", "2026-01-15 extra", "error"},
+	} {
+		l, err := compileStrftime(c.layout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "error"
+		if ns, err := l.parse([]byte(c.in)); err == nil {
+			got = formatNS(ns)
+		}
+		if got != c.want {
+			t.Errorf("%s %q: got %s, want %s", c.layout, c.in, got, c.want)
+		}
+	}
+}
+
+func TestParseScaledDecimal(t *testing.T) {
+	for in, want := range map[string]int64{
+		"2144": 2144e6, "0": 0, "7.7": 7_700_000, "-3": -3e6, "0.0000001": 0, "1.5e3": 1500e6, "12.3456789": 12_345_678,
+	} {
+		if got, ok := parseScaledDecimal([]byte(in), 1e6); !ok || got != want {
+			t.Errorf("%s ms: got %d %v, want %d", in, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "-", "1.", ".5", "1x", "9999999999999999999", "NaN", "1e400"} {
+		if _, ok := parseScaledDecimal([]byte(bad), 1e6); ok {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+	if got, _ := parseScaledDecimal([]byte("2.145"), 1e9); got != 2_145_000_000 {
+		t.Errorf("2.145 s: %d", got)
+	}
+}
+
+func FuzzEnvoyFormatString(f *testing.F) {
+	for _, s := range []string{envoyDefaultFormat, istioDefaultFormat, envoyGatewayDefaultFormat,
+		`%START_TIME(%s.%6f)% %REQ(X-REQUEST-ID)% %COMMON_DURATION(DS_RX_BEG:US_RX_END:us)%`,
+		`{"start":"%START_TIME%","d":"%DURATION%","n":{"x":"%REQ(X)%"}}`, "%%%", "%A(", "%A:9%", "%START_TIME(%"} {
+		f.Add(s, `[2026-01-15T10:00:00.004Z] "POST /v1 HTTP/1.1" 200 - 1 2 3 4 "-" "ua" "r1" "h" "u:1"`)
+	}
+	f.Fuzz(func(t *testing.T, format, line string) {
+		cfg, err := compileEnvoyConfig(format)
+		if err != nil {
+			return
+		}
+		p := newEnvoyParser(cfg)
+		var q rowQueue[GatewayRow]
+		p.parseLine([]byte(line), &q)
+	})
+}
