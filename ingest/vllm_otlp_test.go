@@ -222,6 +222,11 @@ func checkVLLMRow(t *testing.T, r *ServerRow) {
 	}
 }
 
+// FuzzVLLMOTLP runs the vllm-otlp line reader and the vllm-otlp-json
+// document reader over the same input. Its seeds are whole fixture files of
+// several KiB, which Go spends a minute minimising each time one widens
+// coverage, with no progress shown meanwhile; run it with
+// -fuzzminimizetime 2s.
 func FuzzVLLMOTLP(f *testing.F) {
 	vllmFixtureSeeds(f, "../testdata/ingest/vllm_otlp.txtar", "lines.jsonl", true)
 	vllmFixtureSeeds(f, "../testdata/ingest/vllm_otlp_json.txtar", "doc.json", false)
