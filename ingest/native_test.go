@@ -165,10 +165,11 @@ func TestLongLine(t *testing.T) {
 
 func TestRedact(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"id":"r1","prompt":"tell me \"x\"","n":1}`:             `{"id":"r1","prompt":"<redacted 13 bytes>","n":1}`,
-		`{"messages":[{"role":"user","content":"hi"}],"id":"r"}`: `{"messages":"<redacted 32 bytes>","id":"r"}`,
-		`{"id":"r1","prompt":"cut off mid-wri`:                   `{"id":"r1","prompt":"<redacted 15 bytes>"`,
-		`{"text": null, "prompt_tokens": 5}`:                     `{"text": null, "prompt_tokens": 5}`,
+		`{"id":"r1","prompt":"tell me \"x\"","n":1}`:                 `{"id":"r1","prompt":"<redacted 13 bytes>","n":1}`,
+		`{"messages":[{"role":"user","content":"hi"}],"id":"r"}`:     `{"messages":"<redacted 32 bytes>","id":"r"}`,
+		`{"id":"r1","prompt":"cut off mid-wri`:                       `{"id":"r1","prompt":"<redacted 15 bytes>"`,
+		`{"text": null, "prompt_tokens": 5}`:                         `{"text": null, "prompt_tokens": 5}`,
+		`{"key":"gen_ai.prompt","value":{"stringValue":"hi there"}}`: `{"key":"gen_ai.prompt","value":{"stringValue":"<redacted 8 bytes>"}}`,
 	} {
 		if got := string(redact([]byte(in))); got != want {
 			t.Errorf("redact(%s):\n got %s\nwant %s", in, got, want)

@@ -99,6 +99,10 @@ var sensitiveKeys = [][]byte{
 	// TGI's "parameters" span field (stop sequences, grammar), SGLang's
 	// "request_parameters" and "obj" (the request), Triton TENSORS-level data.
 	[]byte(`"parameters"`), []byte(`"request_parameters"`), []byte(`"obj"`), []byte(`"tensor"`),
+	// OTLP JSON attributes are {"key":…,"value":{"stringValue":…}}: the
+	// member name says nothing about the text, so every string value of a
+	// rejected OTLP line is hidden.
+	[]byte(`"stringValue"`), []byte(`"bytesValue"`),
 }
 
 // redact works on text that may not be valid JSON (a truncated line): each
