@@ -507,39 +507,60 @@ func (s *srvElems) value(c byte) (srvElem, error) {
 			keep(c)
 		}
 	}
+	// Scan what the reader has buffered a slice at a time.
 	depth, inString, escaped := 1, false, false
 	for {
-		c, err := s.r.ReadByte()
-		if err == io.EOF {
-			el.truncated = true
-			return done()
-		}
-		if err != nil {
-			return srvElem{}, err
-		}
-		if c == '\n' {
-			s.line++
-		}
-		keep(c)
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			depth--
-			if depth == 0 {
+		if s.r.Buffered() == 0 {
+			if _, err := s.r.Peek(1); err == io.EOF {
+				el.truncated = true
 				return done()
+			} else if err != nil {
+				return srvElem{}, err
 			}
+		}
+		chunk, _ := s.r.Peek(s.r.Buffered())
+		i := 0
+	scan:
+		for ; i < len(chunk); i++ {
+			c := chunk[i]
+			if c == '\n' {
+				s.line++
+			}
+			if inString {
+				switch {
+				case escaped:
+					escaped = false
+				case c == '\\':
+					escaped = true
+				case c == '"':
+					inString = false
+				}
+				continue
+			}
+			switch c {
+			case '"':
+				inString = true
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					i++
+					break scan
+				}
+			}
+		}
+		switch {
+		case el.tooLong:
+		case len(s.buf)+i > srvMaxFragment:
+			el.tooLong = true
+			s.buf = s.buf[:min(len(s.buf), RawLimit)]
+		default:
+			s.buf = append(s.buf, chunk[:i]...)
+		}
+		s.r.Discard(i)
+		if depth == 0 {
+			return done()
 		}
 	}
 }
