@@ -249,8 +249,10 @@ func (st *tritonState) apply(t *tritonTrace, model, version, reqID, parent, stam
 		if err := st.labels.label("model_name", model, &t.model); err != nil {
 			return err
 		}
-		if _, _, err := textBytes("model_version", version); err != nil {
-			return err
+		if version.kind != 0 {
+			if _, _, err := textBytes("model_version", version); err != nil {
+				return err
+			}
 		}
 	}
 	if reqID.kind != 0 {
