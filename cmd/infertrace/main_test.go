@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/txtar"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden")
@@ -155,5 +157,35 @@ func TestIngestProblems(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "ingest", "--client", filepath.Join(dir, "*.json*"), "--out", filepath.Join(dir, "out"))
 	if code != 1 || !strings.Contains(stderr, "b.jsonl.gz") || !strings.Contains(stdout, "; 1 rows") {
 		t.Errorf("corrupt gzip: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+}
+
+// TestFormatFlags: --envoy-format reaches the envoy format (a line only
+// that format string can read gives a row), and a bad format string is an
+// error before anything is read.
+func TestFormatFlags(t *testing.T) {
+	ar, err := txtar.ParseFile("../../testdata/ingest/options/envoy_custom.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var format string
+	for _, f := range ar.Files {
+		switch f.Name {
+		case "options":
+			format = strings.TrimSpace(strings.TrimPrefix(string(f.Data), "envoy-format "))
+		case "access.log":
+			os.WriteFile(filepath.Join(dir, "access.log"), f.Data, 0o644)
+		}
+	}
+	code, stdout, stderr := runCLI(t, "ingest", "--gateway", "envoy:"+filepath.Join(dir, "access.log"),
+		"--envoy-format", format, "--out", filepath.Join(dir, "out"))
+	if code != 0 || !strings.Contains(stdout, "3 decoded + 2 rejected") {
+		t.Errorf("custom envoy format: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	code, _, stderr = runCLI(t, "ingest", "--gateway", "envoy:"+filepath.Join(dir, "access.log"),
+		"--envoy-format", "%START_TIME% %DURATION", "--out", filepath.Join(dir, "out2"))
+	if code != 1 || !strings.Contains(stderr, "%DURATION is not closed by '%'") {
+		t.Errorf("bad envoy format: exit %d, stderr: %s", code, stderr)
 	}
 }

@@ -101,6 +101,9 @@ type ingestFlags struct {
 	client, gateway, server []string
 	out                     string
 	workers                 int
+	envoyFormat             string
+	nginxFormat             string
+	nginxRequestID          string
 }
 
 func (f *ingestFlags) register(fs *pflag.FlagSet) {
@@ -109,13 +112,20 @@ func (f *ingestFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.server, "server", nil, "inference-server logs, [FORMAT:]GLOB (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Server), ", ")+")")
 	fs.StringVar(&f.out, "out", "", "output directory (required)")
 	fs.IntVar(&f.workers, "workers", 0, "parallel decoders and writers (default: one per core)")
+	fs.StringVar(&f.envoyFormat, "envoy-format", "", "Envoy access log format string (or JSON format object) of envoy gateway logs, when not Envoy's default")
+	fs.StringVar(&f.nginxFormat, "nginx-format", "", "NGINX log_format string of nginx gateway logs (default: combined, or escape=json lines)")
+	fs.StringVar(&f.nginxRequestID, "nginx-request-id", "auto", "which NGINX variable is the request ID: auto, http_x_request_id or request_id")
 }
 
 func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 	if f.out == "" {
 		return ingest.Options{}, usageErr("--out DIR is required")
 	}
-	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr}
+	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr, FormatOptions: map[string]string{
+		"envoy-format":     f.envoyFormat,
+		"nginx-format":     f.nginxFormat,
+		"nginx-request-id": f.nginxRequestID,
+	}}
 	for _, tier := range []struct {
 		t     ingest.Tier
 		specs []string
