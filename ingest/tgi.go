@@ -137,9 +137,11 @@ func (p *tgiParser) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 	if err != nil {
 		return err
 	}
-	msg, _, err := textBytes("message", msgV)
-	if err != nil {
-		return err
+	var msg []byte
+	if msgV.kind != 0 {
+		if msg, _, err = textBytes("message", msgV); err != nil {
+			return err
+		}
 	}
 	switch {
 	case string(level) == "INFO" && string(msg) == "Success":
