@@ -194,11 +194,8 @@ func (p *tgiParser) success(ts, span, spans jsonValue, out *rowQueue[ServerRow])
 	}
 	r := out.next()
 	r.Format = formatTGI
-	if err := timestamp("timestamp", ts, &r.End); err != nil {
+	if err := tgiTime(ts, &r.End); err != nil {
 		return err
-	}
-	if r.End == 0 {
-		return missing("timestamp")
 	}
 	total, ok, err := rustDurationField("total_time", s.total)
 	if err != nil {
@@ -282,16 +279,26 @@ func (p *tgiParser) failure(ts, span, spans jsonValue, msg []byte, out *rowQueue
 	}
 	r := out.next()
 	r.Format = formatTGI
-	if err := timestamp("timestamp", ts, &r.End); err != nil {
+	if err := tgiTime(ts, &r.End); err != nil {
 		return err
-	}
-	if r.End == 0 {
-		return missing("timestamp")
 	}
 	if len(msg) == 0 {
 		msg = []byte("error")
 	}
 	r.Error = string(srvCutUTF8(msg, tgiErrorMax))
+	return nil
+}
+
+// tgiTime reads the event timestamp, which every row needs.
+func tgiTime(ts jsonValue, dst *int64) error {
+	if ts.kind != 0 {
+		if err := timestamp("timestamp", ts, dst); err != nil {
+			return err
+		}
+	}
+	if *dst == 0 {
+		return missing("timestamp")
+	}
 	return nil
 }
 
