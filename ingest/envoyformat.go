@@ -39,8 +39,13 @@ type lfTemplate struct {
 	class []lfClass // per field
 }
 
-// lfMaxSteps bounds the backtracking of one match.
-const lfMaxSteps = 4096
+// A match may scan lfWorkPerByte times the line's length (plus
+// lfWorkExtra) before it gives up, so that backtracking over a hostile line
+// stays linear.
+const (
+	lfWorkPerByte = 32
+	lfWorkExtra   = 4096
+)
 
 // addLit appends literal text, merging it with a literal before it.
 func (t *lfTemplate) addLit(s string) {
@@ -74,13 +79,13 @@ type lfValid func(field int, v []byte) bool
 // match matches s against the template, filling vals (one per field) with
 // subslices of s. Fields not in the template stay nil.
 func (t *lfTemplate) match(s []byte, vals [][]byte, valid lfValid) bool {
-	steps := 0
-	return t.matchFrom(0, s, vals, valid, &steps)
+	work := lfWorkPerByte*len(s) + lfWorkExtra
+	return t.matchFrom(0, s, vals, valid, &work)
 }
 
-func (t *lfTemplate) matchFrom(i int, s []byte, vals [][]byte, valid lfValid, steps *int) bool {
+func (t *lfTemplate) matchFrom(i int, s []byte, vals [][]byte, valid lfValid, work *int) bool {
 	for ; i < len(t.parts); i++ {
-		if *steps++; *steps > lfMaxSteps {
+		if *work--; *work < 0 {
 			return false
 		}
 		p := t.parts[i]
@@ -93,7 +98,7 @@ func (t *lfTemplate) matchFrom(i int, s []byte, vals [][]byte, valid lfValid, st
 		}
 		c := t.class[p.field]
 		if i+1 == len(t.parts) { // the last field takes the rest of the line
-			if !lfClassOK(c, s) || (valid != nil && !valid(p.field, s)) {
+			if !lfClassOK(c, s, 0, len(s)) || (valid != nil && !valid(p.field, s)) {
 				return false
 			}
 			vals[p.field] = s
@@ -112,24 +117,28 @@ func (t *lfTemplate) matchFrom(i int, s []byte, vals [][]byte, valid lfValid, st
 			s = s[n:]
 			continue
 		}
-		for off := 0; ; {
+		for off, checked := 0, 0; ; {
 			k := bytes.Index(s[off:], next.lit)
 			if k < 0 {
 				return false
 			}
 			end := off + k
-			v := s[:end]
-			if !lfClassOK(c, v) {
+			if *work -= k + len(next.lit); *work < 0 {
+				return false
+			}
+			if !lfClassOK(c, s, checked, end) {
 				return false // a longer value would hold the same bad byte
 			}
+			checked = end
+			v := s[:end]
 			if valid == nil || valid(p.field, v) {
 				vals[p.field] = v
-				if t.matchFrom(i+2, s[end+len(next.lit):], vals, valid, steps) {
+				if *work -= len(v); *work < 0 { // what valid may have read
+					return false
+				}
+				if t.matchFrom(i+2, s[end+len(next.lit):], vals, valid, work) {
 					return true
 				}
-			}
-			if *steps++; *steps > lfMaxSteps {
-				return false
 			}
 			off = end + 1
 		}
@@ -141,19 +150,20 @@ func lfNumByte(c byte) bool {
 	return '0' <= c && c <= '9' || c == '-' || c == '.' || c == '+' || c == 'e' || c == 'E'
 }
 
-func lfClassOK(c lfClass, v []byte) bool {
+// lfClassOK checks v[from:to] of a value v that starts a field.
+func lfClassOK(c lfClass, v []byte, from, to int) bool {
 	switch c {
 	case lfNumber:
-		for _, b := range v {
+		for _, b := range v[from:to] {
 			if !lfNumByte(b) {
 				return false
 			}
 		}
 	case lfToken:
-		return bytes.IndexByte(v, ' ') < 0
+		return bytes.IndexByte(v[from:to], ' ') < 0
 	case lfNoQuote:
-		for i, b := range v {
-			if b == '"' && (i == 0 || v[i-1] != '\\') {
+		for i := from; i < to; i++ {
+			if v[i] == '"' && (i == 0 || v[i-1] != '\\') {
 				return false
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/txtar"
 )
@@ -198,6 +199,20 @@ func TestTemplateQuoting(t *testing.T) {
 		if got != want {
 			t.Errorf("%s:\n got %q\nwant %q", line, got, want)
 		}
+	}
+}
+
+// Backtracking over a hostile line stays linear in its length.
+func TestTemplateWorkBound(t *testing.T) {
+	line := []byte(`[2026-01-15T10:00:00.004Z] "POST /v1 HTTP/1.1" 200 - 1 2 3 4 "-" "` + strings.Repeat(`" "`, 1<<18) + `x`)
+	p := newEnvoyParser(envoyDefaultConfig)
+	start := time.Now()
+	var q rowQueue[GatewayRow]
+	if err := p.parseLine(line, &q); err == nil {
+		t.Fatal("hostile line matched")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("a %d-byte line took %v", len(line), d)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func nginxRows(t testing.TB, format, id, input string) ([]GatewayRow, []*ParseError) {
@@ -204,5 +205,22 @@ func TestNginxOptionErrors(t *testing.T) {
 	// The choice must name a variable the format logs.
 	if _, err := compileNginxConfig("$msec $request_id", "http_x_request_id"); err == nil {
 		t.Error("http_x_request_id accepted for a format without it")
+	}
+}
+
+// A line full of escaped quotes costs time linear in its length.
+func TestNginxWorkBound(t *testing.T) {
+	cfg, err := compileNginxConfig(`$request_id "$http_user_agent" "$request" $status`, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := []byte(`r1 "` + strings.Repeat(`a\" "`, 1<<18) + `x`)
+	start := time.Now()
+	var q rowQueue[GatewayRow]
+	if err := newNginxParser(cfg).parseLine(line, &q); err == nil {
+		t.Fatal("hostile line matched")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("a %d-byte line took %v", len(line), d)
 	}
 }
