@@ -19,6 +19,9 @@ type Input struct {
 	Tier    Tier
 	Format  string
 	Pattern string
+	// Mapping (from LoadMapping, for --map FILE) says where the columns are
+	// in the lines of the jsonl format; Format is then jsonl or empty.
+	Mapping *Mapping
 }
 
 // ParseInput reads "GLOB" or "FORMAT:GLOB" for tier t.
@@ -180,6 +183,11 @@ func expand(inputs []Input) ([]*source, error) {
 				}
 				s.format = f
 			}
+			if f, err := mappedFormat(in); err != nil {
+				return nil, err
+			} else if f != nil {
+				s.format = f
+			}
 			out = append(out, s)
 		}
 	}
@@ -258,6 +266,10 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 				Err: fmt.Errorf("%w; none of the file's %d non-blank lines were decoded", err, units)})
 			return
 		}
+	}
+	if err := checkMappedFile(s, c, rejects); err != nil {
+		fail(err)
+		return
 	}
 	if s.format.doc != nil {
 		doc = true

@@ -1,0 +1,624 @@
+package ingest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"go.yaml.in/yaml/v3"
+)
+
+// The jsonl format reads JSON objects, one per line, of any shape, through a
+// mapping file (--map FILE, TOML or YAML by its extension) that says where
+// each column of the tier's rows is:
+//
+//	tier = "client"
+//	[fields]
+//	request_id = "req.id"
+//	start = { path = "timing.start_ms", unit = "ms", clock = "client wall clock" }
+//	end = { path = "timing.end_ms", unit = "ms" }
+//	first_token = { path = "timing.ttft_at", unit = "rfc3339" }
+//	model = "req.model"
+//	output_tokens = "usage.completion_tokens"
+//	e2e = { path = "latency", unit = "s" }
+//
+// A path is member names joined by dots, each optionally followed by array
+// indices: "choices[0].usage.total". Times take a unit: rfc3339; s, ms, us
+// or ns since the Unix epoch; or a Go time layout (2006-01-02 15:04:05.000,
+// read as UTC when it has no zone). Without a unit a time is read as the
+// native formats read them (RFC 3339, or epoch seconds). Durations (e2e,
+// ttft) need a unit: s, ms, us or ns. clock is a note for the reader (which
+// host's clock the time is on); ingest never mixes clocks either way.
+//
+// The mapping is checked when it is loaded (unknown fields, bad units,
+// request_id, start and end unmapped are errors naming the file and key)
+// and against each input's first line that is a JSON object: every mapped
+// path must be there (null counts), or the whole file fails with an error
+// naming the file, the line and the path; later lines may omit optional
+// fields. Only the client tier is implemented; the Mapping type is shaped
+// for the gateway and server tiers to follow (a table of mappable fields
+// per tier).
+
+const formatJSONL = "jsonl"
+
+func init() {
+	registerLine(Client, formatJSONL, nil, func() lineParser[ClientRow] { return noMapping{} })
+}
+
+// noMapping is the registered jsonl parser, for NewDecoder: without a
+// mapping nothing can be decoded. Run refuses jsonl without a mapping at
+// start-up.
+type noMapping struct{}
+
+func (noMapping) parseLine([]byte, *rowQueue[ClientRow]) error {
+	return errors.New("the jsonl format needs a mapping file (--map FILE)")
+}
+
+// Mapping is a loaded and checked mapping file.
+type Mapping struct {
+	File   string // as given, for messages
+	Tier   Tier
+	fields []mappedField
+	root   *pathNode
+	once   sync.Once
+	format *format
+}
+
+type fieldKind uint8
+
+const (
+	kindText fieldKind = iota + 1
+	kindLabel
+	kindTime
+	kindDuration
+	kindCount
+	kindStatus
+	kindBool
+)
+
+// clientMappable lists the ClientRow columns a mapping can fill.
+var clientMappable = map[string]fieldKind{
+	"request_id": kindText, "response_id": kindText, "trace_id": kindText,
+	"start": kindTime, "first_token": kindTime, "end": kindTime,
+	"e2e": kindDuration, "ttft": kindDuration,
+	"status": kindStatus, "error": kindLabel, "streamed": kindBool,
+	"model": kindLabel, "use_case": kindLabel, "client": kindLabel, "region": kindLabel,
+	"prompt_tokens": kindCount, "output_tokens": kindCount,
+}
+
+var mappableByTier = map[Tier]map[string]fieldKind{Client: clientMappable}
+
+var requiredMapped = []string{"request_id", "start", "end"}
+
+type mappedField struct {
+	name   string // the row field: "start"
+	kind   fieldKind
+	path   string // as written: "timing.start_ms"
+	unit   string
+	scale  int64  // ns per unit for epoch and duration units
+	layout string // a Go time layout
+	clock  string
+}
+
+// label names the field and its path in row errors.
+func (f *mappedField) label() string { return f.name + " (" + f.path + ")" }
+
+// pathNode is one step of the mapped paths, shared by paths with a common
+// prefix: a member name, or an array index (index >= 0).
+type pathNode struct {
+	key      string
+	index    int
+	children []*pathNode
+	fields   []int // the fields whose path ends here
+}
+
+// LoadMapping reads and checks a mapping file: TOML (.toml) or YAML (.yaml,
+// .yml). Errors name the file and the offending key.
+func LoadMapping(path string) (*Mapping, error) {
+	var raw struct {
+		Tier   string         `toml:"tier" yaml:"tier"`
+		Fields map[string]any `toml:"fields" yaml:"fields"`
+	}
+	fail := func(format string, args ...any) (*Mapping, error) {
+		return nil, fmt.Errorf("mapping %s: %s", path, fmt.Sprintf(format, args...))
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("mapping: %w", err)
+	}
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".toml":
+		md, err := toml.Decode(string(data), &raw)
+		if err != nil {
+			return fail("%v", err)
+		}
+		for _, key := range md.Undecoded() { // the fields' own keys are checked below
+			if key[0] != "fields" {
+				return fail("%s: unknown key (known: tier, fields)", key)
+			}
+		}
+	case ".yaml", ".yml":
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		if err := dec.Decode(&raw); err != nil {
+			return fail("%v", err)
+		}
+	default:
+		return fail("want a .toml, .yaml or .yml file")
+	}
+	m := &Mapping{File: path, Tier: Tier(raw.Tier), root: &pathNode{index: -1}}
+	switch m.Tier {
+	case Client:
+	case Gateway, Server:
+		return fail("tier %q: only client mappings are supported so far", raw.Tier)
+	case "":
+		return fail("tier: missing (tier = \"client\")")
+	default:
+		return fail("tier %q: unknown (want client)", raw.Tier)
+	}
+	known := mappableByTier[m.Tier]
+	names := make([]string, 0, len(raw.Fields))
+	for name := range raw.Fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		kind, ok := known[name]
+		if !ok {
+			return fail("fields.%s: unknown field (known: %s)", name, strings.Join(sortedKeys(known), ", "))
+		}
+		f, err := parseMappedField(name, kind, raw.Fields[name])
+		if err != nil {
+			return fail("fields.%s%v", name, err)
+		}
+		steps, err := parsePath(f.path)
+		if err != nil {
+			return fail("fields.%s: path %q: %v", name, f.path, err)
+		}
+		m.fields = append(m.fields, f)
+		m.root.add(steps, len(m.fields)-1)
+	}
+	for _, name := range requiredMapped {
+		if _, ok := raw.Fields[name]; !ok {
+			return fail("fields.%s: missing (%s must be mapped)", name, strings.Join(requiredMapped, ", "))
+		}
+	}
+	return m, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// parseMappedField reads "path" or {path, unit, clock}; errors start with
+// the key suffix (".unit: …" or ": …").
+func parseMappedField(name string, kind fieldKind, v any) (mappedField, error) {
+	f := mappedField{name: name, kind: kind}
+	switch v := v.(type) {
+	case string:
+		f.path = v
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			s, ok := v[k].(string)
+			if !ok {
+				return f, fmt.Errorf(".%s: want a string, got %T", k, v[k])
+			}
+			switch k {
+			case "path":
+				f.path = s
+			case "unit":
+				f.unit = s
+			case "clock":
+				f.clock = s
+			default:
+				return f, fmt.Errorf(".%s: unknown key (known: path, unit, clock)", k)
+			}
+		}
+		if f.path == "" {
+			return f, errors.New(".path: missing")
+		}
+	default:
+		return f, fmt.Errorf(": want a path string or a table {path, unit, clock}, got %T", v)
+	}
+	switch kind {
+	case kindTime:
+		switch {
+		case f.unit == "" || f.unit == "rfc3339":
+		case strings.Contains(f.unit, "2006") || strings.Contains(f.unit, "15:04"):
+			ref := time.Date(2026, 11, 30, 10, 0, 0, 123456789, time.UTC)
+			if _, err := time.Parse(f.unit, ref.Format(f.unit)); err != nil {
+				return f, fmt.Errorf(".unit: bad Go time layout %q: %v", f.unit, err)
+			}
+			f.layout = f.unit
+		default:
+			scale, ok := lgUnitScale(f.unit)
+			if !ok {
+				return f, fmt.Errorf(".unit: unknown unit %q (want rfc3339, s, ms, us, ns or a Go time layout like 2006-01-02T15:04:05Z07:00)", f.unit)
+			}
+			f.scale = scale
+		}
+	case kindDuration:
+		scale, ok := lgUnitScale(f.unit)
+		if !ok {
+			if f.unit == "" {
+				return f, errors.New(".unit: missing (a duration needs s, ms, us or ns)")
+			}
+			return f, fmt.Errorf(".unit: unknown unit %q (want s, ms, us or ns)", f.unit)
+		}
+		f.scale = scale
+	default:
+		if f.unit != "" {
+			return f, errors.New(".unit: only times and durations have a unit")
+		}
+	}
+	return f, nil
+}
+
+type pathStep struct {
+	key   string
+	index int // >= 0 for an array index
+}
+
+// parsePath reads a.b[0].c.
+func parsePath(p string) ([]pathStep, error) {
+	if p == "" {
+		return nil, errors.New("empty")
+	}
+	var steps []pathStep
+	for _, seg := range strings.Split(p, ".") {
+		name, rest, _ := strings.Cut(seg, "[")
+		if name == "" {
+			return nil, errors.New("empty member name")
+		}
+		steps = append(steps, pathStep{key: name, index: -1})
+		if rest == "" && strings.Contains(seg, "[") {
+			return nil, errors.New("'[' without an index")
+		}
+		for rest != "" {
+			idx, after, ok := strings.Cut(rest, "]")
+			n, err := strconv.Atoi(idx)
+			if !ok || err != nil || n < 0 {
+				return nil, fmt.Errorf("bad array index [%s", rest)
+			}
+			steps = append(steps, pathStep{index: n})
+			if after == "" {
+				break
+			}
+			if after[0] != '[' {
+				return nil, fmt.Errorf("unexpected %q after ]", after)
+			}
+			rest = after[1:]
+		}
+	}
+	return steps, nil
+}
+
+func (n *pathNode) add(steps []pathStep, field int) {
+	if len(steps) == 0 {
+		n.fields = append(n.fields, field)
+		return
+	}
+	for _, c := range n.children {
+		if c.key == steps[0].key && c.index == steps[0].index {
+			c.add(steps[1:], field)
+			return
+		}
+	}
+	c := &pathNode{key: steps[0].key, index: steps[0].index}
+	n.children = append(n.children, c)
+	c.add(steps[1:], field)
+}
+
+// Mapped formats of Run's inputs: each input with a mapping has a format of
+// its own (workers keep one parser per format), found here by readFile's
+// first-line check.
+var (
+	mappedMu      sync.Mutex
+	mappedFormats = map[*format]*Mapping{}
+)
+
+// mappedFormat gives the format of an input with a mapping (nil without
+// one), and refuses jsonl without a mapping and a mapping with another
+// format.
+func mappedFormat(in Input) (*format, error) {
+	m := in.Mapping
+	switch {
+	case m == nil && in.Format == formatJSONL:
+		return nil, fmt.Errorf("--%s %s:%s: the jsonl format needs a mapping file (--map FILE)", in.Tier, in.Format, in.Pattern)
+	case m == nil:
+		return nil, nil
+	case in.Format != "" && in.Format != formatJSONL:
+		return nil, fmt.Errorf("--%s %s:%s: a mapping (%s) is for the jsonl format only", in.Tier, in.Format, in.Pattern, m.File)
+	case m.Tier != in.Tier:
+		return nil, fmt.Errorf("--%s %s: mapping %s is for the %s tier", in.Tier, in.Pattern, m.File, m.Tier)
+	}
+	m.once.Do(func() {
+		m.format = &format{tier: m.Tier, name: formatJSONL,
+			newParser: func() lineParser[ClientRow] { return &mappedClient{m: m, found: make([]bool, len(m.fields))} }}
+		mappedMu.Lock()
+		mappedFormats[m.format] = m
+		mappedMu.Unlock()
+	})
+	return m.format, nil
+}
+
+func mappingOf(f *format) *Mapping {
+	mappedMu.Lock()
+	defer mappedMu.Unlock()
+	return mappedFormats[f]
+}
+
+// checkMappedFile checks a mapped input's first JSON object line against
+// its mapping. On a mismatch every line of the file is counted as
+// rejected, under one reject naming the file, and the returned error is
+// the file's.
+func checkMappedFile(s *source, c *chunker, rejects *rejectLog) error {
+	m := mappingOf(s.format)
+	if m == nil {
+		return nil
+	}
+	if first, err := c.peekFirstLine(); err != nil || first == nil {
+		return err
+	}
+	line, n := firstObjectLine(c)
+	if line == nil {
+		return nil // no line of the first chunk is a JSON object: each is rejected as it comes
+	}
+	err := m.check(line)
+	if err == nil {
+		return nil
+	}
+	var units int64
+	for {
+		ch, err := c.next()
+		if ch != nil {
+			units += int64(countUnits(ch))
+			ch.release()
+		}
+		if err != nil {
+			break
+		}
+	}
+	s.rejected.Add(units)
+	rejects.add(s.stats.Tier, &ParseError{File: s.stats.Path, Line: n, Raw: line,
+		Err: fmt.Errorf("mapping %s: %w; none of the file's %d non-blank lines were decoded", m.File, err, units)})
+	return fmt.Errorf("%s:%d: mapping %s: %w", s.stats.Path, n, m.File, err)
+}
+
+// firstObjectLine finds the first line of the peeked chunk that is a JSON
+// object, and its number.
+func firstObjectLine(c *chunker) ([]byte, int64) {
+	p := c.pending
+	if p == nil {
+		return nil, 0
+	}
+	data, n := p.data, p.firstLine
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if line = bytes.TrimSpace(line); len(line) > 0 && jsonObject(line, func([]byte, bool, jsonValue) error { return nil }) == nil {
+			return line, n
+		}
+		n++
+	}
+	return nil, 0
+}
+
+// check says which mapped path a line lacks.
+func (m *Mapping) check(line []byte) error {
+	p := &mappedClient{m: m, found: make([]bool, len(m.fields))}
+	var r ClientRow
+	p.reset()
+	m.root.visit(line, jsonValue{kind: jsonObjectKind, raw: line}, p, &r, true)
+	for i, ok := range p.found {
+		if !ok {
+			f := &m.fields[i]
+			return &FieldError{Field: "fields." + f.name, Err: ErrMissingField, Msg: fmt.Sprintf("path %q is not in the line", f.path)}
+		}
+	}
+	return nil
+}
+
+// mappedClient decodes client rows through a mapping.
+type mappedClient struct {
+	m      *Mapping
+	labels labels
+	found  []bool
+}
+
+func (p *mappedClient) reset() { clear(p.found) }
+
+func (p *mappedClient) parseLine(line []byte, out *rowQueue[ClientRow]) error {
+	var r ClientRow
+	p.reset()
+	if err := p.m.root.visit(line, jsonValue{kind: jsonObjectKind, raw: line}, p, &r, false); err != nil {
+		return err
+	}
+	for _, name := range requiredMapped {
+		for i := range p.m.fields {
+			if f := &p.m.fields[i]; f.name == name && !mappedSet(f.name, &r) {
+				return missing(f.label())
+			}
+		}
+	}
+	r.Format = formatJSONL
+	*out.next() = r
+	return nil
+}
+
+func mappedSet(name string, r *ClientRow) bool {
+	switch name {
+	case "request_id":
+		return r.RequestID != ""
+	case "start":
+		return r.Start != 0
+	case "end":
+		return r.End != 0
+	}
+	return true
+}
+
+// visit applies the node's fields to v and walks its children. With
+// presence only, values are not converted (a bad value is not a missing
+// path). A null marks every path below as present.
+func (n *pathNode) visit(line []byte, v jsonValue, p *mappedClient, r *ClientRow, presence bool) error {
+	for _, i := range n.fields {
+		p.found[i] = true
+		if !presence {
+			if err := p.set(i, v, r); err != nil {
+				return err
+			}
+		}
+	}
+	if len(n.children) == 0 {
+		return nil
+	}
+	switch v.kind {
+	case jsonNull:
+		n.markAll(p)
+	case jsonObjectKind:
+		return jsonObject(v.raw, func(k []byte, esc bool, e jsonValue) error {
+			key := memberKey(k, esc)
+			for _, c := range n.children {
+				if c.index < 0 && c.key == string(key) {
+					if err := c.visit(line, e, p, r, presence); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+	case jsonArray:
+		return lgElements("", v, func(i int, e jsonValue) error {
+			for _, c := range n.children {
+				if c.index == i {
+					if err := c.visit(line, e, p, r, presence); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+	}
+	return nil
+}
+
+func (n *pathNode) markAll(p *mappedClient) {
+	for _, c := range n.children {
+		for _, i := range c.fields {
+			p.found[i] = true
+		}
+		c.markAll(p)
+	}
+}
+
+// set converts one mapped value into its column.
+func (p *mappedClient) set(i int, v jsonValue, r *ClientRow) error {
+	f := &p.m.fields[i]
+	name := f.label()
+	switch f.kind {
+	case kindText:
+		var dst *string
+		switch f.name {
+		case "request_id":
+			dst = &r.RequestID
+		case "response_id":
+			dst = &r.ResponseID
+		case "trace_id":
+			dst = &r.TraceID
+		}
+		return text(name, v, dst)
+	case kindLabel:
+		var dst *string
+		switch f.name {
+		case "error":
+			dst = &r.Error
+		case "model":
+			dst = &r.Model
+		case "use_case":
+			dst = &r.UseCase
+		case "client":
+			dst = &r.Client
+		case "region":
+			dst = &r.Region
+		}
+		return p.labels.label(name, v, dst)
+	case kindTime:
+		var dst *int64
+		switch f.name {
+		case "start":
+			dst = &r.Start
+		case "first_token":
+			dst = &r.FirstToken
+		case "end":
+			dst = &r.End
+		}
+		return f.time(name, v, dst)
+	case kindDuration:
+		if f.name == "e2e" {
+			return lgDurationField(name, v, f.scale, &r.E2ENS)
+		}
+		return lgDurationField(name, v, f.scale, &r.TTFTNS)
+	case kindCount:
+		if f.name == "prompt_tokens" {
+			return count32(name, v, &r.PromptTokens)
+		}
+		return count32(name, v, &r.OutputTokens)
+	case kindStatus:
+		return httpStatus(name, v, &r.Status)
+	case kindBool:
+		return boolean(name, v, func(b bool) { r.Streamed = boolPtr(b) })
+	}
+	return nil
+}
+
+func (f *mappedField) time(name string, v jsonValue, dst *int64) error {
+	switch {
+	case f.scale != 0:
+		return lgEpochField(name, v, f.scale, dst)
+	case f.unit == "":
+		return timestamp(name, v, dst)
+	}
+	b, ok, err := textBytes(name, v)
+	if !ok || err != nil {
+		return err
+	}
+	if v.kind != jsonString {
+		return fieldErr(name, ErrBadTime, "want a string in %s, got %s", f.unit, kindName(v.kind))
+	}
+	var ns int64
+	if f.layout == "" {
+		var perr error
+		if ns, perr = parseRFC3339(b); perr != nil {
+			return fieldErr(name, ErrBadTime, "%.60q: %v", b, perr)
+		}
+	} else {
+		t, perr := time.Parse(f.layout, string(b))
+		if perr != nil {
+			return fieldErr(name, ErrBadTime, "%.60q: not in the layout %q", b, f.layout)
+		}
+		if t.Unix() < minEpochSec || t.Unix() > maxEpochSec {
+			return fieldErr(name, ErrBadTime, "%.60q: %v", b, errTimeRange)
+		}
+		ns = t.UnixNano()
+	}
+	*dst = ns
+	return nil
+}

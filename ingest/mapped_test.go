@@ -1,0 +1,231 @@
+package ingest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+)
+
+// Each testdata/ingest/mapped/*.txtar case is read like TestCases' cases,
+// except that an args line may end with a mapping file, relative to the
+// case's directory: TIER [FORMAT:]FILE [MAPPING].
+func TestMappedCases(t *testing.T) {
+	cases, _ := filepath.Glob("../testdata/ingest/mapped/*.txtar")
+	if len(cases) == 0 {
+		t.Fatal("no cases in testdata/ingest/mapped")
+	}
+	for _, path := range cases {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, got := range lgRunCase(t, path, ar) {
+				compareSections(t, path, ar, got)
+			}
+		})
+	}
+}
+
+// lgRunCase runs a case with one and with three workers and returns the
+// sections each run gives.
+func lgRunCase(t *testing.T, path string, ar *txtar.Archive) []map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	var args string
+	for _, f := range ar.Files {
+		switch {
+		case f.Name == "args":
+			args = string(f.Data)
+		case !strings.HasPrefix(f.Name, "want/"):
+			writeInput(t, filepath.Join(dir, f.Name), f.Data)
+		}
+	}
+	var inputs []Input
+	for _, line := range strings.Split(strings.TrimSpace(args), "\n") {
+		fields := strings.Fields(line)
+		in, err := ParseInput(Tier(fields[0]), fields[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Pattern = filepath.Join(dir, in.Pattern)
+		if len(fields) > 2 {
+			if in.Mapping, err = LoadMapping(filepath.Join(filepath.Dir(path), fields[2])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		inputs = append(inputs, in)
+	}
+	out := filepath.Join(dir, "out")
+	var runs []map[string]string
+	for _, workers := range []int{1, 3} {
+		m, err := Run(context.Background(), Options{Inputs: inputs, Out: out, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkAccounting(t, m)
+		runs = append(runs, map[string]string{
+			"want/client":   dumpTable[ClientRow](t, out, Client, dir),
+			"want/gateway":  dumpTable[GatewayRow](t, out, Gateway, dir),
+			"want/server":   dumpTable[ServerRow](t, out, Server, dir),
+			"want/rejects":  dumpRejects(t, out, dir),
+			"want/manifest": dumpManifest(t, m, dir),
+		})
+	}
+	return runs
+}
+
+// The TOML and YAML spellings of one mapping give the same rows.
+func TestMappingTOMLAndYAMLAgree(t *testing.T) {
+	ar, err := txtar.ParseFile("../testdata/ingest/mapped/client.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := lgRunCase(t, "../testdata/ingest/mapped/client.txtar", ar)[0]["want/client"]
+	var fromTOML, fromYAML []string
+	for _, line := range strings.Split(strings.TrimSpace(got), "\n") {
+		if rest, ok := strings.CutPrefix(line, "yaml/app.jsonl:"); ok {
+			fromYAML = append(fromYAML, rest)
+		} else if rest, ok := strings.CutPrefix(line, "app.jsonl:"); ok && len(fromTOML) < 2 {
+			fromTOML = append(fromTOML, rest)
+		}
+	}
+	if len(fromYAML) != 2 || strings.Join(fromTOML, "\n") != strings.Join(fromYAML, "\n") {
+		t.Errorf("TOML rows:\n%s\nYAML rows:\n%s", strings.Join(fromTOML, "\n"), strings.Join(fromYAML, "\n"))
+	}
+}
+
+func TestMappingErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ file, text, want string }{
+		{"unknown.toml", "tier = \"client\"\n[fields]\nrequest_id = \"id\"\nstart = \"t0\"\nend = \"t1\"\nfirst_tokn = \"t2\"\n",
+			`mapping DIR/unknown.toml: fields.first_tokn: unknown field (known: client, e2e, end, error, first_token, model, output_tokens, prompt_tokens, region, request_id, response_id, start, status, streamed, trace_id, ttft, use_case)`},
+		{"unit.yaml", "tier: client\nfields:\n  request_id: id\n  start: {path: t0, unit: minutes}\n  end: t1\n",
+			`mapping DIR/unit.yaml: fields.start.unit: unknown unit "minutes" (want rfc3339, s, ms, us, ns or a Go time layout like 2006-01-02T15:04:05Z07:00)`},
+		{"duration.toml", "tier = \"client\"\n[fields]\nrequest_id = \"id\"\nstart = \"t0\"\nend = \"t1\"\ne2e = \"lat\"\n",
+			`mapping DIR/duration.toml: fields.e2e.unit: missing (a duration needs s, ms, us or ns)`},
+		{"labelunit.toml", "tier = \"client\"\n[fields]\nrequest_id = \"id\"\nstart = \"t0\"\nend = \"t1\"\nmodel = { path = \"m\", unit = \"ms\" }\n",
+			`mapping DIR/labelunit.toml: fields.model.unit: only times and durations have a unit`},
+		{"required.toml", "tier = \"client\"\n[fields]\nrequest_id = \"id\"\nstart = \"t0\"\n",
+			`mapping DIR/required.toml: fields.end: missing (request_id, start, end must be mapped)`},
+		{"path.yml", "tier: client\nfields:\n  request_id: \"a..b\"\n  start: t0\n  end: t1\n",
+			`mapping DIR/path.yml: fields.request_id: path "a..b": empty member name`},
+		{"index.toml", "tier = \"client\"\n[fields]\nrequest_id = \"a[x]\"\nstart = \"t0\"\nend = \"t1\"\n",
+			`mapping DIR/index.toml: fields.request_id: path "a[x]": bad array index [x]`},
+		{"key.toml", "tier = \"client\"\n[fields]\nrequest_id = { path = \"id\", units = \"ms\" }\nstart = \"t0\"\nend = \"t1\"\n",
+			`mapping DIR/key.toml: fields.request_id.units: unknown key (known: path, unit, clock)`},
+		{"top.toml", "tier = \"client\"\nformat = \"x\"\n[fields]\nrequest_id = \"id\"\nstart = \"t0\"\nend = \"t1\"\n",
+			`mapping DIR/top.toml: format: unknown key (known: tier, fields)`},
+		{"top.yaml", "tier: client\nformat: x\nfields: {request_id: id, start: t0, end: t1}\n",
+			`mapping DIR/top.yaml: yaml: unmarshal errors:` + "\n" + `  line 2: field format not found in type struct { Tier string "toml:\"tier\" yaml:\"tier\""; Fields map[string]interface {} "toml:\"fields\" yaml:\"fields\"" }`},
+		{"tier.toml", "[fields]\nrequest_id = \"id\"\nstart = \"t0\"\nend = \"t1\"\n",
+			`mapping DIR/tier.toml: tier: missing (tier = "client")`},
+		{"gw.toml", "tier = \"gateway\"\n[fields]\nrequest_id = \"id\"\n",
+			`mapping DIR/gw.toml: tier "gateway": only client mappings are supported so far`},
+		{"layout.toml", "tier = \"client\"\n[fields]\nrequest_id = \"id\"\nstart = { path = \"t0\", unit = \"2006-13-45\" }\nend = \"t1\"\n",
+			`mapping DIR/layout.toml: fields.start.unit: bad Go time layout "2006-13-45": parsing time …`},
+		{"mapping.json", "{}", `mapping DIR/mapping.json: want a .toml, .yaml or .yml file`},
+	} {
+		path := filepath.Join(dir, tc.file)
+		os.WriteFile(path, []byte(tc.text), 0o644)
+		_, err := LoadMapping(path)
+		if err == nil {
+			t.Errorf("%s: no error", tc.file)
+			continue
+		}
+		got := strings.ReplaceAll(err.Error(), dir, "DIR")
+		if prefix, ok := strings.CutSuffix(tc.want, "…"); got != tc.want && !(ok && strings.HasPrefix(got, prefix)) {
+			t.Errorf("%s:\n got %s\nwant %s", tc.file, got, tc.want)
+		}
+	}
+	if _, err := LoadMapping(filepath.Join(dir, "nope.toml")); err == nil || !strings.Contains(err.Error(), "nope.toml") {
+		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// Run refuses jsonl without a mapping, and a mapping with another format
+// or tier, before reading anything.
+func TestMappedInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte("{}\n"), 0o644)
+	m, err := LoadMapping("../testdata/mappings/client.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pattern := filepath.Join(dir, "a.jsonl")
+	for _, tc := range []struct {
+		in   Input
+		want string
+	}{
+		{Input{Tier: Client, Format: formatJSONL, Pattern: pattern}, "the jsonl format needs a mapping file (--map FILE)"},
+		{Input{Tier: Client, Format: formatAIPerf, Pattern: pattern, Mapping: m}, "a mapping (../testdata/mappings/client.toml) is for the jsonl format only"},
+		{Input{Tier: Server, Pattern: pattern, Mapping: m}, "mapping ../testdata/mappings/client.toml is for the client tier"},
+	} {
+		_, err := Run(context.Background(), Options{Inputs: []Input{tc.in}, Out: filepath.Join(dir, "out")})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: got %v, want …%s", tc.in, err, tc.want)
+		}
+	}
+	// Without a format, a mapping means jsonl.
+	run, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Client, Pattern: pattern, Mapping: m}}, Out: filepath.Join(dir, "out")})
+	if err != nil || run.Files[0].Format != formatJSONL {
+		t.Errorf("mapping without a format: %v %+v", err, run)
+	}
+}
+
+// secretText is what the fixtures put in prompts, completions and payloads.
+var secretText = regexp.MustCompile(`(?i)secret`)
+
+// The load-generator fixtures carry prompts and completions: none of that
+// text may reach a row or rejects.jsonl (the rejected units of the document
+// formats are logged by position).
+func TestLoadGeneratorsKeepNoText(t *testing.T) {
+	for _, name := range []string{"genaiperf", "guidellm", "vllmbench", "mapped/client"} {
+		path := "../testdata/ingest/" + name + ".txtar"
+		ar, err := txtar.ParseFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := lgRunCase(t, path, ar)[0]
+		for _, section := range []string{"want/client", "want/rejects"} {
+			if s := got[section]; secretText.MatchString(redactedAway(s)) {
+				t.Errorf("%s %s holds user text:\n%s", name, section, s)
+			}
+		}
+	}
+}
+
+// redactedAway drops the redaction placeholders' neighbourhood: a
+// rejects.jsonl line of a line format keeps the line, redacted.
+func redactedAway(s string) string {
+	return regexp.MustCompile(`<redacted \d+ bytes>`).ReplaceAllString(s, "")
+}
+
+func FuzzMapped(f *testing.F) {
+	txtarSeeds(f, "mapped/client.txtar")
+	txtarSeeds(f, "mapped/missing_path.txtar")
+	var maps []*Mapping
+	for _, name := range []string{"client.toml", "client_layout.toml"} {
+		m, err := LoadMapping("../testdata/mappings/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		maps = append(maps, m)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, m := range maps {
+			rows, _ := lgDecodeLines(t, &mappedClient{m: m, found: make([]bool, len(m.fields))}, in)
+			for _, r := range rows {
+				if r.RequestID == "" || r.Start == 0 || r.End == 0 {
+					t.Fatalf("row without its required fields: %+v", r)
+				}
+			}
+			m.check(in) // must not panic, whatever the line
+		}
+	})
+}
