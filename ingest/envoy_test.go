@@ -170,3 +170,25 @@ func FuzzEnvoyJSON(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkEnvoyText(b *testing.B) {
+	line := []byte(`[2026-01-15T10:00:00.004Z] "POST /v1/chat/completions HTTP/1.1" 200 - 1843 61440 2144 6 "10.0.0.15" "python-requests/2.32.3" "4f1c2a9e-8b7d-4e21-9c3a-5d6e7f8a9b0c" "llm-gw.example.internal" "10.1.4.23:8000"`)
+	benchParser(b, newEnvoyParser(envoyDefaultConfig), line)
+}
+
+func BenchmarkEnvoyJSON(b *testing.B) {
+	line := []byte(`{"start_time":"2026-01-15T10:00:00.004Z","method":"POST","x-envoy-origin-path":"/v1/chat/completions","protocol":"HTTP/1.1","response_code":"200","response_flags":"-","response_code_details":"via_upstream","connection_termination_details":"-","upstream_transport_failure_reason":"-","bytes_received":"1843","bytes_sent":"61440","duration":"2144","x-envoy-upstream-service-time":"6","x-forwarded-for":"10.0.0.15","user-agent":"python-requests/2.32.3","x-request-id":"4f1c2a9e-8b7d-4e21-9c3a-5d6e7f8a9b0c",":authority":"llm-gw.example.internal","upstream_host":"10.1.4.23:8000","upstream_cluster":"httproute/default/llm/rule/0","upstream_local_address":"10.1.2.7:51234","downstream_local_address":"10.1.2.7:10080","downstream_remote_address":"10.0.0.15:40122","requested_server_name":"-","route_name":"httproute/default/llm/rule/0/match/0/*"}`)
+	benchParser(b, newEnvoyParser(envoyDefaultConfig), line)
+}
+
+func benchParser(b *testing.B, p lineParser[GatewayRow], line []byte) {
+	var q rowQueue[GatewayRow]
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		q.reset()
+		if err := p.parseLine(line, &q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

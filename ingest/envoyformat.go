@@ -250,9 +250,13 @@ type envoyOp struct {
 	// rendering (RFC 3339 with ms, UTC).
 	layout *strftime
 	local  bool // %START_TIME_LOCAL%: no zone unless the layout has one
+	num    bool // an opaque number (a duration to a custom time point)
 }
 
 func (op *envoyOp) class() lfClass {
+	if op.num {
+		return lfNumber
+	}
 	switch op.role {
 	case erEdge, erStatus, erAttempts, erInputTokens, erOutputTokens, erTTFT:
 		return lfNumber
@@ -407,8 +411,7 @@ func envoyOperator(cmd, arg string) (envoyOp, error) {
 		to, ok2 := envoyPoints[parts[1]]
 		if !ok1 || !ok2 {
 			// A custom time point: a number, but no known instant.
-			op.role = erOpaque
-			op.cmd = "ROUNDTRIP_DURATION" // any numeric opaque operator
+			op.role, op.num = erOpaque, true
 			return op, nil
 		}
 		op.role, op.from, op.to, op.unit = erEdge, from, to, u

@@ -224,3 +224,12 @@ func TestNginxWorkBound(t *testing.T) {
 		t.Errorf("a %d-byte line took %v", len(line), d)
 	}
 }
+
+func BenchmarkNginx(b *testing.B) {
+	cfg, err := compileNginxConfig(`$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" rid=$request_id xrid="$http_x_request_id" msec=$msec rt=$request_time ua="$upstream_addr" us="$upstream_status" uct="$upstream_connect_time" uht="$upstream_header_time" urt="$upstream_response_time"`, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := []byte(`10.0.0.16 - - [15/Jan/2026:10:00:03 +0000] "POST /v1/chat/completions HTTP/1.1" 200 40960 "-" "python-requests/2.32.3" rid=0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a xrid="9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d" msec=1768471203.871 rt=1.354 ua="10.1.4.22:8000, 10.1.4.23:8000" us="502, 200" uct="-, 0.001" uht="-, 0.152" urt="0.003, 1.349"`)
+	benchParser(b, newNginxParser(cfg), line)
+}
