@@ -556,9 +556,8 @@ func (p *envoyParser) set(op *envoyOp, v []byte) error {
 	case erTraceID:
 		r.traceID = v
 	case erTraceparent:
-		// version-traceid-spanid-flags
-		if parts := bytes.Split(v, []byte("-")); len(parts) >= 3 && len(parts[1]) == 32 && r.traceID == nil {
-			r.traceID = parts[1]
+		if id := traceparentID(v); id != nil && r.traceID == nil {
+			r.traceID = id
 		}
 	case erModel:
 		r.model[0] = v
@@ -566,6 +565,15 @@ func (p *envoyParser) set(op *envoyOp, v []byte) error {
 		r.model[1] = v
 	case erModelOverride:
 		r.model[2] = v
+	}
+	return nil
+}
+
+// traceparentID returns the trace ID of a W3C traceparent header,
+// VERSION-TRACEID-SPANID-FLAGS.
+func traceparentID(v []byte) []byte {
+	if len(v) >= 36 && v[2] == '-' && v[35] == '-' {
+		return v[3:35]
 	}
 	return nil
 }

@@ -620,10 +620,7 @@ func (p *nginxParser) row(row *GatewayRow) error {
 		path = r.uri
 	}
 	path, _, _ = bytes.Cut(path, []byte("?"))
-	var trace []byte
-	if parts := bytes.Split(r.traceparent, []byte("-")); len(parts) >= 3 && len(parts[1]) == 32 {
-		trace = parts[1]
-	}
+	trace := traceparentID(r.traceparent)
 	for _, b := range [...][]byte{id, path, addr, r.hostname, trace} {
 		if !utf8.Valid(b) {
 			return fieldErr("value", ErrBadValue, "%.40q is not valid UTF-8", b)
