@@ -29,10 +29,10 @@ package ingest
 //
 // COMMON_DURATION points are chained: %COMMON_DURATION(US_TX_BEG:US_RX_END:us)%
 // places US_RX_END once US_TX_BEG is placed. A time that no logged operator
-// places is left NULL, never guessed. Envoy's ms operators are truncated to
-// whole milliseconds, so times derived from them are up to 1 ms early (2 ms
-// through two of them); %START_TIME% itself has ms resolution unless its
-// layout logs more (%START_TIME(%s.%6f)%).
+// places is left NULL, never guessed. Envoy truncates its ms operators to
+// whole milliseconds, and the default %START_TIME% too, so each of them
+// makes a derived time up to 1 ms early; a layout such as
+// %START_TIME(%s.%6f)% and COMMON_DURATION in us or ns avoid that.
 //
 // RequestID is x-request-id (%STREAM_ID% when it is not logged); a line
 // without one is rejected, as the analysis joins tiers by it and Envoy sets
@@ -589,37 +589,45 @@ func envoyOpName(op *envoyOp) string {
 }
 
 // points places the timing points the edges reach from DS_RX_BEG (the
-// start), finest measurements first. off is the offset from the start in ns,
-// unit the coarsest unit on the way to the point (0: not placed).
+// start): off is a point's offset from the start in ns, unit the coarsest
+// unit of the measurements on the way to it (0: not placed). Each point is
+// placed by the finest path, and among equally fine ones the shortest, as
+// every ms operator adds its own truncation.
 func (r *envoyRec) points() (off [numPoints]int64, unit [numPoints]int64) {
 	edges := r.edges[:r.nedges]
-	for i := 1; i < len(edges); i++ { // finest first, in line order otherwise
-		for j := i; j > 0 && edges[j].unit < edges[j-1].unit; j-- {
-			edges[j], edges[j-1] = edges[j-1], edges[j]
-		}
-	}
+	var hops [numPoints]int
 	unit[ptDSRxBeg] = 1
-	for changed := true; changed; {
-		changed = false
-		for _, e := range edges {
+	for {
+		best, bestUnit, bestHops, forward := -1, int64(0), 0, false
+		for i, e := range edges {
 			if e.from < 0 || e.to < 0 {
 				continue
 			}
+			var u int64
+			var h int
+			var fw bool
 			switch {
 			case unit[e.from] != 0 && unit[e.to] == 0:
-				off[e.to] = off[e.from] + e.ns
-				unit[e.to] = max(unit[e.from], e.unit)
+				u, h, fw = max(unit[e.from], e.unit), hops[e.from]+1, true
 			case unit[e.to] != 0 && unit[e.from] == 0:
-				off[e.from] = off[e.to] - e.ns
-				unit[e.from] = max(unit[e.to], e.unit)
+				u, h = max(unit[e.to], e.unit), hops[e.to]+1
 			default:
 				continue
 			}
-			changed = true
-			break
+			if best < 0 || u < bestUnit || u == bestUnit && h < bestHops {
+				best, bestUnit, bestHops, forward = i, u, h, fw
+			}
+		}
+		if best < 0 {
+			return off, unit
+		}
+		e := edges[best]
+		if forward {
+			off[e.to], unit[e.to], hops[e.to] = off[e.from]+e.ns, bestUnit, bestHops
+		} else {
+			off[e.from], unit[e.from], hops[e.from] = off[e.to]-e.ns, bestUnit, bestHops
 		}
 	}
-	return off, unit
 }
 
 func (p *envoyParser) row(row *GatewayRow) error {
