@@ -273,7 +273,7 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 	}
 	if s.format.doc != nil {
 		doc = true
-		if err := readDoc(s, c.rest(), opt.Out, rejects); err != nil {
+		if err := readDoc(s, c.rest(), opt, rejects); err != nil {
 			fail(fmt.Errorf("%s: %w", s.stats.Path, err))
 		}
 		return
@@ -301,20 +301,29 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 
 // readDoc decodes a file of a document format in the calling goroutine,
 // into a part file of its own.
-func readDoc(s *source, r io.Reader, dir string, rejects *rejectLog) error {
+func readDoc(s *source, r io.Reader, opt Options, rejects *rejectLog) error {
 	switch s.stats.Tier {
 	case Client:
-		return runDoc[ClientRow](s, r, dir, rejects)
+		return runDoc[ClientRow](s, r, opt, rejects)
 	case Gateway:
-		return runDoc[GatewayRow](s, r, dir, rejects)
+		return runDoc[GatewayRow](s, r, opt, rejects)
 	case Server:
-		return runDoc[ServerRow](s, r, dir, rejects)
+		return runDoc[ServerRow](s, r, opt, rejects)
 	}
 	return fmt.Errorf("unknown tier %q", s.stats.Tier)
 }
 
-func runDoc[T Row](s *source, r io.Reader, dir string, rejects *rejectLog) error {
-	parse, ok := s.format.doc.(docParser[T])
+func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) error {
+	dir := opt.Out
+	doc := s.format.doc
+	if s.format.options != nil { // a document format that takes options returns its docParser
+		d, err := s.format.options(opt.FormatOptions) // already checked by Run
+		if err != nil {
+			return err
+		}
+		doc = d
+	}
+	parse, ok := doc.(docParser[T])
 	if !ok {
 		return fmt.Errorf("format %s is not a %s format", s.format.name, s.stats.Tier)
 	}
