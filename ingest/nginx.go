@@ -147,6 +147,8 @@ type nginxConfig struct {
 	// names.
 	conventional bool
 	id           int
+	lists        []bool  // per field: an upstream list
+	valid        lfValid // checks the lists while matching; nil without them
 }
 
 // compileNginxConfig compiles a log_format (empty: combined) and the
@@ -196,6 +198,12 @@ func compileNginxConfig(src, id string) (*nginxConfig, error) {
 		}
 		c.vars = append(c.vars, nginxVars[name])
 		c.names = append(c.names, name)
+		list := strings.HasPrefix(name, "upstream_") && !strings.HasPrefix(name, "upstream_http_") &&
+			!strings.HasPrefix(name, "upstream_cookie_") && !strings.HasPrefix(name, "upstream_trailer_")
+		c.lists = append(c.lists, list)
+		if list {
+			c.valid = c.listValid
+		}
 		i += n
 	}
 	c.tmpl.addLit(lit.String())
@@ -218,6 +226,28 @@ func compileNginxConfig(src, id string) (*nginxConfig, error) {
 		}
 	}
 	return c, nil
+}
+
+// listValid says whether v can be the value of field i: an upstream list
+// has spaces only in its separators, ", " and " : ", so that an unquoted
+// list is not cut at its first space.
+func (c *nginxConfig) listValid(i int, v []byte) bool {
+	if !c.lists[i] {
+		return true
+	}
+	for j := 0; j < len(v); j++ {
+		if v[j] != ' ' {
+			continue
+		}
+		switch {
+		case j > 0 && v[j-1] == ',':
+		case j+2 < len(v) && v[j+1] == ':' && v[j+2] == ' ':
+			j += 2
+		default:
+			return false
+		}
+	}
+	return len(v) == 0 || v[len(v)-1] != ','
 }
 
 // nginxVarName reads $name or ${name} at the start of s.
@@ -381,7 +411,7 @@ func (p *nginxParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
 	}
 	vals := p.vals
 	clear(vals)
-	if !c.tmpl.match(line, vals, nil) {
+	if !c.tmpl.match(line, vals, c.valid) {
 		if c.conventional {
 			return &lfMismatch{msg: "line does not match the combined format; give its log_format with --nginx-format"}
 		}

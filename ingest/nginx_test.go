@@ -208,6 +208,22 @@ func TestNginxOptionErrors(t *testing.T) {
 	}
 }
 
+// Unquoted upstream lists are not cut at their first space.
+func TestNginxUnquotedLists(t *testing.T) {
+	rows, rejects := nginxRows(t, `$request_id $msec $request_time $upstream_response_time $upstream_header_time $upstream_addr`, "",
+		"r1 1768471203.871 1.354 0.003, 1.349 -, 0.152 10.1.4.22:8000, 10.1.4.23:8000\n"+
+			"r2 1768471204.210 0.210 0.004 : 0.205 0.004 : 0.200 10.1.4.23:8000 : 10.1.9.9:8080")
+	if len(rejects) > 0 || len(rows) != 2 {
+		t.Fatal(rows, rejects)
+	}
+	for i, want := range []string{"2026-01-15T10:00:02.522Z 2026-01-15T10:00:02.674Z 2 10.1.4.23:8000", "2026-01-15T10:00:04.005Z 2026-01-15T10:00:04.205Z 2 10.1.9.9:8080"} {
+		r := rows[i]
+		if got := formatNS(r.UpstreamStart) + " " + formatNS(r.UpstreamFirstByte) + " " + strconv.Itoa(int(*r.Attempts)) + " " + r.Upstream; got != want {
+			t.Errorf("line %d: got %s, want %s", i+1, got, want)
+		}
+	}
+}
+
 // A line full of escaped quotes costs time linear in its length.
 func TestNginxWorkBound(t *testing.T) {
 	cfg, err := compileNginxConfig(`$request_id "$http_user_agent" "$request" $status`, "")
