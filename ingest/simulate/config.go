@@ -6,8 +6,12 @@ import (
 	"time"
 )
 
-// SupportedFormats lists the log formats Run can write.
-var SupportedFormats = []string{"native"}
+// SupportedFormats lists the log formats Run can write: native for every
+// tier, and for the inference servers also the formats real servers write
+// (see servers.go): a vLLM OpenTelemetry Collector file export, TGI router
+// JSON lines, a Triton trace file, SGLang's metrics export and trtllm-serve
+// /perf_metrics dumps. The names are the ingest format names.
+var SupportedFormats = []string{FormatNative, FormatVLLMOTLP, FormatTGI, FormatTriton, FormatSGLangMetrics, FormatTRTLLM}
 
 // Config controls a simulation run. Start from DefaultConfig and override.
 type Config struct {
@@ -17,8 +21,14 @@ type Config struct {
 	Requests int
 	// Seed makes the run reproducible: the same Config writes the same bytes.
 	Seed int64
-	// Formats lists the log formats to write; only "native" is supported.
-	// Empty means "native".
+	// Formats chooses the log format of each inference replica (clients
+	// and gateways always write native). Each entry is a format, and the
+	// replicas, in the order Summary.Files lists them, cycle through these
+	// entries; or "REPLICA=FORMAT", which pins one replica (an unknown
+	// replica name is an error). Empty means "native" for every replica,
+	// which writes exactly what earlier versions wrote for the same seed.
+	// The format changes only the server files: the simulation, truth.parquet
+	// and every client and gateway byte are the same for every choice.
 	Formats []string
 
 	// Epoch is the true time of the first possible arrival.
@@ -124,18 +134,10 @@ func (c *Config) validate() error {
 		return fmt.Errorf("simulate: Requests must be > 0, got %d", c.Requests)
 	}
 	if len(c.Formats) == 0 {
-		c.Formats = []string{"native"}
+		c.Formats = []string{FormatNative}
 	}
-	for _, f := range c.Formats {
-		ok := false
-		for _, s := range SupportedFormats {
-			if f == s {
-				ok = true
-			}
-		}
-		if !ok {
-			return fmt.Errorf("simulate: unsupported format %q (supported: %v)", f, SupportedFormats)
-		}
+	if _, _, err := parseFormats(c.Formats); err != nil {
+		return err
 	}
 	if c.RatePerSecond <= 0 {
 		return fmt.Errorf("simulate: RatePerSecond must be > 0, got %v", c.RatePerSecond)

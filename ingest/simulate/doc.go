@@ -39,6 +39,15 @@
 //	truth.parquet, truth.csv      one row per request, in completion order
 //	clocks.csv                    each host's true offset, drift and format
 //
+// Config.Formats can have replicas write the formats of real inference
+// servers instead of native (vllm-otlp, tgi, triton, sglang-metrics,
+// trtllm: see servers.go), per replica, cycling through a list or pinned
+// by replica name. Such a replica writes server/<replica>.<format>.jsonl
+// (.json for the array formats triton and trtllm), and server_lines.csv
+// names the request behind each of their intact records. Nothing else
+// changes: the same seed gives the same simulation, truth and client and
+// gateway logs whatever the server formats.
+//
 // Record fields (times on the writing host's clock):
 //
 //	client:  request_id, start, first_token (streamed requests that received

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -134,10 +135,19 @@ type hostFile struct {
 	records int // intact records, each counted once
 	dups    []pendingDup
 	err     error
+	// holdFirstCut keeps a truncated line from being the first line of the
+	// file (formats that are recognised by their first line); heldCut holds
+	// such lines until an intact one is written.
+	holdFirstCut bool
+	heldCut      []byte
 }
 
-func createHostFile(out string, clock HostClock, gz bool) (*hostFile, error) {
-	name := clock.Host + ".jsonl"
+// createHostFile creates <out>/<tier>/<name>[.gz] for one host. Files the
+// same host may have written in an earlier run under another name (the other
+// compression, another server format) are removed: readers given the
+// directory would see both.
+func createHostFile(out string, clock HostClock, name string, stale []string, gz bool) (*hostFile, error) {
+	stale = append([]string{name}, stale...)
 	if gz {
 		name += ".gz"
 	}
@@ -145,14 +155,15 @@ func createHostFile(out string, clock HostClock, gz bool) (*hostFile, error) {
 	if err := os.MkdirAll(filepath.Join(out, clock.Tier), 0o755); err != nil {
 		return nil, err
 	}
-	// A previous run may have written this host's log with the other
-	// compression; readers would see both.
-	other := filepath.Join(out, clock.Tier, clock.Host+".jsonl")
-	if !gz {
-		other += ".gz"
-	}
-	if err := os.Remove(other); err != nil && !os.IsNotExist(err) {
-		return nil, err
+	for _, other := range stale {
+		for _, o := range []string{other, other + ".gz"} {
+			if o == name {
+				continue
+			}
+			if err := os.Remove(filepath.Join(out, clock.Tier, o)); err != nil && !os.IsNotExist(err) {
+				return nil, err
+			}
+		}
 	}
 	f, err := os.Create(filepath.Join(out, rel))
 	if err != nil {
@@ -177,33 +188,78 @@ func (h *hostFile) writeRaw(line []byte) {
 }
 
 // write writes one record line (ending in '\n') with the given fate, then
-// releases any held-back duplicates that are due.
+// releases any held-back duplicates that are due. It draws from rng where
+// the fate needs it (the cut of a truncated line, the distance of a
+// duplicate), exactly as the server formats' writers draw through drawFate.
 func (h *hostFile) write(line []byte, fate int, rng *rand.Rand) {
+	cut, after := drawFate(fate, len(line), rng)
+	h.writeDrawn(line, fate, cut, len(line), after, 1)
+}
+
+// drawFate draws what a fate needs for a line of n bytes: where a truncated
+// line is cut (1..n-2) and after how many lines a duplicate's copy comes.
+func drawFate(fate, n int, rng *rand.Rand) (cut, after int) {
+	switch fate {
+	case fateTruncated:
+		cut = 1 + rng.IntN(n-2)
+	case fateDuplicated:
+		after = rng.IntN(4)
+	}
+	return cut, after
+}
+
+// scaleCut maps a cut drawn for a line of n bytes to a line of m bytes, so
+// that a format whose lines differ in length from the native ones cuts at
+// the same relative place (1..m-2) without drawing differently.
+func scaleCut(cut, n, m int) int {
+	if n <= 2 || m <= 2 {
+		return 1
+	}
+	return 1 + (cut-1)*(m-2)/(n-2)
+}
+
+// writeDrawn writes a line holding records intact records with a fate
+// already drawn: cut was drawn for a line of n bytes. It returns the line
+// number of the intact line (0 when the line was lost or cut).
+func (h *hostFile) writeDrawn(line []byte, fate, cut, n, after, records int) (lineNo int) {
 	switch fate {
 	case fateLost:
-		return
+		return 0
 	case fateTruncated:
 		// Cut somewhere before the closing brace; the newline keeps the next
 		// line intact. A prefix of an object without its '}' never parses.
-		cut := 1 + rng.IntN(len(line)-2)
-		h.writeRaw(line[:cut])
+		c := cut
+		if n != len(line) {
+			c = scaleCut(cut, n, len(line))
+		}
+		if h.holdFirstCut && h.lines == 0 {
+			// A format read by sniffing its first line: keep the cut line
+			// until an intact one is written first.
+			h.heldCut = append(append(h.heldCut, line[:c]...), '\n')
+			return 0
+		}
+		h.writeRaw(line[:c])
 		h.writeRaw([]byte{'\n'})
 		h.lines-- // the newline completes the same physical line
 	case fateDuplicated:
-		h.records++
+		h.records += records
 		h.writeRaw(line)
-		if after := rng.IntN(4); after == 0 {
+		lineNo = h.lines
+		h.releaseHeld()
+		if after == 0 {
 			h.writeRaw(line)
 		} else {
 			h.dups = append(h.dups, pendingDup{line: append([]byte(nil), line...), after: after})
 		}
-		return // do not count this write toward held-back copies
+		return lineNo // do not count this write toward held-back copies
 	default:
-		h.records++
+		h.records += records
 		h.writeRaw(line)
+		lineNo = h.lines
+		h.releaseHeld()
 	}
 	if fate == fateTruncated || len(h.dups) == 0 {
-		return
+		return lineNo
 	}
 	keep := h.dups[:0]
 	for _, d := range h.dups {
@@ -215,6 +271,20 @@ func (h *hostFile) write(line []byte, fate int, rng *rand.Rand) {
 		}
 	}
 	h.dups = keep
+	return lineNo
+}
+
+// releaseHeld writes the cut lines held back for the first line.
+func (h *hostFile) releaseHeld() {
+	if len(h.heldCut) == 0 {
+		return
+	}
+	for _, l := range bytes.SplitAfter(h.heldCut, []byte{'\n'}) {
+		if len(l) > 0 {
+			h.writeRaw(l)
+		}
+	}
+	h.heldCut = nil
 }
 
 func (h *hostFile) close() error {
@@ -222,6 +292,7 @@ func (h *hostFile) close() error {
 		h.writeRaw(d.line)
 	}
 	h.dups = nil
+	h.releaseHeld()
 	err := h.err
 	if e := h.w.Flush(); err == nil {
 		err = e

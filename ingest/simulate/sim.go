@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -71,6 +72,7 @@ type request struct {
 	length   bool
 	srvErr   int // 0, or the server's 5xx status
 	cold     bool
+	engineID int64 // the replica's own number for it, in arrival order (Triton trace id, TRT-LLM executor id)
 
 	reqLeg, respLeg, hopUp, hopDown, pass, post int64
 	tpot                                        int64
@@ -100,6 +102,10 @@ type replica struct {
 	queue    []*request
 	head     int
 	file     *hostFile
+	format   string       // the log format it writes
+	w        serverWriter // nil for native
+	index    int          // in sim.replicas
+	nextID   int64
 }
 
 func (r *replica) load() int { return r.running + len(r.queue) - r.head }
@@ -206,6 +212,8 @@ type sim struct {
 	lastT    int64
 	line     jsonLine
 	err      error
+	lineFile *os.File      // server_lines.csv, when a replica writes another format
+	lineLog  *bufio.Writer // over lineFile
 }
 
 func ms(x float64) int64 { return int64(math.Round(x * 1e6)) }
@@ -353,6 +361,8 @@ func (s *sim) serverArrive(r *request, t int64) {
 		}
 	}
 	r.replica = best
+	best.nextID++
+	r.engineID = best.nextID
 	best.push(r)
 	s.admit(best, t)
 }
@@ -558,7 +568,16 @@ func (s *sim) writeServer(r *request) {
 		status = r.srvErr
 	}
 	j.num("status", status)
-	hf.write(j.done(), s.fate(r, tierServer), s.rng)
+	if r.replica.w == nil {
+		hf.write(j.done(), s.fate(r, tierServer), s.rng)
+		return
+	}
+	// Another format: draw exactly what the native line would have drawn,
+	// so that the simulation and the truth do not depend on the format.
+	n := len(j.done())
+	fate := s.fate(r, tierServer)
+	cut, after := drawFate(fate, n, s.rng)
+	r.replica.w.write(s, r, fate, cut, n, after)
 }
 
 // done marks one of the request's records complete; after the last one the
@@ -695,7 +714,7 @@ func (s *sim) setup() error {
 		return c
 	}
 	open := func(c HostClock, gz bool) (*hostFile, error) {
-		hf, err := createHostFile(s.cfg.Out, c, gz)
+		hf, err := createHostFile(s.cfg.Out, c, c.Host+".jsonl", nil, gz)
 		if err == nil {
 			s.files = append(s.files, hf)
 		}
@@ -732,13 +751,26 @@ func (s *sim) setup() error {
 			s.replicas = append(s.replicas, rep)
 		}
 	}
+	repFormats, err := s.replicaFormats()
+	if err != nil {
+		return err
+	}
 	for i, rep := range s.replicas {
 		gz := s.cfg.GzipOneServer && i == len(s.replicas)-1
-		hf, err := open(newClock("server", rep.name), gz)
+		rep.index, rep.format = i, repFormats[i]
+		c := newClock("server", rep.name)
+		if rep.format != FormatNative {
+			c.Format = serverTimeFormat[rep.format]
+		}
+		hf, err := createHostFile(s.cfg.Out, c, serverFileName(rep.name, rep.format), serverFileNames(rep.name), gz)
 		if err != nil {
 			return err
 		}
+		s.files = append(s.files, hf)
 		rep.file = hf
+		if rep.format != FormatNative {
+			rep.w = s.newServerWriter(rep)
+		}
 	}
 	return nil
 }
@@ -775,6 +807,14 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) (*Summary, error) {
 		if err == nil {
 			err = s.err
 		}
+	}
+	for _, rep := range s.replicas {
+		if rep.w != nil {
+			rep.w.close(s)
+		}
+	}
+	if e := s.writeServerLines(); err == nil {
+		err = e
 	}
 	for _, hf := range s.files {
 		if e := hf.close(); err == nil {
