@@ -2,10 +2,10 @@ package ingest
 
 // The envoy gateway format: Envoy access logs, one request per line.
 //
-// Text lines are matched against an Envoy format string: the user's
-// (--envoy-format '…', Options.FormatOptions["envoy-format"]) or, without
-// one, Envoy's default format, Istio's default and Envoy Gateway's default,
-// in that order. JSON lines (json_format, typed or all-strings, Envoy
+// Text lines are matched against Envoy format strings, in order: the
+// user's (--envoy-format '…', Options.FormatOptions["envoy-format"]), if
+// given, then Envoy's default format, Istio's default and Envoy Gateway's
+// default. JSON lines (json_format, typed or all-strings, Envoy
 // Gateway, Envoy AI Gateway) are read by member name: the names the user's
 // JSON format object gives to each operator, or without one the
 // conventional names of Envoy's and the gateways' docs (envoyJSONKeys).
@@ -81,11 +81,11 @@ func envoyOptions(opts map[string]string) (any, error) {
 // envoyConfig is what one run reads Envoy lines with; shared by workers,
 // never written after it is made.
 type envoyConfig struct {
-	text []*envoyFormat // text formats, tried in order
-	json *envoyJSONNode // the user's JSON format
-	// conventional: no format was given; JSON lines are read by the
-	// conventional member names.
-	conventional bool
+	// text formats, tried in order: the user's, if any, then the defaults
+	// (so that a file in a default format still reads)
+	text []*envoyFormat
+	user int            // how many of text are the user's
+	json *envoyJSONNode // the user's JSON format; nil: conventional names
 }
 
 // envoyJSONNode maps the member names of a JSON format object to the format
@@ -111,35 +111,30 @@ func mustEnvoyConfig(src string) *envoyConfig {
 // JSON object of operators (json_format, or Envoy Gateway's JSON-shaped
 // text format). Empty: the default formats.
 func compileEnvoyConfig(src string) (*envoyConfig, error) {
-	if strings.TrimSpace(src) == "" {
-		c := &envoyConfig{conventional: true}
-		for _, s := range []string{envoyDefaultFormat, istioDefaultFormat, envoyGatewayDefaultFormat} {
-			f, err := compileEnvoyFormat(s)
-			if err != nil {
-				return nil, err
-			}
-			c.text = append(c.text, f)
-		}
-		return c, nil
-	}
 	c := &envoyConfig{}
-	if t := strings.TrimSpace(src); strings.HasPrefix(t, "{") {
-		node, err := compileEnvoyJSON([]byte(t), 0)
-		if err == nil {
-			c.json = node
-			// A JSON-shaped text format prints values unescaped, so a
-			// line may not be JSON: it is then matched as text.
-			if f, err := compileEnvoyFormat(src); err == nil {
-				c.text = append(c.text, f)
+	if strings.TrimSpace(src) != "" {
+		if t := strings.TrimSpace(src); strings.HasPrefix(t, "{") {
+			if node, err := compileEnvoyJSON([]byte(t), 0); err == nil {
+				c.json = node
 			}
-			return c, nil
+		}
+		// A JSON-shaped text format prints values unescaped, so a line may
+		// not be JSON: it is then matched as text too.
+		f, err := compileEnvoyFormat(src)
+		if err != nil && c.json == nil {
+			return nil, err
+		}
+		if err == nil {
+			c.text, c.user = append(c.text, f), 1
 		}
 	}
-	f, err := compileEnvoyFormat(src)
-	if err != nil {
-		return nil, err
+	for _, s := range []string{envoyDefaultFormat, istioDefaultFormat, envoyGatewayDefaultFormat} {
+		f, err := compileEnvoyFormat(s)
+		if err != nil {
+			return nil, err
+		}
+		c.text = append(c.text, f)
 	}
-	c.text = append(c.text, f)
 	return c, nil
 }
 
@@ -245,7 +240,7 @@ func sniffEnvoy(line []byte) bool {
 	if len(line) == 0 {
 		return false
 	}
-	c := envoyDefaultConfig
+	c := envoyDefaultConfig // the defaults only
 	if line[0] == '{' {
 		var start, id, ngx bool
 		err := jsonObject(line, func(k []byte, esc bool, _ jsonValue) error {
@@ -358,14 +353,14 @@ type envoyRec struct {
 func (p *envoyParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
 	p.rec = envoyRec{}
 	r := &p.rec
-	if t := bytes.TrimSpace(line); len(t) > 0 && t[0] == '{' && (p.cfg.json != nil || p.cfg.conventional) {
+	if t := bytes.TrimSpace(line); len(t) > 0 && t[0] == '{' {
 		var err error
 		if p.cfg.json != nil {
 			err = p.jsonNode(t, p.cfg.json, 0)
 		} else {
 			err = p.jsonConventional(t)
 		}
-		if _, syntax := err.(*syntaxError); syntax && len(p.cfg.text) > 0 {
+		if _, syntax := err.(*syntaxError); syntax {
 			// Not JSON: a JSON-shaped text format with an unescaped value?
 			*r = envoyRec{}
 			if p.text(line) == nil {
@@ -396,13 +391,10 @@ func (p *envoyParser) text(line []byte) error {
 		}
 		return nil
 	}
-	if len(p.cfg.text) == 0 {
-		return &lfMismatch{msg: "not a JSON object, and the --envoy-format is a JSON format"}
-	}
-	if len(p.cfg.text) > 1 {
+	if p.cfg.user == 0 {
 		return &lfMismatch{msg: "line does not match Envoy's, Istio's or Envoy Gateway's default format; give its format string with --envoy-format"}
 	}
-	return &lfMismatch{msg: "line does not match the --envoy-format string"}
+	return &lfMismatch{msg: "line does not match the --envoy-format string, nor a default format"}
 }
 
 func (p *envoyParser) jsonConventional(line []byte) error {
