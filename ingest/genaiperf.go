@@ -408,7 +408,11 @@ func (d *lgDocReader) members(fn func(key string) error) error {
 		if len(raw) < 2 || raw[0] != '"' {
 			return d.synErr("expected a member name")
 		}
-		key, ok := unquote(raw[1:len(raw)-1], bytes.IndexByte(raw, '\\') >= 0)
+		end, esc, err := scanString(raw, 1) // checks the escapes unquote trusts
+		if err != nil || end != len(raw)-1 {
+			return d.synErr("bad member name")
+		}
+		key, ok := unquote(raw[1:end], esc)
 		if !ok {
 			return d.synErr("bad member name")
 		}

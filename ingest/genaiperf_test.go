@@ -37,6 +37,7 @@ func TestLgDocReader(t *testing.T) {
 		`[1]`:                               `malformed JSON: line 1: expected '{'`,
 		`{"version":"1"}`:                   `malformed JSON: no "experiments" member: not a GenAI-Perf profile_export.json`,
 		``:                                  ``,
+		`{"00\u"`:                           `malformed JSON: line 1: bad member name`,
 	} {
 		err := parseGenAIPerf(strings.NewReader(in), "x", out)
 		if got := fmtErr(err); got != want {
