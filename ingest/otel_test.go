@@ -1,0 +1,352 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"golang.org/x/tools/txtar"
+)
+
+// otelLine renders one file exporter line holding the given spans of one
+// gateway resource; each span is {traceID, spanID, parentID, kind, start ms,
+// end ms, attributes JSON}.
+func otelLine(spans ...[7]string) string {
+	var b strings.Builder
+	b.WriteString(`{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"gw"}}]},"scopeSpans":[{"scope":{"name":"t"},"spans":[`)
+	for i, s := range spans {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		var start, end int64
+		fmt.Sscan(s[4], &start)
+		fmt.Sscan(s[5], &end)
+		fmt.Fprintf(&b, `{"traceId":%q,"spanId":%q,"parentSpanId":%q,"name":"x","kind":%s,"startTimeUnixNano":"%d","endTimeUnixNano":"%d","attributes":[%s],"status":{}}`,
+			s[0], s[1], s[2], s[3], 1796032800_000_000_000+start*1e6, 1796032800_000_000_000+end*1e6, s[6])
+	}
+	b.WriteString(`]}]}]}`)
+	return b.String()
+}
+
+const (
+	otelMethod = `{"key":"http.request.method","value":{"stringValue":"POST"}}`
+	otelStatus = `{"key":"http.response.status_code","value":{"intValue":"200"}}`
+)
+
+// runOTelDoc runs a document format over input and checks its accounting.
+func runOTelDoc[T Row](t testing.TB, parse docParser[T], input []byte) (rows []T, rejects []*ParseError) {
+	t.Helper()
+	out := &DocOut[T]{
+		file:   "in.json",
+		emit:   func(rs []T) error { rows = append(rows, rs...); return nil },
+		reject: func(pe *ParseError) error { rejects = append(rejects, pe); return nil },
+	}
+	if err := parse(bytes.NewReader(input), "in.json", out); err != nil {
+		t.Fatal(err)
+	}
+	if out.units != out.decoded+int64(len(rejects)) || out.rows != int64(len(rows)) {
+		t.Fatalf("accounting: units %d, decoded %d, rejected %d, rows %d/%d",
+			out.units, out.decoded, len(rejects), out.rows, len(rows))
+	}
+	for _, pe := range rejects {
+		if pe.Line < 1 || Kind(pe) == "other" {
+			t.Fatalf("reject without a position or a kind: %v", pe)
+		}
+	}
+	return rows, rejects
+}
+
+func gatewayParser(t testing.TB) docParser[GatewayRow] {
+	f, err := lookupFormat(Gateway, formatOTelGateway)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.doc.(docParser[GatewayRow])
+}
+
+func clientParser(t testing.TB) docParser[ClientRow] {
+	f, err := lookupFormat(Client, formatOTelClient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.doc.(docParser[ClientRow])
+}
+
+// A child is paired with a parent that came up to otelHoldUnits units
+// before it, whatever those units hold; further apart, the parent's row is
+// already written without it. A child that comes first waits.
+func TestOTelPairingWindow(t *testing.T) {
+	for _, gap := range []int{-3, 0, 1, otelHoldUnits - 1, otelHoldUnits, otelHoldUnits + 1, otelHoldUnits + 5} {
+		t.Run(fmt.Sprint(gap), func(t *testing.T) {
+			tr := "0123456789abcdef0123456789abcdef"
+			server := otelLine([7]string{tr, "1111111111111111", "", "2", "0", "1000", otelMethod + "," + otelStatus})
+			client := otelLine([7]string{tr, "2222222222222222", "1111111111111111", "3", "10", "990",
+				`{"key":"server.address","value":{"stringValue":"up"}}`})
+			other := otelLine([7]string{"ffffffffffffffffffffffffffffffff", "3333333333333333", "", "1", "0", "1", ""})
+			lines := make([]string, 0, 20)
+			first, second := server, client
+			if gap < 0 {
+				first, second, gap = client, server, -gap
+			}
+			lines = append(lines, first)
+			for range gap - 1 {
+				lines = append(lines, other)
+			}
+			if gap == 0 {
+				lines[0] = strings.Replace(first, `]}]}]}`, `,`+strings.TrimSuffix(strings.SplitN(second, `"spans":[`, 2)[1], `]}]}]}`)+`]}]}]}`, 1)
+			} else {
+				lines = append(lines, second)
+			}
+			for range 3 {
+				lines = append(lines, other)
+			}
+			rows, rejects := runOTelDoc(t, gatewayParser(t), []byte(strings.Join(lines, "\n")))
+			if len(rejects) != 0 || len(rows) != 1 {
+				t.Fatalf("rows %d, rejects %v", len(rows), rejects)
+			}
+			paired := rows[0].UpstreamStart != 0
+			if want := gap <= otelHoldUnits || first == client; paired != want {
+				t.Errorf("gap %d: paired %v, want %v: %+v", gap, paired, want, rows[0])
+			}
+			if paired && (rows[0].Upstream != "up" || rows[0].UpstreamEnd-rows[0].UpstreamStart != 980e6) {
+				t.Errorf("upstream: %+v", rows[0])
+			}
+			if rows[0].SourceLine != 1 && first == server {
+				t.Errorf("the row is not of the server span's line: %d", rows[0].SourceLine)
+			}
+		})
+	}
+}
+
+// Children waiting for a parent, parents waiting for children and the
+// spans remembered to drop repeats stay within their bounds.
+func TestOTelPairerBounds(t *testing.T) {
+	emitted := 0
+	p := newSpanPairer(func(u *heldUnit[int]) error { emitted += len(u.parents); return nil })
+	var k spanKey
+	next := func() spanKey {
+		for i := len(k) - 1; i >= 0; i-- {
+			if k[i]++; k[i] != 0 {
+				break
+			}
+		}
+		return k
+	}
+	for range otelMaxOrphans + 1000 {
+		s := &pendingSpan[int]{key: next(), parent: next(), hasParent: true}
+		p.dup(s.key, ptrace.SpanKindClient)
+		p.child(s)
+	}
+	if p.nOrphan > otelMaxOrphans || len(p.orphans) > otelMaxOrphans {
+		t.Errorf("%d orphans in %d keys", p.nOrphan, len(p.orphans))
+	}
+	for range 3 {
+		u := &heldUnit[int]{line: 1}
+		for range otelMaxPending / 2 {
+			s := &pendingSpan[int]{key: next()}
+			p.dup(s.key, ptrace.SpanKindServer)
+			p.parent(u, s)
+		}
+		if err := p.hold(u); err != nil {
+			t.Fatal(err)
+		}
+		if p.pending > otelMaxPending || len(p.parents) > otelMaxPending {
+			t.Errorf("%d pending parents, %d in the map", p.pending, len(p.parents))
+		}
+	}
+	if len(p.seen) > otelSeenWindow || len(p.seenQ) > otelSeenWindow {
+		t.Errorf("%d seen spans", len(p.seen))
+	}
+	p.flush()
+	if emitted != 3*(otelMaxPending/2) || len(p.parents) != 0 || p.pending != 0 {
+		t.Errorf("flush: emitted %d, %d left", emitted, len(p.parents))
+	}
+}
+
+func TestOTelSniff(t *testing.T) {
+	otlp := otelLine([7]string{"0123456789abcdef0123456789abcdef", "1111111111111111", "", "2", "0", "1", otelMethod})
+	for _, c := range []struct {
+		tier  Tier
+		first string
+		want  string
+	}{
+		{Gateway, otlp, formatOTelGateway},
+		{Gateway, `{"resourceSpans": [`, formatOTelGateway},
+		{Client, otlp, formatOTelClient},
+		{Client, `{"resourceSpans":[{"resource"`, formatOTelClient},
+		{Server, otlp, formatVLLMOTLP},
+		{Client, `{"request_id":"r1","start":1796032800,"end":1796032801}`, formatNative},
+	} {
+		f, err := sniffFormat(c.tier, []byte(c.first))
+		if err != nil || f.name != c.want {
+			t.Errorf("%s %.40s: got %v, %v; want %s", c.tier, c.first, f, err, c.want)
+		}
+	}
+	for _, other := range []string{`{"request_id":"r1"}`, `[2016-04-15T20:17:00.310Z] "POST /x HTTP/2" 204`, `{`} {
+		if sniffOTLPTraces([]byte(other)) {
+			t.Errorf("claimed %q", other)
+		}
+	}
+}
+
+// Lines of the pre-1.0 OTLP shape are read like current ones.
+func TestOTelInstrumentationLibrarySpans(t *testing.T) {
+	span := func(id string) string {
+		return `{"traceId":"0123456789abcdef0123456789abcdef","spanId":"` + id + `","name":"x","kind":"SPAN_KIND_SERVER","startTimeUnixNano":"1796032800000000000","endTimeUnixNano":"1796032801000000000","attributes":[` + otelMethod + `]}`
+	}
+	in := `{"resourceSpans":[{"resource":{},"scopeSpans":[{"scope":{"name":"new"},"spans":[` + span("1111111111111111") +
+		`]}],"instrumentationLibrarySpans":[{"instrumentationLibrary":{"name":"old"},"spans":[` + span("2222222222222222") + `]}]}]}`
+	td, err := decodeOTLPTraces([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sss := td.ResourceSpans().At(0).ScopeSpans()
+	if sss.Len() != 2 || sss.At(1).Scope().Name() != "old" || sss.At(1).Spans().At(0).Kind() != ptrace.SpanKindServer {
+		t.Fatalf("got %d scopes", sss.Len())
+	}
+	// Text that only looks like the old member name is not rewritten.
+	in = strings.Replace(in, `"name":"x"`, `"name":"\"instrumentationLibrarySpans\":[]"`, 1)
+	if _, err := decodeOTLPTraces([]byte(in)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A line longer than MaxLineBytes is rejected alone; CRLF lines and blank
+// lines are read as the file exporter's.
+func TestOTelLongLine(t *testing.T) {
+	ok := otelLine([7]string{"0123456789abcdef0123456789abcdef", "1111111111111111", "", "2", "0", "1", otelMethod})
+	ok2 := strings.Replace(ok, "1111111111111111", "2222222222222222", 1)
+	long := `{"resourceSpans":[` + strings.Repeat(" ", MaxLineBytes) + `]}`
+	in := ok + "\r\n\r\n" + long + "\n" + ok2 + "\r\n"
+	rows, rejects := runOTelDoc(t, gatewayParser(t), []byte(in))
+	if len(rows) != 2 || len(rejects) != 1 || Kind(rejects[0]) != "line_too_long" || rejects[0].Line != 3 {
+		t.Fatalf("rows %d, rejects %v", len(rows), rejects)
+	}
+	if rows[0].SourceLine != 1 || rows[1].SourceLine != 4 {
+		t.Errorf("lines %d, %d", rows[0].SourceLine, rows[1].SourceLine)
+	}
+	if len(rejects[0].Raw) > RawLimit {
+		t.Errorf("kept %d bytes of the long line", len(rejects[0].Raw))
+	}
+}
+
+func TestOTelOptionErrors(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "g.jsonl")
+	os.WriteFile(path, []byte(otelLine()+"\n"), 0o644)
+	for _, bad := range []string{"", "x request id", `a"b`} {
+		_, err := Run(context.Background(), Options{
+			Inputs:        []Input{{Tier: Gateway, Pattern: path}},
+			Out:           filepath.Join(dir, "out"),
+			FormatOptions: map[string]string{"otel-request-id": bad},
+		})
+		if err == nil || !strings.Contains(err.Error(), "--otel-request-id") {
+			t.Errorf("otel-request-id %q: got %v", bad, err)
+		}
+	}
+}
+
+// No row of the OTel cases holds text of a prompt or of a status message:
+// every one of them has the word "secret", and no decoded value may.
+func TestOTelNoPromptText(t *testing.T) {
+	for _, c := range []struct{ path, file string }{
+		{"../testdata/ingest/otel_gateway.txtar", "gw.jsonl"},
+		{"../testdata/ingest/otel_client.txtar", "cl.jsonl"},
+	} {
+		data := otelFixture(t, c.path, c.file)
+		if !bytes.Contains(data, []byte("secret")) {
+			t.Fatalf("%s has no secret to keep", c.file)
+		}
+		gw, grej := runOTelDoc(t, gatewayParser(t), bytes.Clone(data))
+		cl, crej := runOTelDoc(t, clientParser(t), bytes.Clone(data))
+		for _, v := range []any{gw, cl, grej, crej} {
+			if s := fmt.Sprintf("%+v", v); strings.Contains(s, "secret") {
+				t.Errorf("%s: user text in a row or a reject: %s", c.file, s)
+			}
+		}
+		for _, pe := range append(grej, crej...) {
+			if strings.Contains(cutRaw(pe.Raw), "secret") {
+				t.Errorf("user text in a kept reject: %s", cutRaw(pe.Raw))
+			}
+		}
+	}
+}
+
+func otelFixture(t testing.TB, path, file string) []byte {
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		if f.Name == file {
+			return f.Data
+		}
+	}
+	t.Fatalf("%s has no file %s", path, file)
+	return nil
+}
+
+func otelSeeds(f *testing.F) {
+	for _, c := range []struct{ path, file string }{
+		{"../testdata/ingest/otel_gateway.txtar", "gw.jsonl"},
+		{"../testdata/ingest/otel_gateway.txtar", "gw2.json"},
+		{"../testdata/ingest/otel_client.txtar", "cl.jsonl"},
+		{"../testdata/ingest/options/otel_options.txtar", "gw.jsonl"},
+	} {
+		data := otelFixture(f, c.path, c.file)
+		f.Add(data)
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			if len(l) < 4096 {
+				f.Add(l)
+			}
+		}
+	}
+}
+
+// FuzzOTelGateway runs otel-gateway over any input. Its seeds are fixture
+// files of several KiB: run it with -fuzzminimizetime 2s.
+func FuzzOTelGateway(f *testing.F) {
+	otelSeeds(f)
+	parse := gatewayParser(f)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		rows, _ := runOTelDoc(t, parse, in)
+		for i := range rows {
+			r := &rows[i]
+			if r.Format != formatOTelGateway || r.Start == 0 || r.SourceLine < 1 {
+				t.Fatalf("row without a format, a start or a line: %+v", r)
+			}
+			if r.End != 0 && r.End < r.Start || r.UpstreamEnd != 0 && r.UpstreamEnd < r.UpstreamStart {
+				t.Fatalf("an end before its start: %+v", r)
+			}
+			if (r.UpstreamStart != 0) != (r.Attempts != nil) || r.Attempts != nil && *r.Attempts < 1 {
+				t.Fatalf("upstream times without attempts: %+v", r)
+			}
+		}
+	})
+}
+
+// FuzzOTelClient runs otel-client over any input; see FuzzOTelGateway.
+func FuzzOTelClient(f *testing.F) {
+	otelSeeds(f)
+	parse := clientParser(f)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		rows, _ := runOTelDoc(t, parse, in)
+		for i := range rows {
+			r := &rows[i]
+			if r.Format != formatOTelClient || r.Start == 0 || r.SourceLine < 1 {
+				t.Fatalf("row without a format, a start or a line: %+v", r)
+			}
+			if r.End != 0 && r.End < r.Start || r.FirstToken != 0 && r.FirstToken < r.Start {
+				t.Fatalf("a time before the start: %+v", r)
+			}
+			if (r.FirstToken != 0) != (r.TTFTNS != nil && *r.TTFTNS >= 0) {
+				t.Fatalf("first token without its TTFT: %+v", r)
+			}
+		}
+	})
+}
