@@ -195,3 +195,20 @@ func benchParser(b *testing.B, p lineParser[GatewayRow], line []byte) {
 		}
 	}
 }
+
+// Among all the gateway formats registered, each shape is sniffed as its
+// own format, and native lines stay native.
+func TestGatewaySniffing(t *testing.T) {
+	for line, want := range map[string]string{
+		`[2026-01-15T10:00:00.004Z] "POST /v1/chat/completions HTTP/1.1" 200 - 1843 61440 2144 6 "10.0.0.15" "python-requests/2.32.3" "4f1c" "llm-gw" "10.1.4.23:8000"`: formatEnvoy,
+		`{"start_time":"2026-01-15T10:00:00.004Z","method":"POST","response_code":"200","duration":"2144","x-request-id":"4f1c","upstream_host":"10.1.4.23:8000"}`:      formatEnvoy,
+		`{"msec":1768471202.149,"request_id":"7c1e","x_request_id":"4f1c","status":200,"request_time":2.145,"upstream_response_time":"2.144"}`:                          formatNginx,
+		`10.0.0.15 - - [15/Jan/2026:10:00:02 +0000] "POST /v1/chat/completions HTTP/1.1" 200 61440 "-" "python-requests/2.32.3"`:                                        formatNginx,
+		`{"request_id":"r1","start":"2026-11-30T10:00:02.5Z","upstream_start":"2026-11-30T10:00:02.51Z","end":"2026-11-30T10:00:04.41Z"}`:                               formatNative,
+	} {
+		f, err := sniffFormat(Gateway, []byte(line))
+		if err != nil || f.name != want {
+			t.Errorf("%s: got %v %v, want %s", line, f, err, want)
+		}
+	}
+}
