@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -120,6 +121,27 @@ func TestEnvoyJSONFormat(t *testing.T) {
 		t.Errorf("%s", renderRow(&r, ""))
 	}
 	if !strings.Contains(rejects[0].Error(), `member "req" does not match its format`) {
+		t.Error(rejects[0])
+	}
+}
+
+// With --envoy-format, a line in a default format still reads: the format
+// applies to every envoy file of the run.
+func TestEnvoyUserFormatAndDefaults(t *testing.T) {
+	rows, rejects := envoyRows(t, "%START_TIME(%s.%3f)% %REQ(X-REQUEST-ID)% %DURATION%",
+		"1768471200.004 r1 2144\n"+
+			`[2026-01-15T10:00:00.004Z] "POST /v1 HTTP/1.1" 200 - 1 2 2144 6 "-" "ua" "r2" "h" "u:1"`+"\n"+
+			`{"start_time":"2026-01-15T10:00:00.004Z","x-request-id":"r3","duration":2144}`+"\n"+
+			"1768471200.004 r4")
+	if len(rows) != 3 || len(rejects) != 1 {
+		t.Fatalf("rows %v, rejects %v", rows, rejects)
+	}
+	for i, r := range rows {
+		if r.RequestID != "r"+strconv.Itoa(i+1) || formatNS(r.End) != "2026-01-15T10:00:02.148Z" {
+			t.Errorf("%s", renderRow(&r, ""))
+		}
+	}
+	if !strings.Contains(rejects[0].Error(), "does not match the --envoy-format string, nor a default format") {
 		t.Error(rejects[0])
 	}
 }
