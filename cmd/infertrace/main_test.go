@@ -180,12 +180,33 @@ func TestFormatFlags(t *testing.T) {
 	}
 	code, stdout, stderr := runCLI(t, "ingest", "--gateway", "envoy:"+filepath.Join(dir, "access.log"),
 		"--envoy-format", format, "--out", filepath.Join(dir, "out"))
-	if code != 0 || !strings.Contains(stdout, "3 decoded + 2 rejected") {
+	if code != 0 || !strings.Contains(stdout, "ingested 1 files: 5 lines = ") || strings.Contains(stdout, " 0 decoded") {
 		t.Errorf("custom envoy format: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	code, _, stderr = runCLI(t, "ingest", "--gateway", "envoy:"+filepath.Join(dir, "access.log"),
 		"--envoy-format", "%START_TIME% %DURATION", "--out", filepath.Join(dir, "out2"))
 	if code != 1 || !strings.Contains(stderr, "%DURATION is not closed by '%'") {
 		t.Errorf("bad envoy format: exit %d, stderr: %s", code, stderr)
+	}
+}
+
+// TestMapFlag: --map hands a mapping file to the jsonl inputs of its tier;
+// jsonl without one, or two mappings for one tier, are usage errors.
+func TestMapFlag(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "app.jsonl")
+	os.WriteFile(log, []byte(`{"req":{"id":"m1","model":"llama-3-8b","stream":true},"timing":{"start_ms":1796032800123,"end_ms":1796032802500,"ttft_at":"2026-11-30T10:00:00.400Z","latency_s":2.377},"resp":{"status":200,"error":null,"id":"chatcmpl-1"},"usage":{"prompt_tokens":100,"completion_tokens":50},"tags":["chat"]}`+"\n"), 0o644)
+	mapping := "../../testdata/mappings/client.toml"
+	code, stdout, stderr := runCLI(t, "ingest", "--client", "jsonl:"+log, "--map", mapping, "--out", filepath.Join(dir, "out"))
+	if code != 0 || !strings.Contains(stdout, "1 decoded + 0 rejected") {
+		t.Errorf("jsonl with --map: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	code, _, stderr = runCLI(t, "ingest", "--client", "jsonl:"+log, "--out", filepath.Join(dir, "out2"))
+	if code != 1 || !strings.Contains(stderr, "needs a mapping file (--map FILE)") {
+		t.Errorf("jsonl without --map: exit %d, stderr: %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "ingest", "--client", "jsonl:"+log, "--map", mapping, "--map", "../../testdata/mappings/client.yaml", "--out", filepath.Join(dir, "out3"))
+	if code != 2 || !strings.Contains(stderr, "are both for the client tier") {
+		t.Errorf("two client mappings: exit %d, stderr: %s", code, stderr)
 	}
 }

@@ -104,6 +104,7 @@ type ingestFlags struct {
 	envoyFormat             string
 	nginxFormat             string
 	nginxRequestID          string
+	maps                    []string
 }
 
 func (f *ingestFlags) register(fs *pflag.FlagSet) {
@@ -115,6 +116,7 @@ func (f *ingestFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.envoyFormat, "envoy-format", "", "Envoy access log format string (or JSON format object) of envoy gateway logs, when not Envoy's default")
 	fs.StringVar(&f.nginxFormat, "nginx-format", "", "NGINX log_format string of nginx gateway logs (default: combined, or escape=json lines)")
 	fs.StringVar(&f.nginxRequestID, "nginx-request-id", "auto", "which NGINX variable is the request ID: auto, http_x_request_id or request_id")
+	fs.StringArrayVar(&f.maps, "map", nil, "mapping file (TOML or YAML) for the jsonl inputs of the tier it names (repeatable, one per tier)")
 }
 
 func (f *ingestFlags) options(e *env) (ingest.Options, error) {
@@ -140,6 +142,22 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 	}
 	if len(opt.Inputs) == 0 {
 		return opt, usageErr("give at least one of --client, --gateway, --server")
+	}
+	mappings := map[ingest.Tier]*ingest.Mapping{}
+	for _, path := range f.maps {
+		m, err := ingest.LoadMapping(path)
+		if err != nil {
+			return opt, usageErr("%v", err)
+		}
+		if prev := mappings[m.Tier]; prev != nil {
+			return opt, usageErr("--map %s and --map %s are both for the %s tier", prev.File, m.File, m.Tier)
+		}
+		mappings[m.Tier] = m
+	}
+	for i, in := range opt.Inputs {
+		if in.Format == "jsonl" {
+			opt.Inputs[i].Mapping = mappings[in.Tier]
+		}
 	}
 	return opt, nil
 }
