@@ -7,13 +7,23 @@
 //	DIR/rejects.jsonl           every line that was not turned into a row, with file, line and reason
 //	DIR/manifest.json           per input file: bytes, lines, rows, rejected, duplicates, blank
 //
-// Every input line is accounted for: lines = rows + rejected + duplicates +
-// blank, per file.
+// Every input line is accounted for: lines = decoded + rejected +
+// duplicates + blank, per file (and rows = decoded in the native formats).
 //
 // Each input format is one file here implementing the same small pull
 // interface, Decoder (Next(row) error, io.EOF at the end), chosen by name
 // (--client FORMAT:GLOB) or sniffed from a file's first line. Input may be
-// gzip or zstd compressed, recognised by its magic bytes.
+// gzip or zstd compressed, recognised by its magic bytes. Line formats
+// implement lineParser (one line to zero or more rows); formats that are one
+// document (trace arrays, benchmark reports) implement docParser and report
+// each record through DocOut. The formats:
+//
+//	client   native, jsonl (--map), aiperf, genai-perf, guidellm, vllm-bench, k6, otel-client
+//	gateway  native, envoy, nginx, otel-gateway, kong, litellm, litellm-json
+//	server   native, vllm-otlp, vllm-otlp-json, vllm-log, tgi, triton, sglang-metrics, sglang-log, trtllm
+//
+// Each format's file says what it fills, on which clock, and what it
+// cannot give; simulate writes several of them with known ground truth.
 //
 // Run streams: a reader per file cuts it into 1 MiB chunks of whole lines,
 // numbering lines and dropping exact duplicates as it goes; a pool of
