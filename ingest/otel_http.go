@@ -28,8 +28,13 @@ import (
 //	                  and no rpc.system (an ext_authz or rate-limit gRPC call is not the
 //	                  upstream). With several (retries), the one that started last
 //	Attempts          the number of such children, when there is at least one
-//	UpstreamFirstByte the event first_upstream_rx_byte_received (Envoy's verbose tracing)
-//	                  on the upstream span, else on the SERVER span; nothing else marks it
+//	UpstreamFirstByte the first byte of the upstream response, from a span event: Envoy's
+//	                  first_upstream_rx_byte_received (verbose tracing; Envoy's Zipkin tracer
+//	                  writes it as an annotation, which the collector's zipkin receiver turns
+//	                  into an event; the OpenTelemetry tracer of the versions checked drops
+//	                  span logs) on the upstream span or the SERVER span, or Go's otelhttptrace
+//	                  http.receive.start (WithoutSubSpans; GotFirstResponseByte) on the
+//	                  upstream span. Empty otherwise: no convention marks it
 //	Status            http.response.status_code, http.status_code
 //	Route             http.route, else url.path, else http.target or the path of
 //	                  http.url / url.full, without the query
@@ -53,6 +58,11 @@ const formatOTelGateway = "otel-gateway"
 // envoyFirstUpstreamByte is the event Envoy's verbose tracing logs when the
 // first byte of the upstream response arrives (Tracing::Logs).
 const envoyFirstUpstreamByte = "first_upstream_rx_byte_received"
+
+// otelhttptraceFirstByte is the event Go's otelhttptrace adds, without
+// sub-spans, to the span of the request's context (the otelhttp client span)
+// when the first byte of the response headers arrives.
+const otelhttptraceFirstByte = "http.receive.start"
 
 func init() {
 	def, _ := newOTelConfig(nil, "")
@@ -198,7 +208,11 @@ func gatewaySpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *labels, v
 	if v.start, v.end, err = spanTimes(sp); err != nil {
 		return err
 	}
-	v.firstByte = eventTime(sp, envoyFirstUpstreamByte)
+	if v.server {
+		v.firstByte = eventTime(sp, envoyFirstUpstreamByte)
+	} else {
+		v.firstByte = eventTime(sp, envoyFirstUpstreamByte, otelhttptraceFirstByte)
+	}
 	v.requestID = otelRequestID(a, cfg)
 	if s, ok := attrStr(a, "upstream_address"); ok {
 		v.upstream = lb.intern([]byte(s))

@@ -350,3 +350,119 @@ func FuzzOTelClient(f *testing.F) {
 		}
 	})
 }
+
+// FuzzOTelPairing builds files of server, upstream and other spans spread
+// over lines from the fuzzer's bytes, and checks the pairing: one row per
+// distinct SERVER span whatever the order, a repeated span changes nothing,
+// no more attempts than the server has children, and a child in the same
+// line as its server or in one of the otelHoldUnits lines after it is
+// always paired.
+func FuzzOTelPairing(f *testing.F) {
+	f.Add([]byte{0, 1, 1, 7, 0, 1, 2, 9, 3, 3, 7, 1, 1})
+	f.Add([]byte{1, 1, 7, 7, 7, 0, 2, 7, 0, 0, 1, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 1})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		if len(ops) > 400 {
+			return
+		}
+		type srv struct {
+			line     int
+			children map[string]int // span ID → line
+		}
+		servers := map[string]*srv{} // span ID → server
+		var serverIDs []string
+		var lines [][]string
+		cur := []string{}
+		var emitted []string
+		id := 0
+		newID := func() string { id++; return fmt.Sprintf("%016x", id) }
+		tr := "0123456789abcdef0123456789abcdef"
+		for i := 0; i < len(ops); i++ {
+			switch op := ops[i] % 8; op {
+			case 0, 5: // a server span
+				sid := newID()
+				servers[sid] = &srv{line: len(lines), children: map[string]int{}}
+				serverIDs = append(serverIDs, sid)
+				s := [7]string{tr, sid, "", "2", "0", "100", otelMethod}
+				cur = append(cur, strings.TrimSuffix(strings.SplitN(otelLine(s), `"spans":[`, 2)[1], `]}]}]}`))
+			case 1, 4: // an upstream span of a server, earlier or later
+				var parent string
+				if i+1 < len(ops) {
+					i++
+					if n := int(ops[i]); n < len(serverIDs) {
+						parent = serverIDs[n]
+					}
+				}
+				sid := newID()
+				if parent == "" {
+					parent = fmt.Sprintf("%016x", 1<<40+int(ops[i]))
+				} else {
+					servers[parent].children[sid] = len(lines)
+				}
+				s := [7]string{tr, sid, parent, "3", "10", "90", `{"key":"server.address","value":{"stringValue":"up"}}`}
+				cur = append(cur, strings.TrimSuffix(strings.SplitN(otelLine(s), `"spans":[`, 2)[1], `]}]}]}`))
+			case 2: // an internal span
+				s := [7]string{tr, newID(), "", "1", "0", "1", ""}
+				cur = append(cur, strings.TrimSuffix(strings.SplitN(otelLine(s), `"spans":[`, 2)[1], `]}]}]}`))
+			case 3: // a span seen before, again
+				if len(emitted) > 0 {
+					cur = append(cur, emitted[int(ops[i])%len(emitted)])
+				}
+			default: // the end of a line
+				lines = append(lines, cur)
+				cur = nil
+			}
+			if len(cur) > 0 {
+				emitted = append(emitted, cur[len(cur)-1])
+			}
+		}
+		lines = append(lines, cur)
+		// Children placed before their server in the list above are in fact
+		// placed later: their parent ID was drawn from servers made so far.
+		var b strings.Builder
+		for _, l := range lines {
+			b.WriteString(`{"resourceSpans":[{"resource":{},"scopeSpans":[{"scope":{},"spans":[`)
+			b.WriteString(strings.Join(l, ","))
+			b.WriteString("]}]}]}\n")
+		}
+		rows, rejects := runOTelDoc(t, gatewayParser(t), []byte(b.String()))
+		if len(rejects) != 0 {
+			t.Fatalf("rejects: %v", rejects)
+		}
+		if len(rows) != len(servers) {
+			t.Fatalf("%d rows for %d server spans", len(rows), len(servers))
+		}
+		for _, r := range rows {
+			if r.TraceID != tr {
+				t.Fatalf("trace ID %q", r.TraceID)
+			}
+		}
+		// Rows come out in line order per line; match them to servers by
+		// line and count.
+		byLine := map[int64][]*GatewayRow{}
+		for i := range rows {
+			byLine[rows[i].SourceLine] = append(byLine[rows[i].SourceLine], &rows[i])
+		}
+		for _, s := range servers {
+			if len(byLine[int64(s.line)+1]) == 0 {
+				t.Fatalf("no row on line %d", s.line+1)
+			}
+		}
+		for _, sid := range serverIDs {
+			s := servers[sid]
+			mustPair := false
+			for _, l := range s.children {
+				if l >= s.line && l-s.line <= otelHoldUnits {
+					mustPair = true
+				}
+			}
+			row := byLine[int64(s.line)+1][0]
+			byLine[int64(s.line)+1] = byLine[int64(s.line)+1][1:]
+			if row.Attempts != nil && int(*row.Attempts) > len(s.children) {
+				t.Fatalf("%d attempts for %d children", *row.Attempts, len(s.children))
+			}
+			if mustPair && row.Attempts == nil {
+				t.Fatalf("server %s on line %d: a child in reach was not paired: %v", sid, s.line+1, s.children)
+			}
+		}
+	})
+}
