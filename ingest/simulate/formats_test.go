@@ -475,3 +475,22 @@ func TestRustDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestNativeDataSetReproduced guards the native output: the bundled data
+// set is `simulate --requests 1000 --seed 7`, and choosing server formats
+// must not have changed a byte of what native writes.
+func TestNativeDataSetReproduced(t *testing.T) {
+	c := testConfig(t, 1000)
+	c.Seed = 7
+	run(t, c)
+	want := dirFiles(t, filepath.Join("..", "..", "testdata", "native"))
+	if len(want) == 0 {
+		t.Fatal("no testdata/native")
+	}
+	got := dirFiles(t, c.Out)
+	for name, data := range want {
+		if !bytes.Equal(data, got[name]) {
+			t.Errorf("%s differs from testdata/native/%s", name, name)
+		}
+	}
+}
