@@ -32,7 +32,9 @@ import (
 //     its handler span (chat_completions or completions) with total_time,
 //     validation_time, queue_time, inference_time and time_per_token as Rust
 //     Duration Debug strings (exact nanoseconds); timestamp = end (UTC, µs,
-//     truncated). No request ID, token count or TTFT. validation_time is
+//     truncated). No request ID, model, prompt token count or TTFT (the
+//     reader derives output tokens from inference_time / time_per_token).
+//     validation_time is
 //     min(20 µs + 5 ns per prompt token, the wait), queue_time the rest of
 //     the wait (arrival to scheduled). A 5xx is an ERROR event of
 //     text_generation_router::infer inside the handler span. The file starts
@@ -45,11 +47,13 @@ import (
 //     fragment carries request_id. Times are steady-clock ns from an
 //     arbitrary origin (days of uptime): HTTP_RECV_START = arrival,
 //     COMPUTE_START = scheduled, HTTP_SEND_END = end, with the frontend's
-//     own few microseconds between (RECV_END, REQUEST_START and QUEUE_START
-//     4-41 µs after arrival, capped at scheduled; COMPUTE_END, REQUEST_END
-//     and HTTP_SEND_START 12, 9 and 6 µs before end, capped at scheduled).
-//     So Triton's e2e is the server E2E, its QUEUE the wait less 9-41 µs,
-//     its COMPUTE the model time less 12 µs.
+//     own microseconds between: HTTP_RECV_END 4 µs + 2 ns per prompt token
+//     after arrival, REQUEST_START 3 µs and QUEUE_START 5 µs after that (all
+//     capped at scheduled); COMPUTE_INPUT_END 30 µs after scheduled;
+//     COMPUTE_END, REQUEST_END and HTTP_SEND_START 12, 9 and 6 µs before end
+//     (capped at scheduled). So Triton's e2e is the server E2E, its QUEUE
+//     the wait less 9 µs + 2 ns per prompt token, its COMPUTE the model time
+//     less 12 µs (never below 0).
 //   - sglang-metrics: SGLang --export-metrics-to-file lines (Python
 //     json.dumps): id = request_id, request_received_ts = arrival,
 //     forward_entry_time = scheduled, prefill_finished_time = first token,
@@ -765,7 +769,7 @@ func (w *tritonWriter) write(s *sim, r *request, fate, cut, n, after int) {
 		stamp("COMPUTE_END", computeEnd, computeStart-1) // written before COMPUTE_START
 	}
 	ts("COMPUTE_START", computeStart)
-	ts("COMPUTE_INPUT_END", at(q, 30000, q, e-12000))
+	ts("COMPUTE_INPUT_END", at(q, 30000, q, max(q, e-12000)))
 	if r.engineID%5 != 0 {
 		ts("COMPUTE_END", computeEnd)
 	}
