@@ -53,10 +53,12 @@ const gtfRequests = 4000
 // llama-3.1-70b-0, -1).
 var gtfFormats = []string{simulate.FormatVLLMOTLP, simulate.FormatTGI, simulate.FormatTriton, simulate.FormatSGLangMetrics, simulate.FormatTRTLLM}
 
-// Per format: the components that need the server's first token or the
-// server at all, which the format cannot give.
+// gtfServerTTFT are the components that need the server's first token.
 var gtfServerTTFT = []string{"server_ttft_ms", "ttft_queue_ms", "ttft_model_ms", "ttft_application_ms", "ttft_network_ms"}
 
+// gtfCannot lists the components a format cannot give: those that need the
+// server's first token (tgi, triton), or the server at all (trtllm, whose
+// rows join no request).
 func gtfCannot(format string) map[string]bool {
 	no := map[string]bool{}
 	switch format {
