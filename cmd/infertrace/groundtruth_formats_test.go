@@ -95,8 +95,11 @@ func gtfQueryInt(t *testing.T, db *sql.DB, q string, args ...any) int64 {
 //	replica_format  replica, format, file: what each replica wrote
 //	lines           server_lines.csv: the request behind each intact record
 //	truth_f         the truth with server_format_true, its replica's format
+//	server_rows     the server tier as ingested
+//	source_of       per request with a server record: the request that
+//	                record really is (true_id)
 //	tgi_right       per intact TGI record: whether its request's kept server
-//	                record is that line (right_match)
+//	                record is that line (right_match), or another's (wrong_match)
 func gtfSimulateAndRun(t *testing.T, requests, seed int, formats []string) *sql.DB {
 	t.Helper()
 	simDir, outDir := filepath.Join(t.TempDir(), "sim"), filepath.Join(t.TempDir(), "out")
@@ -140,6 +143,8 @@ func gtfSimulateAndRun(t *testing.T, requests, seed int, formats []string) *sql.
 		`CREATE VIEW lines AS SELECT * FROM read_csv('` + filepath.Join(simDir, "server_lines.csv") + `', header = true,
 		    columns = {'file': 'VARCHAR', 'line': 'BIGINT', 'request_id': 'VARCHAR', 'engine_id': 'BIGINT', 'format': 'VARCHAR'})`,
 		`CREATE VIEW truth_f AS SELECT t.*, f.format AS server_format_true FROM truth AS t JOIN replica_format AS f USING (replica)`,
+		// The server table as ingested, before any analysis.
+		`CREATE VIEW server_rows AS SELECT * FROM read_parquet('` + filepath.Join(outDir, "server", "*.parquet") + `', union_by_name = true)`,
 		// The request each kept server record really is (server_source is
 		// the file as ingested, under simDir, and the line).
 		`CREATE TABLE source_of AS
@@ -212,6 +217,71 @@ func TestGroundTruthServerFormats(t *testing.T) {
 		}
 		gtfTGIAccuracy(t, db)
 	})
+	t.Run("trtllm-distribution", func(t *testing.T) { gtfTRTLLMDistribution(t, db) })
+}
+
+// gtfTRTLLMDistribution checks what TRT-LLM's rows can be checked on
+// without a request ID: as a distribution, the durations the ingested rows
+// hold (one per executor ID) against the truth of the requests the replica
+// served, quantile by quantile. The server host's drift is the only
+// difference.
+func gtfTRTLLMDistribution(t *testing.T, db *sql.DB) {
+	for _, m := range []struct{ row, truth, where string }{
+		{"e2e_ns", "server_e2e_ms", "t.ttft_model_ms IS NOT NULL"}, // a 5xx logs no last token
+		{"queue_ns", "queue_ms", "true"},
+		{"ttft_ns", "server_ttft_ms", "t.server_ttft_ms IS NOT NULL"},
+		{"prefill_ns", "ttft_model_ms", "t.ttft_model_ms IS NOT NULL"},
+	} {
+		var nRows, nTruth int64
+		var got, want []float64
+		err := db.QueryRow(`
+			WITH rows AS (
+			    SELECT any_value(`+m.row+`) / 1e6 AS v FROM server_rows
+			    WHERE format = 'trtllm' AND `+m.row+` IS NOT NULL GROUP BY engine_request_id
+			), tv AS (
+			    SELECT t.`+m.truth+` AS v FROM truth_f AS t
+			    WHERE t.server_format_true = 'trtllm' AND t.has_server AND `+m.where+`
+			)
+			SELECT (SELECT count(*) FROM rows), (SELECT count(*) FROM tv),
+			       (SELECT quantile_cont(v, [0.5, 0.95, 0.99]) FROM rows)::DOUBLE[],
+			       (SELECT quantile_cont(v, [0.5, 0.95, 0.99]) FROM tv)::DOUBLE[]`).Scan(&nRows, &nTruth, &floatList{&got}, &floatList{&want})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nRows != nTruth || nRows < 300 {
+			t.Errorf("%s: %d trtllm rows, %d requests with the value in the truth", m.row, nRows, nTruth)
+			continue
+		}
+		var qs []string
+		for i, p := range []string{"P50", "P95", "P99"} {
+			d := math.Abs(got[i] - want[i])
+			if d > gtQuantileFloorMs && d > gtQuantileRel*math.Abs(want[i]) {
+				t.Errorf("%s %s: %.3f ms, truth %.3f", m.row, p, got[i], want[i])
+			}
+			qs = append(qs, fmt.Sprintf("%s %.3f/%.3f", p, got[i], want[i]))
+		}
+		t.Logf("trtllm %s over %d executor IDs vs the truth's %s: %s (measured/truth, ms)", m.row, nRows, m.truth, strings.Join(qs, ", "))
+	}
+}
+
+// floatList scans a DuckDB DOUBLE[] into a []float64.
+type floatList struct{ p *[]float64 }
+
+func (f *floatList) Scan(src any) error {
+	list, ok := src.([]any)
+	if !ok {
+		return fmt.Errorf("want a list, got %T", src)
+	}
+	out := make([]float64, len(list))
+	for i, v := range list {
+		x, ok := v.(float64)
+		if !ok {
+			return fmt.Errorf("want DOUBLE, got %T", v)
+		}
+		out[i] = x
+	}
+	*f.p = out
+	return nil
 }
 
 // TestGroundTruthTGIFleet is the hard case for the TGI match: every
