@@ -651,7 +651,10 @@ func spanErr(sp ptrace.Span, err error) error {
 // unit, and the format must not have changed its state), then flush.
 func otlpDocParser[T Row](r io.Reader, out *DocOut[T], take func(line int64, td ptrace.Traces) error, flush func() error) error {
 	bad := func(line int64, raw []byte, err error) error {
-		return out.Done(line, redactStringValues(bytes.Clone(raw[:min(len(raw), RawLimit)])), err)
+		if err := out.Done(line, redactStringValues(bytes.Clone(raw[:min(len(raw), RawLimit)])), err); err != nil {
+			return &fatalErr{err}
+		}
+		return nil
 	}
 	err := readOTLPUnits(r, func(line int64, data []byte) error {
 		td, err := decodeOTLPTraces(data)
@@ -661,16 +664,19 @@ func otlpDocParser[T Row](r io.Reader, out *DocOut[T], take func(line int64, td 
 		if err != nil {
 			var fatal *fatalErr
 			if errors.As(err, &fatal) {
-				return fatal.err
+				return err
 			}
 			return bad(line, data, err)
 		}
 		return nil
 	}, bad)
-	if err != nil {
-		return err
+	var fatal *fatalErr
+	if errors.As(err, &fatal) {
+		return fatal.err
 	}
-	return flush()
+	// A read error (a gzip stream cut short) ends the file, but the units
+	// read before it still count: their held spans are written.
+	return errors.Join(flush(), err)
 }
 
 // fatalErr is an error of the output, not of the input: it ends the file.

@@ -2,8 +2,10 @@ package ingest
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -465,4 +467,47 @@ func FuzzOTelPairing(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A gzip file cut short keeps every unit read before the cut, the held
+// ones included, and records the error.
+func TestOTelTruncatedGzip(t *testing.T) {
+	dir := t.TempDir()
+	var plain bytes.Buffer
+	for i := range 3000 {
+		tr := fmt.Sprintf("%032x", i+1)
+		plain.WriteString(otelLine(
+			[7]string{tr, "1111111111111111", "", "2", fmt.Sprint(i), fmt.Sprint(i + 5), otelMethod + "," + otelStatus},
+			[7]string{tr, "2222222222222222", "1111111111111111", "3", fmt.Sprint(i + 1), fmt.Sprint(i + 4), `{"key":"server.address","value":{"stringValue":"up"}}`},
+		) + "\n")
+	}
+	gz := gzipBytes(t, plain.Bytes())
+	path := filepath.Join(dir, "g.jsonl.gz")
+	os.WriteFile(path, gz[:len(gz)*3/4], 0o644)
+	out := filepath.Join(dir, "out")
+	m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Gateway, Pattern: path}}, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Files[0]
+	if f.Error == "" || f.Format != formatOTelGateway {
+		t.Errorf("no error recorded for a truncated gzip: %+v", f)
+	}
+	if f.Rows < 100 || f.Rows >= 3000 || f.Rows != f.Decoded {
+		t.Errorf("rows before the cut: %d rows from %d decoded lines", f.Rows, f.Decoded)
+	}
+	// Every whole line that came out of the cut stream is a unit.
+	zr, err := gzip.NewReader(bytes.NewReader(gz[:len(gz)*3/4]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(zr)
+	if whole := int64(bytes.Count(got, []byte{'\n'})); f.Lines < whole {
+		t.Errorf("%d units from %d whole lines read", f.Lines, whole)
+	}
+	checkAccounting(t, m)
+	rows := dumpTable[GatewayRow](t, out, Gateway, dir)
+	if n := strings.Count(rows, "upstream=up"); n != int(f.Rows) {
+		t.Errorf("%d of %d rows paired", n, f.Rows)
+	}
 }
