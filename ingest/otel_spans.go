@@ -23,12 +23,20 @@ import (
 //
 // Files. The collector's file exporter writes one TracesData object per
 // line; a saved export (or `jq .` of one) is one or more OTLP JSON documents
-// spread over many lines. The first non-blank line decides: a complete JSON
-// value means one object per line (each line is a unit, and a line cut
-// short is rejected alone); anything else is read as consecutive documents
-// (each document is a unit; the file is read into memory whole, and a
-// document that is not valid JSON ends it, as in vllm-otlp-json). Blank
-// lines are not units. Old collectors wrote "instrumentationLibrarySpans"
+// spread over many lines. The first non-blank line decides: one that opens
+// a document (not a whole JSON value, short, no spans yet: `{`,
+// `{"resourceSpans": [`) means consecutive documents, each a unit (the file
+// is read into memory whole, and a document that is not valid JSON ends it,
+// as in vllm-otlp-json); anything else means one object per line, each line
+// a unit, and a line cut short is rejected alone. Blank lines are not units.
+// The sniffer sees only the first line, so a document file whose first
+// line is a lone `{` must be named (otel-gateway:GLOB).
+//
+// Why document formats, although the exporter writes lines: pairing needs a
+// file's units in order, which the parallel line readers do not give, and
+// emitting SERVER and CLIENT spans as separate rows for the analysis to
+// pair would need span and parent span IDs in the tables, which have no
+// such columns. Old collectors wrote "instrumentationLibrarySpans"
 // (and "instrumentationLibrary"), which pdata no longer reads: they are
 // renamed to scopeSpans and scope before decoding.
 //
@@ -43,8 +51,8 @@ import (
 // otelMaxPending parents are held, or the end of the file), and only then
 // turned into rows, all in that unit; a child that arrives first waits for
 // its parent among at most otelMaxOrphans others (the oldest is dropped
-// first). Memory is bounded by these counts and one line, never by the
-// size of the file. Pairs are only made within one file: a request split
+// first). With one object per line, memory is bounded by these counts and
+// one line, never by the size of the file. Pairs are only made within one file: a request split
 // by a file rotation keeps its parent's row without the child's data.
 //
 // A span seen again (a batch exported twice, a file concatenated with
