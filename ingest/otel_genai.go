@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"errors"
 	"io"
 	"strconv"
@@ -18,7 +19,8 @@ import (
 //     with gen_ai.operation.name, gen_ai.provider.name, old gen_ai.system or
 //     gen_ai.request.model): one row, completed from the HTTP CLIENT spans
 //     under it (the SDK's HTTP call, instrumented by httpx, requests,
-//     otelhttp…), which give no rows of their own;
+//     otelhttp…), which give no rows of their own. GenAI spans nested in
+//     one another (a framework's over the SDK's) give one row, see clientRow;
 //   - an HTTP CLIENT span (http.request.method, old http.method) that is
 //     under no GenAI span: one row, unless its parent is a SERVER span (a
 //     service's outbound call, such as a gateway's to its upstream, is not
@@ -98,6 +100,15 @@ func otelClientParser(cfg *otelConfig) docParser[ClientRow] {
 					}
 				}
 				clientRow(s, out.Next())
+				if !s.v.genAI {
+					// A GenAI span under an HTTP span (not how SDKs nest
+					// them) keeps a row of its own.
+					for _, c := range s.children {
+						if c.v.genAI {
+							clientRow(c, out.Next())
+						}
+					}
+				}
 			}
 			if err := out.Done(u.line, nil, nil); err != nil {
 				return &fatalErr{err}
@@ -145,7 +156,7 @@ func otelClientParser(cfg *otelConfig) docParser[ClientRow] {
 				if p.dup(t.s.key, t.kind) || !t.row {
 					continue
 				}
-				if !t.s.v.genAI && p.child(t.s) {
+				if p.child(t.s) {
 					continue // under a held span: merged into its row
 				}
 				p.parent(u, t.s)
@@ -263,9 +274,17 @@ func attrBool(a pcommon.Map, key string) (*bool, error) {
 	return nil, fieldErr(key, ErrBadValue, "want true or false, got %s", strings.ToLower(v.Type().String()))
 }
 
-// clientRow fills a row from a span and the HTTP spans under it.
+// clientRow fills a row from a span and the HTTP spans under it. When a
+// framework's GenAI span wraps the SDK's (LangChain over the OpenAI
+// instrumentation), the row is the innermost GenAI span's, closest to the
+// wire, with the model, tokens and stream flag it lacks taken from the
+// outer one.
 func clientRow(s *pendingSpan[clSpan], r *ClientRow) {
-	v := &s.v
+	in := s
+	if s.v.genAI {
+		in = innermostGenAI(s)
+	}
+	v := &in.v
 	r.Format = formatOTelClient
 	r.Start, r.End = v.start, v.end
 	r.TTFTNS = v.ttft
@@ -274,9 +293,21 @@ func clientRow(s *pendingSpan[clSpan], r *ClientRow) {
 	r.PromptTokens, r.OutputTokens = v.prompt, v.output
 	r.TraceID, r.Client = v.traceID, v.client
 	r.Status, r.RequestID, r.Error = v.status, v.requestID, v.errType
+	if in != s {
+		o := &s.v
+		r.Model = cmp.Or(r.Model, o.model)
+		r.ResponseID = cmp.Or(r.ResponseID, o.responseID)
+		if r.Streamed == nil {
+			r.Streamed = o.streamed
+		}
+		if r.PromptTokens == nil && r.OutputTokens == nil {
+			r.PromptTokens, r.OutputTokens = o.prompt, o.output
+		}
+		r.RequestID = cmp.Or(r.RequestID, o.requestID)
+	}
 	var last *clSpan
-	for _, c := range s.children {
-		if last == nil || c.v.start > last.start {
+	for _, c := range in.children {
+		if !c.v.genAI && (last == nil || c.v.start > last.start) {
 			last = &c.v
 		}
 	}
@@ -298,4 +329,22 @@ func clientRow(s *pendingSpan[clSpan], r *ClientRow) {
 	if r.Error == "" && v.failed {
 		r.Error = "error"
 	}
+}
+
+// innermostGenAI follows the GenAI spans under s, the last started at each
+// level, down to one with none under it.
+func innermostGenAI(s *pendingSpan[clSpan]) *pendingSpan[clSpan] {
+	for range 16 {
+		var in *pendingSpan[clSpan]
+		for _, c := range s.children {
+			if c.v.genAI && (in == nil || c.v.start > in.v.start) {
+				in = c
+			}
+		}
+		if in == nil {
+			break
+		}
+		s = in
+	}
+	return s
 }
