@@ -83,9 +83,8 @@ type otelConfig struct {
 
 func newOTelConfig(opts map[string]string, serviceKey string) (*otelConfig, error) {
 	c := &otelConfig{requestID: otelDefaultRequestID}
-	if v, ok := opts["otel-request-id"]; ok {
-		v = strings.TrimSpace(v)
-		if v == "" || strings.ContainsAny(v, " \t\r\n\"") {
+	if v := strings.TrimSpace(opts["otel-request-id"]); v != "" { // "": the default
+		if strings.ContainsAny(v, " \t\r\n\"") {
 			return nil, fmt.Errorf("--otel-request-id %q: want a span attribute name such as %s", v, otelDefaultRequestID)
 		}
 		c.requestID = v

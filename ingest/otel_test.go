@@ -241,7 +241,7 @@ func TestOTelOptionErrors(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "g.jsonl")
 	os.WriteFile(path, []byte(otelLine()+"\n"), 0o644)
-	for _, bad := range []string{"", "x request id", `a"b`} {
+	for _, bad := range []string{"x request id", `a"b`, "a\tb"} {
 		_, err := Run(context.Background(), Options{
 			Inputs:        []Input{{Tier: Gateway, Pattern: path}},
 			Out:           filepath.Join(dir, "out"),
@@ -250,6 +250,14 @@ func TestOTelOptionErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "--otel-request-id") {
 			t.Errorf("otel-request-id %q: got %v", bad, err)
 		}
+	}
+	// Empty, as a command line passes an unset flag, is the default.
+	if _, err := Run(context.Background(), Options{
+		Inputs:        []Input{{Tier: Gateway, Pattern: path}},
+		Out:           filepath.Join(dir, "out"),
+		FormatOptions: map[string]string{"otel-request-id": "", "otel-gateway-service": ""},
+	}); err != nil {
+		t.Errorf("empty options: %v", err)
 	}
 }
 
