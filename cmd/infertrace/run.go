@@ -105,6 +105,9 @@ type ingestFlags struct {
 	nginxFormat             string
 	nginxRequestID          string
 	maps                    []string
+	otelRequestID           string
+	otelGatewayService      string
+	otelClientService       string
 }
 
 func (f *ingestFlags) register(fs *pflag.FlagSet) {
@@ -116,6 +119,9 @@ func (f *ingestFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.envoyFormat, "envoy-format", "", "Envoy access log format string (or JSON format object) of envoy gateway logs, when not Envoy's default")
 	fs.StringVar(&f.nginxFormat, "nginx-format", "", "NGINX log_format string of nginx gateway logs (default: combined, or escape=json lines)")
 	fs.StringVar(&f.nginxRequestID, "nginx-request-id", "auto", "which NGINX variable is the request ID: auto, http_x_request_id or request_id")
+	fs.StringVar(&f.otelRequestID, "otel-request-id", "", "span attribute holding the request ID in OTLP traces (default: the x-request-id header attribute)")
+	fs.StringVar(&f.otelGatewayService, "otel-gateway-service", "", "service.name values (comma-separated) whose spans are the gateway's, in mixed OTLP files")
+	fs.StringVar(&f.otelClientService, "otel-client-service", "", "service.name values (comma-separated) whose spans are the client's, in mixed OTLP files")
 	fs.StringArrayVar(&f.maps, "map", nil, "mapping file (TOML or YAML) for the jsonl inputs of the tier it names (repeatable, one per tier)")
 }
 
@@ -124,9 +130,12 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 		return ingest.Options{}, usageErr("--out DIR is required")
 	}
 	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr, FormatOptions: map[string]string{
-		"envoy-format":     f.envoyFormat,
-		"nginx-format":     f.nginxFormat,
-		"nginx-request-id": f.nginxRequestID,
+		"envoy-format":         f.envoyFormat,
+		"nginx-format":         f.nginxFormat,
+		"nginx-request-id":     f.nginxRequestID,
+		"otel-request-id":      f.otelRequestID,
+		"otel-gateway-service": f.otelGatewayService,
+		"otel-client-service":  f.otelClientService,
 	}}
 	for _, tier := range []struct {
 		t     ingest.Tier
