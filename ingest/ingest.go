@@ -51,6 +51,9 @@ type Options struct {
 	// "nginx-format" (an NGINX log_format) and "nginx-request-id"
 	// ("auto", "http_x_request_id" or "request_id"). Run fails on a bad one.
 	FormatOptions map[string]string
+	// ServerModel names the model of server rows whose format logs none
+	// (vLLM V1 spans, TGI, SGLang, TensorRT-LLM): --server-model.
+	ServerModel string
 }
 
 // Run streams every input file into DIR/<tier>/part-*.parquet, writes
@@ -104,7 +107,7 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	var decoders sync.WaitGroup
 	for w := range workers {
 		decoders.Go(func() {
-			wk := newWorker(opt.Out, w, rejects)
+			wk := newWorker(opt, w, rejects)
 			wk.newParsers = newParsers
 			for c := range chunks {
 				if ctx.Err() == nil {
@@ -328,6 +331,9 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 		return fmt.Errorf("format %s is not a %s format", s.format.name, s.stats.Tier)
 	}
 	sk := newSink[T](dir, s.stats.Tier, fmt.Sprintf("f%04d", s.idx))
+	if ss, ok := any(sk).(*sink[ServerRow]); ok {
+		ss.fill = serverDefaults(opt.ServerModel)
+	}
 	out := &DocOut[T]{
 		file: s.stats.Path,
 		emit: func(rows []T) error {
@@ -381,14 +387,16 @@ type worker struct {
 	rejects    *rejectLog
 }
 
-func newWorker(dir string, id int, rejects *rejectLog) *worker {
-	return &worker{
-		client:  newSink[ClientRow](dir, Client, fmt.Sprintf("w%02d", id)),
-		gateway: newSink[GatewayRow](dir, Gateway, fmt.Sprintf("w%02d", id)),
-		server:  newSink[ServerRow](dir, Server, fmt.Sprintf("w%02d", id)),
+func newWorker(opt Options, id int, rejects *rejectLog) *worker {
+	w := &worker{
+		client:  newSink[ClientRow](opt.Out, Client, fmt.Sprintf("w%02d", id)),
+		gateway: newSink[GatewayRow](opt.Out, Gateway, fmt.Sprintf("w%02d", id)),
+		server:  newSink[ServerRow](opt.Out, Server, fmt.Sprintf("w%02d", id)),
 		parsers: map[*format]any{},
 		rejects: rejects,
 	}
+	w.server.fill = serverDefaults(opt.ServerModel)
+	return w
 }
 
 func (w *worker) chunk(c *chunk) error {

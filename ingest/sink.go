@@ -24,6 +24,9 @@ type sink[T Row] struct {
 	batch []T
 	n     int
 	rows  int64
+	// fill sets what the run's settings give to rows their format leaves
+	// empty (Options.ServerModel); nil when there is nothing to set.
+	fill func(*T)
 }
 
 func newSink[T Row](dir string, tier Tier, name string) *sink[T] {
@@ -37,6 +40,9 @@ func newSink[T Row](dir string, tier Tier, name string) *sink[T] {
 func (s *sink[T]) slot() *T { return &s.batch[s.n] }
 
 func (s *sink[T]) commit() error {
+	if s.fill != nil {
+		s.fill(&s.batch[s.n])
+	}
 	s.n++
 	s.rows++
 	if s.n == len(s.batch) {
@@ -101,3 +107,16 @@ func (fastSnappy) Encode(dst, src []byte) ([]byte, error) {
 }
 
 func (fastSnappy) Decode(dst, src []byte) ([]byte, error) { return s2.Decode(dst, src) }
+
+// serverDefaults is the fill of server sinks: a model for formats that log
+// none (vLLM V1 spans, TGI, SGLang, TensorRT-LLM).
+func serverDefaults(model string) func(*ServerRow) {
+	if model == "" {
+		return nil
+	}
+	return func(r *ServerRow) {
+		if r.Model == "" {
+			r.Model = model
+		}
+	}
+}

@@ -108,6 +108,7 @@ type ingestFlags struct {
 	otelRequestID           string
 	otelGatewayService      string
 	otelClientService       string
+	serverModel             string
 }
 
 func (f *ingestFlags) register(fs *pflag.FlagSet) {
@@ -122,6 +123,7 @@ func (f *ingestFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.otelRequestID, "otel-request-id", "", "span attribute holding the request ID in OTLP traces (default: the x-request-id header attribute)")
 	fs.StringVar(&f.otelGatewayService, "otel-gateway-service", "", "service.name values (comma-separated) whose spans are the gateway's, in mixed OTLP files")
 	fs.StringVar(&f.otelClientService, "otel-client-service", "", "service.name values (comma-separated) whose spans are the client's, in mixed OTLP files")
+	fs.StringVar(&f.serverModel, "server-model", "", "model name for server records whose format logs none (vLLM V1 spans, TGI, SGLang, TensorRT-LLM)")
 	fs.StringArrayVar(&f.maps, "map", nil, "mapping file (TOML or YAML) for the jsonl inputs of the tier it names (repeatable, one per tier)")
 }
 
@@ -129,7 +131,7 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 	if f.out == "" {
 		return ingest.Options{}, usageErr("--out DIR is required")
 	}
-	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr, FormatOptions: map[string]string{
+	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr, ServerModel: f.serverModel, FormatOptions: map[string]string{
 		"envoy-format":         f.envoyFormat,
 		"nginx-format":         f.nginxFormat,
 		"nginx-request-id":     f.nginxRequestID,
