@@ -68,11 +68,17 @@ func parquetParts(dir, tier string) ([]string, error) {
 	return parts, nil
 }
 
-// registerTiers creates the client, gateway and server views: the typed
-// empty table of each tier (queries empty_<tier>) unioned BY NAME with the
-// tier's Parquet parts, so missing tiers and missing columns read as NULL.
+// registerTiers creates the client, gateway and server_logged views: the
+// typed empty table of each tier (queries empty_<tier>) unioned BY NAME with
+// the tier's Parquet parts, so missing tiers and missing columns read as
+// NULL. The server tier is server_logged, as ingested; the server view that
+// requests.sql reads is made from it by matchServers.
 func registerTiers(ctx context.Context, db *sql.DB, dir string) error {
 	for _, tier := range Tiers {
+		name := tier
+		if tier == "server" {
+			name = "server_logged"
+		}
 		empty, err := queries.Get("empty_" + tier)
 		if err != nil {
 			return err
@@ -81,7 +87,7 @@ func registerTiers(ctx context.Context, db *sql.DB, dir string) error {
 		if err != nil {
 			return err
 		}
-		view := "CREATE OR REPLACE VIEW " + tier + " AS SELECT * FROM (\n" + stripSQL(empty) + "\n)"
+		view := "CREATE OR REPLACE VIEW " + name + " AS SELECT * FROM (\n" + stripSQL(empty) + "\n)"
 		if len(parts) > 0 {
 			quoted := make([]string, len(parts))
 			for i, p := range parts {

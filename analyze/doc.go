@@ -3,11 +3,21 @@
 //
 //   - Run: joins the client, gateway and server tiers by request ID into
 //     DIR/requests.parquet (queries/requests.sql), one row per request with
-//     its latency attributed to network, application, queue and model;
-//   - Summarize: reads requests.parquet, manifest.json and rejects.jsonl into
+//     its latency attributed to network, application, queue and model, and
+//     server time split further into prefill, decode and server overhead
+//     where the server logged them. Server measures come from the record's
+//     own instants, else from the durations the server logged, always on
+//     the server host's clock. Rows of formats without a request ID (TGI)
+//     are first matched one-to-one to gateway records by time, after the
+//     offset between the two hosts' clocks is estimated from the logs
+//     (queries/tgi_candidates.sql, tgi_round.sql, server_matched.sql);
+//     vLLM text-log rows are annotations only and never timed;
+//   - Summarize: reads requests.parquet, manifest.json, rejects.jsonl and
+//     the server tier's format column into
 //     a plain Result (coverage, rejects, anomalies, percentiles and
 //     attribution per slice, slowest requests, cold/burst/steady phases side
-//     by side, per-replica figures and a time series per window) that the
+//     by side, per-replica figures, a time series per window, and what each
+//     server format present gave and how it joined) that the
 //     report package renders without SQL.
 //
 // Each request's phase (cold, burst or steady) and concurrency are derived
@@ -17,6 +27,8 @@
 // Every computation over rows lives in the SQL files of the queries package;
 // the Go side opens DuckDB, registers views, runs queries and scans results,
 // then words the findings and carries the measurement protocol (Protocol),
-// the one description of how each metric is measured. It never imports
-// ingest or report.
+// the one description of how each metric is measured, and the static list
+// of what each server format can give (Capabilities). Go's only loop over
+// SQL is the rounds of the one-to-one TGI matching. It never imports ingest
+// or report.
 package analyze

@@ -116,6 +116,7 @@ func findings(r *Result) []string {
 		out = append(out, fmt.Sprintf("%s rejected at ingest (see Rejected lines).", plural(r.RejectsTotal, "input line was", "input lines were")))
 	}
 
+	out = append(out, formatFindings(r)...)
 	out = append(out, phaseFindings(r)...)
 
 	for _, s := range r.Slices {
@@ -263,6 +264,34 @@ func coldReplicas(r *Result) []string {
 			sentence += " against " + strings.Join(others, ", ") + " on the other replicas of the model"
 		}
 		out = append(out, sentence+".")
+	}
+	return out
+}
+
+// formatFindings says how records of server formats without a request ID
+// were matched, what annotation records added, and which formats the split
+// of server time comes from.
+func formatFindings(r *Result) []string {
+	var out, timed []string
+	for _, f := range r.ServerFormats {
+		switch {
+		case f.Annotation:
+			out = append(out, fmt.Sprintf("%s from %s (request IDs, finish reasons and errors, never times) annotate %s; they never count as server records or enter a latency figure.",
+				plural(f.Records, "annotation record", "annotation records"), f.Format, plural(f.Annotated, "request", "requests")))
+			continue
+		case f.MatchPool > 0:
+			out = append(out, fmt.Sprintf("%d of %d %s records (%.1f%%) were matched to a gateway record by time, the clock skew between each %s host and gateway host estimated from the logs; %d of the matches were ambiguous (two or more gateway records within the tolerance, the nearest taken); %d stayed unmatched and give no server times.",
+				f.ByTime, f.MatchPool, f.Format, 100*float64(f.ByTime)/float64(f.MatchPool), f.Format, f.Ambiguous, f.MatchPool-f.ByTime))
+		}
+		if unjoined := f.Records - f.WithID; f.MatchPool == 0 && unjoined > 0 {
+			out = append(out, fmt.Sprintf("%s of format %s carry no request ID and join no other tier; their times are in no figure.", plural(unjoined, "server record", "server records"), f.Format))
+		}
+		if f.Requests > 0 {
+			timed = append(timed, fmt.Sprintf("%s (%d)", f.Format, f.Requests))
+		}
+	}
+	if len(timed) > 1 {
+		out = append(out, fmt.Sprintf("Server records of several formats are joined: %s requests; every server-derived figure names the formats behind it.", strings.Join(timed, ", ")))
 	}
 	return out
 }

@@ -30,15 +30,47 @@ var Protocol = []ProtocolEntry{
 	{"Per-user tokens/s", "tps_user", "client first_token_time", "client end_time; value = output_tokens / interval", "client", "streamed requests with a positive first-token-to-end interval", quantileMethod},
 	{"Service-wide output tokens/s", "", "earliest start in the slice", "latest start in the slice; value = sum of output_tokens of completed (HTTP 2xx) requests / window seconds", "start of each request (first tier on its path)", "completed requests in the slice; not a per-user rate", "one value per slice, with the window"},
 	{"Network", "network_ms", "client E2E", "minus gateway E2E", "client and gateway durations, each on its own clock", "requests with client and gateway records", componentAgg},
-	{"Application", "application_ms", "gateway E2E", "minus server E2E (gateway work plus the gateway-server hop)", "gateway and server durations, each on its own clock", "requests with gateway and server records", componentAgg},
-	{"Queue", "queue_ms", "server arrival_time", "server scheduled_time (left the queue)", "server", "requests with a server record", componentAgg},
-	{"Model", "model_ms", "server scheduled_time", "server end_time", "server", "requests with a server record", componentAgg},
+	{"Application", "application_ms", "gateway E2E", "minus server E2E, plus server overhead where the server logged it (gateway work, the gateway-server hop, and the server's own non-model work)", "gateway and server durations, each on its own clock", "requests with gateway and server records", componentAgg},
+	{"Queue", "queue_ms", "server arrival_time (else the server's logged queue duration)", "server scheduled_time (left the queue)", "server", "requests with a server record", componentAgg},
+	{"Model", "model_ms", "server scheduled_time", "server end_time; where the server logged prefill and decode (or inference) durations, their sum, so server overhead is not model time", "server", "requests with a server record", componentAgg},
+	{"Prefill (part of model)", "prefill_ms", "server scheduled_time", "server first_token_time; or the logged prefill duration", "server", "requests whose server logged prefill or both instants", componentAgg + "; formats that contributed are named"},
+	{"Decode (part of model)", "decode_ms", "server first_token_time", "server end_time; or the logged decode duration", "server", "requests whose server logged decode or both instants", componentAgg + "; formats that contributed are named"},
+	{"Server overhead (part of application)", "server_overhead_ms", "server E2E", "minus queue minus logged prefill and decode (or inference): API, tokenization, detokenization, IPC", "server", "requests whose server logged prefill and decode, or inference, as durations; NULL for instants only (native)", componentAgg + "; formats that contributed are named"},
 	{"TTFT network", "ttft_network_ms", "client TTFT", "minus server TTFT minus TTFT application", "client, gateway and server durations, each on its own clock", "streamed requests with all three tiers", ttftAgg},
 	{"TTFT application", "ttft_application_ms", "gateway start_time to upstream_start_time, plus", "gateway upstream time (upstream_start to upstream_end) minus server E2E", "gateway and server durations, each on its own clock", "streamed requests with gateway and server records", ttftAgg},
 	{"TTFT queue", "ttft_queue_ms", "server arrival_time", "server scheduled_time", "server", "streamed requests with a server record", ttftAgg},
-	{"TTFT model", "ttft_model_ms", "server scheduled_time", "server first_token_time", "server", "streamed requests with a server record", ttftAgg},
+	{"TTFT model", "ttft_model_ms", "server scheduled_time", "server first_token_time; the logged prefill duration where the server logged one", "server", "streamed requests with a server record", ttftAgg},
+	{"TTFT prefill", "ttft_prefill_ms", "server scheduled_time", "server first_token_time; or the logged prefill duration", "server", "streamed requests whose server has a first token and a prefill", ttftAgg},
+	{"TTFT server overhead (part of TTFT application)", "ttft_server_overhead_ms", "server TTFT", "minus queue minus the logged prefill duration", "server", "streamed requests whose server logged prefill as a duration", ttftAgg},
 	{"Model per output token", "", "server scheduled_time", "server end_time; value = model_ms / output_tokens", "server", "requests with a server record and output_tokens > 0", "P50/P90/P95/P99 per phase and P50/P95 per replica by quantile_cont, n shown"},
 	{"Concurrency", "concurrency", "–", "value = requests of the same replica with arrival_time <= this arrival_time < end_time, this one included", "server (one replica's clock)", "requests with a server record, replica and end_time", "max per replica; concurrency_bucket 1, 2-4, 5-8, 9-16, 17+ can slice the report (--by)"},
 	{"Phase", "phase", "–", "cold: arrived at a replica during its warm-up, from its first request until its first request decoding at < 2.5x the model's lower-quartile time per token ((end - first_token) / (output_tokens - 1)), when its first such request decoded at >= 2.5x; else burst: local arrival rate (30 arrivals over the span of the 31 centred on this one, on one host) >= 2x that host's usual rate (its median over time); else steady", "one host per decision: the replica for cold; the gateway host, else the client host, else the replica for burst", "every request; cold needs a server record, burst a host with >= 31 arrivals", "each phase reported on its own (Phases), never merged; phase can slice the report (--by)"},
 	{"Time series", "", "window start, aligned by time_bucket", "window start + width; width is the smallest of 1 s to 24 h giving at most 40 windows", "start of each request (first tier on its path)", "every request; P95s over requests with the value", "per window: arrivals/s = requests / width, P95 by quantile_cont with n"},
+}
+
+// FormatCapability says what one server log format can give the analysis:
+// which measures, whether it carries the request ID, and how its records
+// join to the gateway and client. Reports print it next to what the rows
+// actually present gave.
+type FormatCapability struct {
+	Format    string
+	Queue     string
+	Prefill   string
+	Decode    string
+	TTFT      string
+	Tokens    string
+	RequestID string
+	Join      string
+}
+
+// Capabilities lists the server formats ingest reads, as their doc comments
+// in ingest describe them.
+var Capabilities = []FormatCapability{
+	{"native", "scheduled - arrival", "first_token - scheduled", "end - first_token", "first_token - arrival", "prompt, output", "yes", "request ID"},
+	{"vllm-otlp", "time_in_queue (engine queue)", "time_in_model_prefill (V1)", "time_in_model_decode (V1)", "time_to_first_token", "prompt, output", "yes (X-Request-Id, mapped back)", "request ID; server overhead = e2e - queue - prefill - decode"},
+	{"vllm-log", "–", "–", "–", "–", "–", "yes", "request ID; annotations only (finish reason, error), never timed"},
+	{"tgi", "validation + queue_time (scheduled - arrival)", "– (inference_time is prefill + decode)", "–", "–", "output (derived)", "no", "by time to a gateway record, skew estimated per TGI and gateway host"},
+	{"triton", "QUEUE_START to COMPUTE_START", "– (COMPUTE is prefill + decode)", "–", "–", "–", "when the client sets the body id", "request ID; durations only, no instants"},
+	{"sglang-metrics, sglang-log", "forward_entry - received", "prefill_finished - forward_entry", "finished - prefill_finished", "prefill_finished - received", "prompt, output", "yes (rid)", "request ID"},
+	{"trtllm", "first_scheduled - arrival", "first_token - first_scheduled", "last_token - first_token", "first_token - arrival", "–", "no (executor ID)", "none: no request ID and no wall-clock time"},
 }

@@ -104,6 +104,7 @@ type Component struct {
 	P95      *float64
 	TailN    int64    // slowest-5% requests having the component
 	TailMean *float64 // mean over the slowest 5%, n = TailN
+	Formats  []string // server formats of the requests behind it (server-derived components)
 }
 
 // Slice holds the figures of one slice (or of all requests).
@@ -137,12 +138,35 @@ type Slice struct {
 	E2ETailServerE2E *float64 // mean server E2E over the slowest 5%...
 	E2ETailServerN   int64    // ...of which this many have a server record
 	E2E              []Component
+	// ServerSplit is the finer split of server time where the server
+	// logged it: prefill and decode (part of model) and server overhead
+	// (part of application).
+	ServerSplit []Component
 
 	// The slowest 5% by client TTFT among streamed requests.
 	TTFTTailThreshold  *float64
 	TTFTTailN          int64
 	TTFTTailClientTTFT *float64
 	TTFT               []Component
+	TTFTSplit          []Component // prefill and server overhead before the first token
+}
+
+// ServerFormat says what one server format present in the logs gives and
+// how its records joined (queries/server_formats.sql).
+type ServerFormat struct {
+	Format     string
+	Annotation bool  // annotations only (vllm-log): never timed
+	Records    int64 // rows of the format
+	WithID     int64 // rows carrying a request ID
+	// Rows from which each measure can be taken (instants or durations).
+	Queue, Prefill, Decode, TTFT int64
+	InferenceOnly                int64 // rows with prefill+decode as one inference time
+	Tokens                       int64 // rows with output_tokens
+	Requests                     int64 // requests whose kept server record has the format
+	ByID, ByTime                 int64 // of those, joined by ID / matched by time
+	Ambiguous                    int64 // matched by time with >= 2 candidates
+	MatchPool                    int64 // distinct TGI rows that could be matched by time
+	Annotated                    int64 // requests with an annotation (vllm-log)
 }
 
 // Phase holds the figures of one phase: cold start, burst or steady state
@@ -203,6 +227,10 @@ type Result struct {
 	Anomalous    int64
 	Anomalies    []ReasonCount
 	Retried      int64
+	// ServerFormats lists the server formats present, most records first.
+	ServerFormats []ServerFormat
+	// Capabilities is the static list of what each server format can give.
+	Capabilities []FormatCapability
 	Slices       []Slice // Slices[0] is all requests
 	Slowest      []SlowRequest
 	Phases       []Phase      // cold, burst, steady, always in that order

@@ -25,6 +25,9 @@ func Run(ctx context.Context, dir string) (*RunStats, error) {
 	if err := registerTiers(ctx, db, dir); err != nil {
 		return nil, err
 	}
+	if err := matchServers(ctx, db); err != nil {
+		return nil, err
+	}
 	q, err := queries.Get("requests")
 	if err != nil {
 		return nil, err

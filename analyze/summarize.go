@@ -62,7 +62,7 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Dir: dir, By: by, Protocol: Protocol}
+	res := &Result{Dir: dir, By: by, Protocol: Protocol, Capabilities: Capabilities}
 	if res.Inputs, err = readManifest(dir); err != nil {
 		return nil, err
 	}
@@ -79,6 +79,12 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 		return nil, err
 	}
 	if err := registerSliced(ctx, db, by); err != nil {
+		return nil, err
+	}
+	if err := registerTiers(ctx, db, dir); err != nil {
+		return nil, err
+	}
+	if res.ServerFormats, err = serverFormats(ctx, db); err != nil {
 		return nil, err
 	}
 
@@ -237,8 +243,8 @@ func dist(r map[string]any, metric string) Dist {
 func component(r map[string]any, name, prefix string) Component {
 	key := prefix + name
 	q := quantiles(r[key+"_q"], 2)
-	return Component{
-		Name:     name,
+	c := Component{
+		Name:     strings.ReplaceAll(name, "_", " "),
 		Column:   key + "_ms",
 		N:        asInt(r[key+"_n"]),
 		P50:      q[0],
@@ -246,6 +252,45 @@ func component(r map[string]any, name, prefix string) Component {
 		TailN:    asInt(r[key+"_tail_n"]),
 		TailMean: asFloat(r[key+"_tail_mean"]),
 	}
+	for _, f := range asList(r[key+"_formats"]) {
+		c.Formats = append(c.Formats, asString(f))
+	}
+	return c
+}
+
+// serverSplit and ttftSplit name the finer split of server time.
+var (
+	serverSplit = []string{"prefill", "decode", "server_overhead"}
+	ttftSplit   = []string{"prefill", "server_overhead"}
+)
+
+func serverFormats(ctx context.Context, db *sql.DB) ([]ServerFormat, error) {
+	rows, err := queryRows(ctx, db, "server_formats")
+	if err != nil {
+		return nil, err
+	}
+	var out []ServerFormat
+	for _, r := range rows {
+		out = append(out, ServerFormat{
+			Format:        asString(r["format"]),
+			Annotation:    r["annotation"] == true,
+			Records:       asInt(r["records"]),
+			WithID:        asInt(r["with_id"]),
+			Queue:         asInt(r["queue"]),
+			Prefill:       asInt(r["prefill"]),
+			Decode:        asInt(r["decode"]),
+			TTFT:          asInt(r["ttft"]),
+			InferenceOnly: asInt(r["inference_only"]),
+			Tokens:        asInt(r["tokens"]),
+			Requests:      asInt(r["requests"]),
+			ByID:          asInt(r["by_id"]),
+			ByTime:        asInt(r["by_time"]),
+			Ambiguous:     asInt(r["ambiguous"]),
+			MatchPool:     asInt(r["match_pool"]),
+			Annotated:     asInt(r["annotated"]),
+		})
+	}
+	return out, nil
 }
 
 func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
@@ -284,6 +329,12 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 		}
 		for _, c := range ttftComponents {
 			s.TTFT = append(s.TTFT, component(r, c, "ttft_"))
+		}
+		for _, c := range serverSplit {
+			s.ServerSplit = append(s.ServerSplit, component(r, c, ""))
+		}
+		for _, c := range ttftSplit {
+			s.TTFTSplit = append(s.TTFTSplit, component(r, c, "ttft_"))
 		}
 		if s.All {
 			s.Label = "all requests"

@@ -11,6 +11,7 @@ func TestExpectedQueriesExist(t *testing.T) {
 		"empty_client", "empty_gateway", "empty_server", "empty_rejects",
 		"requests", "coverage", "anomalies", "rejects", "slices", "slowest",
 		"phases", "replicas", "timeseries",
+		"tgi_candidates", "tgi_round", "server_matched", "server_formats",
 	} {
 		q, err := Get(name)
 		if err != nil {

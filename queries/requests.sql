@@ -26,35 +26,93 @@
 --     was counted), then client.
 --   status: client first (what the user saw), then gateway, then server.
 --   use_case, streamed, client, region: client only. gateway, route: gateway
---     only. replica, finish_reason: server only.
+--     only. replica: server only. finish_reason: the server timing
+--     record, else the latest vllm-log annotation with one.
 --   start = coalesce(client start_time, gateway start_time, server
 --     arrival_time): the first tier on the request path that has a record,
 --     on that tier's clock. It only places a request in windows and time
 --     series; min() across tiers would mix clocks.
 --
+-- Server records: which rows of the server table count.
+--   * Timing records are server rows with a request_id whose format is not
+--     'vllm-log'. Only they are a request's server record: they alone set
+--     has_server, take part in the duplicate/retry choice above and count
+--     in server_records.
+--   * Annotation records (format = 'vllm-log': vLLM's text log lines) carry
+--     IDs, finish_reason and error but never a time. They are joined by
+--     request_id only to fill finish_reason and error where the timing
+--     record lacks them, counted in server_annotations, and never create a
+--     request on their own, never set has_server and never enter a
+--     latency figure.
+--   * TGI rows log no request ID: analyze matches them to gateway records
+--     by time before this query runs (queries/tgi_candidates.sql and
+--     tgi_round.sql) and fills request_id, joined_by = 'time' and
+--     match_candidates in the server view; server_join says 'id' or 'time'
+--     per request. Server rows left without a request_id (unmatched TGI,
+--     TensorRT-LLM, Triton ensemble children) join nothing and are not
+--     requests; the report counts them per format.
+--
+-- Server measures, in integer ns, each from the richest data the record
+-- has, all on the server host's own clock (instants of one record, or
+-- durations the server measured itself, never mixed with another host):
+--   server_e2e  = end - arrival,               else e2e_ns
+--   queue       = scheduled - arrival,         else queue_ns
+--   server_ttft = first_token - arrival,       else ttft_ns
+--   prefill     = prefill_ns,                  else first_token - scheduled
+--   decode      = decode_ns,                   else end - first_token
+--   work        = prefill_ns + decode_ns when both are logged, else
+--                 inference_ns (TGI and Triton log prefill and decode as one
+--                 inference time); NULL when the server logged neither
+--   server_overhead = server_e2e - queue - work: the server's own time
+--                 outside the queue and the model (HTTP/API handling,
+--                 tokenization, detokenization, IPC). NULL unless the record
+--                 logged work as durations: instants alone cannot split it
+--                 (for the native format it would be 0 by construction).
+--   ttft_server_overhead = server_ttft - queue - prefill_ns, only when
+--                 prefill_ns is logged: the same overhead before the first
+--                 token.
+--
 -- Latency components, in ms; NULL whenever a needed tier or time is
 -- missing, never guessed:
 --   client_e2e_ms  = client end - client start
 --   gateway_e2e_ms = gateway end - gateway start
---   server_e2e_ms  = server end - server arrival
+--   server_e2e_ms  = server_e2e
 --   network_ms     = client_e2e - gateway_e2e
---   application_ms = gateway_e2e - server_e2e (gateway work plus the
---                    gateway<->server hop)
---   queue_ms       = server scheduled - server arrival
---   model_ms       = server end - server scheduled
---   network + application + queue + model = client_e2e when all tiers exist.
+--   application_ms = gateway_e2e - server_e2e + server_overhead (gateway
+--                    work, the gateway<->server hop, and the server's own
+--                    non-model work when it is known; + 0 when it is not)
+--   queue_ms       = queue
+--   model_ms       = work when server_overhead is known; else
+--                    server_e2e - queue (= end - scheduled when the
+--                    instants exist), else inference_ns
+--   prefill_ms, decode_ms, server_overhead_ms: the split of server time
+--                    above. Server overhead rolls up into application_ms
+--                    and prefill + decode (or inference) into model_ms.
+--   network + application + queue + model = client_e2e when all tiers exist
+--   (server_overhead cancels: it is added to application and taken out of
+--   model).
 -- Time to first token, in ms:
 --   client_ttft_ms      = client first_token - client start
---   server_ttft_ms      = server first_token - server arrival
+--   server_ttft_ms      = server_ttft
 --   ttft_queue_ms       = queue_ms
---   ttft_model_ms       = server first_token - server scheduled
+--   ttft_model_ms       = prefill_ns when ttft_server_overhead is known,
+--                         else server_ttft - queue (= first_token -
+--                         scheduled when the instants exist)
+--   ttft_prefill_ms     = prefill, when the server has a first token
+--   ttft_server_overhead_ms = ttft_server_overhead
 --   ttft_application_ms = (gateway upstream_start - gateway start)
 --                         + ((gateway upstream_end - gateway upstream_start)
---                            - server_e2e)
---   ttft_network_ms     = client_ttft - server_ttft - ttft_application
+--                            - server_e2e) + ttft_server_overhead (0 when
+--                         unknown)
+--   ttft_network_ms     = client_ttft - server_ttft
+--                         - (ttft_application - ttft_server_overhead)
 --   the four sum to client_ttft when all are present. Every TTFT
 --   component needs the server's first_token (a request that failed before
 --   its first token has none), besides the tiers named in its formula.
+-- server_format: the format of the kept server record (e.g. native,
+--   vllm-otlp, tgi, triton), so figures can say which formats contributed.
+-- error: client error first (what the user saw), then the server timing
+--   record's, then the latest vllm-log annotation's.
 -- tps_user = output_tokens / (client end - client first_token) in tokens per
 --   second, for streamed requests only; NULL when that interval is <= 0.
 --   output_tokens here is the client's own count when it logged one (what
@@ -99,7 +157,8 @@
 --   record on each tier (NULL without a record or a source file), to find
 --   the raw log line of a request.
 -- anomaly: the reasons (joined with '; ') why a row is suspect: a tier's own
---   times out of order, or a cross-tier component below zero. Anomalous rows
+--   times out of order, a negative duration the server logged, a negative
+--   server overhead, or a cross-tier component below zero. Anomalous rows
 --   are kept.
 WITH
 client_u AS (
@@ -132,6 +191,7 @@ server_u AS (
     SELECT * EXCLUDE (source_file, source_line),
            min({'file': source_file, 'line': source_line}) AS src
     FROM server
+    WHERE request_id IS NOT NULL AND format IS DISTINCT FROM 'vllm-log'
     GROUP BY ALL
 ),
 server_k AS (
@@ -140,6 +200,19 @@ server_k AS (
     QUALIFY row_number() OVER (
         PARTITION BY request_id
         ORDER BY arrival_time DESC NULLS LAST, end_time DESC NULLS LAST, src DESC) = 1
+),
+-- vLLM text-log annotations: per request ID, how many lines, and the
+-- finish_reason and error of the latest line (by source) that has one.
+annot AS (
+    SELECT request_id,
+           count(*) AS n_annotations,
+           arg_max(finish_reason, {'file': source_file, 'line': source_line})
+               FILTER (WHERE finish_reason IS NOT NULL) AS finish_reason,
+           arg_max(error, {'file': source_file, 'line': source_line})
+               FILTER (WHERE error IS NOT NULL) AS error
+    FROM server
+    WHERE request_id IS NOT NULL AND format = 'vllm-log'
+    GROUP BY request_id
 ),
 -- concurrency: +1 at each arrival, -1 at each end; the running sum over
 -- all events at or before an arrival (peers included) is the number in
@@ -263,7 +336,12 @@ j AS (
         g.gateway,
         g.route,
         s.replica,
-        s.finish_reason,
+        coalesce(s.finish_reason, a.finish_reason) AS finish_reason,
+        coalesce(c.error, s.error, a.error) AS error,
+        s.format AS server_format,
+        CASE WHEN s.request_id IS NOT NULL THEN coalesce(s.joined_by, 'id') END AS server_join,
+        s.match_candidates AS server_match_candidates,
+        coalesce(a.n_annotations, 0) AS server_annotations,
         coalesce(c.output_tokens, s.output_tokens) AS received_tokens,
         cc.concurrency,
         cd.request_id IS NOT NULL AS is_cold,
@@ -281,6 +359,7 @@ j AS (
         epoch_ns(s.first_token_time) - epoch_ns(s.arrival_time)         AS s_ttft,
         epoch_ns(s.first_token_time) - epoch_ns(s.scheduled_time)       AS s_ttft_model,
         epoch_ns(s.end_time) - epoch_ns(s.first_token_time)             AS s_decode,
+        s.e2e_ns, s.queue_ns, s.ttft_ns, s.prefill_ns, s.decode_ns, s.inference_ns,
         c.src AS c_src,
         g.src AS g_src,
         s.src AS s_src
@@ -288,20 +367,43 @@ j AS (
     LEFT JOIN client_k AS c ON c.request_id = i.request_id
     LEFT JOIN gateway_k AS g ON g.request_id = i.request_id
     LEFT JOIN server_k AS s ON s.request_id = i.request_id
+    LEFT JOIN annot AS a ON a.request_id = i.request_id
     LEFT JOIN conc AS cc ON cc.request_id = i.request_id
     LEFT JOIN cold AS cd ON cd.request_id = i.request_id
     LEFT JOIN burst AS b ON b.request_id = i.request_id
 ),
+-- Server measures: instants first, else the server's own durations.
+m AS (
+    SELECT *,
+        coalesce(s_e2e, e2e_ns)                       AS sv_e2e,
+        coalesce(s_queue, queue_ns)                   AS sv_queue,
+        coalesce(s_ttft, ttft_ns)                     AS sv_ttft,
+        coalesce(prefill_ns, s_ttft_model)            AS sv_prefill,
+        coalesce(decode_ns, s_decode)                 AS sv_decode,
+        coalesce(prefill_ns + decode_ns, inference_ns) AS sv_work
+    FROM j
+),
+o AS (
+    SELECT *,
+        sv_e2e - sv_queue - sv_work                   AS sv_overhead,
+        sv_ttft - sv_queue - prefill_ns               AS sv_ttft_overhead
+    FROM m
+),
 -- Cross-tier components, still in integer nanoseconds.
 k AS (
     SELECT *,
-        c_e2e - g_e2e                  AS network_ns,
-        g_e2e - s_e2e                  AS application_ns,
-        CASE WHEN s_ttft IS NOT NULL
-             THEN g_pre + (g_upstream - s_e2e) END         AS ttft_application_ns,
-        c_ttft - s_ttft - (g_pre + (g_upstream - s_e2e)) AS ttft_network_ns,
-        CASE WHEN s_ttft IS NOT NULL THEN s_queue END    AS ttft_queue_ns
-    FROM j
+        c_e2e - g_e2e                                 AS network_ns,
+        g_e2e - sv_e2e + coalesce(sv_overhead, 0)     AS application_ns,
+        CASE WHEN sv_overhead IS NOT NULL THEN sv_work
+             ELSE coalesce(sv_e2e - sv_queue, s_model, inference_ns) END AS model_ns,
+        CASE WHEN sv_ttft IS NOT NULL
+             THEN g_pre + (g_upstream - sv_e2e) + coalesce(sv_ttft_overhead, 0) END AS ttft_application_ns,
+        c_ttft - sv_ttft - (g_pre + (g_upstream - sv_e2e)) AS ttft_network_ns,
+        CASE WHEN sv_ttft IS NOT NULL THEN sv_queue END AS ttft_queue_ns,
+        CASE WHEN sv_ttft_overhead IS NOT NULL THEN prefill_ns
+             ELSE coalesce(sv_ttft - sv_queue, s_ttft_model) END AS ttft_model_ns,
+        CASE WHEN sv_ttft IS NOT NULL THEN sv_prefill END AS ttft_prefill_ns
+    FROM o
 )
 SELECT
     request_id,
@@ -324,6 +426,11 @@ SELECT
     route,
     replica,
     finish_reason,
+    error,
+    server_format,
+    server_join,
+    server_match_candidates,
+    server_annotations,
     CASE WHEN is_cold THEN 'cold'
          WHEN rate_ratio >= 2 THEN 'burst'
          ELSE 'steady' END AS phase,
@@ -336,17 +443,22 @@ SELECT
          ELSE '17+' END AS concurrency_bucket,
     c_e2e / 1e6               AS client_e2e_ms,
     g_e2e / 1e6               AS gateway_e2e_ms,
-    s_e2e / 1e6               AS server_e2e_ms,
+    sv_e2e / 1e6              AS server_e2e_ms,
     network_ns / 1e6          AS network_ms,
     application_ns / 1e6      AS application_ms,
-    s_queue / 1e6             AS queue_ms,
-    s_model / 1e6             AS model_ms,
+    sv_queue / 1e6            AS queue_ms,
+    model_ns / 1e6            AS model_ms,
+    sv_prefill / 1e6          AS prefill_ms,
+    sv_decode / 1e6           AS decode_ms,
+    sv_overhead / 1e6         AS server_overhead_ms,
     c_ttft / 1e6              AS client_ttft_ms,
-    s_ttft / 1e6              AS server_ttft_ms,
+    sv_ttft / 1e6             AS server_ttft_ms,
     ttft_network_ns / 1e6     AS ttft_network_ms,
     ttft_application_ns / 1e6 AS ttft_application_ms,
     ttft_queue_ns / 1e6       AS ttft_queue_ms,
-    s_ttft_model / 1e6        AS ttft_model_ms,
+    ttft_model_ns / 1e6       AS ttft_model_ms,
+    ttft_prefill_ns / 1e6     AS ttft_prefill_ms,
+    sv_ttft_overhead / 1e6    AS ttft_server_overhead_ms,
     CASE WHEN streamed IS TRUE AND c_stream > 0
          THEN received_tokens / (c_stream / 1e9) END AS tps_user,
     nullif(concat_ws('; ',
@@ -361,6 +473,10 @@ SELECT
         CASE WHEN s_ttft_model < 0 THEN 'server first_token before scheduled' END,
         CASE WHEN s_decode < 0 THEN 'server end before first_token' END,
         CASE WHEN s_model < 0 AND s_decode IS NULL THEN 'server end before scheduled' END,
+        CASE WHEN least(e2e_ns, queue_ns, ttft_ns, prefill_ns, decode_ns, inference_ns) < 0
+             THEN 'negative server duration logged' END,
+        CASE WHEN sv_overhead < 0 THEN 'negative server_overhead_ms' END,
+        CASE WHEN sv_ttft_overhead < 0 THEN 'negative ttft_server_overhead_ms' END,
         CASE WHEN network_ns < 0 THEN 'negative network_ms' END,
         CASE WHEN application_ns < 0 THEN 'negative application_ms' END,
         CASE WHEN ttft_network_ns < 0 THEN 'negative ttft_network_ms' END,

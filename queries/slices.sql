@@ -19,6 +19,12 @@
 --     P95 client E2E; for ttft components, streamed requests whose
 --     client_ttft_ms is above the slice's P95 client TTFT. tail means are
 --     plain averages over those requests having the component.
+--   prefill, decode, server_overhead (and ttft_prefill,
+--     ttft_server_overhead for streamed requests): the split of server time
+--     that rolls up into model (prefill, decode) and application (server
+--     overhead); every request where the value exists.
+--   *_formats: the server formats (server_format) of the requests behind
+--     each server-derived figure, so formats are never mixed silently.
 WITH
 expanded AS (
     SELECT *, false AS is_all FROM sliced
@@ -97,6 +103,39 @@ SELECT
     count(model_ms) FILTER (WHERE in_e2e_tail)             AS model_tail_n,
     avg(model_ms) FILTER (WHERE in_e2e_tail)               AS model_tail_mean,
 
+    count(prefill_ms) AS prefill_n,
+    quantile_cont(prefill_ms, [0.5, 0.95]) AS prefill_q,
+    count(prefill_ms) FILTER (WHERE in_e2e_tail) AS prefill_tail_n,
+    avg(prefill_ms) FILTER (WHERE in_e2e_tail) AS prefill_tail_mean,
+    list_sort(list(DISTINCT server_format) FILTER (WHERE prefill_ms IS NOT NULL AND server_format IS NOT NULL)) AS prefill_formats,
+    count(decode_ms) AS decode_n,
+    quantile_cont(decode_ms, [0.5, 0.95]) AS decode_q,
+    count(decode_ms) FILTER (WHERE in_e2e_tail) AS decode_tail_n,
+    avg(decode_ms) FILTER (WHERE in_e2e_tail) AS decode_tail_mean,
+    list_sort(list(DISTINCT server_format) FILTER (WHERE decode_ms IS NOT NULL AND server_format IS NOT NULL)) AS decode_formats,
+    count(server_overhead_ms) AS server_overhead_n,
+    quantile_cont(server_overhead_ms, [0.5, 0.95]) AS server_overhead_q,
+    count(server_overhead_ms) FILTER (WHERE in_e2e_tail) AS server_overhead_tail_n,
+    avg(server_overhead_ms) FILTER (WHERE in_e2e_tail) AS server_overhead_tail_mean,
+    list_sort(list(DISTINCT server_format) FILTER (WHERE server_overhead_ms IS NOT NULL AND server_format IS NOT NULL)) AS server_overhead_formats,
+    count(ttft_prefill_ms) FILTER (WHERE streamed IS TRUE) AS ttft_prefill_n,
+    quantile_cont(ttft_prefill_ms, [0.5, 0.95])
+        FILTER (WHERE streamed IS TRUE) AS ttft_prefill_q,
+    count(ttft_prefill_ms) FILTER (WHERE in_ttft_tail) AS ttft_prefill_tail_n,
+    avg(ttft_prefill_ms) FILTER (WHERE in_ttft_tail) AS ttft_prefill_tail_mean,
+    list_sort(list(DISTINCT server_format) FILTER (WHERE ttft_prefill_ms IS NOT NULL AND streamed IS TRUE AND server_format IS NOT NULL)) AS ttft_prefill_formats,
+    count(ttft_server_overhead_ms) FILTER (WHERE streamed IS TRUE) AS ttft_server_overhead_n,
+    quantile_cont(ttft_server_overhead_ms, [0.5, 0.95])
+        FILTER (WHERE streamed IS TRUE) AS ttft_server_overhead_q,
+    count(ttft_server_overhead_ms) FILTER (WHERE in_ttft_tail) AS ttft_server_overhead_tail_n,
+    avg(ttft_server_overhead_ms) FILTER (WHERE in_ttft_tail) AS ttft_server_overhead_tail_mean,
+    list_sort(list(DISTINCT server_format) FILTER (WHERE ttft_server_overhead_ms IS NOT NULL AND streamed IS TRUE AND server_format IS NOT NULL)) AS ttft_server_overhead_formats,
+    list_sort(list(DISTINCT server_format) FILTER (WHERE application_ms IS NOT NULL AND server_format IS NOT NULL)) AS application_formats,
+    list_sort(list(DISTINCT server_format) FILTER (WHERE queue_ms IS NOT NULL AND server_format IS NOT NULL)) AS queue_formats,
+    list_sort(list(DISTINCT server_format) FILTER (WHERE model_ms IS NOT NULL AND server_format IS NOT NULL)) AS model_formats,
+    list_sort(list(DISTINCT server_format) FILTER (WHERE ttft_application_ms IS NOT NULL AND streamed IS TRUE AND server_format IS NOT NULL)) AS ttft_application_formats,
+    list_sort(list(DISTINCT server_format) FILTER (WHERE ttft_queue_ms IS NOT NULL AND streamed IS TRUE AND server_format IS NOT NULL)) AS ttft_queue_formats,
+    list_sort(list(DISTINCT server_format) FILTER (WHERE ttft_model_ms IS NOT NULL AND streamed IS TRUE AND server_format IS NOT NULL)) AS ttft_model_formats,
     count(ttft_network_ms) FILTER (WHERE streamed IS TRUE) AS ttft_network_n,
     quantile_cont(ttft_network_ms, [0.5, 0.95])
         FILTER (WHERE streamed IS TRUE)                    AS ttft_network_q,

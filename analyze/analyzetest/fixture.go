@@ -65,6 +65,12 @@ type Server struct {
 	FinishReason                        string
 	Status                              *int
 	Line                                int
+	// Durations the server measured, in ms (written as ns; never shifted
+	// by a clock offset); nil is NULL.
+	E2E, Queue, TTFT, Prefill, Decode, Inference T
+	Error                                        string
+	Format                                       string // empty: "native"
+	File                                         string // empty: "logs/server.jsonl"
 }
 
 // Fixture is the content of one ingest directory.
@@ -123,6 +129,20 @@ func boolean(p *bool) string {
 
 func line(n int) string { return fmt.Sprintf("%d::BIGINT", n) }
 
+func nanos(d T) string {
+	if d == nil {
+		return "NULL::BIGINT"
+	}
+	return fmt.Sprintf("%d::BIGINT", *d*int64(time.Millisecond))
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
 // Write writes f into dir with the given clock offsets. A tier without
 // records gets no directory at all.
 func Write(ctx context.Context, dir string, f Fixture, off Offsets) error {
@@ -163,10 +183,14 @@ func Write(ctx context.Context, dir string, f Fixture, off Offsets) error {
 		rows = append(rows, "("+strings.Join([]string{
 			str(s.ID), ts(s.Arrival, off.Server, f.TimestampTZ), ts(s.Scheduled, off.Server, f.TimestampTZ), ts(s.FirstToken, off.Server, f.TimestampTZ),
 			ts(s.End, off.Server, f.TimestampTZ), str(s.Model), str(s.Replica), integer(s.PromptTokens), integer(s.Output),
-			str(s.FinishReason), integer(s.Status), str("logs/server.jsonl"), line(s.Line)}, ", ")+")")
+			str(s.FinishReason), integer(s.Status),
+			nanos(s.E2E), nanos(s.Queue), nanos(s.TTFT), nanos(s.Prefill), nanos(s.Decode), nanos(s.Inference),
+			str(s.Error), str(or(s.Format, "native")),
+			str(or(s.File, "logs/server.jsonl")), line(s.Line)}, ", ")+")")
 	}
 	if err := copyTier(ctx, db, dir, "server", rows,
-		"request_id, arrival_time, scheduled_time, first_token_time, end_time, model, replica, prompt_tokens, output_tokens, finish_reason, status, source_file, source_line"); err != nil {
+		"request_id, arrival_time, scheduled_time, first_token_time, end_time, model, replica, prompt_tokens, output_tokens, finish_reason, status, "+
+			"e2e_ns, queue_ns, ttft_ns, prefill_ns, decode_ns, inference_ns, error, format, source_file, source_line"); err != nil {
 		return err
 	}
 

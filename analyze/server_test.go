@@ -1,0 +1,278 @@
+package analyze
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infertrace/infertrace/analyze/analyzetest"
+)
+
+// serverOffsets: the gateway's clock runs 2.5 s ahead of the client's and
+// the inference servers' 0.2 s ahead, so the gateway is 2.3 s ahead of the
+// TGI host: TGI rows can only be matched once that skew is estimated.
+var serverOffsets = analyzetest.Offsets{Gateway: 2500 * time.Millisecond, Server: 200 * time.Millisecond}
+
+// tgiRow is a TGI "Success" row as ingest writes it: end and total_time
+// logged, arrival = end - total_time and scheduled = arrival + validation +
+// queue derived, queue_time and inference_time as durations, no ID.
+func tgiRow(arrival, total, validation, queue, inference int64, line int) analyzetest.Server {
+	at := analyzetest.At
+	return analyzetest.Server{
+		Arrival: at(arrival), Scheduled: at(arrival + validation + queue), End: at(arrival + total),
+		E2E: at(total), Queue: at(queue), Inference: at(inference),
+		Format: "tgi", File: "logs/tgi.jsonl", Line: line,
+	}
+}
+
+// gw is a gateway record that forwards 5 ms after receiving and answers 5
+// ms after the upstream response ended.
+func gw(id string, upStart, upEnd int64, line int) analyzetest.Gateway {
+	at := analyzetest.At
+	return analyzetest.Gateway{ID: id, Start: at(upStart - 5), UpstreamStart: at(upStart), UpstreamEnd: at(upEnd),
+		End: at(upEnd + 5), Status: analyzetest.Int(200), Upstream: "pool-a", Gateway: "gw1", Line: line}
+}
+
+// serverFormatsFixture is the fixture of TestServerFormats, on the true timeline
+// in ms (each tier's clock is then shifted by serverOffsets).
+func serverFormatsFixture() analyzetest.Fixture {
+	at, yes := analyzetest.At, analyzetest.Bool(true)
+	return analyzetest.Fixture{
+		Clients: []analyzetest.Client{
+			{ID: "d1", Start: at(50000), End: at(51000), Status: analyzetest.Int(200), Line: 1},
+			{ID: "v1", Start: at(60000), FirstToken: at(60400), End: at(61300), Streamed: yes, Status: analyzetest.Int(200), Line: 2},
+			{ID: "t1", Start: at(9990), End: at(11010), Status: analyzetest.Int(200), Line: 3},
+		},
+		Gateways: []analyzetest.Gateway{
+			{ID: "d1", Start: at(50010), UpstreamStart: at(50015), UpstreamEnd: at(50985), End: at(50990), Gateway: "gw1", Line: 1},
+			{ID: "v1", Start: at(60010), UpstreamStart: at(60020), UpstreamEnd: at(61270), End: at(61280), Gateway: "gw1", Line: 2},
+			{ID: "v2", Start: at(70000), UpstreamStart: at(70005), UpstreamEnd: at(70100), End: at(70105), Gateway: "gw1", Line: 3},
+			gw("t1", 10000, 11000, 4),
+			gw("t2", 12000, 12600, 5),
+			gw("t3", 14000, 16000, 6),
+			gw("t4a", 20000, 20500, 7),
+			gw("t4b", 20010, 20505, 8),
+			gw("t6", 30000, 30800, 9),
+		},
+		Servers: []analyzetest.Server{
+			// d1, Triton-like: durations only, no instant at all.
+			{ID: "d1", E2E: at(900), Queue: at(150), Inference: at(700), Model: "m", Format: "triton", File: "logs/trace.json", Line: 1},
+			// v1, vLLM span: instants derived from arrival + durations, and
+			// the durations; prefill + decode + queue < e2e.
+			{ID: "v1", Arrival: at(60030), Scheduled: at(60130), FirstToken: at(60330), End: at(61230),
+				E2E: at(1200), Queue: at(100), TTFT: at(300), Prefill: at(150), Decode: at(900), Inference: at(1050),
+				Output: analyzetest.Int(90), Format: "vllm-otlp", File: "logs/spans.jsonl", Line: 1},
+			// vLLM text log lines: annotations of v1 (one with the finish
+			// reason the span lacks), of v2 (which no timing record has) and
+			// of v3 (which no tier has at all).
+			{ID: "v1", Format: "vllm-log", File: "logs/vllm.log", Line: 1},
+			{ID: "v1", FinishReason: "stop", Format: "vllm-log", File: "logs/vllm.log", Line: 2},
+			{ID: "v2", Error: "aborted", FinishReason: "abort", Format: "vllm-log", File: "logs/vllm.log", Line: 3},
+			{ID: "v3", FinishReason: "stop", Format: "vllm-log", File: "logs/vllm.log", Line: 4},
+			// TGI rows, no ID. t1..t4 and t6 arrive 3 ms after the gateway
+			// forwarded and end 2 ms before the gateway had the response.
+			tgiRow(10003, 995, 5, 100, 880, 1),
+			tgiRow(10003, 995, 5, 100, 880, 9), // t1's line delivered twice
+			tgiRow(12003, 595, 5, 50, 530, 2),
+			tgiRow(14003, 1995, 5, 300, 1680, 3),
+			tgiRow(20003, 495, 5, 20, 460, 4), // t4a, but t4b is close too
+			tgiRow(40000, 700, 5, 10, 680, 5), // no gateway record near
+			tgiRow(30003, 795, 5, 10, 770, 6), // t6
+			tgiRow(30010, 780, 5, 10, 755, 7), // fits t6 too, whose gateway record t6's row takes
+		},
+	}
+}
+
+// TestServerFormats checks the server measures of duration-only, mixed and
+// annotation records and the matching of TGI rows to gateway records.
+func TestServerFormats(t *testing.T) {
+	_, _, rows := runFixture(t, serverFormatsFixture(), serverOffsets)
+
+	// d1 (Triton-like, durations only): server_e2e 900, queue 150,
+	//   inference 700, so server_overhead = 900 - 150 - 700 = 50.
+	//   client 1000, gateway 50990 - 50010 = 980: network 20,
+	//   application 980 - 900 + 50 = 130, model = inference 700:
+	//   20 + 130 + 150 + 700 = 1000. No prefill/decode split, no TTFT.
+	checkMs(t, rows, "d1", map[string]float64{
+		"client_e2e_ms": 1000, "gateway_e2e_ms": 980, "server_e2e_ms": 900,
+		"network_ms": 20, "application_ms": 130, "queue_ms": 150, "model_ms": 700,
+		"server_overhead_ms": 50, "prefill_ms": null, "decode_ms": null,
+		"server_ttft_ms": null, "ttft_model_ms": null, "ttft_application_ms": null,
+	})
+	// v1 (vLLM-like): e2e 61230 - 60030 = 1200, queue 100, ttft 300,
+	//   prefill 150, decode 900: overhead 1200 - 100 - 150 - 900 = 50.
+	//   client 1300, gateway 61280 - 60010 = 1270: network 30,
+	//   application 1270 - 1200 + 50 = 120, model 150 + 900 = 1050:
+	//   30 + 120 + 100 + 1050 = 1300.
+	//   TTFT: client 400, server 300, TTFT overhead 300 - 100 - 150 = 50,
+	//   ttft_application (60020 - 60010) + ((61270 - 60020) - 1200) + 50 = 110,
+	//   ttft_network 400 - 300 - (110 - 50) = 40, ttft_model = prefill 150:
+	//   40 + 110 + 100 + 150 = 400.
+	checkMs(t, rows, "v1", map[string]float64{
+		"client_e2e_ms": 1300, "gateway_e2e_ms": 1270, "server_e2e_ms": 1200,
+		"network_ms": 30, "application_ms": 120, "queue_ms": 100, "model_ms": 1050,
+		"prefill_ms": 150, "decode_ms": 900, "server_overhead_ms": 50,
+		"client_ttft_ms": 400, "server_ttft_ms": 300, "ttft_network_ms": 40,
+		"ttft_application_ms": 110, "ttft_queue_ms": 100, "ttft_model_ms": 150,
+		"ttft_prefill_ms": 150, "ttft_server_overhead_ms": 50,
+	})
+	// t1 (TGI, matched by time): e2e 995, queue = scheduled - arrival =
+	//   validation 5 + queue 100 = 105 (instants first), inference 880,
+	//   overhead 995 - 105 - 880 = 10. client 11010 - 9990 = 1020, gateway
+	//   11005 - 9995 = 1010: network 10, application 1010 - 995 + 10 = 25,
+	//   model 880: 10 + 25 + 105 + 880 = 1020.
+	checkMs(t, rows, "t1", map[string]float64{
+		"client_e2e_ms": 1020, "gateway_e2e_ms": 1010, "server_e2e_ms": 995,
+		"network_ms": 10, "application_ms": 25, "queue_ms": 105, "model_ms": 880,
+		"server_overhead_ms": 10, "prefill_ms": null, "decode_ms": null, "server_ttft_ms": null,
+	})
+	// t2, t3, t6: matched; each has 10 ms of overhead the same way.
+	checkMs(t, rows, "t2", map[string]float64{"server_e2e_ms": 595, "queue_ms": 55, "model_ms": 530, "server_overhead_ms": 10})
+	checkMs(t, rows, "t3", map[string]float64{"server_e2e_ms": 1995, "queue_ms": 305, "model_ms": 1680, "server_overhead_ms": 10})
+	checkMs(t, rows, "t6", map[string]float64{"server_e2e_ms": 795, "queue_ms": 15, "model_ms": 770, "server_overhead_ms": 10})
+	// t4a: the TGI row's own pair is exact; t4b's record ends 5 ms later and
+	//   started 7 ms later (scores 5 + 10 = 15 ms): two candidates, the
+	//   nearer wins and the row counts as ambiguous.
+	checkMs(t, rows, "t4a", map[string]float64{"server_e2e_ms": 495, "queue_ms": 25, "model_ms": 460})
+
+	type want struct {
+		hasServer      bool
+		format, join   string
+		candidates     int64
+		records, annot int64
+		source         string
+	}
+	for id, w := range map[string]want{
+		"d1":  {true, "triton", "id", 0, 1, 0, "logs/trace.json:1"},
+		"v1":  {true, "vllm-otlp", "id", 0, 1, 2, "logs/spans.jsonl:1"},
+		"v2":  {false, "", "", 0, 0, 1, ""},
+		"t1":  {true, "tgi", "time", 1, 1, 0, "logs/tgi.jsonl:1"},
+		"t2":  {true, "tgi", "time", 1, 1, 0, "logs/tgi.jsonl:2"},
+		"t3":  {true, "tgi", "time", 1, 1, 0, "logs/tgi.jsonl:3"},
+		"t4a": {true, "tgi", "time", 2, 1, 0, "logs/tgi.jsonl:4"},
+		"t4b": {false, "", "", 0, 0, 0, ""},
+		"t6":  {true, "tgi", "time", 1, 1, 0, "logs/tgi.jsonl:6"},
+	} {
+		r, ok := rows[id]
+		if !ok {
+			t.Errorf("%s missing", id)
+			continue
+		}
+		got := want{r["has_server"] == true, asString(r["server_format"]), asString(r["server_join"]),
+			asInt(r["server_match_candidates"]), asInt(r["server_records"]), asInt(r["server_annotations"]), asString(r["server_source"])}
+		if got != w {
+			t.Errorf("%s: got %+v, want %+v", id, got, w)
+		}
+	}
+	// Annotations fill what the timing record lacks and never make a
+	// request: v1 takes the log's finish reason, v2 (gateway only) its error,
+	// and v3, which only the vLLM log names, is no request.
+	if r := rows["v1"]; r["finish_reason"] != "stop" || r["error"] != nil {
+		t.Errorf("v1 finish_reason/error = %v/%v, want stop/NULL", r["finish_reason"], r["error"])
+	}
+	if r := rows["v2"]; r["finish_reason"] != "abort" || r["error"] != "aborted" || r["queue_ms"] != nil {
+		t.Errorf("v2 finish_reason/error/queue = %v/%v/%v", r["finish_reason"], r["error"], r["queue_ms"])
+	}
+	if _, ok := rows["v3"]; ok {
+		t.Error("v3, named only by an annotation, is a request")
+	}
+	// 3 clients' IDs + 9 gateway records' IDs, d1, v1, t1 shared: 9 requests.
+	if len(rows) != 9 {
+		t.Errorf("%d requests, want 9", len(rows))
+	}
+	for id, r := range rows {
+		if r["anomaly"] != nil {
+			t.Errorf("%s anomaly = %v", id, r["anomaly"])
+		}
+		// The four components sum to client E2E wherever all tiers exist.
+		if r["has_client"] == true && r["has_gateway"] == true && r["has_server"] == true {
+			sum := *asFloat(r["network_ms"]) + *asFloat(r["application_ms"]) + *asFloat(r["queue_ms"]) + *asFloat(r["model_ms"])
+			if e2e := *asFloat(r["client_e2e_ms"]); math.Abs(sum-e2e) > 1e-9 {
+				t.Errorf("%s: components sum to %v, client E2E %v", id, sum, e2e)
+			}
+		}
+	}
+}
+
+// A gateway record whose request already has a timing server record by ID
+// is never a candidate: TGI rows that fit d1's and v1's gateway records
+// exactly (3 ms after upstream_start, 2 ms before upstream_end, like the
+// true pairs that fix the skew) stay unmatched.
+func TestServerFormatsIDRecordsNotCandidates(t *testing.T) {
+	f := serverFormatsFixture()
+	f.Servers = append(f.Servers, tgiRow(50018, 965, 5, 100, 840, 20), tgiRow(60023, 1245, 5, 100, 1100, 21))
+	_, _, rows := runFixture(t, f, serverOffsets)
+	matched := 0
+	for _, r := range rows {
+		if r["server_join"] == "time" {
+			matched++
+		}
+	}
+	if matched != 5 {
+		t.Errorf("%d requests matched by time, want 5 (t1, t2, t3, t4a, t6)", matched)
+	}
+	if r := rows["d1"]; r["server_format"] != "triton" || asInt(r["server_records"]) != 1 {
+		t.Errorf("d1 format/records = %v/%v", r["server_format"], r["server_records"])
+	}
+	if r := rows["v1"]; r["server_format"] != "vllm-otlp" || asInt(r["server_records"]) != 1 {
+		t.Errorf("v1 format/records = %v/%v", r["server_format"], r["server_records"])
+	}
+}
+
+func TestServerFormatsSummary(t *testing.T) {
+	dir, _, _ := runFixture(t, serverFormatsFixture(), serverOffsets)
+	res, err := Summarize(context.Background(), dir, SummaryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]ServerFormat{}
+	for _, f := range res.ServerFormats {
+		got[f.Format] = f
+	}
+	// tgi: 8 rows, t1's twice, so 7 distinct to match; t1, t2, t3, t4a and
+	// t6 matched, t4a ambiguous; t5 and t7 unmatched.
+	for name, w := range map[string]ServerFormat{
+		"tgi":       {Format: "tgi", Records: 8, Queue: 8, InferenceOnly: 8, Requests: 5, ByTime: 5, Ambiguous: 1, MatchPool: 7},
+		"triton":    {Format: "triton", Records: 1, WithID: 1, Queue: 1, InferenceOnly: 1, Requests: 1, ByID: 1},
+		"vllm-otlp": {Format: "vllm-otlp", Records: 1, WithID: 1, Queue: 1, Prefill: 1, Decode: 1, TTFT: 1, Tokens: 1, Requests: 1, ByID: 1},
+		"vllm-log":  {Format: "vllm-log", Annotation: true, Records: 4, WithID: 4, Annotated: 2},
+	} {
+		if got[name] != w {
+			t.Errorf("%s: got %+v, want %+v", name, got[name], w)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("%d formats, want 4: %+v", len(got), res.ServerFormats)
+	}
+	for _, want := range []string{
+		"5 of 7 tgi records (71.4%) were matched to a gateway record by time",
+		"1 of the matches were ambiguous",
+		"2 stayed unmatched",
+		"4 annotation records from vllm-log",
+		"annotate 2 requests",
+	} {
+		found := false
+		for _, f := range res.Findings {
+			found = found || strings.Contains(f, want)
+		}
+		if !found {
+			t.Errorf("no finding says %q:\n%s", want, strings.Join(res.Findings, "\n"))
+		}
+	}
+	// The split of server time names its formats: prefill and decode come
+	// from vllm-otlp only; server overhead from every format that logs work
+	// as durations.
+	all := res.Slices[0]
+	split := map[string]Component{}
+	for _, c := range all.ServerSplit {
+		split[c.Name] = c
+	}
+	if c := split["prefill"]; c.N != 1 || strings.Join(c.Formats, ",") != "vllm-otlp" || c.P50 == nil || *c.P50 != 150 {
+		t.Errorf("prefill = %+v", c)
+	}
+	if c := split["server overhead"]; c.N != 7 || strings.Join(c.Formats, ",") != "tgi,triton,vllm-otlp" {
+		t.Errorf("server overhead = %+v", c)
+	}
+}
