@@ -216,7 +216,32 @@ type attrRow struct {
 	P50, P95 *float64
 	TailN    int64
 	TailMean *float64
-	Total    bool // a total (client/server E2E, client TTFT), not a component
+	Total    bool   // a total (client/server E2E, client TTFT), not a component
+	Part     bool   // part of the component above it (the split of server time)
+	Formats  string // server formats behind the figure, comma-separated
+}
+
+func componentRow(c analyze.Component, part bool) attrRow {
+	name := c.Name
+	if part {
+		name = "of which " + name
+	}
+	return attrRow{Name: name, N: c.N, P50: c.P50, P95: c.P95, TailN: c.TailN, TailMean: c.TailMean,
+		Part: part, Formats: strings.Join(c.Formats, ", ")}
+}
+
+// splitRows returns the rows of the split of server time that belong under
+// component name (server overhead under application, prefill and decode
+// under model), leaving out parts no request has.
+func splitRows(split []analyze.Component, name string) []attrRow {
+	parent := map[string]string{"server overhead": "application", "prefill": "model", "decode": "model"}
+	var out []attrRow
+	for _, c := range split {
+		if parent[c.Name] == name && c.N > 0 {
+			out = append(out, componentRow(c, true))
+		}
+	}
+	return out
 }
 
 func newView(r *analyze.Result) *view {
@@ -243,12 +268,20 @@ func newView(r *analyze.Result) *view {
 		a := attribution{Slice: s}
 		a.E2E = append(a.E2E, attrRow{Name: "client E2E", N: s.ClientE2E.N, P50: s.ClientE2E.P50, P95: s.ClientE2E.P95, TailN: s.E2ETailN, TailMean: s.E2ETailClientE2E, Total: true})
 		for _, c := range s.E2E {
-			a.E2E = append(a.E2E, attrRow{Name: c.Name, N: c.N, P50: c.P50, P95: c.P95, TailN: c.TailN, TailMean: c.TailMean})
+			a.E2E = append(a.E2E, componentRow(c, false))
+			a.E2E = append(a.E2E, splitRows(s.ServerSplit, c.Name)...)
 		}
 		a.E2E = append(a.E2E, attrRow{Name: "server E2E (inference only)", N: s.ServerE2E.N, P50: s.ServerE2E.P50, P95: s.ServerE2E.P95, TailN: s.E2ETailServerN, TailMean: s.E2ETailServerE2E, Total: true})
 		a.TTFT = append(a.TTFT, attrRow{Name: "client TTFT", N: s.ClientTTFT.N, P50: s.ClientTTFT.P50, P95: s.ClientTTFT.P95, TailN: s.TTFTTailN, TailMean: s.TTFTTailClientTTFT, Total: true})
+		var ttftOverhead []analyze.Component
+		for _, c := range s.TTFTSplit {
+			if c.Name == "server overhead" {
+				ttftOverhead = append(ttftOverhead, c)
+			}
+		}
 		for _, c := range s.TTFT {
-			a.TTFT = append(a.TTFT, attrRow{Name: c.Name, N: c.N, P50: c.P50, P95: c.P95, TailN: c.TailN, TailMean: c.TailMean})
+			a.TTFT = append(a.TTFT, componentRow(c, false))
+			a.TTFT = append(a.TTFT, splitRows(ttftOverhead, c.Name)...)
 		}
 		v.Attribution = append(v.Attribution, a)
 	}
