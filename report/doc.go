@@ -3,8 +3,12 @@
 // inline CSS and inline SVG charts, no scripts and no external fetches):
 // findings, phases (cold, burst, steady side by side), replicas, a time
 // series (a table, and in HTML a chart shading burst windows and marking
-// windows with cold requests), inputs, coverage, rejects, anomalies,
-// latency and attribution per slice, the slowest requests and the protocol.
+// windows with cold requests), inputs, coverage with what each server format
+// gave (annotation records and TGI matches by time included), rejects,
+// anomalies, latency and attribution per slice (with prefill, decode and
+// server overhead under model and application where known, and the server
+// formats behind each figure), the slowest requests, the protocol and what
+// each server format can give.
 // It never parses logs and runs no SQL; every number it prints comes from
 // the Result. Log-derived strings (model names, file paths, request IDs,
 // reasons) are escaped in both formats.
