@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -274,5 +275,56 @@ func TestServerFormatsSummary(t *testing.T) {
 	}
 	if c := split["server overhead"]; c.N != 7 || strings.Join(c.Formats, ",") != "tgi,triton,vllm-otlp" {
 		t.Errorf("server overhead = %+v", c)
+	}
+}
+
+// A negative duration the server logged, and work longer than the server's
+// own E2E, are flagged, not hidden: n1 logs e2e 100, queue -5 (a wall clock
+// stepped back) and inference 120, so overhead = 100 - (-5) - 120 = -15.
+func TestServerDurationAnomalies(t *testing.T) {
+	at := analyzetest.At
+	f := analyzetest.Fixture{Servers: []analyzetest.Server{
+		{ID: "n1", E2E: at(100), Queue: at(-5), Inference: at(120), Format: "vllm-otlp", Line: 1},
+		{ID: "n2", E2E: at(100), Queue: at(5), Inference: at(90), Format: "vllm-otlp", Line: 2},
+	}}
+	_, _, rows := runFixture(t, f, serverOffsets)
+	checkMs(t, rows, "n1", map[string]float64{"server_e2e_ms": 100, "queue_ms": -5, "model_ms": 120, "server_overhead_ms": -15})
+	if got := rows["n1"]["anomaly"]; got != "negative server duration logged; negative server_overhead_ms" {
+		t.Errorf("n1 anomaly = %v", got)
+	}
+	if got := rows["n2"]["anomaly"]; got != nil {
+		t.Errorf("n2 anomaly = %v, want none (overhead 5 ms)", got)
+	}
+}
+
+// The TGI host's clock drifts 20 ppm against the gateway's: 72 ms over the
+// hour of this log. Ten requests, one every 400 s, are logged by both; the
+// TGI rows are shifted by the drift, 0.02 ms per second since the first.
+// At the last one (3600 s, 72 ms of drift) a decoy gateway record starts and
+// ends 36 ms before the true one: exactly where a constant offset (the
+// median, 36 ms of drift) would expect the request. Only the offset as a
+// line over time picks the true record; the decoy stays unmatched.
+func TestTGIMatchFollowsDrift(t *testing.T) {
+	var f analyzetest.Fixture
+	for k := int64(0); k < 10; k++ {
+		start := k * 400000
+		drift := k * 8 // 0.02 ms/s * 400 s
+		id := fmt.Sprintf("d%d", k)
+		f.Gateways = append(f.Gateways, gw(id, start, start+1000, int(k+1)))
+		f.Servers = append(f.Servers, tgiRow(start+3-drift, 995, 5, 100, 880, int(k+1)))
+	}
+	f.Gateways = append(f.Gateways, gw("decoy", 9*400000-36, 9*400000+1000-36, 11))
+	_, _, rows := runFixture(t, f, serverOffsets)
+	for k := 0; k < 10; k++ {
+		id := fmt.Sprintf("d%d", k)
+		if r := rows[id]; r["server_join"] != "time" || r["server_source"] != fmt.Sprintf("logs/tgi.jsonl:%d", k+1) {
+			t.Errorf("%s: server_join %v, source %v", id, r["server_join"], r["server_source"])
+		}
+	}
+	if r := rows["decoy"]; r["has_server"] != false {
+		t.Errorf("decoy has a server record: %v", r["server_source"])
+	}
+	if got := asInt(rows["d9"]["server_match_candidates"]); got != 2 {
+		t.Errorf("d9 had %d candidates, want 2 (itself and the decoy)", got)
 	}
 }
