@@ -136,7 +136,7 @@ func (c *Config) validate() error {
 	if len(c.Formats) == 0 {
 		c.Formats = []string{FormatNative}
 	}
-	if _, _, err := parseFormats(c.Formats); err != nil {
+	if _, err := parseFormats(c.Formats); err != nil {
 		return err
 	}
 	if c.RatePerSecond <= 0 {

@@ -138,55 +138,134 @@ func serverFileNames(host string) []string {
 	return names
 }
 
-func supported(f string) bool { return slices.Contains(SupportedFormats, f) }
-
-// parseFormats splits Config.Formats into the formats replicas cycle
-// through and the replicas pinned to one.
-func parseFormats(entries []string) (cycle []string, pins map[string]string, err error) {
-	pins = map[string]string{}
-	for _, e := range entries {
-		e = strings.TrimSpace(e)
-		if rep, f, ok := strings.Cut(e, "="); ok {
-			if !supported(f) {
-				return nil, nil, fmt.Errorf("simulate: unsupported format %q for replica %q (supported: %v)", f, rep, SupportedFormats)
-			}
-			if rep == "" {
-				return nil, nil, fmt.Errorf("simulate: %q names no replica", e)
-			}
-			pins[rep] = f
-			continue
-		}
-		if !supported(e) {
-			return nil, nil, fmt.Errorf("simulate: unsupported format %q (supported: %v)", e, SupportedFormats)
-		}
-		cycle = append(cycle, e)
-	}
-	return cycle, pins, nil
+// formatPlan is Config.Formats parsed: per tier (tierClient, tierGateway,
+// tierServer) the formats its hosts cycle through and the format a
+// "TIER=FORMAT" entry gives all of them, and the hosts pinned by name.
+type formatPlan struct {
+	cycle [3][]string
+	all   [3]string
+	pins  map[string]string
 }
 
-// replicaFormats returns the format of each of s.replicas.
-func (s *sim) replicaFormats() ([]string, error) {
-	cycle, pins, err := parseFormats(s.cfg.Formats)
-	if err != nil {
-		return nil, err
+// formatTier is the tier a bare format name is for: the server formats
+// (native included, as before gateway and client formats existed) first.
+func formatTier(f string) (int, bool) {
+	switch {
+	case slices.Contains(SupportedFormats, f):
+		return tierServer, true
+	case slices.Contains(GatewayFormats, f):
+		return tierGateway, true
+	case slices.Contains(ClientFormats, f):
+		return tierClient, true
 	}
-	if len(cycle) == 0 {
-		cycle = []string{FormatNative}
-	}
-	var names []string
-	out := make([]string, len(s.replicas))
-	for i, rep := range s.replicas {
-		names = append(names, rep.name)
-		out[i] = cycle[i%len(cycle)]
-		if f, ok := pins[rep.name]; ok {
-			out[i] = f
-			delete(pins, rep.name)
+	return 0, false
+}
+
+// tierFormats lists the formats a tier's hosts can write.
+func tierFormats(tier int) []string {
+	return [3][]string{ClientFormats, GatewayFormats, SupportedFormats}[tier]
+}
+
+func allFormats() []string {
+	var all []string
+	for _, l := range [][]string{SupportedFormats, GatewayFormats, ClientFormats} {
+		for _, f := range l {
+			if !slices.Contains(all, f) {
+				all = append(all, f)
+			}
 		}
 	}
-	for rep := range pins {
-		return nil, fmt.Errorf("simulate: no replica %q (replicas: %s)", rep, strings.Join(names, ", "))
+	return all
+}
+
+// parseFormats parses Config.Formats: a bare format is cycled through by
+// the hosts of its tier (server formats, native included, by the
+// replicas); "client=F", "gateway=F" and "server=F" give every host of the
+// tier F; "HOST=F" pins one host (checked against the hosts in setup).
+func parseFormats(entries []string) (*formatPlan, error) {
+	p := &formatPlan{pins: map[string]string{}}
+	for _, e := range entries {
+		e = strings.TrimSpace(e)
+		if host, f, ok := strings.Cut(e, "="); ok {
+			if host == "" {
+				return nil, fmt.Errorf("simulate: %q names no host", e)
+			}
+			if i := slices.Index(tierNames[:], host); i >= 0 {
+				if !slices.Contains(tierFormats(i), f) {
+					return nil, fmt.Errorf("simulate: unsupported %s format %q (supported: %v)", host, f, tierFormats(i))
+				}
+				p.all[i] = f
+				continue
+			}
+			if _, ok := formatTier(f); !ok && !slices.Contains(allFormats(), f) {
+				return nil, fmt.Errorf("simulate: unsupported format %q for host %q (supported: %v)", f, host, allFormats())
+			}
+			p.pins[host] = f
+			continue
+		}
+		tier, ok := formatTier(e)
+		if !ok {
+			return nil, fmt.Errorf("simulate: unsupported format %q (supported: %v)", e, allFormats())
+		}
+		p.cycle[tier] = append(p.cycle[tier], e)
+	}
+	return p, nil
+}
+
+// hostFormats returns the format of each of the hosts of a tier, in order,
+// and removes the pins it used from p.pins. A pin of a format the tier
+// cannot write is an error.
+func (p *formatPlan) hostFormats(tier int, hosts []string) ([]string, error) {
+	out := make([]string, len(hosts))
+	for i, h := range hosts {
+		switch {
+		case len(p.cycle[tier]) > 0:
+			out[i] = p.cycle[tier][i%len(p.cycle[tier])]
+		default:
+			out[i] = FormatNative
+		}
+		if p.all[tier] != "" {
+			out[i] = p.all[tier]
+		}
+		if f, ok := p.pins[h]; ok {
+			if !slices.Contains(tierFormats(tier), f) {
+				return nil, fmt.Errorf("simulate: %s host %q cannot write %q (supported: %v)", tierNames[tier], h, f, tierFormats(tier))
+			}
+			out[i] = f
+			delete(p.pins, h)
+		}
 	}
 	return out, nil
+}
+
+// resolveFormats sets the format of every host, or says which pin names no
+// host.
+func (s *sim) resolveFormats(clients, gateways []HostClock) (client, gw, rep []string, err error) {
+	p, err := parseFormats(s.cfg.Formats)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var names [3][]string
+	for _, c := range clients {
+		names[tierClient] = append(names[tierClient], c.Host)
+	}
+	for _, c := range gateways {
+		names[tierGateway] = append(names[tierGateway], c.Host)
+	}
+	for _, r := range s.replicas {
+		names[tierServer] = append(names[tierServer], r.name)
+	}
+	var out [3][]string
+	for tier := range 3 {
+		if out[tier], err = p.hostFormats(tier, names[tier]); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	for h := range p.pins {
+		return nil, nil, nil, fmt.Errorf("simulate: no host %q (replicas: %s; gateways: %s; clients: %s)", h,
+			strings.Join(names[tierServer], ", "), strings.Join(names[tierGateway], ", "), strings.Join(names[tierClient], ", "))
+	}
+	return out[tierClient], out[tierGateway], out[tierServer], nil
 }
 
 // serverWriter writes one replica's records in a format other than native.

@@ -128,6 +128,7 @@ func (r *replica) pop() *request {
 
 type gateway struct {
 	file   *hostFile
+	w      edgeWriter // nil for native
 	tokens float64
 	last   int64
 }
@@ -201,6 +202,7 @@ type sim struct {
 	seq      uint64
 	made     int
 	clients  []*hostFile
+	clientW  []edgeWriter // per client: nil for native
 	gateways []*gateway
 	replicas []*replica
 	byModel  [][]*replica
@@ -513,7 +515,7 @@ func (s *sim) writeClient(r *request, errName string) {
 	j.str("region", regions[r.region].name)
 	j.num("prompt_tokens", r.prompt)
 	j.num("output_tokens", r.cOut)
-	hf.write(j.done(), s.fate(r, tierClient), s.rng)
+	s.writeEdge(hf, s.clientW[r.client], r, tierClient)
 }
 
 func (s *sim) writeGateway(r *request) {
@@ -527,17 +529,29 @@ func (s *sim) writeGateway(r *request) {
 		j.time("upstream_start", r.upStart)
 		j.time("upstream_end", r.upEnd)
 	}
-	status := s.upstreamStatus(r)
-	if r.gaveUp && r.cEnd < r.gEnd {
-		status = 499 // the client had gone before the response was sent
-	}
-	j.num("status", status)
+	j.num("status", s.gatewayStatus(r)) // 499: the client had gone before the response was sent
 	j.str("route", useCases[r.useCase].route)
 	if r.forwarded {
 		j.str("upstream", r.replica.name+":8000")
 	}
 	j.str("gateway", hf.clock.Host)
-	hf.write(j.done(), s.fate(r, tierGateway), s.rng)
+	s.writeEdge(hf, s.gateways[r.gateway].w, r, tierGateway)
+}
+
+// writeEdge writes the client's or gateway's record built in s.line,
+// natively or, with w, in another format: drawing exactly what the native
+// line would have drawn, so that the simulation and the truth do not
+// depend on the format.
+func (s *sim) writeEdge(hf *hostFile, w edgeWriter, r *request, tier int) {
+	line := s.line.done()
+	if w == nil {
+		hf.write(line, s.fate(r, tier), s.rng)
+		return
+	}
+	n := len(line)
+	fate := s.fate(r, tier)
+	cut, after := drawFate(fate, n, s.rng)
+	w.write(s, r, fate, cut, n, after)
 }
 
 func (s *sim) writeServer(r *request) {
@@ -713,28 +727,14 @@ func (s *sim) setup() error {
 		c.DriftPPM = math.Round(s.uniform(-0.5, 0.5)*s.cfg.MaxDriftPPM*1000) / 1000
 		return c
 	}
-	open := func(c HostClock, gz bool) (*hostFile, error) {
-		hf, err := createHostFile(s.cfg.Out, c, c.Host+".jsonl", nil, gz)
-		if err == nil {
-			s.files = append(s.files, hf)
-		}
-		return hf, err
-	}
+	var clientClocks, gatewayClocks []HostClock
 	for _, reg := range regions {
 		for i := 1; i <= reg.clients; i++ {
-			hf, err := open(newClock("client", fmt.Sprintf("client-%s-%d", reg.name, i)), false)
-			if err != nil {
-				return err
-			}
-			s.clients = append(s.clients, hf)
+			clientClocks = append(clientClocks, newClock("client", fmt.Sprintf("client-%s-%d", reg.name, i)))
 		}
 	}
 	for i := 1; i <= gatewayHosts; i++ {
-		hf, err := open(newClock("gateway", fmt.Sprintf("gw-%d", i)), false)
-		if err != nil {
-			return err
-		}
-		s.gateways = append(s.gateways, &gateway{file: hf, tokens: s.cfg.RateLimitPerSecond})
+		gatewayClocks = append(gatewayClocks, newClock("gateway", fmt.Sprintf("gw-%d", i)))
 	}
 	s.byModel = make([][]*replica, len(models))
 	for m := range models {
@@ -751,8 +751,42 @@ func (s *sim) setup() error {
 			s.replicas = append(s.replicas, rep)
 		}
 	}
-	repFormats, err := s.replicaFormats()
+	clientFormats, gatewayFormats, repFormats, err := s.resolveFormats(clientClocks, gatewayClocks)
 	if err != nil {
+		return err
+	}
+	// open creates a client's or gateway's file; one writing another
+	// format than native gets its writer.
+	open := func(c HostClock, format string, all []string) (*hostFile, edgeWriter, error) {
+		if format != FormatNative {
+			c.Format = edgeTimeFormat[format]
+		}
+		hf, err := createHostFile(s.cfg.Out, c, edgeFileName(c.Host, format), edgeFileNames(c.Host, all), false)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.files = append(s.files, hf)
+		if format == FormatNative {
+			return hf, nil, nil
+		}
+		return hf, s.newEdgeWriter(hf, format), nil
+	}
+	for i, c := range clientClocks {
+		hf, w, err := open(c, clientFormats[i], ClientFormats)
+		if err != nil {
+			return err
+		}
+		s.clients = append(s.clients, hf)
+		s.clientW = append(s.clientW, w)
+	}
+	for i, c := range gatewayClocks {
+		hf, w, err := open(c, gatewayFormats[i], GatewayFormats)
+		if err != nil {
+			return err
+		}
+		s.gateways = append(s.gateways, &gateway{file: hf, tokens: s.cfg.RateLimitPerSecond, w: w})
+	}
+	if err := s.writeClientMapping(clientFormats); err != nil {
 		return err
 	}
 	for i, rep := range s.replicas {
@@ -811,6 +845,16 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) (*Summary, error) {
 	for _, rep := range s.replicas {
 		if rep.w != nil {
 			rep.w.close(s)
+		}
+	}
+	for _, w := range s.clientW {
+		if w != nil {
+			w.close(s)
+		}
+	}
+	for _, g := range s.gateways {
+		if g.w != nil {
+			g.w.close(s)
 		}
 	}
 	if e := s.writeServerLines(); err == nil {
