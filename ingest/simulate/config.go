@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// SupportedFormats lists the log formats Run can write: native for every
-// tier, and for the inference servers also the formats real servers write
+// SupportedFormats lists the log formats Run can write for the inference
+// servers: native, and the formats real servers write
 // (see servers.go): a vLLM OpenTelemetry Collector file export, TGI router
 // JSON lines, a Triton trace file, SGLang's metrics export and trtllm-serve
 // /perf_metrics dumps. The names are the ingest format names.
@@ -21,14 +21,17 @@ type Config struct {
 	Requests int
 	// Seed makes the run reproducible: the same Config writes the same bytes.
 	Seed int64
-	// Formats chooses the log format of each inference replica (clients
-	// and gateways always write native). Each entry is a format, and the
-	// replicas, in the order Summary.Files lists them, cycle through these
-	// entries; or "REPLICA=FORMAT", which pins one replica (an unknown
-	// replica name is an error). Empty means "native" for every replica,
-	// which writes exactly what earlier versions wrote for the same seed.
-	// The format changes only the server files: the simulation, truth.parquet
-	// and every client and gateway byte are the same for every choice.
+	// Formats chooses the log format of each host. A bare format is
+	// cycled through by the hosts of its tier, in the order Summary.Files
+	// lists them: the server formats (SupportedFormats, native included) by
+	// the replicas, GatewayFormats by the gateways, ClientFormats by the
+	// clients. "server=F", "gateway=F" and "client=F" give every host of a
+	// tier F; "HOST=F" pins one host (a replica, gw-N or client-REGION-N;
+	// an unknown host is an error), and wins. Empty means native for every
+	// host, which writes exactly what earlier versions wrote for the same
+	// seed. The format changes only the files of the hosts that write it:
+	// the simulation, truth.parquet and every other host's bytes are the
+	// same for every choice.
 	Formats []string
 
 	// Epoch is the true time of the first possible arrival.

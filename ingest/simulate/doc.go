@@ -48,6 +48,17 @@
 // changes: the same seed gives the same simulation, truth and client and
 // gateway logs whatever the server formats.
 //
+// Gateways and clients can likewise write real systems' formats (see
+// edges.go): gateways envoy (Envoy's default text format, integer ms),
+// envoy-json (a typed json_format with µs timing points), nginx (an
+// escape=json log_format, seconds with ms resolution, some requests with
+// two upstream attempts) or otel-gateway (OTLP SERVER and CLIENT spans, as
+// the collector's file exporter writes them); clients aiperf
+// (profile_export.jsonl) or jsonl (an application's log, with the mapping
+// Out/client.toml for ingest --map). Config.Formats takes "gateway=nginx",
+// "client=aiperf" or a host pin such as "gw-1=envoy"; the simulation and
+// every other file stay the same.
+//
 // Record fields (times on the writing host's clock):
 //
 //	client:  request_id, start, first_token (streamed requests that received
