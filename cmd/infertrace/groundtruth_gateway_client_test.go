@@ -30,10 +30,12 @@ import (
 //	envoy-json    µs (START_TIME %6f, us         none (< 2 µs)
 //	              COMMON_DURATION), truncated
 //	envoy         ms, truncated (%START_TIME%,   gateway_e2e, network, application: within
-//	              %DURATION%)                    1 ms. The end is START_TIME + DURATION, so
-//	                                             gateway_e2e is DURATION alone: one truncation
-//	                                             (in (-1, 0] ms), not two. No upstream times:
-//	                                             ttft_application and ttft_network NULL
+//	              %DURATION%)                    1 ms, one-sided. The end is START_TIME +
+//	                                             DURATION, so gateway_e2e is DURATION alone:
+//	                                             one truncation, short by [0, 1) ms, not two
+//	                                             (application short, network long by as
+//	                                             much). No upstream times: ttft_application
+//	                                             and ttft_network must be NULL
 //	nginx         s with ms resolution ($msec,   gateway_e2e, network, application,
 //	              $request_time, upstream times) ttft_application, ttft_network: within 1 ms.
 //	                                             request_time is a difference of two
@@ -74,10 +76,15 @@ type gcFormatRun struct {
 // rounding can add to any component.
 const gcSlack = 0.01
 
-// gcMsComponents are the components an integer-ms gateway format moves.
-var gcMsComponents = map[string][]string{
-	simulate.FormatEnvoy: {"gateway_e2e_ms", "network_ms", "application_ms"},
-	simulate.FormatNginx: {"gateway_e2e_ms", "network_ms", "application_ms", "ttft_application_ms", "ttft_network_ms"},
+// gcMsComponents are the components an integer-ms gateway format moves,
+// with the range of measured − expected its units allow (ms, before
+// gcSlack): Envoy's DURATION is truncated, so gateway_e2e can only come
+// out short and network long; NGINX's request_time is a difference of two
+// truncated readings, off either way.
+var gcMsComponents = map[string]map[string][2]float64{
+	simulate.FormatEnvoy: {"gateway_e2e_ms": {-1, 0}, "network_ms": {0, 1}, "application_ms": {-1, 0}},
+	simulate.FormatNginx: {"gateway_e2e_ms": {-1, 1}, "network_ms": {-1, 1}, "application_ms": {-1, 1},
+		"ttft_application_ms": {-1, 1}, "ttft_network_ms": {-1, 1}},
 }
 
 // gcCannot are the components a gateway format cannot give.
@@ -230,10 +237,6 @@ func gcCheck(t *testing.T, db *sql.DB, fr gcFormatRun) {
 	}
 	client := &tally{worst: map[string]float64{}}
 	for gw, gf := range fr.gateways {
-		ms := map[string]bool{}
-		for _, c := range gcMsComponents[gf] {
-			ms[c] = true
-		}
 		cannot := map[string]bool{}
 		for _, c := range gcCannot[gf] {
 			cannot[c] = true
@@ -245,10 +248,8 @@ func gcCheck(t *testing.T, db *sql.DB, fr gcFormatRun) {
 			for _, tier := range c.tiers {
 				need = append(need, "t.has_"+tier)
 			}
-			bound := gcSlack
-			if ms[c.col] {
-				bound += 1
-			}
+			rng := gcMsComponents[gf][c.col]
+			lo, hi := rng[0]-gcSlack, rng[1]+gcSlack
 			q := fmt.Sprintf(`SELECT request_id, %s, r.%s, %s FROM truth_d AS t JOIN requests AS r USING (request_id) WHERE t.gateway = ? ORDER BY request_id`,
 				gcExpected(c.col, gf), c.col, strings.Join(need, " AND "))
 			rows, err := db.Query(q, gw)
@@ -271,15 +272,16 @@ func gcCheck(t *testing.T, db *sql.DB, fr gcFormatRun) {
 				case !want:
 					tl.nulls++
 				default:
-					d := math.Abs(rv.Float64 - ev.Float64)
+					sd := rv.Float64 - ev.Float64
+					d := math.Abs(sd)
 					tl.values++
 					tl.worst[c.col] = math.Max(tl.worst[c.col], d)
 					client.worst[c.col] = math.Max(client.worst[c.col], d)
 					if strings.HasPrefix(c.col, "client_") {
 						client.values++
 					}
-					if d > bound {
-						add("%s (%s %s) %s: %.3f, want %.3f within %.2f ms (off by %.3f)", id, gw, gf, c.col, rv.Float64, ev.Float64, bound, d)
+					if sd < lo || sd > hi {
+						add("%s (%s %s) %s: %.3f, want %.3f%+.2f…%+.2f ms (off by %+.3f)", id, gw, gf, c.col, rv.Float64, ev.Float64, lo, hi, sd)
 					}
 				}
 			}
@@ -294,13 +296,9 @@ func gcCheck(t *testing.T, db *sql.DB, fr gcFormatRun) {
 	var quantiles, floorUsed int64
 	worstRel := 0.0
 	for gw, gf := range fr.gateways {
-		ms := map[string]bool{}
-		for _, c := range gcMsComponents[gf] {
-			ms[c] = true
-		}
 		for _, c := range gtComponents {
 			floor := gcSlack
-			if ms[c.col] {
+			if _, ms := gcMsComponents[gf][c.col]; ms {
 				floor = 1 + gcSlack
 			}
 			q := fmt.Sprintf(`

@@ -507,7 +507,7 @@ type otelGatewayWriter struct {
 	held    []byte // SERVER spans exported in the next batch
 	records int    // SERVER spans in spans
 	heldN   int
-	n       int // requests in the batch
+	n       int // requests in the batch (besides held-back SERVER spans it starts with)
 	start   int64
 	dup     bool
 	after   int
@@ -637,27 +637,21 @@ func (w *otelGatewayWriter) write(s *sim, r *request, fate, cut, n, after int) {
 
 // flush writes the batch; the SERVER spans held back start the next one.
 func (w *otelGatewayWriter) flush() {
-	if w.n == 0 && len(w.spans) == 0 {
-		return
-	}
-	fate := fateOK
-	if w.dup {
-		fate = fateDuplicated
-	}
 	if len(w.spans) > 0 {
+		fate := fateOK
+		if w.dup {
+			fate = fateDuplicated
+		}
 		w.hf.writeDrawn(w.wrap(w.spans), fate, 0, 0, w.after, w.records)
 	}
 	w.spans = append(w.spans[:0], w.held...)
 	w.records, w.n = w.heldN, 0
-	if w.heldN > 0 {
-		w.n = 1 // the held spans are written with the next batch at the latest
-	}
 	w.held, w.heldN, w.dup, w.after = w.held[:0], 0, false, 0
 }
 
 func (w *otelGatewayWriter) close(*sim) {
 	w.flush()
-	w.flush()
+	w.flush() // the SERVER spans held back by the last batch
 }
 
 // ---- aiperf ----

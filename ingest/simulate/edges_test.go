@@ -3,6 +3,7 @@ package simulate
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -254,11 +255,64 @@ func TestEdgeFormatsRoundTrip(t *testing.T) {
 					t.Error("nginx: no request with two attempts")
 				}
 			}
+			if checks[FormatOTelGateway] != nil {
+				split := otelSplitPairs(t, c.Out)
+				t.Logf("otel-gateway: %d requests with the CLIENT span in one line and the SERVER span in a later one", split)
+				if split == 0 {
+					t.Error("otel-gateway: no span pair split across lines")
+				}
+			}
 			if _, err := os.Stat(filepath.Join(c.Out, ClientMappingFile)); (err == nil) != slices.Contains(formats, "jsonl") {
 				t.Errorf("client.toml: %v, with formats %v", err, formats)
 			}
 		})
 	}
+}
+
+// otelSplitPairs counts the traces of the otel-gateway files whose CLIENT
+// span is on an earlier line than their SERVER span.
+func otelSplitPairs(t *testing.T, dir string) int {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "gateway", "*.otel.jsonl"))
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clientLine := map[string]int{}
+		for i, line := range bytes.Split(b, []byte("\n")) {
+			var doc struct {
+				ResourceSpans []struct {
+					ScopeSpans []struct {
+						Spans []struct {
+							TraceID string `json:"traceId"`
+							Kind    int    `json:"kind"`
+						} `json:"spans"`
+					} `json:"scopeSpans"`
+				} `json:"resourceSpans"`
+			}
+			if json.Unmarshal(line, &doc) != nil {
+				continue // blank or cut
+			}
+			for _, rs := range doc.ResourceSpans {
+				for _, ss := range rs.ScopeSpans {
+					for _, sp := range ss.Spans {
+						switch sp.Kind {
+						case 3:
+							clientLine[sp.TraceID] = i
+						case 2:
+							if l, ok := clientLine[sp.TraceID]; ok && l < i {
+								n++
+								delete(clientLine, sp.TraceID)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return n
 }
 
 func TestEdgeFormatChoice(t *testing.T) {
