@@ -43,22 +43,23 @@ import (
 // and against each input's first line that is a JSON object: every mapped
 // path must be there (null counts), or the whole file fails with an error
 // naming the file, the line and the path; later lines may omit optional
-// fields. Only the client tier is implemented; the Mapping type is shaped
-// for the gateway and server tiers to follow (a table of mappable fields
-// per tier).
+// fields. A mapping serves any tier (tier = "client", "gateway" or
+// "server"); each tier has its table of mappable columns below.
 
 const formatJSONL = "jsonl"
 
 func init() {
-	registerLine(Client, formatJSONL, nil, func() lineParser[ClientRow] { return noMapping{} })
+	registerLine(Client, formatJSONL, nil, func() lineParser[ClientRow] { return noMapping[ClientRow]{} })
+	registerLine(Gateway, formatJSONL, nil, func() lineParser[GatewayRow] { return noMapping[GatewayRow]{} })
+	registerLine(Server, formatJSONL, nil, func() lineParser[ServerRow] { return noMapping[ServerRow]{} })
 }
 
 // noMapping is the registered jsonl parser, for NewDecoder: without a
 // mapping nothing can be decoded. Run refuses jsonl without a mapping at
 // start-up.
-type noMapping struct{}
+type noMapping[T Row] struct{}
 
-func (noMapping) parseLine([]byte, *rowQueue[ClientRow]) error {
+func (noMapping[T]) parseLine([]byte, *rowQueue[T]) error {
 	return errors.New("the jsonl format needs a mapping file (--map FILE)")
 }
 
@@ -84,19 +85,99 @@ const (
 	kindBool
 )
 
-// clientMappable lists the ClientRow columns a mapping can fill.
-var clientMappable = map[string]fieldKind{
-	"request_id": kindText, "response_id": kindText, "trace_id": kindText,
-	"start": kindTime, "first_token": kindTime, "end": kindTime,
-	"e2e": kindDuration, "ttft": kindDuration,
-	"status": kindStatus, "error": kindLabel, "streamed": kindBool,
-	"model": kindLabel, "use_case": kindLabel, "client": kindLabel, "region": kindLabel,
-	"prompt_tokens": kindCount, "output_tokens": kindCount,
+// A target is a row column a mapping can fill: its kind and where it is in
+// the row (*string for text and labels, *int64 for times, **int64 for
+// durations in ns, **int32 for counts, *int32 for the HTTP status, **bool
+// for flags).
+type target[T Row] struct {
+	kind fieldKind
+	dst  func(*T) any
 }
 
-var mappableByTier = map[Tier]map[string]fieldKind{Client: clientMappable}
+var clientTargets = map[string]target[ClientRow]{
+	"request_id":    {kindText, func(r *ClientRow) any { return &r.RequestID }},
+	"response_id":   {kindText, func(r *ClientRow) any { return &r.ResponseID }},
+	"trace_id":      {kindText, func(r *ClientRow) any { return &r.TraceID }},
+	"start":         {kindTime, func(r *ClientRow) any { return &r.Start }},
+	"first_token":   {kindTime, func(r *ClientRow) any { return &r.FirstToken }},
+	"end":           {kindTime, func(r *ClientRow) any { return &r.End }},
+	"e2e":           {kindDuration, func(r *ClientRow) any { return &r.E2ENS }},
+	"ttft":          {kindDuration, func(r *ClientRow) any { return &r.TTFTNS }},
+	"status":        {kindStatus, func(r *ClientRow) any { return &r.Status }},
+	"error":         {kindLabel, func(r *ClientRow) any { return &r.Error }},
+	"streamed":      {kindBool, func(r *ClientRow) any { return &r.Streamed }},
+	"model":         {kindLabel, func(r *ClientRow) any { return &r.Model }},
+	"use_case":      {kindLabel, func(r *ClientRow) any { return &r.UseCase }},
+	"client":        {kindLabel, func(r *ClientRow) any { return &r.Client }},
+	"region":        {kindLabel, func(r *ClientRow) any { return &r.Region }},
+	"prompt_tokens": {kindCount, func(r *ClientRow) any { return &r.PromptTokens }},
+	"output_tokens": {kindCount, func(r *ClientRow) any { return &r.OutputTokens }},
+}
 
-var requiredMapped = []string{"request_id", "start", "end"}
+var gatewayTargets = map[string]target[GatewayRow]{
+	"request_id":          {kindText, func(r *GatewayRow) any { return &r.RequestID }},
+	"trace_id":            {kindText, func(r *GatewayRow) any { return &r.TraceID }},
+	"start":               {kindTime, func(r *GatewayRow) any { return &r.Start }},
+	"end":                 {kindTime, func(r *GatewayRow) any { return &r.End }},
+	"upstream_start":      {kindTime, func(r *GatewayRow) any { return &r.UpstreamStart }},
+	"upstream_first_byte": {kindTime, func(r *GatewayRow) any { return &r.UpstreamFirstByte }},
+	"upstream_end":        {kindTime, func(r *GatewayRow) any { return &r.UpstreamEnd }},
+	"ttft":                {kindDuration, func(r *GatewayRow) any { return &r.TTFTNS }},
+	"status":              {kindStatus, func(r *GatewayRow) any { return &r.Status }},
+	"route":               {kindLabel, func(r *GatewayRow) any { return &r.Route }},
+	"upstream":            {kindLabel, func(r *GatewayRow) any { return &r.Upstream }},
+	"gateway":             {kindLabel, func(r *GatewayRow) any { return &r.Gateway }},
+	"response_flags":      {kindLabel, func(r *GatewayRow) any { return &r.ResponseFlags }},
+	"model":               {kindLabel, func(r *GatewayRow) any { return &r.Model }},
+	"attempts":            {kindCount, func(r *GatewayRow) any { return &r.Attempts }},
+	"prompt_tokens":       {kindCount, func(r *GatewayRow) any { return &r.PromptTokens }},
+	"output_tokens":       {kindCount, func(r *GatewayRow) any { return &r.OutputTokens }},
+}
+
+var serverTargets = map[string]target[ServerRow]{
+	"request_id":        {kindText, func(r *ServerRow) any { return &r.RequestID }},
+	"engine_request_id": {kindText, func(r *ServerRow) any { return &r.EngineRequestID }},
+	"trace_id":          {kindText, func(r *ServerRow) any { return &r.TraceID }},
+	"arrival":           {kindTime, func(r *ServerRow) any { return &r.Arrival }},
+	"scheduled":         {kindTime, func(r *ServerRow) any { return &r.Scheduled }},
+	"first_token":       {kindTime, func(r *ServerRow) any { return &r.FirstToken }},
+	"end":               {kindTime, func(r *ServerRow) any { return &r.End }},
+	"e2e":               {kindDuration, func(r *ServerRow) any { return &r.E2ENS }},
+	"queue":             {kindDuration, func(r *ServerRow) any { return &r.QueueNS }},
+	"ttft":              {kindDuration, func(r *ServerRow) any { return &r.TTFTNS }},
+	"prefill":           {kindDuration, func(r *ServerRow) any { return &r.PrefillNS }},
+	"decode":            {kindDuration, func(r *ServerRow) any { return &r.DecodeNS }},
+	"inference":         {kindDuration, func(r *ServerRow) any { return &r.InferenceNS }},
+	"status":            {kindStatus, func(r *ServerRow) any { return &r.Status }},
+	"error":             {kindLabel, func(r *ServerRow) any { return &r.Error }},
+	"model":             {kindLabel, func(r *ServerRow) any { return &r.Model }},
+	"replica":           {kindLabel, func(r *ServerRow) any { return &r.Replica }},
+	"finish_reason":     {kindLabel, func(r *ServerRow) any { return &r.FinishReason }},
+	"prompt_tokens":     {kindCount, func(r *ServerRow) any { return &r.PromptTokens }},
+	"output_tokens":     {kindCount, func(r *ServerRow) any { return &r.OutputTokens }},
+}
+
+// mappableByTier gives the kind of each mappable column of a tier, for
+// checking a mapping file.
+var mappableByTier = map[Tier]map[string]fieldKind{
+	Client: kinds(clientTargets), Gateway: kinds(gatewayTargets), Server: kinds(serverTargets),
+}
+
+func kinds[T Row](t map[string]target[T]) map[string]fieldKind {
+	m := make(map[string]fieldKind, len(t))
+	for name, tg := range t {
+		m[name] = tg.kind
+	}
+	return m
+}
+
+// requiredByTier are the columns every mapping of a tier must map, as the
+// native formats require them.
+var requiredByTier = map[Tier][]string{
+	Client:  {"request_id", "start", "end"},
+	Gateway: {"request_id", "start", "end"},
+	Server:  {"request_id", "arrival"},
+}
 
 type mappedField struct {
 	name   string // the row field: "start"
@@ -156,13 +237,11 @@ func LoadMapping(path string) (*Mapping, error) {
 	}
 	m := &Mapping{File: path, Tier: Tier(raw.Tier), root: &pathNode{index: -1}}
 	switch m.Tier {
-	case Client:
-	case Gateway, Server:
-		return fail("tier %q: only client mappings are supported so far", raw.Tier)
+	case Client, Gateway, Server:
 	case "":
-		return fail("tier: missing (tier = \"client\")")
+		return fail("tier: missing (tier = \"client\", \"gateway\" or \"server\")")
 	default:
-		return fail("tier %q: unknown (want client)", raw.Tier)
+		return fail("tier %q: unknown (want client, gateway or server)", raw.Tier)
 	}
 	known := mappableByTier[m.Tier]
 	names := make([]string, 0, len(raw.Fields))
@@ -186,9 +265,10 @@ func LoadMapping(path string) (*Mapping, error) {
 		m.fields = append(m.fields, f)
 		m.root.add(steps, len(m.fields)-1)
 	}
-	for _, name := range requiredMapped {
+	required := requiredByTier[m.Tier]
+	for _, name := range required {
 		if _, ok := raw.Fields[name]; !ok {
-			return fail("fields.%s: missing (%s must be mapped)", name, strings.Join(requiredMapped, ", "))
+			return fail("fields.%s: missing (%s must be mapped)", name, strings.Join(required, ", "))
 		}
 	}
 	return m, nil
@@ -346,8 +426,15 @@ func mappedFormat(in Input) (*format, error) {
 		return nil, fmt.Errorf("--%s %s: mapping %s is for the %s tier", in.Tier, in.Pattern, m.File, m.Tier)
 	}
 	m.once.Do(func() {
-		m.format = &format{tier: m.Tier, name: formatJSONL,
-			newParser: func() lineParser[ClientRow] { return &mappedClient{m: m, found: make([]bool, len(m.fields))} }}
+		m.format = &format{tier: m.Tier, name: formatJSONL}
+		switch m.Tier {
+		case Client:
+			m.format.newParser = func() lineParser[ClientRow] { return newMappedParser(m, clientTargets) }
+		case Gateway:
+			m.format.newParser = func() lineParser[GatewayRow] { return newMappedParser(m, gatewayTargets) }
+		case Server:
+			m.format.newParser = func() lineParser[ServerRow] { return newMappedParser(m, serverTargets) }
+		}
 		mappedMu.Lock()
 		mappedFormats[m.format] = m
 		mappedMu.Unlock()
@@ -423,11 +510,12 @@ func firstObjectLine(c *chunker) ([]byte, int64) {
 
 // check says which mapped path a line lacks.
 func (m *Mapping) check(line []byte) error {
-	p := &mappedClient{m: m, found: make([]bool, len(m.fields))}
-	var r ClientRow
-	p.reset()
-	m.root.visit(line, jsonValue{kind: jsonObjectKind, raw: line}, p, &r, true)
-	for i, ok := range p.found {
+	found := make([]bool, len(m.fields))
+	m.root.walk(jsonValue{kind: jsonObjectKind, raw: line}, func(i int, _ jsonValue) error {
+		found[i] = true
+		return nil
+	})
+	for i, ok := range found {
 		if !ok {
 			f := &m.fields[i]
 			return &FieldError{Field: "fields." + f.name, Err: ErrMissingField, Msg: fmt.Sprintf("path %q is not in the line", f.path)}
@@ -436,55 +524,13 @@ func (m *Mapping) check(line []byte) error {
 	return nil
 }
 
-// mappedClient decodes client rows through a mapping.
-type mappedClient struct {
-	m      *Mapping
-	labels labels
-	found  []bool
-}
-
-func (p *mappedClient) reset() { clear(p.found) }
-
-func (p *mappedClient) parseLine(line []byte, out *rowQueue[ClientRow]) error {
-	var r ClientRow
-	p.reset()
-	if err := p.m.root.visit(line, jsonValue{kind: jsonObjectKind, raw: line}, p, &r, false); err != nil {
-		return err
-	}
-	for _, name := range requiredMapped {
-		for i := range p.m.fields {
-			if f := &p.m.fields[i]; f.name == name && !mappedSet(f.name, &r) {
-				return missing(f.label())
-			}
-		}
-	}
-	r.Format = formatJSONL
-	*out.next() = r
-	return nil
-}
-
-func mappedSet(name string, r *ClientRow) bool {
-	switch name {
-	case "request_id":
-		return r.RequestID != ""
-	case "start":
-		return r.Start != 0
-	case "end":
-		return r.End != 0
-	}
-	return true
-}
-
-// visit applies the node's fields to v and walks its children. With
-// presence only, values are not converted (a bad value is not a missing
-// path). A null marks every path below as present.
-func (n *pathNode) visit(line []byte, v jsonValue, p *mappedClient, r *ClientRow, presence bool) error {
+// walk calls fn for every mapped field whose path is in v, with its value.
+// A null on the way marks every path below it as present, with a null
+// value (which sets nothing).
+func (n *pathNode) walk(v jsonValue, fn func(field int, v jsonValue) error) error {
 	for _, i := range n.fields {
-		p.found[i] = true
-		if !presence {
-			if err := p.set(i, v, r); err != nil {
-				return err
-			}
+		if err := fn(i, v); err != nil {
+			return err
 		}
 	}
 	if len(n.children) == 0 {
@@ -492,13 +538,17 @@ func (n *pathNode) visit(line []byte, v jsonValue, p *mappedClient, r *ClientRow
 	}
 	switch v.kind {
 	case jsonNull:
-		n.markAll(p)
+		for _, c := range n.children {
+			if err := c.walk(v, fn); err != nil {
+				return err
+			}
+		}
 	case jsonObjectKind:
 		return jsonObject(v.raw, func(k []byte, esc bool, e jsonValue) error {
 			key := memberKey(k, esc)
 			for _, c := range n.children {
 				if c.index < 0 && c.key == string(key) {
-					if err := c.visit(line, e, p, r, presence); err != nil {
+					if err := c.walk(e, fn); err != nil {
 						return err
 					}
 				}
@@ -509,7 +559,7 @@ func (n *pathNode) visit(line []byte, v jsonValue, p *mappedClient, r *ClientRow
 		return lgElements("", v, func(i int, e jsonValue) error {
 			for _, c := range n.children {
 				if c.index == i {
-					if err := c.visit(line, e, p, r, presence); err != nil {
+					if err := c.walk(e, fn); err != nil {
 						return err
 					}
 				}
@@ -520,71 +570,82 @@ func (n *pathNode) visit(line []byte, v jsonValue, p *mappedClient, r *ClientRow
 	return nil
 }
 
-func (n *pathNode) markAll(p *mappedClient) {
-	for _, c := range n.children {
-		for _, i := range c.fields {
-			p.found[i] = true
+// mappedParser decodes rows of one tier through a mapping.
+type mappedParser[T Row] struct {
+	m       *Mapping
+	targets []target[T] // by field index
+	labels  labels
+}
+
+func newMappedParser[T Row](m *Mapping, table map[string]target[T]) *mappedParser[T] {
+	p := &mappedParser[T]{m: m, targets: make([]target[T], len(m.fields))}
+	for i, f := range m.fields {
+		p.targets[i] = table[f.name] // LoadMapping let only this tier's names through
+	}
+	return p
+}
+
+func (p *mappedParser[T]) parseLine(line []byte, out *rowQueue[T]) error {
+	r := out.next()
+	err := p.m.root.walk(jsonValue{kind: jsonObjectKind, raw: line}, func(i int, v jsonValue) error {
+		return p.set(i, v, r)
+	})
+	if err != nil {
+		return err
+	}
+	for _, name := range requiredByTier[p.m.Tier] {
+		for i := range p.m.fields {
+			if f := &p.m.fields[i]; f.name == name && !isSet(p.targets[i].dst(r)) {
+				return missing(f.label())
+			}
 		}
-		c.markAll(p)
+	}
+	setFormat(r, formatJSONL)
+	return nil
+}
+
+// isSet says whether a required column got a value.
+func isSet(dst any) bool {
+	switch d := dst.(type) {
+	case *string:
+		return *d != ""
+	case *int64:
+		return *d != 0
+	}
+	return true
+}
+
+func setFormat[T Row](row *T, name string) {
+	switch r := any(row).(type) {
+	case *ClientRow:
+		r.Format = name
+	case *GatewayRow:
+		r.Format = name
+	case *ServerRow:
+		r.Format = name
 	}
 }
 
 // set converts one mapped value into its column.
-func (p *mappedClient) set(i int, v jsonValue, r *ClientRow) error {
+func (p *mappedParser[T]) set(i int, v jsonValue, r *T) error {
 	f := &p.m.fields[i]
 	name := f.label()
-	switch f.kind {
-	case kindText:
-		var dst *string
-		switch f.name {
-		case "request_id":
-			dst = &r.RequestID
-		case "response_id":
-			dst = &r.ResponseID
-		case "trace_id":
-			dst = &r.TraceID
+	switch d := p.targets[i].dst(r).(type) {
+	case *string:
+		if f.kind == kindLabel {
+			return p.labels.label(name, v, d)
 		}
-		return text(name, v, dst)
-	case kindLabel:
-		var dst *string
-		switch f.name {
-		case "error":
-			dst = &r.Error
-		case "model":
-			dst = &r.Model
-		case "use_case":
-			dst = &r.UseCase
-		case "client":
-			dst = &r.Client
-		case "region":
-			dst = &r.Region
-		}
-		return p.labels.label(name, v, dst)
-	case kindTime:
-		var dst *int64
-		switch f.name {
-		case "start":
-			dst = &r.Start
-		case "first_token":
-			dst = &r.FirstToken
-		case "end":
-			dst = &r.End
-		}
-		return f.time(name, v, dst)
-	case kindDuration:
-		if f.name == "e2e" {
-			return lgDurationField(name, v, f.scale, &r.E2ENS)
-		}
-		return lgDurationField(name, v, f.scale, &r.TTFTNS)
-	case kindCount:
-		if f.name == "prompt_tokens" {
-			return count32(name, v, &r.PromptTokens)
-		}
-		return count32(name, v, &r.OutputTokens)
-	case kindStatus:
-		return httpStatus(name, v, &r.Status)
-	case kindBool:
-		return boolean(name, v, func(b bool) { r.Streamed = boolPtr(b) })
+		return text(name, v, d)
+	case *int64:
+		return f.time(name, v, d)
+	case **int64:
+		return lgDurationField(name, v, f.scale, d)
+	case **int32:
+		return count32(name, v, d)
+	case *int32:
+		return httpStatus(name, v, d)
+	case **bool:
+		return boolean(name, v, func(b bool) { *d = boolPtr(b) })
 	}
 	return nil
 }

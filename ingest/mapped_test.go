@@ -124,9 +124,13 @@ func TestMappingErrors(t *testing.T) {
 		{"top.yaml", "tier: client\nformat: x\nfields: {request_id: id, start: t0, end: t1}\n",
 			`mapping DIR/top.yaml: yaml: unmarshal errors:` + "\n" + `  line 2: field format not found in type struct { Tier string "toml:\"tier\" yaml:\"tier\""; Fields map[string]interface {} "toml:\"fields\" yaml:\"fields\"" }`},
 		{"tier.toml", "[fields]\nrequest_id = \"id\"\nstart = \"t0\"\nend = \"t1\"\n",
-			`mapping DIR/tier.toml: tier: missing (tier = "client")`},
+			`mapping DIR/tier.toml: tier: missing (tier = "client", "gateway" or "server")`},
 		{"gw.toml", "tier = \"gateway\"\n[fields]\nrequest_id = \"id\"\n",
-			`mapping DIR/gw.toml: tier "gateway": only client mappings are supported so far`},
+			`mapping DIR/gw.toml: fields.start: missing (request_id, start, end must be mapped)`},
+		{"srv.toml", "tier = \"server\"\n[fields]\nrequest_id = \"id\"\narrival = \"t0\"\nupstream = \"u\"\n",
+			`mapping DIR/srv.toml: fields.upstream: unknown field (known: arrival, decode, e2e, end, engine_request_id, error, finish_reason, first_token, inference, model, output_tokens, prefill, prompt_tokens, queue, replica, request_id, scheduled, status, trace_id, ttft)`},
+		{"proxy.toml", "tier = \"proxy\"\n[fields]\n",
+			`mapping DIR/proxy.toml: tier "proxy": unknown (want client, gateway or server)`},
 		{"layout.toml", "tier = \"client\"\n[fields]\nrequest_id = \"id\"\nstart = { path = \"t0\", unit = \"2006-13-45\" }\nend = \"t1\"\n",
 			`mapping DIR/layout.toml: fields.start.unit: bad Go time layout "2006-13-45": parsing time …`},
 		{"mapping.json", "{}", `mapping DIR/mapping.json: want a .toml, .yaml or .yml file`},
@@ -219,7 +223,7 @@ func FuzzMapped(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		for _, m := range maps {
-			rows, _ := lgDecodeLines(t, &mappedClient{m: m, found: make([]bool, len(m.fields))}, in)
+			rows, _ := lgDecodeLines(t, newMappedParser(m, clientTargets), in)
 			for _, r := range rows {
 				if r.RequestID == "" || r.Start == 0 || r.End == 0 {
 					t.Fatalf("row without its required fields: %+v", r)
