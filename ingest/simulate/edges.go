@@ -164,6 +164,7 @@ func (s *sim) writeClientMapping(formats []string) error {
 			if err := os.WriteFile(path, []byte(clientMapping), 0o644); err != nil {
 				return fmt.Errorf("simulate: %w", err)
 			}
+			s.clientMapping = ClientMappingFile
 			return nil
 		}
 	}

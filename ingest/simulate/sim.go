@@ -195,27 +195,28 @@ func (h *eventHeap) pop() event {
 }
 
 type sim struct {
-	cfg      Config
-	rng      *rand.Rand
-	epochNs  int64
-	events   eventHeap
-	seq      uint64
-	made     int
-	clients  []*hostFile
-	clientW  []edgeWriter // per client: nil for native
-	gateways []*gateway
-	replicas []*replica
-	byModel  [][]*replica
-	files    []*hostFile
-	truth    *truthWriter
-	counts   [numImp]int
-	inFlight int
-	maxInFl  int
-	lastT    int64
-	line     jsonLine
-	err      error
-	lineFile *os.File      // server_lines.csv, when a replica writes another format
-	lineLog  *bufio.Writer // over lineFile
+	cfg           Config
+	rng           *rand.Rand
+	epochNs       int64
+	events        eventHeap
+	seq           uint64
+	made          int
+	clients       []*hostFile
+	clientW       []edgeWriter // per client: nil for native
+	clientMapping string       // ClientMappingFile when written
+	gateways      []*gateway
+	replicas      []*replica
+	byModel       [][]*replica
+	files         []*hostFile
+	truth         *truthWriter
+	counts        [numImp]int
+	inFlight      int
+	maxInFl       int
+	lastT         int64
+	line          jsonLine
+	err           error
+	lineFile      *os.File      // server_lines.csv, when a replica writes another format
+	lineLog       *bufio.Writer // over lineFile
 }
 
 func ms(x float64) int64 { return int64(math.Round(x * 1e6)) }

@@ -32,9 +32,12 @@ type ImperfectionCount struct {
 
 // Summary reports what Run wrote.
 type Summary struct {
-	Out               string
-	Requests          int
-	Files             []FileStat
+	Out      string
+	Requests int
+	Files    []FileStat
+	// ClientMapping is the mapping file of the jsonl clients (relative to
+	// Out), for ingest --map; empty when no client writes jsonl.
+	ClientMapping     string
 	Tiers             []TierStat // client, gateway, server
 	TruthRows         int
 	Imperfections     []ImperfectionCount // every kind, in ImperfectionKinds order
@@ -60,6 +63,7 @@ func (s *sim) summary() *Summary {
 		TruthRows:         s.truth.rows,
 		MaxInFlight:       s.maxInFl,
 		SimulatedDuration: time.Duration(s.lastT),
+		ClientMapping:     s.clientMapping,
 	}
 	tiers := map[string]*TierStat{}
 	for _, t := range tierNames {
@@ -95,6 +99,9 @@ func (s *Summary) Print(w io.Writer) error {
 	fmt.Fprintf(tw, "truth.parquet\t%d\t\n", s.TruthRows)
 	fmt.Fprintf(tw, "truth.csv\t%d\t\n", s.TruthRows)
 	fmt.Fprintf(tw, "clocks.csv\t%d\t\n", len(s.Clocks))
+	if s.ClientMapping != "" {
+		fmt.Fprintf(tw, "%s\t\t\tread client/*.app.jsonl with --client 'jsonl:GLOB' --map %s\n", s.ClientMapping, filepath.Join(s.Out, s.ClientMapping))
+	}
 	fmt.Fprintf(tw, "\ntier\tlines\trecords\n")
 	for _, t := range s.Tiers {
 		fmt.Fprintf(tw, "%s\t%d\t%d\n", t.Tier, t.Lines, t.Records)
