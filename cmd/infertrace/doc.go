@@ -9,7 +9,7 @@ Usage:
 	infertrace ingest   --client GLOB --gateway GLOB --server GLOB --out DIR
 	infertrace analyze  DIR
 	infertrace report   DIR [--by model,use_case] [--format md,html]
-	infertrace simulate --out DIR [--requests N] [--seed S] [--formats native,vllm-otlp,REPLICA=tgi,...]
+	infertrace simulate --out DIR [--requests N] [--seed S] [--formats vllm-otlp,gateway=envoy,client=aiperf,...]
 
 ingest streams each tier's logs into DIR/<tier>/*.parquet with every line
 accounted for in DIR/manifest.json and every rejected line in

@@ -38,7 +38,7 @@ var commands = []*command{
 	{"ingest", "ingest --client GLOB --gateway GLOB --server GLOB --out DIR", cmdIngest},
 	{"analyze", "analyze DIR", cmdAnalyze},
 	{"report", "report DIR [--by model,use_case] [--format md,html]", cmdReport},
-	{"simulate", "simulate --out DIR [--requests N] [--seed S] [--formats native,vllm-otlp,REPLICA=tgi,...]", cmdSimulate},
+	{"simulate", "simulate --out DIR [--requests N] [--seed S] [--formats vllm-otlp,gateway=envoy,gw-2=nginx,client=aiperf,...]", cmdSimulate},
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -318,7 +318,7 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&cfg.Out, "out", "", "output directory (required)")
 	fs.IntVar(&cfg.Requests, "requests", cfg.Requests, "number of client requests")
 	fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "random seed; the same seed writes the same files")
-	fs.StringSliceVar(&cfg.Formats, "formats", cfg.Formats, "server log formats: names the replicas cycle through, or REPLICA=FORMAT to pin one ("+strings.Join(simulate.SupportedFormats, ", ")+")")
+	fs.StringSliceVar(&cfg.Formats, "formats", cfg.Formats, "log formats per host: bare names cycle within their tier (server formats through the replicas), TIER=FORMAT sets a tier, HOST=FORMAT pins one host ("+strings.Join(simulate.SupportedFormats, ", ")+")")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
