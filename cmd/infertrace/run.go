@@ -318,7 +318,7 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&cfg.Out, "out", "", "output directory (required)")
 	fs.IntVar(&cfg.Requests, "requests", cfg.Requests, "number of client requests")
 	fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "random seed; the same seed writes the same files")
-	fs.StringSliceVar(&cfg.Formats, "formats", cfg.Formats, "log formats per host: bare names cycle within their tier (server formats through the replicas), TIER=FORMAT sets a tier, HOST=FORMAT pins one host ("+strings.Join(simulate.SupportedFormats, ", ")+")")
+	fs.StringSliceVar(&cfg.Formats, "formats", cfg.Formats, "log formats per host: bare names cycle within their tier (server formats through the replicas), TIER=FORMAT sets a tier, HOST=FORMAT pins one host (server: "+strings.Join(simulate.SupportedFormats, ", ")+"; gateway: "+strings.Join(simulate.GatewayFormats, ", ")+"; client: "+strings.Join(simulate.ClientFormats, ", ")+")")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
