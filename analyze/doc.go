@@ -1,8 +1,12 @@
 // Package analyze owns the analysis half of infertrace. It opens an
 // in-process DuckDB over the typed Parquet that ingest writes and
 //
-//   - Run: joins the client, gateway and server tiers by request ID into
-//     DIR/requests.parquet (queries/requests.sql), one row per request with
+//   - Run: joins the client, gateway and server tiers into
+//     DIR/requests.parquet (queries/requests.sql): by request ID, else a
+//     client's response ID mapped back to the request ID vLLM built it
+//     from, else by trace ID where each tier's records of a trace pair up;
+//     a record that joins nothing is a request of its own, never merged
+//     with other ID-less records. One row per request with
 //     its latency attributed to network, application, queue and model, and
 //     server time split further into prefill, decode and server overhead
 //     where the server logged them. Server measures come from the record's

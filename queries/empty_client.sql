@@ -15,6 +15,11 @@ SELECT
     NULL::VARCHAR      AS region,
     NULL::INTEGER      AS prompt_tokens,
     NULL::INTEGER      AS output_tokens,
+    NULL::BIGINT       AS e2e_ns,            -- send to last byte, timed by the client (monotonic)
+    NULL::BIGINT       AS ttft_ns,           -- send to first token, timed by the client
+    NULL::VARCHAR      AS response_id,       -- the response body's id (vLLM: chatcmpl-<request ID>)
+    NULL::VARCHAR      AS trace_id,
+    NULL::VARCHAR      AS format,
     NULL::VARCHAR      AS source_file,
     NULL::BIGINT       AS source_line
 LIMIT 0

@@ -1,12 +1,54 @@
--- requests.sql: one row per request ID seen in any tier, joined from the
--- client, gateway and server views that analyze registers. analyze writes the
--- result to DIR/requests.parquet.
+-- requests.sql: one row per request, joined from the client, gateway and
+-- server views that analyze registers. analyze writes the result to
+-- DIR/requests.parquet.
+--
+-- Joins: which records are one request. An empty request ID ('') is no ID:
+-- records without one never join each other by ID. Each record gets a
+-- request key, the request_id column of the output:
+--   * server: its request ID (TGI rows get theirs by time, see below);
+--   * gateway: its own request ID; else the ID of the server record of the
+--     same trace (trace matching, below); else 'trace:<trace_id>' (with
+--     '#n' when the trace holds n > 1 gateway records), so a client can
+--     still join it by trace; else 'unjoined:<file>:<line>';
+--   * client, in order: its request ID when a gateway or server record has
+--     that key ('id'); else its response_id mapped back to the request ID
+--     vLLM built it from, when a gateway or server record has that key
+--     ('response_id'); else the key of the gateway record of the same
+--     trace, or, for traces the gateway did not log, of the server record
+--     ('trace_id' / 'trace_order'); else its own request ID, else
+--     'unjoined:<file>:<line>' ('none'). A client request ID that joins
+--     nothing (GuideLLM's own IDs, which it never sends) keeps the row apart
+--     without joining anything.
+--   <file>:<line> is the record's source; records sharing one source (the
+--   rows of one JSON document, the spans of one OTLP line) add '#n' in the
+--   order of their values. Nothing is lost and nothing collapses.
+--   Response IDs: vLLM answers with "chatcmpl-" + the request ID (chat) or
+--   "cmpl-" + the request ID + "-<prompt index>" (completions); the rule is
+--   that of vllmRequestID in ingest/vllm_otlp.go for external IDs:
+--   "chatcmpl-X" -> X (X not empty), "cmpl-X-<digits>" -> X (the last index
+--   only), "cmpl-X" -> X, anything else unchanged (client_m below).
+--   Trace matching pairs the records of two tiers that carry one trace ID:
+--   on each tier its records in the trace are numbered by start on that
+--   tier's own clock (client and gateway start_time, server arrival_time;
+--   never compared across tiers), and record k of one tier joins record k
+--   of the other only when both tiers hold the same number of records in
+--   the trace: 'trace_id' when that number is 1, 'trace_order' when it is
+--   larger. A trace with different numbers on the two tiers is ambiguous
+--   and joins nothing by trace. Gateway records are matched to server
+--   records among all gateway records of the trace; client records among
+--   the kept gateway records (after the retry choice below).
+--   client_join says how the client record joined the request: 'id',
+--   'response_id', 'trace_id', 'trace_order', or 'none' when the request
+--   has no other tier; gateway_join the same for the gateway record:
+--   'id', 'trace_id' / 'trace_order' (to the server, else the client's
+--   join to it), or 'none'; NULL without a record on the tier.
+--   client_format, gateway_format: the format of the kept record.
 --
 -- Duplicates and retries (applied to each tier on its own, before the join):
 --   * Exact duplicates, i.e. records whose columns are all equal except
 --     source_file/source_line, collapse to one record. Its source is the
 --     first occurrence (lowest file name, then lowest line).
---   * When one tier still holds several distinct records for one request ID
+--   * When one tier still holds several distinct records for one request key
 --     (a retry that reused the ID), only the latest attempt is kept, on that
 --     tier's own clock: latest start_time (client, gateway) or arrival_time
 --     (server), ties broken by latest end_time, then by the later source
@@ -72,9 +114,21 @@
 --                 prefill_ns is logged: the same overhead before the first
 --                 token.
 --
+-- Client measures: clients that time on a monotonic clock log durations
+-- rather than instants (vllm-bench; AIPerf logs both):
+--   client_e2e  = client end - client start,        else e2e_ns
+--   client_ttft = client first_token - client start, else ttft_ns
+-- Gateway views of TTFT, shown next to client and server TTFT and never part
+-- of the four-component split (neither is a difference the split uses):
+--   gateway_ttft_ms          = the gateway's own logged TTFT (ttft_ns:
+--                              Envoy AI Gateway, Kong)
+--   gateway_upstream_ttfb_ms = gateway upstream_first_byte -
+--                              upstream_start (same clock): from forwarding
+--                              to the first byte of the server's response
+--
 -- Latency components, in ms; NULL whenever a needed tier or time is
 -- missing, never guessed:
---   client_e2e_ms  = client end - client start
+--   client_e2e_ms  = client_e2e
 --   gateway_e2e_ms = gateway end - gateway start
 --   server_e2e_ms  = server_e2e
 --   network_ms     = client_e2e - gateway_e2e
@@ -92,7 +146,7 @@
 --   (server_overhead cancels: it is added to application and taken out of
 --   model).
 -- Time to first token, in ms:
---   client_ttft_ms      = client first_token - client start
+--   client_ttft_ms      = client_ttft
 --   server_ttft_ms      = server_ttft
 --   ttft_queue_ms       = queue_ms
 --   ttft_model_ms       = prefill_ns when ttft_server_overhead is known,
@@ -157,40 +211,49 @@
 --   record on each tier (NULL without a record or a source file), to find
 --   the raw log line of a request.
 -- anomaly: the reasons (joined with '; ') why a row is suspect: a tier's own
---   times out of order, a negative duration the server logged, a negative
+--   times out of order, a negative duration a tier logged, a negative
 --   server overhead, or a cross-tier component below zero. Anomalous rows
 --   are kept.
 WITH
+-- Every distinct record of a tier (exact duplicates collapsed, '' IDs read
+-- as none), with ref, its source 'file:line' made unique: rows that share
+-- one source location (a JSON document's rows, several spans of one OTLP
+-- line) get '#n' in the order of their values.
 client_u AS (
-    SELECT * EXCLUDE (source_file, source_line),
-           min({'file': source_file, 'line': source_line}) AS src
-    FROM client
-    GROUP BY ALL
-),
-client_k AS (
-    SELECT *, count(*) OVER (PARTITION BY request_id) AS n_records
-    FROM client_u
-    QUALIFY row_number() OVER (
-        PARTITION BY request_id
-        ORDER BY start_time DESC NULLS LAST, end_time DESC NULLS LAST, src DESC) = 1
+    SELECT *,
+           concat(coalesce(src.file, '?'), ':', coalesce(src.line::VARCHAR, '?'),
+                  CASE WHEN count(*) OVER (PARTITION BY src) > 1
+                       THEN '#' || row_number() OVER (PARTITION BY src ORDER BY x) END) AS ref
+    FROM (
+        SELECT * EXCLUDE (source_file, source_line),
+               min({'file': source_file, 'line': source_line}) AS src
+        FROM (SELECT * REPLACE (nullif(request_id, '') AS request_id,
+                                nullif(response_id, '') AS response_id,
+                                nullif(trace_id, '') AS trace_id)
+              FROM client)
+        GROUP BY ALL
+    ) AS x
 ),
 gateway_u AS (
-    SELECT * EXCLUDE (source_file, source_line),
-           min({'file': source_file, 'line': source_line}) AS src
-    FROM gateway
-    GROUP BY ALL
-),
-gateway_k AS (
-    SELECT *, count(*) OVER (PARTITION BY request_id) AS n_records
-    FROM gateway_u
-    QUALIFY row_number() OVER (
-        PARTITION BY request_id
-        ORDER BY start_time DESC NULLS LAST, end_time DESC NULLS LAST, src DESC) = 1
+    SELECT *,
+           concat(coalesce(src.file, '?'), ':', coalesce(src.line::VARCHAR, '?'),
+                  CASE WHEN count(*) OVER (PARTITION BY src) > 1
+                       THEN '#' || row_number() OVER (PARTITION BY src ORDER BY x) END) AS ref
+    FROM (
+        SELECT * EXCLUDE (source_file, source_line),
+               min({'file': source_file, 'line': source_line}) AS src
+        FROM (SELECT * REPLACE (nullif(request_id, '') AS request_id,
+                                nullif(trace_id, '') AS trace_id)
+              FROM gateway)
+        GROUP BY ALL
+    ) AS x
 ),
 server_u AS (
     SELECT * EXCLUDE (source_file, source_line),
            min({'file': source_file, 'line': source_line}) AS src
-    FROM server
+    FROM (SELECT * REPLACE (nullif(request_id, '') AS request_id,
+                            nullif(trace_id, '') AS trace_id)
+          FROM server)
     WHERE request_id IS NOT NULL AND format IS DISTINCT FROM 'vllm-log'
     GROUP BY ALL
 ),
@@ -200,6 +263,120 @@ server_k AS (
     QUALIFY row_number() OVER (
         PARTITION BY request_id
         ORDER BY arrival_time DESC NULLS LAST, end_time DESC NULLS LAST, src DESC) = 1
+),
+-- Trace matching (see the header): the records of each tier within one
+-- trace, numbered by start on that tier's own clock.
+gateway_tr AS (
+    SELECT ref, trace_id,
+           row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, src, ref) AS rk,
+           count(*) OVER (PARTITION BY trace_id) AS n
+    FROM gateway_u
+    WHERE trace_id IS NOT NULL
+),
+server_tr AS (
+    SELECT request_id, trace_id,
+           row_number() OVER (PARTITION BY trace_id ORDER BY arrival_time NULLS LAST, src) AS rk,
+           count(*) OVER (PARTITION BY trace_id) AS n
+    FROM server_k
+    WHERE trace_id IS NOT NULL
+),
+gateway_server_tr AS (
+    SELECT g.ref, s.request_id AS key,
+           CASE WHEN g.n = 1 THEN 'trace_id' ELSE 'trace_order' END AS how
+    FROM gateway_tr AS g
+    JOIN server_tr AS s ON s.trace_id = g.trace_id AND s.n = g.n AND s.rk = g.rk
+),
+-- Each gateway record's request key and how it was found.
+gateway_j AS (
+    SELECT g.*,
+           CASE WHEN g.request_id IS NOT NULL THEN g.request_id
+                WHEN gs.key IS NOT NULL THEN gs.key
+                WHEN gt.n = 1 THEN 'trace:' || g.trace_id
+                WHEN gt.n > 1 THEN 'trace:' || g.trace_id || '#' || gt.rk
+                ELSE 'unjoined:' || g.ref END AS key,
+           CASE WHEN g.request_id IS NOT NULL THEN 'id'
+                ELSE coalesce(gs.how, 'none') END AS how
+    FROM gateway_u AS g
+    LEFT JOIN gateway_server_tr AS gs ON gs.ref = g.ref
+    LEFT JOIN gateway_tr AS gt ON gt.ref = g.ref
+),
+gateway_k AS (
+    SELECT * REPLACE (key AS request_id), request_id AS own_id,
+           count(*) OVER (PARTITION BY key) AS n_records
+    FROM gateway_j
+    QUALIFY row_number() OVER (
+        PARTITION BY key
+        ORDER BY start_time DESC NULLS LAST, end_time DESC NULLS LAST, src DESC) = 1
+),
+-- The keys a client record can join: kept gateway and server records.
+join_keys AS (
+    SELECT request_id AS key FROM gateway_k
+    UNION
+    SELECT request_id FROM server_k
+),
+client_tr AS (
+    SELECT ref, trace_id,
+           row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, src, ref) AS rk,
+           count(*) OVER (PARTITION BY trace_id) AS n
+    FROM client_u
+    WHERE trace_id IS NOT NULL
+),
+client_gateway_tr AS (
+    SELECT c.ref, g.request_id AS key,
+           CASE WHEN c.n = 1 THEN 'trace_id' ELSE 'trace_order' END AS how
+    FROM client_tr AS c
+    JOIN (SELECT request_id, trace_id,
+                 row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, src, ref) AS rk,
+                 count(*) OVER (PARTITION BY trace_id) AS n
+          FROM gateway_k WHERE trace_id IS NOT NULL) AS g
+      ON g.trace_id = c.trace_id AND g.n = c.n AND g.rk = c.rk
+),
+client_server_tr AS (
+    SELECT c.ref, s.request_id AS key,
+           CASE WHEN c.n = 1 THEN 'trace_id' ELSE 'trace_order' END AS how
+    FROM client_tr AS c
+    JOIN server_tr AS s ON s.trace_id = c.trace_id AND s.n = c.n AND s.rk = c.rk
+    -- a trace the gateway logged is matched to the gateway only
+    WHERE c.trace_id NOT IN (SELECT trace_id FROM gateway_k WHERE trace_id IS NOT NULL)
+),
+-- A client's response_id mapped back to the request ID vLLM built it from
+-- (the one definition of that rule in SQL; see the header).
+client_m AS (
+    SELECT *,
+           CASE WHEN starts_with(response_id, 'chatcmpl-') AND response_id <> 'chatcmpl-'
+                    THEN substr(response_id, 10)
+                WHEN regexp_matches(response_id, '(?s)^cmpl-.+-[0-9]+$')
+                    THEN regexp_extract(response_id, '(?s)^cmpl-(.+)-[0-9]+$', 1)
+                WHEN starts_with(response_id, 'cmpl-') AND response_id <> 'cmpl-'
+                    THEN substr(response_id, 6)
+                ELSE response_id END AS response_request_id
+    FROM client_u
+),
+client_j AS (
+    SELECT c.* EXCLUDE (response_request_id),
+           CASE WHEN k1.key IS NOT NULL THEN c.request_id
+                WHEN k2.key IS NOT NULL THEN k2.key
+                WHEN cg.key IS NOT NULL THEN cg.key
+                WHEN cs.key IS NOT NULL THEN cs.key
+                ELSE coalesce(c.request_id, 'unjoined:' || c.ref) END AS key,
+           CASE WHEN k1.key IS NOT NULL THEN 'id'
+                WHEN k2.key IS NOT NULL THEN 'response_id'
+                WHEN cg.key IS NOT NULL THEN cg.how
+                WHEN cs.key IS NOT NULL THEN cs.how
+                ELSE 'none' END AS how
+    FROM client_m AS c
+    LEFT JOIN join_keys AS k1 ON k1.key = c.request_id
+    LEFT JOIN join_keys AS k2 ON k2.key = c.response_request_id
+    LEFT JOIN client_gateway_tr AS cg ON cg.ref = c.ref
+    LEFT JOIN client_server_tr AS cs ON cs.ref = c.ref
+),
+client_k AS (
+    SELECT * REPLACE (key AS request_id), request_id AS own_id,
+           count(*) OVER (PARTITION BY key) AS n_records
+    FROM client_j
+    QUALIFY row_number() OVER (
+        PARTITION BY key
+        ORDER BY start_time DESC NULLS LAST, end_time DESC NULLS LAST, src DESC) = 1
 ),
 -- vLLM text-log annotations: per request ID, how many lines, and the
 -- finish_reason and error of the latest line (by source) that has one.
@@ -340,6 +517,10 @@ j AS (
         coalesce(c.error, s.error, a.error) AS error,
         s.format AS server_format,
         CASE WHEN s.request_id IS NOT NULL THEN coalesce(s.joined_by, 'id') END AS server_join,
+        c.how AS c_how,
+        g.how AS g_how,
+        c.format AS client_format,
+        g.format AS gateway_format,
         s.match_candidates AS server_match_candidates,
         coalesce(a.n_annotations, 0) AS server_annotations,
         coalesce(c.output_tokens, s.output_tokens) AS received_tokens,
@@ -349,6 +530,8 @@ j AS (
         epoch_ns(c.end_time) - epoch_ns(c.start_time)                   AS c_e2e,
         epoch_ns(c.first_token_time) - epoch_ns(c.start_time)           AS c_ttft,
         epoch_ns(c.end_time) - epoch_ns(c.first_token_time)             AS c_stream,
+        c.e2e_ns AS c_e2e_ns, c.ttft_ns AS c_ttft_ns, g.ttft_ns AS g_ttft_ns,
+        epoch_ns(g.upstream_first_byte_time) - epoch_ns(g.upstream_start_time) AS g_ttfb,
         epoch_ns(g.end_time) - epoch_ns(g.start_time)                   AS g_e2e,
         epoch_ns(g.upstream_start_time) - epoch_ns(g.start_time)        AS g_pre,
         epoch_ns(g.upstream_end_time) - epoch_ns(g.upstream_start_time) AS g_upstream,
@@ -372,9 +555,12 @@ j AS (
     LEFT JOIN cold AS cd ON cd.request_id = i.request_id
     LEFT JOIN burst AS b ON b.request_id = i.request_id
 ),
--- Server measures: instants first, else the server's own durations.
+-- Server measures: instants first, else the server's own durations; the
+-- client's the same way.
 m AS (
     SELECT *,
+        coalesce(c_e2e, c_e2e_ns)                     AS cl_e2e,
+        coalesce(c_ttft, c_ttft_ns)                   AS cl_ttft,
         coalesce(s_e2e, e2e_ns)                       AS sv_e2e,
         coalesce(s_queue, queue_ns)                   AS sv_queue,
         coalesce(s_ttft, ttft_ns)                     AS sv_ttft,
@@ -392,13 +578,13 @@ o AS (
 -- Cross-tier components, still in integer nanoseconds.
 k AS (
     SELECT *,
-        c_e2e - g_e2e                                 AS network_ns,
+        cl_e2e - g_e2e                                AS network_ns,
         g_e2e - sv_e2e + coalesce(sv_overhead, 0)     AS application_ns,
         CASE WHEN sv_overhead IS NOT NULL THEN sv_work
              ELSE coalesce(sv_e2e - sv_queue, s_model, inference_ns) END AS model_ns,
         CASE WHEN sv_ttft IS NOT NULL
              THEN g_pre + (g_upstream - sv_e2e) + coalesce(sv_ttft_overhead, 0) END AS ttft_application_ns,
-        c_ttft - sv_ttft - (g_pre + (g_upstream - sv_e2e)) AS ttft_network_ns,
+        cl_ttft - sv_ttft - (g_pre + (g_upstream - sv_e2e)) AS ttft_network_ns,
         CASE WHEN sv_ttft IS NOT NULL THEN sv_queue END AS ttft_queue_ns,
         CASE WHEN sv_ttft_overhead IS NOT NULL THEN prefill_ns
              ELSE coalesce(sv_ttft - sv_queue, s_ttft_model) END AS ttft_model_ns,
@@ -430,6 +616,15 @@ SELECT
     server_format,
     server_join,
     server_match_candidates,
+    CASE WHEN has_client THEN
+        CASE WHEN has_gateway OR has_server THEN c_how ELSE 'none' END END AS client_join,
+    CASE WHEN has_gateway THEN
+        CASE WHEN NOT has_client AND NOT has_server THEN 'none'
+             WHEN g_how <> 'none' THEN g_how
+             WHEN has_client THEN c_how
+             ELSE 'none' END END AS gateway_join,
+    client_format,
+    gateway_format,
     server_annotations,
     CASE WHEN is_cold THEN 'cold'
          WHEN rate_ratio >= 2 THEN 'burst'
@@ -441,7 +636,7 @@ SELECT
          WHEN concurrency <= 8 THEN '5-8'
          WHEN concurrency <= 16 THEN '9-16'
          ELSE '17+' END AS concurrency_bucket,
-    c_e2e / 1e6               AS client_e2e_ms,
+    cl_e2e / 1e6              AS client_e2e_ms,
     g_e2e / 1e6               AS gateway_e2e_ms,
     sv_e2e / 1e6              AS server_e2e_ms,
     network_ns / 1e6          AS network_ms,
@@ -451,7 +646,9 @@ SELECT
     sv_prefill / 1e6          AS prefill_ms,
     sv_decode / 1e6           AS decode_ms,
     sv_overhead / 1e6         AS server_overhead_ms,
-    c_ttft / 1e6              AS client_ttft_ms,
+    cl_ttft / 1e6             AS client_ttft_ms,
+    g_ttft_ns / 1e6           AS gateway_ttft_ms,
+    g_ttfb / 1e6              AS gateway_upstream_ttfb_ms,
     sv_ttft / 1e6             AS server_ttft_ms,
     ttft_network_ns / 1e6     AS ttft_network_ms,
     ttft_application_ns / 1e6 AS ttft_application_ms,
@@ -465,10 +662,13 @@ SELECT
         CASE WHEN c_e2e < 0 THEN 'client end before start' END,
         CASE WHEN c_ttft < 0 THEN 'client first_token before start' END,
         CASE WHEN c_stream < 0 THEN 'client end before first_token' END,
+        CASE WHEN least(c_e2e_ns, c_ttft_ns) < 0 THEN 'negative client duration logged' END,
         CASE WHEN g_e2e < 0 THEN 'gateway end before start' END,
         CASE WHEN g_pre < 0 THEN 'gateway upstream_start before start' END,
         CASE WHEN g_upstream < 0 THEN 'gateway upstream_end before upstream_start' END,
         CASE WHEN g_post < 0 THEN 'gateway end before upstream_end' END,
+        CASE WHEN g_ttfb < 0 THEN 'gateway upstream first byte before upstream_start' END,
+        CASE WHEN g_ttft_ns < 0 THEN 'negative gateway duration logged' END,
         CASE WHEN s_queue < 0 THEN 'server scheduled before arrival' END,
         CASE WHEN s_ttft_model < 0 THEN 'server first_token before scheduled' END,
         CASE WHEN s_decode < 0 THEN 'server end before first_token' END,

@@ -45,6 +45,13 @@ type Client struct {
 	Client, Region         string
 	PromptTokens, Output   *int
 	Line                   int
+	// Durations the client measured, in ms (written as ns; never shifted
+	// by a clock offset); nil is NULL.
+	E2E, TTFT  T
+	ResponseID string
+	TraceID    string
+	Format     string // empty: "native"
+	File       string // empty: "logs/client.jsonl"
 }
 
 // Gateway is one gateway record.
@@ -54,6 +61,11 @@ type Gateway struct {
 	Status                                 *int
 	Route, Upstream, Gateway               string
 	Line                                   int
+	UpstreamFirstByte                      T
+	TTFT                                   T // the gateway's logged TTFT in ms; nil is NULL
+	TraceID                                string
+	Format                                 string // empty: "native"
+	File                                   string // empty: "logs/gateway.log"
 }
 
 // Server is one inference-server record.
@@ -71,6 +83,7 @@ type Server struct {
 	Error                                        string
 	Format                                       string // empty: "native"
 	File                                         string // empty: "logs/server.jsonl"
+	TraceID                                      string
 }
 
 // Fixture is the content of one ingest directory.
@@ -110,6 +123,12 @@ func str(s string) string {
 	if s == "" {
 		return "NULL::VARCHAR"
 	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'::VARCHAR"
+}
+
+// id writes a client or gateway request ID as ingest does: a required
+// column, ” when the format logs none.
+func id(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'::VARCHAR"
 }
 
@@ -156,25 +175,29 @@ func Write(ctx context.Context, dir string, f Fixture, off Offsets) error {
 	var rows []string
 	for _, c := range f.Clients {
 		rows = append(rows, "("+strings.Join([]string{
-			str(c.ID), ts(c.Start, off.Client, f.TimestampTZ), ts(c.FirstToken, off.Client, f.TimestampTZ), ts(c.End, off.Client, f.TimestampTZ),
+			id(c.ID), ts(c.Start, off.Client, f.TimestampTZ), ts(c.FirstToken, off.Client, f.TimestampTZ), ts(c.End, off.Client, f.TimestampTZ),
 			integer(c.Status), "NULL::VARCHAR", boolean(c.Streamed), str(c.Model), str(c.UseCase),
 			str(c.Client), str(c.Region), integer(c.PromptTokens), integer(c.Output),
-			str("logs/client.jsonl"), line(c.Line)}, ", ")+")")
+			nanos(c.E2E), nanos(c.TTFT), str(c.ResponseID), str(c.TraceID), str(or(c.Format, "native")),
+			str(or(c.File, "logs/client.jsonl")), line(c.Line)}, ", ")+")")
 	}
 	if err := copyTier(ctx, db, dir, "client", rows,
-		"request_id, start_time, first_token_time, end_time, status, error, streamed, model, use_case, client, region, prompt_tokens, output_tokens, source_file, source_line"); err != nil {
+		"request_id, start_time, first_token_time, end_time, status, error, streamed, model, use_case, client, region, prompt_tokens, output_tokens, "+
+			"e2e_ns, ttft_ns, response_id, trace_id, format, source_file, source_line"); err != nil {
 		return err
 	}
 
 	rows = nil
 	for _, g := range f.Gateways {
 		rows = append(rows, "("+strings.Join([]string{
-			str(g.ID), ts(g.Start, off.Gateway, f.TimestampTZ), ts(g.End, off.Gateway, f.TimestampTZ), ts(g.UpstreamStart, off.Gateway, f.TimestampTZ),
+			id(g.ID), ts(g.Start, off.Gateway, f.TimestampTZ), ts(g.End, off.Gateway, f.TimestampTZ), ts(g.UpstreamStart, off.Gateway, f.TimestampTZ),
 			ts(g.UpstreamEnd, off.Gateway, f.TimestampTZ), integer(g.Status), str(g.Route), str(g.Upstream), str(g.Gateway),
-			str("logs/gateway.log"), line(g.Line)}, ", ")+")")
+			ts(g.UpstreamFirstByte, off.Gateway, f.TimestampTZ), nanos(g.TTFT), str(g.TraceID), str(or(g.Format, "native")),
+			str(or(g.File, "logs/gateway.log")), line(g.Line)}, ", ")+")")
 	}
 	if err := copyTier(ctx, db, dir, "gateway", rows,
-		"request_id, start_time, end_time, upstream_start_time, upstream_end_time, status, route, upstream, gateway, source_file, source_line"); err != nil {
+		"request_id, start_time, end_time, upstream_start_time, upstream_end_time, status, route, upstream, gateway, "+
+			"upstream_first_byte_time, ttft_ns, trace_id, format, source_file, source_line"); err != nil {
 		return err
 	}
 
@@ -185,12 +208,12 @@ func Write(ctx context.Context, dir string, f Fixture, off Offsets) error {
 			ts(s.End, off.Server, f.TimestampTZ), str(s.Model), str(s.Replica), integer(s.PromptTokens), integer(s.Output),
 			str(s.FinishReason), integer(s.Status),
 			nanos(s.E2E), nanos(s.Queue), nanos(s.TTFT), nanos(s.Prefill), nanos(s.Decode), nanos(s.Inference),
-			str(s.Error), str(or(s.Format, "native")),
+			str(s.Error), str(or(s.Format, "native")), str(s.TraceID),
 			str(or(s.File, "logs/server.jsonl")), line(s.Line)}, ", ")+")")
 	}
 	if err := copyTier(ctx, db, dir, "server", rows,
 		"request_id, arrival_time, scheduled_time, first_token_time, end_time, model, replica, prompt_tokens, output_tokens, finish_reason, status, "+
-			"e2e_ns, queue_ns, ttft_ns, prefill_ns, decode_ns, inference_ns, error, format, source_file, source_line"); err != nil {
+			"e2e_ns, queue_ns, ttft_ns, prefill_ns, decode_ns, inference_ns, error, format, trace_id, source_file, source_line"); err != nil {
 		return err
 	}
 
