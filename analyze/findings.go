@@ -106,6 +106,7 @@ func findings(r *Result) []string {
 			out = append(out, fmt.Sprintf("%d of %d requests have no %s record, so their %s are unknown (shown as –, never estimated).", miss, cov.Requests, t.name, t.lost))
 		}
 	}
+	out = append(out, joinFindings(r)...)
 	if r.Anomalous > 0 {
 		out = append(out, fmt.Sprintf("%s anomalous (a tier's own times out of order or a negative component); kept, and counted by reason under Anomalies.", plural(r.Anomalous, "request is", "requests are")))
 	}
@@ -271,6 +272,56 @@ func coldReplicas(r *Result) []string {
 // formatFindings says how records of server formats without a request ID
 // were matched, what annotation records added, and which formats the split
 // of server time comes from.
+// methodNames words the join methods of requests.sql.
+var methodNames = map[string]string{
+	"id":          "by request ID",
+	"response_id": "by response ID (mapped back to the request ID)",
+	"trace_id":    "by trace ID",
+	"trace_order": "by trace ID in start order (several records in one trace)",
+	"time":        "matched by time",
+}
+
+// joinFindings states the join rate of each pair of tiers that both have
+// records, by method, and the client and gateway records that joined
+// nothing (server records without an ID are worded by formatFindings).
+func joinFindings(r *Result) []string {
+	var out []string
+	for _, p := range r.Joins {
+		if p.LeftTotal == 0 || p.RightTotal == 0 {
+			continue
+		}
+		var by []string
+		for _, m := range p.Methods {
+			name := methodNames[m.Method]
+			if name == "" {
+				name = "by " + m.Method
+			}
+			by = append(by, fmt.Sprintf("%d %s", m.Requests, name))
+		}
+		how := ""
+		if len(by) > 0 {
+			how = ": " + strings.Join(by, ", ")
+		}
+		out = append(out, fmt.Sprintf("%s↔%s: %d requests joined, %.1f%% of the %d with a %s record and %.1f%% of the %d with a %s record%s.",
+			p.Left, p.Right, p.Joined, 100*float64(p.Joined)/float64(p.LeftTotal), p.LeftTotal, p.Left,
+			100*float64(p.Joined)/float64(p.RightTotal), p.RightTotal, p.Right, how))
+	}
+	tiers := 0
+	for _, n := range []int64{r.Coverage.Client, r.Coverage.Gateway, r.Coverage.Server} {
+		if n > 0 {
+			tiers++
+		}
+	}
+	for _, u := range r.Unjoined {
+		if u.Tier == "server" || u.NotJoined == 0 || tiers < 2 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%d of %d %s records of format %s joined no other tier (no request ID, response ID or trace that matched); each is a request of its own, never merged with another.",
+			u.NotJoined, u.Records, u.Tier, u.Format))
+	}
+	return out
+}
+
 func formatFindings(r *Result) []string {
 	var out, timed []string
 	for _, f := range r.ServerFormats {

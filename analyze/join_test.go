@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"fmt"
+
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
@@ -284,4 +286,52 @@ func TestClientAndGatewayDurations(t *testing.T) {
 	})
 	checkMs(t, rows, "aiperf-1", map[string]float64{"client_e2e_ms": 1000, "client_ttft_ms": 300,
 		"gateway_ttft_ms": null, "gateway_upstream_ttfb_ms": null})
+}
+
+// The summary gives each pair of tiers its join rate by method and, per tier
+// and format, the records that joined nothing.
+func TestSummarizeJoins(t *testing.T) {
+	var f analyzetest.Fixture
+	for i, id := range []string{"r1", "r2", "r3"} {
+		g, s := gwSrv(id, int64(i)*5000, i+1)
+		f.Gateways = append(f.Gateways, g)
+		f.Servers = append(f.Servers, s)
+	}
+	f.Servers = append(f.Servers, analyzetest.Server{Format: "trtllm", Arrival: analyzetest.At(100), End: analyzetest.At(200), Line: 9})
+	f.Clients = []analyzetest.Client{
+		{ID: "r1", Start: analyzetest.At(0), End: analyzetest.At(1000), Format: "aiperf", Line: 1},
+		{ResponseID: "chatcmpl-r2", Start: analyzetest.At(5000), End: analyzetest.At(6000), Format: "genai-perf", Line: 2},
+		{ResponseID: "chatcmpl-nowhere", Start: analyzetest.At(7000), End: analyzetest.At(7100), Format: "genai-perf", Line: 3},
+		{Start: analyzetest.At(8000), End: analyzetest.At(8100), Format: "genai-perf", Line: 4},
+	}
+	r := summarize(t, f)
+	// 6 requests: r1, r2, r3, two unjoined client rows; the trtllm row is in
+	// none. client-gateway: 2 joined of 4 client and 3 gateway requests.
+	want := []JoinPair{
+		{Pair: "client-gateway", Left: "client", Right: "gateway", Joined: 2, LeftTotal: 4, RightTotal: 3,
+			Methods: []MethodCount{{"id", 1}, {"response_id", 1}}},
+		{Pair: "gateway-server", Left: "gateway", Right: "server", Joined: 3, LeftTotal: 3, RightTotal: 3,
+			Methods: []MethodCount{{"id", 3}}},
+		{Pair: "client-server", Left: "client", Right: "server", Joined: 2, LeftTotal: 4, RightTotal: 3,
+			Methods: []MethodCount{{"id", 1}, {"response_id", 1}}},
+	}
+	if fmt.Sprint(r.Joins) != fmt.Sprint(want) {
+		t.Errorf("Joins = %v\nwant %v", r.Joins, want)
+	}
+	wantU := []UnjoinedRows{
+		{"client", "aiperf", 1, 0},
+		{"client", "genai-perf", 3, 2},
+		{"gateway", "native", 3, 0},
+		{"server", "native", 3, 0},
+		{"server", "trtllm", 1, 1},
+	}
+	if fmt.Sprint(r.Unjoined) != fmt.Sprint(wantU) {
+		t.Errorf("Unjoined = %v\nwant %v", r.Unjoined, wantU)
+	}
+	if !containsText(r.Findings, "client↔gateway: 2 requests joined, 50.0% of the 4 with a client record and 66.7% of the 3 with a gateway record: 1 by request ID, 1 by response ID") {
+		t.Errorf("no client↔gateway join finding in %q", r.Findings)
+	}
+	if !containsText(r.Findings, "2 of 3 client records of format genai-perf joined no other tier") {
+		t.Errorf("no unjoined finding in %q", r.Findings)
+	}
 }

@@ -22,11 +22,13 @@ const (
 // starts and stops, on which tier's clock, for which requests, and how it is
 // aggregated.
 var Protocol = []ProtocolEntry{
-	{"Client E2E", "client_e2e_ms", "client start_time (request sent)", "client end_time (last byte received)", "client", "requests with a client record, streamed or not", quantileMethod},
+	{"Client E2E", "client_e2e_ms", "client start_time (request sent)", "client end_time (last byte received); else the client's logged end-to-end duration (clients timing on a monotonic clock: vllm-bench)", "client", "requests with a client record, streamed or not", quantileMethod},
 	{"Gateway E2E", "gateway_e2e_ms", "gateway start_time (request received)", "gateway end_time (response fully sent)", "gateway", "requests with a gateway record", quantileMethod},
 	{"Server E2E (inference only)", "server_e2e_ms", "server arrival_time", "server end_time; else the server's logged end-to-end duration", "server", "requests with a server record", quantileMethod},
-	{"Client TTFT", "client_ttft_ms", "client start_time", "client first_token_time (first content token received)", "client", "streamed requests with a client first-token time", quantileMethod},
+	{"Client TTFT", "client_ttft_ms", "client start_time", "client first_token_time (first content token received); else the client's logged TTFT", "client", "streamed requests with a client first-token time", quantileMethod},
 	{"Server TTFT", "server_ttft_ms", "server arrival_time", "server first_token_time (first output token produced); else the server's logged TTFT", "server", "streamed requests (per the client record) with a server first-token time", quantileMethod},
+	{"Gateway TTFT (logged)", "gateway_ttft_ms", "as the gateway defines it (request received)", "as the gateway defines it (first response chunk); the duration the gateway logged (Envoy AI Gateway, Kong)", "gateway", "streamed requests with a gateway TTFT; another view of TTFT, never part of the attribution", quantileMethod},
+	{"Gateway upstream TTFB", "gateway_upstream_ttfb_ms", "gateway upstream_start_time (forwarded)", "gateway upstream_first_byte_time (first byte of the upstream response)", "gateway", "streamed requests whose gateway logged the upstream's first byte; another view of TTFT, never part of the attribution", quantileMethod},
 	{"Per-user tokens/s", "tps_user", "client first_token_time", "client end_time; value = output_tokens / interval", "client", "streamed requests with a positive first-token-to-end interval", quantileMethod},
 	{"Service-wide output tokens/s", "", "earliest start in the slice", "latest start in the slice; value = sum of output_tokens of completed (HTTP 2xx) requests / window seconds", "start of each request (first tier on its path)", "completed requests in the slice; not a per-user rate", "one value per slice, with the window"},
 	{"Network", "network_ms", "client E2E", "minus gateway E2E", "client and gateway durations, each on its own clock", "requests with client and gateway records", componentAgg},
@@ -67,7 +69,7 @@ type FormatCapability struct {
 // in ingest describe them.
 var Capabilities = []FormatCapability{
 	{"native", "scheduled - arrival", "first_token - scheduled", "end - first_token", "first_token - arrival", "prompt, output", "yes", "request ID"},
-	{"vllm-otlp", "time_in_queue (engine queue)", "time_in_model_prefill (V1)", "time_in_model_decode (V1)", "time_to_first_token", "prompt, output", "yes (X-Request-Id, mapped back)", "request ID; server overhead = e2e - queue - prefill - decode"},
+	{"vllm-otlp", "time_in_queue (engine queue)", "time_in_model_prefill (V1)", "time_in_model_decode (V1)", "time_to_first_token", "prompt, output", "yes (X-Request-Id, mapped back)", "request ID, else trace ID; server overhead = e2e - queue - prefill - decode"},
 	{"vllm-log", "–", "–", "–", "–", "–", "yes", "request ID; annotations only (finish reason, error), never timed"},
 	{"tgi", "validation + queue_time (scheduled - arrival)", "– (inference_time is prefill + decode)", "–", "–", "output (derived)", "no", "by time to a gateway record, skew estimated per TGI and gateway host"},
 	{"triton", "QUEUE_START to COMPUTE_START", "– (COMPUTE is prefill + decode)", "–", "–", "–", "when the client sets the body id", "request ID; durations only, no instants"},

@@ -123,7 +123,11 @@ type Slice struct {
 	ServerE2E  Dist // inference only
 	ClientTTFT Dist
 	ServerTTFT Dist
-	TPSUser    Dist // per-user output tokens/s (streamed)
+	// The gateway's views of TTFT, never part of the attribution: its own
+	// logged TTFT, and upstream start to the upstream's first byte.
+	GatewayTTFT         Dist
+	GatewayUpstreamTTFB Dist
+	TPSUser             Dist // per-user output tokens/s (streamed)
 
 	// Service-wide output tokens/s: CompletedOutputTokens over WindowS.
 	ServiceTPS            *float64
@@ -167,6 +171,34 @@ type ServerFormat struct {
 	Ambiguous                    int64 // matched by time with >= 2 candidates
 	MatchPool                    int64 // distinct TGI rows that could be matched by time
 	Annotated                    int64 // requests with an annotation (vllm-log)
+}
+
+// JoinPair says how one pair of tiers joined: requests having both
+// records, out of the requests having each, by join method
+// (queries/joins.sql).
+type JoinPair struct {
+	Pair        string // "client-gateway", "gateway-server" or "client-server"
+	Left, Right string // the two tiers
+	Joined      int64  // requests with records on both tiers
+	LeftTotal   int64  // requests with a record on Left
+	RightTotal  int64  // requests with a record on Right
+	Methods     []MethodCount
+}
+
+// MethodCount is the number of joined requests of one join method ("id",
+// "response_id", "trace_id", "trace_order", "time").
+type MethodCount struct {
+	Method   string
+	Requests int64
+}
+
+// UnjoinedRows counts, for one tier and format, the records kept (one per
+// request on the tier, plus server rows without a request ID) and how many
+// joined no other tier (queries/unjoined.sql).
+type UnjoinedRows struct {
+	Tier, Format string
+	Records      int64
+	NotJoined    int64
 }
 
 // Phase holds the figures of one phase: cold start, burst or steady state
@@ -227,6 +259,10 @@ type Result struct {
 	Anomalous    int64
 	Anomalies    []ReasonCount
 	Retried      int64
+	// Joins says how each pair of tiers joined, in path order; Unjoined,
+	// per tier and format, the records that joined no other tier.
+	Joins    []JoinPair
+	Unjoined []UnjoinedRows
 	// ServerFormats lists the server formats present, most records first.
 	ServerFormats []ServerFormat
 	// Capabilities is the static list of what each server format can give.

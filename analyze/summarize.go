@@ -91,6 +91,12 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if res.Coverage, res.Anomalous, res.Retried, err = coverage(ctx, db); err != nil {
 		return nil, err
 	}
+	if res.Joins, err = joins(ctx, db, res.Coverage); err != nil {
+		return nil, err
+	}
+	if res.Unjoined, err = unjoined(ctx, db); err != nil {
+		return nil, err
+	}
 	if res.Anomalies, err = anomalies(ctx, db); err != nil {
 		return nil, err
 	}
@@ -162,6 +168,45 @@ func readManifest(dir string) (Inputs, error) {
 		in.Total.Blank += f.Blank
 	}
 	return in, nil
+}
+
+// joins runs queries/joins.sql and gives every pair of tiers, joined or
+// not, its totals from cov.
+func joins(ctx context.Context, db *sql.DB, cov Coverage) ([]JoinPair, error) {
+	rows, err := queryRows(ctx, db, "joins")
+	if err != nil {
+		return nil, err
+	}
+	out := []JoinPair{
+		{Pair: "client-gateway", Left: "client", Right: "gateway", Joined: cov.ClientGateway, LeftTotal: cov.Client, RightTotal: cov.Gateway},
+		{Pair: "gateway-server", Left: "gateway", Right: "server", Joined: cov.GatewayServer, LeftTotal: cov.Gateway, RightTotal: cov.Server},
+		{Pair: "client-server", Left: "client", Right: "server", Joined: cov.ClientServer, LeftTotal: cov.Client, RightTotal: cov.Server},
+	}
+	for _, r := range rows {
+		for i := range out {
+			if out[i].Pair == asString(r["pair"]) {
+				out[i].Methods = append(out[i].Methods, MethodCount{Method: asString(r["method"]), Requests: asInt(r["requests"])})
+			}
+		}
+	}
+	return out, nil
+}
+
+func unjoined(ctx context.Context, db *sql.DB) ([]UnjoinedRows, error) {
+	rows, err := queryRows(ctx, db, "unjoined")
+	if err != nil {
+		return nil, err
+	}
+	var out []UnjoinedRows
+	for _, r := range rows {
+		out = append(out, UnjoinedRows{
+			Tier:      asString(r["tier"]),
+			Format:    asString(r["format"]),
+			Records:   asInt(r["records"]),
+			NotJoined: asInt(r["not_joined"]),
+		})
+	}
+	return out, nil
 }
 
 func anomalies(ctx context.Context, db *sql.DB) ([]ReasonCount, error) {
@@ -311,6 +356,8 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 			ServerE2E:             dist(r, "server_e2e"),
 			ClientTTFT:            dist(r, "client_ttft"),
 			ServerTTFT:            dist(r, "server_ttft"),
+			GatewayTTFT:           dist(r, "gateway_ttft"),
+			GatewayUpstreamTTFB:   dist(r, "gateway_upstream_ttfb"),
 			TPSUser:               dist(r, "tps_user"),
 			ServiceTPS:            asFloat(r["service_tps"]),
 			CompletedRequests:     asInt(r["completed_n"]),

@@ -12,6 +12,7 @@ func TestExpectedQueriesExist(t *testing.T) {
 		"requests", "coverage", "anomalies", "rejects", "slices", "slowest",
 		"phases", "replicas", "timeseries",
 		"tgi_candidates", "tgi_round", "server_matched", "server_formats",
+		"joins", "unjoined",
 	} {
 		q, err := Get(name)
 		if err != nil {

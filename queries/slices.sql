@@ -10,8 +10,9 @@
 -- Sample sets:
 --   client_e2e, gateway_e2e, server_e2e, network, application, queue, model:
 --     every request where the value exists (streamed or not).
---   client_ttft, server_ttft, ttft_*: streamed requests only (the client
---     record says streamed = true); tps_user is streamed-only by definition.
+--   client_ttft, gateway_ttft, gateway_upstream_ttfb, server_ttft, ttft_*:
+--     streamed requests only (the client record says streamed = true);
+--     tps_user is streamed-only by definition.
 --   service-wide output tokens/s: sum of output_tokens of completed requests
 --     (status 200-299) divided by the window length (last start - first
 --     start, seconds); NULL when the window is empty.
@@ -64,6 +65,12 @@ SELECT
     count(server_ttft_ms) FILTER (WHERE streamed IS TRUE)  AS server_ttft_n,
     quantile_cont(server_ttft_ms, [0.5, 0.9, 0.95, 0.99])
         FILTER (WHERE streamed IS TRUE)                    AS server_ttft_q,
+    count(gateway_ttft_ms) FILTER (WHERE streamed IS TRUE) AS gateway_ttft_n,
+    quantile_cont(gateway_ttft_ms, [0.5, 0.9, 0.95, 0.99])
+        FILTER (WHERE streamed IS TRUE)                    AS gateway_ttft_q,
+    count(gateway_upstream_ttfb_ms) FILTER (WHERE streamed IS TRUE) AS gateway_upstream_ttfb_n,
+    quantile_cont(gateway_upstream_ttfb_ms, [0.5, 0.9, 0.95, 0.99])
+        FILTER (WHERE streamed IS TRUE)                    AS gateway_upstream_ttfb_q,
     count(tps_user)                                        AS tps_user_n,
     quantile_cont(tps_user, [0.5, 0.9, 0.95, 0.99])        AS tps_user_q,
 

@@ -91,7 +91,17 @@ func funcs(esc func(string) string) map[string]any {
 		"time":   fmtTime,
 		"int":    fmtInt,
 		"mul2":   func(n int64) int64 { return 2 * n },
+		"pct":    fmtPct,
 	}
+}
+
+// fmtPct prints n as a percentage of total with one decimal, "–" for no
+// total.
+func fmtPct(n, total int64) string {
+	if total <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(total))
 }
 
 // fmtWidth prints a window width in seconds as "10 s", "5 min" or "1 h".
@@ -255,9 +265,14 @@ func newView(r *analyze.Result) *view {
 		{"Gateway E2E", "ms", "Received to fully sent at the gateway", func(s analyze.Slice) analyze.Dist { return s.GatewayE2E }},
 		{"Client TTFT", "ms", "Streamed requests only", func(s analyze.Slice) analyze.Dist { return s.ClientTTFT }},
 		{"Server TTFT", "ms", "Streamed requests only", func(s analyze.Slice) analyze.Dist { return s.ServerTTFT }},
+		{"Gateway TTFT (logged)", "ms", "The time to first token the gateway measured itself (Envoy AI Gateway, Kong); streamed requests only; another view of TTFT, not part of the attribution", func(s analyze.Slice) analyze.Dist { return s.GatewayTTFT }},
+		{"Gateway upstream TTFB", "ms", "Gateway upstream start to the first byte of the upstream response, on the gateway clock; streamed requests only; another view of TTFT, not part of the attribution", func(s analyze.Slice) analyze.Dist { return s.GatewayUpstreamTTFB }},
 		{"Per-user tokens/s", "tokens/s", "Output tokens over first token to end, streamed requests; not service-wide", func(s analyze.Slice) analyze.Dist { return s.TPSUser }},
 	}
 	for _, m := range metrics {
+		if strings.HasPrefix(m.title, "Gateway ") && len(r.Slices) > 0 && m.get(r.Slices[0]).N == 0 {
+			continue // the gateway's TTFT views only where a gateway logged them
+		}
 		t := distTable{Title: m.title, Unit: m.unit, Note: m.note}
 		for _, s := range r.Slices {
 			t.Rows = append(t.Rows, distRow{Label: s.Label, Dist: m.get(s), WindowFirst: s.WindowFirst, WindowLast: s.WindowLast})
