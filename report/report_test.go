@@ -224,3 +224,38 @@ func TestWriteFiles(t *testing.T) {
 		t.Error("Render accepted format txt")
 	}
 }
+
+// The gateway's views of TTFT appear next to client and server TTFT only
+// when a gateway logged them, and the join table lists every pair.
+func TestGatewayTTFTAndJoins(t *testing.T) {
+	res := standardResult(t)
+	var buf bytes.Buffer
+	if err := Render(&buf, "md", res); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "### Gateway TTFT") {
+		t.Error("the standard fixture logs no gateway TTFT, yet the report has a table for it")
+	}
+	for _, s := range []string{"| client ↔ gateway | ", "| gateway ↔ server | ", "| client ↔ server | ", "| Tier | Format | Records | Joined no other tier |"} {
+		if !strings.Contains(buf.String(), s) {
+			t.Errorf("report lacks %q", s)
+		}
+	}
+	p50, p95 := 265.0, 290.0
+	res.Slices[0].GatewayUpstreamTTFB = analyze.Dist{N: 3, P50: &p50, P95: &p95}
+	buf.Reset()
+	if err := Render(&buf, "md", res); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	i, j := strings.Index(md, "### Server TTFT"), strings.Index(md, "### Gateway upstream TTFB (ms)")
+	if j < 0 || i < 0 || j < i {
+		t.Fatalf("gateway upstream TTFB table missing or not after server TTFT (%d, %d)", i, j)
+	}
+	if !strings.Contains(md[j:], "| all requests | 3 | 265.0 |") {
+		t.Errorf("gateway upstream TTFB row missing:\n%s", md[j:min(len(md), j+600)])
+	}
+	if strings.Contains(md, "### Gateway TTFT (logged)") {
+		t.Error("gateway TTFT table shown without samples")
+	}
+}
