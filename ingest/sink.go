@@ -12,7 +12,7 @@ import (
 
 const (
 	batchRows    = 1024    // rows decoded before one Write call
-	rowGroupRows = 1 << 16 // bounded row groups keep writer memory flat
+	rowGroupRows = 1 << 15 // bounded row groups keep writer memory flat
 )
 
 // sink writes one worker's rows of one tier to its own Parquet part file,
