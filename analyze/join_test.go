@@ -214,6 +214,11 @@ func TestJoinByTraceID(t *testing.T) {
 			gw("t3", 6010, 6490, 4),
 			{TraceID: "t4", Start: analyzetest.At(9010), End: analyzetest.At(9990),
 				UpstreamStart: analyzetest.At(9015), UpstreamEnd: analyzetest.At(9985), Format: "otel-gateway", Line: 5},
+			// t7: one gateway record joins its server record by ID; only the
+			// other records of the trace are paired by trace, although the
+			// ID-less gateway record started first and r-t7a arrived first.
+			{ID: "r-t7a", TraceID: "t7", Start: analyzetest.At(18100), End: analyzetest.At(18990), Line: 6},
+			{TraceID: "t7", Start: analyzetest.At(18000), End: analyzetest.At(18900), Line: 7},
 		},
 		Servers: []analyzetest.Server{
 			{ID: "srv-4", TraceID: "t4", Arrival: analyzetest.At(9020), Scheduled: analyzetest.At(9070),
@@ -221,6 +226,8 @@ func TestJoinByTraceID(t *testing.T) {
 			{ID: "srv-5", TraceID: "t5", Arrival: analyzetest.At(12020), Scheduled: analyzetest.At(12070),
 				FirstToken: analyzetest.At(12270), End: analyzetest.At(12980), Format: "vllm-otlp", Line: 2},
 			{ID: "srv-6", TraceID: "t6", Arrival: analyzetest.At(15020), End: analyzetest.At(15980), Format: "vllm-otlp", Line: 3},
+			{ID: "r-t7a", TraceID: "t7", Arrival: analyzetest.At(18110), End: analyzetest.At(18980), Line: 4},
+			{ID: "r-t7b", TraceID: "t7", Arrival: analyzetest.At(18200), End: analyzetest.At(18800), Line: 5},
 		},
 	}
 	_, _, rows := runFixture(t, f, analyzetest.DefaultOffsets)
@@ -248,8 +255,14 @@ func TestJoinByTraceID(t *testing.T) {
 	checkStr(t, rows, "srv-5", map[string]string{"client_join": "trace_id", "gateway_join": ""})
 	checkStr(t, rows, "srv-6", map[string]string{"client_join": ""})
 	checkStr(t, rows, "unjoined:logs/client-otel.jsonl:8", map[string]string{"client_join": "none"})
-	if len(rows) != 11 {
-		t.Errorf("got %d requests, want 11", len(rows))
+	// t7: gateway 18100 -> 18990 (890) with r-t7a by ID, 18000 -> 18900
+	// (900) with r-t7b by trace; one gateway record each.
+	checkMs(t, rows, "r-t7a", map[string]float64{"gateway_e2e_ms": 890, "gateway_records": 1})
+	checkMs(t, rows, "r-t7b", map[string]float64{"gateway_e2e_ms": 900, "server_e2e_ms": 600, "gateway_records": 1})
+	checkStr(t, rows, "r-t7a", map[string]string{"gateway_join": "id"})
+	checkStr(t, rows, "r-t7b", map[string]string{"gateway_join": "trace_id"})
+	if len(rows) != 13 {
+		t.Errorf("got %d requests, want 13", len(rows))
 	}
 }
 

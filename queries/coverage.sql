@@ -1,7 +1,10 @@
 -- coverage.sql: how well the tiers join, over the requests view
 -- (DIR/requests.parquet). A request "has" a tier when that tier logged at
--- least one record with its ID. retried counts request IDs with more than one
--- distinct record on any tier; anomalous counts rows with an anomaly reason.
+-- least one record that joined it (by ID, response ID or trace, see
+-- requests.sql). retried counts requests with more than one distinct record
+-- on any tier; anomalous counts rows with an anomaly reason. joins.sql
+-- breaks the pairs down by join method, unjoined.sql counts the records
+-- that joined no other tier.
 SELECT
     count(*)                                                        AS requests,
     count(*) FILTER (WHERE has_client)                              AS client,

@@ -27,16 +27,17 @@
 --   that of vllmRequestID in ingest/vllm_otlp.go for external IDs:
 --   "chatcmpl-X" -> X (X not empty), "cmpl-X-<digits>" -> X (the last index
 --   only), "cmpl-X" -> X, anything else unchanged (client_m below).
---   Trace matching pairs the records of two tiers that carry one trace ID:
---   on each tier its records in the trace are numbered by start on that
---   tier's own clock (client and gateway start_time, server arrival_time;
---   never compared across tiers), and record k of one tier joins record k
---   of the other only when both tiers hold the same number of records in
---   the trace: 'trace_id' when that number is 1, 'trace_order' when it is
---   larger. A trace with different numbers on the two tiers is ambiguous
---   and joins nothing by trace. Gateway records are matched to server
---   records among all gateway records of the trace; client records among
---   the kept gateway records (after the retry choice below).
+--   Trace matching pairs the records of two tiers that carry one trace ID
+--   and did not join each other by ID (request or response ID): on each
+--   tier those records of the trace are numbered by start on that tier's
+--   own clock (client and gateway start_time, server arrival_time; never
+--   compared across tiers), and record k of one tier joins record k of the
+--   other only when both tiers hold the same number of them in the trace:
+--   'trace_id' when that number is 1, 'trace_order' when it is larger. A
+--   trace with different numbers on the two tiers is ambiguous and joins
+--   nothing by trace. Client records are matched to the kept gateway
+--   records (after the retry choice below), and to server records only in
+--   traces the gateway did not log.
 --   client_join says how the client record joined the request: 'id',
 --   'response_id', 'trace_id', 'trace_order', or 'none' when the request
 --   has no other tier; gateway_join the same for the gateway record:
@@ -264,14 +265,16 @@ server_k AS (
         PARTITION BY request_id
         ORDER BY arrival_time DESC NULLS LAST, end_time DESC NULLS LAST, src DESC) = 1
 ),
--- Trace matching (see the header): the records of each tier within one
--- trace, numbered by start on that tier's own clock.
+-- Trace matching (see the header): within each trace, the records of each
+-- tier that did not join the other tier by ID, numbered by start on that
+-- tier's own clock.
 gateway_tr AS (
     SELECT ref, trace_id,
            row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, src, ref) AS rk,
            count(*) OVER (PARTITION BY trace_id) AS n
     FROM gateway_u
     WHERE trace_id IS NOT NULL
+      AND (request_id IS NULL OR request_id NOT IN (SELECT request_id FROM server_k))
 ),
 server_tr AS (
     SELECT request_id, trace_id,
@@ -279,6 +282,7 @@ server_tr AS (
            count(*) OVER (PARTITION BY trace_id) AS n
     FROM server_k
     WHERE trace_id IS NOT NULL
+      AND request_id NOT IN (SELECT request_id FROM gateway_u WHERE request_id IS NOT NULL)
 ),
 gateway_server_tr AS (
     SELECT g.ref, s.request_id AS key,
@@ -314,31 +318,6 @@ join_keys AS (
     UNION
     SELECT request_id FROM server_k
 ),
-client_tr AS (
-    SELECT ref, trace_id,
-           row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, src, ref) AS rk,
-           count(*) OVER (PARTITION BY trace_id) AS n
-    FROM client_u
-    WHERE trace_id IS NOT NULL
-),
-client_gateway_tr AS (
-    SELECT c.ref, g.request_id AS key,
-           CASE WHEN c.n = 1 THEN 'trace_id' ELSE 'trace_order' END AS how
-    FROM client_tr AS c
-    JOIN (SELECT request_id, trace_id,
-                 row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, src, ref) AS rk,
-                 count(*) OVER (PARTITION BY trace_id) AS n
-          FROM gateway_k WHERE trace_id IS NOT NULL) AS g
-      ON g.trace_id = c.trace_id AND g.n = c.n AND g.rk = c.rk
-),
-client_server_tr AS (
-    SELECT c.ref, s.request_id AS key,
-           CASE WHEN c.n = 1 THEN 'trace_id' ELSE 'trace_order' END AS how
-    FROM client_tr AS c
-    JOIN server_tr AS s ON s.trace_id = c.trace_id AND s.n = c.n AND s.rk = c.rk
-    -- a trace the gateway logged is matched to the gateway only
-    WHERE c.trace_id NOT IN (SELECT trace_id FROM gateway_k WHERE trace_id IS NOT NULL)
-),
 -- A client's response_id mapped back to the request ID vLLM built it from
 -- (the one definition of that rule in SQL; see the header).
 client_m AS (
@@ -352,21 +331,56 @@ client_m AS (
                 ELSE response_id END AS response_request_id
     FROM client_u
 ),
-client_j AS (
+-- Client joins by request ID, else by response ID.
+client_id AS (
     SELECT c.* EXCLUDE (response_request_id),
            CASE WHEN k1.key IS NOT NULL THEN c.request_id
-                WHEN k2.key IS NOT NULL THEN k2.key
-                WHEN cg.key IS NOT NULL THEN cg.key
-                WHEN cs.key IS NOT NULL THEN cs.key
-                ELSE coalesce(c.request_id, 'unjoined:' || c.ref) END AS key,
+                WHEN k2.key IS NOT NULL THEN k2.key END AS id_key,
            CASE WHEN k1.key IS NOT NULL THEN 'id'
-                WHEN k2.key IS NOT NULL THEN 'response_id'
-                WHEN cg.key IS NOT NULL THEN cg.how
-                WHEN cs.key IS NOT NULL THEN cs.how
-                ELSE 'none' END AS how
+                WHEN k2.key IS NOT NULL THEN 'response_id' END AS id_how
     FROM client_m AS c
     LEFT JOIN join_keys AS k1 ON k1.key = c.request_id
     LEFT JOIN join_keys AS k2 ON k2.key = c.response_request_id
+),
+client_tr AS (
+    SELECT ref, trace_id,
+           row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, src, ref) AS rk,
+           count(*) OVER (PARTITION BY trace_id) AS n
+    FROM client_id
+    WHERE trace_id IS NOT NULL AND id_key IS NULL
+),
+client_gateway_tr AS (
+    SELECT c.ref, g.request_id AS key,
+           CASE WHEN c.n = 1 THEN 'trace_id' ELSE 'trace_order' END AS how
+    FROM client_tr AS c
+    JOIN (SELECT request_id, trace_id,
+                 row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, src, ref) AS rk,
+                 count(*) OVER (PARTITION BY trace_id) AS n
+          FROM gateway_k
+          WHERE trace_id IS NOT NULL
+            AND request_id NOT IN (SELECT id_key FROM client_id WHERE id_key IS NOT NULL)) AS g
+      ON g.trace_id = c.trace_id AND g.n = c.n AND g.rk = c.rk
+),
+client_server_tr AS (
+    SELECT c.ref, s.request_id AS key,
+           CASE WHEN c.n = 1 THEN 'trace_id' ELSE 'trace_order' END AS how
+    FROM client_tr AS c
+    JOIN (SELECT request_id, trace_id,
+                 row_number() OVER (PARTITION BY trace_id ORDER BY arrival_time NULLS LAST, src) AS rk,
+                 count(*) OVER (PARTITION BY trace_id) AS n
+          FROM server_k
+          WHERE trace_id IS NOT NULL
+            AND request_id NOT IN (SELECT request_id FROM gateway_k)
+            AND request_id NOT IN (SELECT id_key FROM client_id WHERE id_key IS NOT NULL)) AS s
+      ON s.trace_id = c.trace_id AND s.n = c.n AND s.rk = c.rk
+    -- a trace the gateway logged is matched to the gateway only
+    WHERE c.trace_id NOT IN (SELECT trace_id FROM gateway_k WHERE trace_id IS NOT NULL)
+),
+client_j AS (
+    SELECT c.* EXCLUDE (id_key, id_how),
+           coalesce(c.id_key, cg.key, cs.key, c.request_id, 'unjoined:' || c.ref) AS key,
+           coalesce(c.id_how, cg.how, cs.how, 'none') AS how
+    FROM client_id AS c
     LEFT JOIN client_gateway_tr AS cg ON cg.ref = c.ref
     LEFT JOIN client_server_tr AS cs ON cs.ref = c.ref
 ),
