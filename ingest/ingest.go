@@ -251,22 +251,7 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 			s.format, _ = lookupFormat(s.stats.Tier, formatNative)
 		} else if s.format, err = sniffFormat(s.stats.Tier, first); err != nil {
 			fail(fmt.Errorf("%s: %w", s.stats.Path, err))
-			// Every line is still accounted for: the file's lines count as
-			// rejected, under one reject that names the file.
-			var units int64
-			for {
-				ch, err := c.next()
-				if ch != nil {
-					units += int64(countUnits(ch))
-					ch.release()
-				}
-				if err != nil {
-					break
-				}
-			}
-			s.rejected.Add(units)
-			rejects.add(s.stats.Tier, &ParseError{File: s.stats.Path, Line: 1, Raw: first,
-				Err: fmt.Errorf("%w; none of the file's %d non-blank lines were decoded", err, units)})
+			rejectWholeFile(s, c, rejects, 1, first, err)
 			return
 		}
 	}
@@ -357,6 +342,26 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 	s.decoded.Add(out.decoded)
 	s.rows.Add(out.rows)
 	return errors.Join(err, sk.close())
+}
+
+// rejectWholeFile accounts for a file that cannot be decoded at all (its
+// format is unknown, its mapping does not fit it): every line still counts,
+// as rejected, under one reject that names the file and the first line.
+func rejectWholeFile(s *source, c *chunker, rejects *rejectLog, line int64, raw []byte, reason error) {
+	var units int64
+	for {
+		ch, err := c.next()
+		if ch != nil {
+			units += int64(countUnits(ch))
+			ch.release()
+		}
+		if err != nil {
+			break
+		}
+	}
+	s.rejected.Add(units)
+	rejects.add(s.stats.Tier, &ParseError{File: s.stats.Path, Line: line, Raw: raw,
+		Err: fmt.Errorf("%w; none of the file's %d non-blank lines were decoded", reason, units)})
 }
 
 // countUnits counts the lines of a chunk that would be decoded (neither

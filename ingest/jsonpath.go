@@ -18,25 +18,5 @@ func eachElement(v jsonValue, fn func(v jsonValue) error) error {
 	if v.kind != jsonArray {
 		return nil
 	}
-	data := v.raw
-	i := skipSpace(data, 1)
-	if i < len(data) && data[i] == ']' {
-		return nil
-	}
-	for i < len(data) {
-		e, next, err := scanValue(data, i)
-		if err != nil {
-			return err
-		}
-		if err := fn(e); err != nil {
-			return err
-		}
-		i = skipSpace(data, next)
-		if i < len(data) && data[i] == ',' {
-			i = skipSpace(data, i+1)
-			continue
-		}
-		break
-	}
-	return nil
+	return lgElements("", v, func(_ int, e jsonValue) error { return fn(e) })
 }

@@ -468,20 +468,7 @@ func checkMappedFile(s *source, c *chunker, rejects *rejectLog) error {
 	if err == nil {
 		return nil
 	}
-	var units int64
-	for {
-		ch, err := c.next()
-		if ch != nil {
-			units += int64(countUnits(ch))
-			ch.release()
-		}
-		if err != nil {
-			break
-		}
-	}
-	s.rejected.Add(units)
-	rejects.add(s.stats.Tier, &ParseError{File: s.stats.Path, Line: n, Raw: line,
-		Err: fmt.Errorf("mapping %s: %w; none of the file's %d non-blank lines were decoded", m.File, err, units)})
+	rejectWholeFile(s, c, rejects, n, line, fmt.Errorf("mapping %s: %w", m.File, err))
 	return fmt.Errorf("%s:%d: mapping %s: %w", s.stats.Path, n, m.File, err)
 }
 
