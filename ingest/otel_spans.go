@@ -658,7 +658,7 @@ func spanErr(sp ptrace.Span, err error) error {
 // unit, and the format must not have changed its state), then flush.
 func otlpDocParser[T Row](r io.Reader, out *DocOut[T], take func(line int64, td ptrace.Traces) error, flush func() error) error {
 	bad := func(line int64, raw []byte, err error) error {
-		if err := out.Done(line, redactStringValues(bytes.Clone(raw[:min(len(raw), RawLimit)])), err); err != nil {
+		if err := out.Done(line, raw[:min(len(raw), RawLimit)], err); err != nil {
 			return &fatalErr{err}
 		}
 		return nil

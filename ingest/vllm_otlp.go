@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,16 +94,12 @@ func sniffOTLPDocument(first []byte) bool {
 type vllmOTLPLines struct{ labels labels }
 
 func (p *vllmOTLPLines) parseLine(line []byte, out *rowQueue[ServerRow]) error {
-	err := checkOTLPObject(line)
+	td, err := decodeOTLPTraces(line)
 	if err == nil {
-		var td ptrace.Traces
-		if td, err = unmarshalOTLP(line); err == nil {
-			err = vllmSpans(td, &p.labels, out.next)
-		}
+		err = vllmSpans(td, &p.labels, out.next)
 	}
 	if err != nil {
-		redactStringValues(line) // the line is kept in rejects.jsonl
-		return err
+		return err // rejects.jsonl hides every OTLP string value
 	}
 	return nil
 }
@@ -118,37 +113,19 @@ func parseVLLMOTLPDocument(r io.Reader, file string, out *DocOut[ServerRow]) err
 		return err
 	}
 	var lb labels
-	dec := json.NewDecoder(bytes.NewReader(data))
-	for {
-		off := skipSpace(data, int(dec.InputOffset()))
-		if off >= len(data) {
-			return nil
-		}
-		line := int64(bytes.Count(data[:off], []byte{'\n'})) + 1
-		var doc json.RawMessage
-		if err := dec.Decode(&doc); err != nil {
-			raw := redactStringValues(bytes.Clone(data[off:min(len(data), off+RawLimit)]))
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				err = errors.New("unexpected end of input (truncated document?)")
+	return readOTLPDocuments(data,
+		func(line int64, doc []byte) error {
+			td, err := decodeOTLPTraces(doc)
+			if err == nil {
+				err = vllmSpans(td, &lb, out.Next)
 			}
-			return out.Done(line, raw, fmt.Errorf("%w: %v", ErrSyntax, err))
-		}
-		err := checkOTLPObject(doc)
-		var td ptrace.Traces
-		if err == nil {
-			td, err = unmarshalOTLP(doc)
-		}
-		if err == nil {
-			err = vllmSpans(td, &lb, out.Next)
-		}
-		var raw []byte
-		if err != nil {
-			raw = redactStringValues(bytes.Clone(doc[:min(len(doc), RawLimit)]))
-		}
-		if err := out.Done(line, raw, err); err != nil {
-			return err
-		}
-	}
+			var raw []byte
+			if err != nil {
+				raw = doc[:min(len(doc), RawLimit)]
+			}
+			return out.Done(line, raw, err)
+		},
+		func(line int64, raw []byte, err error) error { return out.Done(line, raw, err) })
 }
 
 // checkOTLPObject accepts one JSON object with the top-level member of an
