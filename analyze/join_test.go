@@ -276,7 +276,7 @@ func TestClientAndGatewayDurations(t *testing.T) {
 	f := analyzetest.Fixture{
 		Clients: []analyzetest.Client{
 			// no instants: e2e 1020 ms, ttft 310 ms on the client's monotonic clock
-			{ID: "bench-0", E2E: analyzetest.At(1020), TTFT: analyzetest.At(310), Streamed: analyzetest.Bool(true),
+			{ID: "bench-0", E2E: analyzetest.At(1020), TTFT: analyzetest.At(310), Streamed: analyzetest.Bool(true), Output: analyzetest.Int(100),
 				Format: "vllm-bench", File: "logs/bench.json", Line: 1},
 			// instants and durations: the instants win (1000 - 0, 300 - 0)
 			{ID: "aiperf-1", Start: analyzetest.At(5000), FirstToken: analyzetest.At(5300), End: analyzetest.At(6000),
@@ -291,11 +291,12 @@ func TestClientAndGatewayDurations(t *testing.T) {
 	//   (40 + 20 + 50 + 910 = 1020); client_ttft 310, server_ttft 250,
 	//   ttft_application 15, ttft_network 310 - 250 - 15 = 45.
 	//   gateway_ttft 275 (logged); gateway_upstream_ttfb 280 - 15 = 265.
+	//   tps_user: 100 tokens over 1020 - 310 = 710 ms = 140.845... tokens/s.
 	checkMs(t, rows, "bench-0", map[string]float64{
 		"client_e2e_ms": 1020, "client_ttft_ms": 310, "network_ms": 40, "application_ms": 20,
 		"queue_ms": 50, "model_ms": 910, "ttft_network_ms": 45, "ttft_application_ms": 15,
 		"gateway_ttft_ms": 275, "gateway_upstream_ttfb_ms": 265, "server_ttft_ms": 250,
-		"tps_user": null,
+		"tps_user": 100 / 0.710,
 	})
 	checkMs(t, rows, "aiperf-1", map[string]float64{"client_e2e_ms": 1000, "client_ttft_ms": 300,
 		"gateway_ttft_ms": null, "gateway_upstream_ttfb_ms": null})

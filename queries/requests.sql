@@ -169,7 +169,8 @@
 -- error: client error first (what the user saw), then the server timing
 --   record's, then the latest vllm-log annotation's.
 -- tps_user = output_tokens / (client end - client first_token) in tokens per
---   second, for streamed requests only; NULL when that interval is <= 0.
+--   second (else / (e2e_ns - ttft_ns), the client's own durations on one
+--   clock), for streamed requests only; NULL when that interval is <= 0.
 --   output_tokens here is the client's own count when it logged one (what
 --   the user received, which is less than the server produced when the
 --   client gave up), else the server's.
@@ -575,6 +576,7 @@ m AS (
     SELECT *,
         coalesce(c_e2e, c_e2e_ns)                     AS cl_e2e,
         coalesce(c_ttft, c_ttft_ns)                   AS cl_ttft,
+        coalesce(c_stream, c_e2e_ns - c_ttft_ns)      AS cl_stream,
         coalesce(s_e2e, e2e_ns)                       AS sv_e2e,
         coalesce(s_queue, queue_ns)                   AS sv_queue,
         coalesce(s_ttft, ttft_ns)                     AS sv_ttft,
@@ -670,8 +672,8 @@ SELECT
     ttft_model_ns / 1e6       AS ttft_model_ms,
     ttft_prefill_ns / 1e6     AS ttft_prefill_ms,
     sv_ttft_overhead / 1e6    AS ttft_server_overhead_ms,
-    CASE WHEN streamed IS TRUE AND c_stream > 0
-         THEN received_tokens / (c_stream / 1e9) END AS tps_user,
+    CASE WHEN streamed IS TRUE AND cl_stream > 0
+         THEN received_tokens / (cl_stream / 1e9) END AS tps_user,
     nullif(concat_ws('; ',
         CASE WHEN c_e2e < 0 THEN 'client end before start' END,
         CASE WHEN c_ttft < 0 THEN 'client first_token before start' END,
