@@ -18,7 +18,9 @@
 //     vLLM text-log rows are annotations only and never timed;
 //   - Summarize: reads requests.parquet, manifest.json, rejects.jsonl and
 //     the server tier's format column into
-//     a plain Result (coverage, rejects, anomalies, percentiles and
+//     a plain Result (coverage, the join rate of each pair of tiers by join
+//     method, the records per tier and format that joined nothing,
+//     rejects, anomalies, percentiles and
 //     attribution per slice, slowest requests, cold/burst/steady phases side
 //     by side, per-replica figures, a time series per window, and what each
 //     server format present gave and how it joined) that the
