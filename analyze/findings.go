@@ -302,8 +302,8 @@ func joinFindings(r *Result) []string {
 		if len(by) > 0 {
 			how = ": " + strings.Join(by, ", ")
 		}
-		out = append(out, fmt.Sprintf("%s↔%s: %d requests joined, %.1f%% of the %d with a %s record and %.1f%% of the %d with a %s record%s.",
-			p.Left, p.Right, p.Joined, 100*float64(p.Joined)/float64(p.LeftTotal), p.LeftTotal, p.Left,
+		out = append(out, fmt.Sprintf("%s↔%s: %s joined, %.1f%% of the %d with a %s record and %.1f%% of the %d with a %s record%s.",
+			p.Left, p.Right, plural(p.Joined, "request", "requests"), 100*float64(p.Joined)/float64(p.LeftTotal), p.LeftTotal, p.Left,
 			100*float64(p.Joined)/float64(p.RightTotal), p.RightTotal, p.Right, how))
 	}
 	tiers := 0
