@@ -120,10 +120,29 @@ func findings(r *Result) []string {
 	out = append(out, formatFindings(r)...)
 	out = append(out, phaseFindings(r)...)
 
-	for _, s := range r.Slices {
+	// Sentences about all requests lead; those about one slice go with that
+	// slice's attribution, so the top of a report stays short.
+	for i := range r.Slices {
+		s := &r.Slices[i]
+		found := sliceFindings(s)
+		if s.All {
+			out = append(out, found...)
+		} else {
+			s.Findings = found
+		}
+	}
+	if len(r.Slices) > 1 {
+		out = append(out, "Findings about each slice are listed with its attribution, under Attribution by slice.")
+	}
+	return out
+}
+
+// sliceFindings states what one slice's numbers show.
+func sliceFindings(s *Slice) []string {
+	var out []string
+	{
 		if s.ClientE2E.N == 0 {
-			out = append(out, fmt.Sprintf("In %s, no request has a client E2E time (n=0): the user-visible latency cannot be attributed.", s.Label))
-			continue
+			return append(out, fmt.Sprintf("In %s, no request has a client E2E time (n=0): the user-visible latency cannot be attributed.", s.Label))
 		}
 		model := byName(s.E2E, "model")
 		out = append(out, fmt.Sprintf("In %s (window %s), P95 client E2E is %s (n=%d) while P95 model time is %s (n=%d) and P95 inference-only (server E2E) is %s (n=%d).",

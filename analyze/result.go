@@ -113,6 +113,10 @@ type Slice struct {
 	Label  string   // "all requests" or "model=m, use_case=u"
 	Values []string // one value per Result.By column; "(none)" for NULL
 
+	// Findings are the plain sentences about this slice alone; those about
+	// all requests are Result.Findings.
+	Findings []string
+
 	Requests    int64
 	WindowFirst *time.Time // earliest start (first tier on the request path)
 	WindowLast  *time.Time // latest start

@@ -208,8 +208,12 @@ func TestSummarizeStandard(t *testing.T) {
 	if !near(m1.ClientE2E.P50, 1150) || !near(m1.ClientE2E.P95, 2405) || m1.ClientE2E.N != 4 {
 		t.Errorf("m1/chat client E2E %+v", m1.ClientE2E)
 	}
-	if !containsText(res.Findings, "In model=m1, use_case=chat, the slowest 5% (client E2E above P95 2405.0 ms, n=1) spend the most time in model") {
-		t.Errorf("findings lack the m1/chat tail attribution:\n%s", strings.Join(res.Findings, "\n"))
+	if !containsText(m1.Findings, "In model=m1, use_case=chat, the slowest 5% (client E2E above P95 2405.0 ms, n=1) spend the most time in model") {
+		t.Errorf("the m1/chat slice's findings lack its tail attribution:\n%s", strings.Join(m1.Findings, "\n"))
+	}
+	// Sentences about one slice stay with that slice.
+	if containsText(res.Findings, "In model=m1, use_case=chat") {
+		t.Errorf("a slice's finding is among the report-wide findings:\n%s", strings.Join(res.Findings, "\n"))
 	}
 	if !containsText(res.Findings, "1 of 8 requests have no server record") {
 		t.Errorf("findings lack the coverage gap:\n%s", strings.Join(res.Findings, "\n"))
@@ -243,7 +247,12 @@ func TestSummarizeFlatModelFinding(t *testing.T) {
 	res := summarize(t, f, "model")
 	// Client E2E 106 106 1006: P50 106, P95 106 + 0.9*900 = 916; model 100 throughout.
 	want := "In model=m, client E2E grows from 106.0 ms at P50 to 916.0 ms at P95 while model time stays flat (100.0 ms to 100.0 ms)"
-	if !containsText(res.Findings, want) || !containsText(res.Findings, "spend the most time in queue: mean over the slowest 5% 900.0 ms of 1006.0 ms mean client E2E") {
+	m := findSlice(t, res, "model=m")
+	if !containsText(m.Findings, want) || !containsText(m.Findings, "spend the most time in queue: mean over the slowest 5% 900.0 ms of 1006.0 ms mean client E2E") {
+		t.Errorf("findings of model=m:\n%s", strings.Join(m.Findings, "\n"))
+	}
+	// The same holds for all requests, which lead the report-wide findings.
+	if !containsText(res.Findings, "In all requests, client E2E grows from 106.0 ms at P50 to 916.0 ms at P95 while model time stays flat") {
 		t.Errorf("findings:\n%s", strings.Join(res.Findings, "\n"))
 	}
 }
