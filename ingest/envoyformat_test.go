@@ -9,70 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/tools/txtar"
 )
-
-// The cases under testdata/ingest/options/ are TestCases cases that need
-// format options: their "options" section has one "KEY VALUE" per line,
-// handed to Run as Options.FormatOptions (VALUE is the rest of the line).
-func TestFormatOptionCases(t *testing.T) {
-	cases, _ := filepath.Glob("../testdata/ingest/options/*.txtar")
-	if len(cases) == 0 {
-		t.Fatal("no cases in testdata/ingest/options")
-	}
-	for _, path := range cases {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			var args string
-			opts := map[string]string{}
-			for _, f := range ar.Files {
-				switch {
-				case f.Name == "args":
-					args = string(f.Data)
-				case f.Name == "options":
-					for _, line := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
-						if k, v, ok := strings.Cut(line, " "); ok {
-							opts[k] = v
-						}
-					}
-				case !strings.HasPrefix(f.Name, "want/"):
-					writeInput(t, filepath.Join(dir, f.Name), f.Data)
-				}
-			}
-			var inputs []Input
-			for _, line := range strings.Split(strings.TrimSpace(args), "\n") {
-				tier, spec, _ := strings.Cut(strings.TrimSpace(line), " ")
-				in, err := ParseInput(Tier(tier), spec)
-				if err != nil {
-					t.Fatal(err)
-				}
-				in.Pattern = filepath.Join(dir, in.Pattern)
-				inputs = append(inputs, in)
-			}
-			out := filepath.Join(dir, "out")
-			for _, workers := range []int{1, 3} {
-				m, err := Run(context.Background(), Options{Inputs: inputs, Out: out, Workers: workers, FormatOptions: opts})
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := map[string]string{
-					"want/client":   dumpTable[ClientRow](t, out, Client, dir),
-					"want/gateway":  dumpTable[GatewayRow](t, out, Gateway, dir),
-					"want/server":   dumpTable[ServerRow](t, out, Server, dir),
-					"want/rejects":  dumpRejects(t, out, dir),
-					"want/manifest": dumpManifest(t, m, dir),
-				}
-				checkAccounting(t, m)
-				compareSections(t, path, ar, got)
-			}
-		})
-	}
-}
 
 // A bad format string stops the run before anything is written.
 func TestFormatOptionErrors(t *testing.T) {

@@ -21,61 +21,89 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the want sections of testdata/ingest/*.txtar")
 
-// Each testdata/ingest/*.txtar case holds input files and, under want/, the
-// rows read back from the Parquet tables, the rejects and the manifest. The
-// "args" section lists one input per line as TIER [FORMAT:]FILE.
+// Each testdata/ingest case holds input files and, under want/, the rows
+// read back from the Parquet tables, the rejects and the manifest. The
+// "args" section lists one input per line as TIER [FORMAT:]FILE [MAPPING],
+// the mapping file relative to the case's directory; an "options" section
+// gives Options.FormatOptions, one "KEY VALUE" per line (VALUE is the rest
+// of the line). Cases needing options live in options/, with a mapping in
+// mapped/.
 func TestCases(t *testing.T) {
-	cases, _ := filepath.Glob("../testdata/ingest/*.txtar")
+	var cases []string
+	for _, pattern := range []string{"*.txtar", "options/*.txtar", "mapped/*.txtar"} {
+		m, _ := filepath.Glob(filepath.Join("../testdata/ingest", pattern))
+		cases = append(cases, m...)
+	}
 	if len(cases) == 0 {
 		t.Fatal("no cases in testdata/ingest")
 	}
 	for _, path := range cases {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
+		name, _ := filepath.Rel("../testdata/ingest", path)
+		t.Run(strings.TrimSuffix(name, ".txtar"), func(t *testing.T) {
 			ar, err := txtar.ParseFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			dir := t.TempDir()
-			var args string
-			for _, f := range ar.Files {
-				if f.Name == "args" {
-					args = string(f.Data)
-					continue
-				}
-				if strings.HasPrefix(f.Name, "want/") {
-					continue
-				}
-				writeInput(t, filepath.Join(dir, f.Name), f.Data)
-			}
-			var inputs []Input
-			for _, line := range strings.Split(strings.TrimSpace(args), "\n") {
-				tier, spec, _ := strings.Cut(strings.TrimSpace(line), " ")
-				in, err := ParseInput(Tier(tier), spec)
-				if err != nil {
-					t.Fatal(err)
-				}
-				in.Pattern = filepath.Join(dir, in.Pattern)
-				inputs = append(inputs, in)
-			}
-			out := filepath.Join(dir, "out")
-			// One worker and several must give the same tables.
-			for _, workers := range []int{1, 3} {
-				m, err := Run(context.Background(), Options{Inputs: inputs, Out: out, Workers: workers})
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := map[string]string{
-					"want/client":   dumpTable[ClientRow](t, out, Client, dir),
-					"want/gateway":  dumpTable[GatewayRow](t, out, Gateway, dir),
-					"want/server":   dumpTable[ServerRow](t, out, Server, dir),
-					"want/rejects":  dumpRejects(t, out, dir),
-					"want/manifest": dumpManifest(t, m, dir),
-				}
-				checkAccounting(t, m)
+			for _, got := range runCase(t, path, ar) {
 				compareSections(t, path, ar, got)
 			}
 		})
 	}
+}
+
+// runCase runs a case with one and with three workers (which must give the
+// same tables) and returns the sections each run gives.
+func runCase(t *testing.T, path string, ar *txtar.Archive) []map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	var args string
+	opts := map[string]string{}
+	for _, f := range ar.Files {
+		switch {
+		case f.Name == "args":
+			args = string(f.Data)
+		case f.Name == "options":
+			for _, line := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+				if k, v, ok := strings.Cut(line, " "); ok {
+					opts[k] = v
+				}
+			}
+		case !strings.HasPrefix(f.Name, "want/"):
+			writeInput(t, filepath.Join(dir, f.Name), f.Data)
+		}
+	}
+	var inputs []Input
+	for _, line := range strings.Split(strings.TrimSpace(args), "\n") {
+		fields := strings.Fields(line)
+		in, err := ParseInput(Tier(fields[0]), fields[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Pattern = filepath.Join(dir, in.Pattern)
+		if len(fields) > 2 {
+			if in.Mapping, err = LoadMapping(filepath.Join(filepath.Dir(path), fields[2])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		inputs = append(inputs, in)
+	}
+	out := filepath.Join(dir, "out")
+	var runs []map[string]string
+	for _, workers := range []int{1, 3} {
+		m, err := Run(context.Background(), Options{Inputs: inputs, Out: out, Workers: workers, FormatOptions: opts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkAccounting(t, m)
+		runs = append(runs, map[string]string{
+			"want/client":   dumpTable[ClientRow](t, out, Client, dir),
+			"want/gateway":  dumpTable[GatewayRow](t, out, Gateway, dir),
+			"want/server":   dumpTable[ServerRow](t, out, Server, dir),
+			"want/rejects":  dumpRejects(t, out, dir),
+			"want/manifest": dumpManifest(t, m, dir),
+		})
+	}
+	return runs
 }
 
 func writeInput(t *testing.T, path string, data []byte) {

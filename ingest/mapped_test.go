@@ -11,82 +11,13 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-// Each testdata/ingest/mapped/*.txtar case is read like TestCases' cases,
-// except that an args line may end with a mapping file, relative to the
-// case's directory: TIER [FORMAT:]FILE [MAPPING].
-func TestMappedCases(t *testing.T) {
-	cases, _ := filepath.Glob("../testdata/ingest/mapped/*.txtar")
-	if len(cases) == 0 {
-		t.Fatal("no cases in testdata/ingest/mapped")
-	}
-	for _, path := range cases {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, got := range lgRunCase(t, path, ar) {
-				compareSections(t, path, ar, got)
-			}
-		})
-	}
-}
-
-// lgRunCase runs a case with one and with three workers and returns the
-// sections each run gives.
-func lgRunCase(t *testing.T, path string, ar *txtar.Archive) []map[string]string {
-	t.Helper()
-	dir := t.TempDir()
-	var args string
-	for _, f := range ar.Files {
-		switch {
-		case f.Name == "args":
-			args = string(f.Data)
-		case !strings.HasPrefix(f.Name, "want/"):
-			writeInput(t, filepath.Join(dir, f.Name), f.Data)
-		}
-	}
-	var inputs []Input
-	for _, line := range strings.Split(strings.TrimSpace(args), "\n") {
-		fields := strings.Fields(line)
-		in, err := ParseInput(Tier(fields[0]), fields[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		in.Pattern = filepath.Join(dir, in.Pattern)
-		if len(fields) > 2 {
-			if in.Mapping, err = LoadMapping(filepath.Join(filepath.Dir(path), fields[2])); err != nil {
-				t.Fatal(err)
-			}
-		}
-		inputs = append(inputs, in)
-	}
-	out := filepath.Join(dir, "out")
-	var runs []map[string]string
-	for _, workers := range []int{1, 3} {
-		m, err := Run(context.Background(), Options{Inputs: inputs, Out: out, Workers: workers})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkAccounting(t, m)
-		runs = append(runs, map[string]string{
-			"want/client":   dumpTable[ClientRow](t, out, Client, dir),
-			"want/gateway":  dumpTable[GatewayRow](t, out, Gateway, dir),
-			"want/server":   dumpTable[ServerRow](t, out, Server, dir),
-			"want/rejects":  dumpRejects(t, out, dir),
-			"want/manifest": dumpManifest(t, m, dir),
-		})
-	}
-	return runs
-}
-
 // The TOML and YAML spellings of one mapping give the same rows.
 func TestMappingTOMLAndYAMLAgree(t *testing.T) {
 	ar, err := txtar.ParseFile("../testdata/ingest/mapped/client.txtar")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := lgRunCase(t, "../testdata/ingest/mapped/client.txtar", ar)[0]["want/client"]
+	got := runCase(t, "../testdata/ingest/mapped/client.txtar", ar)[0]["want/client"]
 	var fromTOML, fromYAML []string
 	for _, line := range strings.Split(strings.TrimSpace(got), "\n") {
 		if rest, ok := strings.CutPrefix(line, "yaml/app.jsonl:"); ok {
@@ -195,7 +126,7 @@ func TestLoadGeneratorsKeepNoText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := lgRunCase(t, path, ar)[0]
+		got := runCase(t, path, ar)[0]
 		for _, section := range []string{"want/client", "want/rejects"} {
 			if s := got[section]; secretText.MatchString(redactedAway(s)) {
 				t.Errorf("%s %s holds user text:\n%s", name, section, s)
