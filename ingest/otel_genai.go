@@ -51,20 +51,7 @@ import (
 const formatOTelClient = "otel-client"
 
 func init() {
-	def, _ := newOTelConfig(nil, "")
-	registry[Client] = append(registry[Client], &format{
-		tier:  Client,
-		name:  formatOTelClient,
-		sniff: sniffOTLPTraces,
-		doc:   otelClientParser(def),
-		options: func(opts map[string]string) (any, error) {
-			c, err := newOTelConfig(opts, "otel-client-service")
-			if err != nil {
-				return nil, err
-			}
-			return otelClientParser(c), nil
-		},
-	})
+	registerOTel(Client, formatOTelClient, "otel-client-service", otelClientParser)
 }
 
 // clSpan is what is kept of a client span until it is paired.

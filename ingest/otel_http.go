@@ -65,20 +65,7 @@ const envoyFirstUpstreamByte = "first_upstream_rx_byte_received"
 const otelhttptraceFirstByte = "http.receive.start"
 
 func init() {
-	def, _ := newOTelConfig(nil, "")
-	registry[Gateway] = append(registry[Gateway], &format{
-		tier:  Gateway,
-		name:  formatOTelGateway,
-		sniff: sniffOTLPTraces,
-		doc:   otelGatewayParser(def),
-		options: func(opts map[string]string) (any, error) {
-			c, err := newOTelConfig(opts, "otel-gateway-service")
-			if err != nil {
-				return nil, err
-			}
-			return otelGatewayParser(c), nil
-		},
-	})
+	registerOTel(Gateway, formatOTelGateway, "otel-gateway-service", otelGatewayParser)
 }
 
 // gwSpan is what is kept of a gateway span until it is paired.

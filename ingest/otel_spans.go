@@ -224,6 +224,25 @@ func lineUnit(l *otlpLine, no int64, unit func(int64, []byte) error, bad func(in
 	return unit(no, l.data)
 }
 
+// registerOTel registers an OTel document format of tier t whose parser
+// takes the otel-request-id setting and the service names in serviceKey.
+func registerOTel[T Row](t Tier, name, serviceKey string, parser func(*otelConfig) docParser[T]) {
+	def, _ := newOTelConfig(nil, "")
+	registry[t] = append(registry[t], &format{
+		tier:  t,
+		name:  name,
+		sniff: sniffOTLPTraces,
+		doc:   parser(def),
+		options: func(opts map[string]string) (any, error) {
+			c, err := newOTelConfig(opts, serviceKey)
+			if err != nil {
+				return nil, err
+			}
+			return parser(c), nil
+		},
+	})
+}
+
 // readOTLPDocuments reads consecutive JSON documents.
 func readOTLPDocuments(data []byte, unit func(int64, []byte) error, bad func(int64, []byte, error) error) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
