@@ -59,7 +59,7 @@ type chunker struct {
 	lines, blank, dups int64
 }
 
-func newChunker(name string, r io.Reader, _ *source) *chunker {
+func newChunker(name string, r io.Reader) *chunker {
 	return &chunker{name: name, r: r}
 }
 

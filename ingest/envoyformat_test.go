@@ -35,7 +35,7 @@ func TestFormatOptionErrors(t *testing.T) {
 // the line accounting.
 func decodeWith(t testing.TB, p lineParser[GatewayRow], input []byte) (rows []GatewayRow, rejects []*ParseError) {
 	t.Helper()
-	d := &lineStream[GatewayRow]{c: newChunker("in.log", bytes.NewReader(input), nil), parser: p}
+	d := &lineStream[GatewayRow]{c: newChunker("in.log", bytes.NewReader(input)), parser: p}
 	for {
 		var row GatewayRow
 		err := d.Next(&row)

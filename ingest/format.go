@@ -141,7 +141,7 @@ func sniffFormat(t Tier, firstLine []byte) (*format, error) {
 // the single-threaded form of what Run does in parallel, for library users
 // and tests.
 func NewDecoder[T Row](t Tier, formatName string, r io.Reader, name string) (Decoder[T], error) {
-	c := newChunker(name, r, nil)
+	c := newChunker(name, r)
 	var f *format
 	var err error
 	if formatName == "" {

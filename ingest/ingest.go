@@ -234,7 +234,7 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 	}
 	defer rc.Close()
 	s.stats.Bytes = size
-	c := newChunker(s.stats.Path, rc, s)
+	c := newChunker(s.stats.Path, rc)
 	doc := false
 	defer func() {
 		if !doc {

@@ -129,7 +129,7 @@ func decodeVLLMLines(t testing.TB, format string, input []byte) (rows []ServerRo
 		t.Fatal(err)
 	}
 	p := f.newParser.(func() lineParser[ServerRow])()
-	c := newChunker("in.log", bytes.NewReader(input), nil)
+	c := newChunker("in.log", bytes.NewReader(input))
 	var decoded int64
 	for {
 		ch, err := c.next()

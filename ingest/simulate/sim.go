@@ -39,9 +39,6 @@ var impNames = [numImp]string{
 	"lost:server", "truncated:server", "duplicated:server",
 }
 
-// ImperfectionKinds lists every imperfection kind Run reports, in order.
-func ImperfectionKinds() []string { return append([]string(nil), impNames[:]...) }
-
 const (
 	tierClient = iota
 	tierGateway

@@ -26,7 +26,7 @@ type TierStat struct {
 
 // ImperfectionCount is how many times one kind was injected.
 type ImperfectionCount struct {
-	Kind  string // e.g. "lost:server", "error:timeout"; see ImperfectionKinds
+	Kind  string // e.g. "lost:server", "error:timeout"; every kind is listed in Summary.Imperfections
 	Count int
 }
 
@@ -40,7 +40,7 @@ type Summary struct {
 	ClientMapping     string
 	Tiers             []TierStat // client, gateway, server
 	TruthRows         int
-	Imperfections     []ImperfectionCount // every kind, in ImperfectionKinds order
+	Imperfections     []ImperfectionCount // every kind, in a fixed order
 	Clocks            []HostClock         // one per host, in Files order
 	MaxInFlight       int                 // most requests in flight at once
 	SimulatedDuration time.Duration       // true time from Config.Epoch to the last event
