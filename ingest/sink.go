@@ -20,7 +20,7 @@ const (
 type sink[T Row] struct {
 	path  string
 	f     *os.File
-	w     *parquet.GenericWriter[T]
+	w     partWriter[T]
 	batch []T
 	n     int
 	rows  int64
@@ -64,13 +64,13 @@ func (s *sink[T]) flushBatch() error {
 			return err
 		}
 		s.f = f
-		s.w = parquet.NewGenericWriter[T](f,
+		s.w = newPartWriter[T](f,
 			parquet.Compression(fastSnappy{}),
 			parquet.MaxRowsPerRowGroup(rowGroupRows),
 			parquet.WriteBufferSize(1<<20),
 			parquet.CreatedBy("infertrace", "", ""))
 	}
-	_, err := s.w.Write(s.batch[:s.n])
+	err := s.w.write(s.batch[:s.n])
 	s.n = 0
 	return err
 }
@@ -82,7 +82,7 @@ func (s *sink[T]) close() error {
 	if s.w == nil {
 		return nil
 	}
-	if err := s.w.Close(); err != nil {
+	if err := s.w.close(); err != nil {
 		s.f.Close()
 		return fmt.Errorf("%s: %w", s.path, err)
 	}
