@@ -119,24 +119,26 @@ func TestServerFormats(t *testing.T) {
 		"ttft_application_ms": 110, "ttft_queue_ms": 100, "ttft_model_ms": 150,
 		"ttft_prefill_ms": 150, "ttft_server_overhead_ms": 50,
 	})
-	// t1 (TGI, matched by time): e2e 995, queue = scheduled - arrival =
-	//   validation 5 + queue 100 = 105 (instants first), inference 880,
-	//   overhead 995 - 105 - 880 = 10. client 11010 - 9990 = 1020, gateway
-	//   11005 - 9995 = 1010: network 10, application 1010 - 995 + 10 = 25,
-	//   model 880: 10 + 25 + 105 + 880 = 1020.
+	// t1 (TGI, matched by time): e2e 995, queue = the logged queue_time 100
+	//   (a measured duration beats scheduled - arrival = validation 5 +
+	//   queue 100 = 105: validation is server work before the queue),
+	//   inference 880, overhead 995 - 100 - 880 = 15 (validation 5 and 10
+	//   the router spent outside both). client 11010 - 9990 = 1020, gateway
+	//   11005 - 9995 = 1010: network 10, application 1010 - 995 + 15 = 30,
+	//   model 880: 10 + 30 + 100 + 880 = 1020.
 	checkMs(t, rows, "t1", map[string]float64{
 		"client_e2e_ms": 1020, "gateway_e2e_ms": 1010, "server_e2e_ms": 995,
-		"network_ms": 10, "application_ms": 25, "queue_ms": 105, "model_ms": 880,
-		"server_overhead_ms": 10, "prefill_ms": null, "decode_ms": null, "server_ttft_ms": null,
+		"network_ms": 10, "application_ms": 30, "queue_ms": 100, "model_ms": 880,
+		"server_overhead_ms": 15, "prefill_ms": null, "decode_ms": null, "server_ttft_ms": null,
 	})
-	// t2, t3, t6: matched; each has 10 ms of overhead the same way.
-	checkMs(t, rows, "t2", map[string]float64{"server_e2e_ms": 595, "queue_ms": 55, "model_ms": 530, "server_overhead_ms": 10})
-	checkMs(t, rows, "t3", map[string]float64{"server_e2e_ms": 1995, "queue_ms": 305, "model_ms": 1680, "server_overhead_ms": 10})
-	checkMs(t, rows, "t6", map[string]float64{"server_e2e_ms": 795, "queue_ms": 15, "model_ms": 770, "server_overhead_ms": 10})
+	// t2, t3, t6: matched; each has 15 ms of overhead the same way.
+	checkMs(t, rows, "t2", map[string]float64{"server_e2e_ms": 595, "queue_ms": 50, "model_ms": 530, "server_overhead_ms": 15})
+	checkMs(t, rows, "t3", map[string]float64{"server_e2e_ms": 1995, "queue_ms": 300, "model_ms": 1680, "server_overhead_ms": 15})
+	checkMs(t, rows, "t6", map[string]float64{"server_e2e_ms": 795, "queue_ms": 10, "model_ms": 770, "server_overhead_ms": 15})
 	// t4a: the TGI row's own pair is exact; t4b's record ends 5 ms later and
 	//   started 7 ms later (scores 5 + 10 = 15 ms): two candidates, the
 	//   nearer wins and the row counts as ambiguous.
-	checkMs(t, rows, "t4a", map[string]float64{"server_e2e_ms": 495, "queue_ms": 25, "model_ms": 460})
+	checkMs(t, rows, "t4a", map[string]float64{"server_e2e_ms": 495, "queue_ms": 20, "model_ms": 460})
 
 	type want struct {
 		hasServer      bool
