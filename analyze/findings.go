@@ -363,5 +363,84 @@ func formatFindings(r *Result) []string {
 	if len(timed) > 1 {
 		out = append(out, fmt.Sprintf("Server records of several formats are joined: %s requests; every server-derived figure names the formats behind it.", strings.Join(timed, ", ")))
 	}
+	return append(out, joinGaps(r)...)
+}
+
+// joinShare is the share of a server format's records that must join a
+// gateway or client record; below it the report says why.
+const joinShare = 0.9
+
+// joinGaps says, for each server format joining less than joinShare of its
+// records to another tier, why in one sentence.
+func joinGaps(r *Result) []string {
+	if r.Coverage.Client == 0 && r.Coverage.Gateway == 0 {
+		return nil // a server-only run: nothing to join
+	}
+	formats := map[string]ServerFormat{}
+	for _, f := range r.ServerFormats {
+		formats[f.Format] = f
+	}
+	var out []string
+	for _, u := range r.Unjoined {
+		f := formats[u.Format]
+		if u.Tier != "server" || u.Records == 0 || f.Annotation {
+			continue
+		}
+		joined := u.Records - u.NotJoined
+		if float64(joined) >= joinShare*float64(u.Records) {
+			continue
+		}
+		var why string
+		switch {
+		case f.MatchPool > 0:
+			why = tgiWhy(r, f)
+		case f.WithID == 0:
+			why = fmt.Sprintf("%s logs no request ID that the other tiers know (TensorRT-LLM's executor IDs, Triton's ensemble children), and only TGI records are matched by time", u.Format)
+		default:
+			why = "their request IDs match no client or gateway record: the gateway may not forward X-Request-Id to the server (or the server rewrote it), or the logs cover different time ranges"
+		}
+		out = append(out, fmt.Sprintf("Only %d of %d %s server records (%.1f%%) joined a gateway or client record: %s.",
+			joined, u.Records, u.Format, 100*float64(joined)/float64(u.Records), why))
+	}
 	return out
+}
+
+// tgiWhy says why TGI records were not matched by time.
+func tgiWhy(r *Result, f ServerFormat) string {
+	if r.Coverage.Gateway == 0 {
+		return "TGI logs no request ID, and there is no gateway log to match its records to by time"
+	}
+	spans := int64(0)
+	var lost []string
+	for _, h := range r.TGIHosts {
+		spans = h.GatewaySpans
+		if h.Matched == 0 && h.Records > 0 {
+			lost = append(lost, fmt.Sprintf("%s (%d)", h.Host, h.Records))
+		}
+	}
+	if spans == 0 {
+		return "TGI logs no request ID, and no gateway record logs both ends of a span (upstream start and end, or start and end) to match it by time"
+	}
+	var parts []string
+	if len(lost) > 0 {
+		parts = append(parts, fmt.Sprintf("no clock offset to a gateway host could be estimated for TGI host %s, so none of its records was matched (fewer than 3 of its records agree in duration with a gateway record logged within 60 s of them: the gateway did not see its traffic, or the clocks are further apart)", strings.Join(lost, ", ")))
+	}
+	if rest := f.MatchPool - f.ByTime - lostRecords(r); rest > 0 {
+		parts = append(parts, fmt.Sprintf("%d found no gateway record within the tolerance once the clock offset was removed (the gateway did not log those requests, or spent far longer than usual on them before or after the upstream call)", rest))
+	}
+	if len(parts) == 0 {
+		return "their records were matched, but to fewer requests than records"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// lostRecords counts the TGI rows of hosts none of whose rows matched.
+func lostRecords(r *Result) int64 {
+	var n int64
+	for _, h := range r.TGIHosts {
+		if h.Matched == 0 {
+			n += h.Records
+		}
+	}
+	return n
 }

@@ -278,7 +278,9 @@ func TestClientAndGatewayDurations(t *testing.T) {
 			// no instants: e2e 1020 ms, ttft 310 ms on the client's monotonic clock
 			{ID: "bench-0", E2E: analyzetest.At(1020), TTFT: analyzetest.At(310), Streamed: analyzetest.Bool(true), Output: analyzetest.Int(100),
 				Format: "vllm-bench", File: "logs/bench.json", Line: 1},
-			// instants and durations: the instants win (1000 - 0, 300 - 0)
+			// instants and durations: the measured durations win (999 and
+			// 299 rather than 6000 - 5000 and 5300 - 5000); the wall-clock
+			// difference stays visible as client_wall_e2e_ms
 			{ID: "aiperf-1", Start: analyzetest.At(5000), FirstToken: analyzetest.At(5300), End: analyzetest.At(6000),
 				E2E: analyzetest.At(999), TTFT: analyzetest.At(299), Format: "aiperf", Line: 2},
 		},
@@ -296,9 +298,9 @@ func TestClientAndGatewayDurations(t *testing.T) {
 		"client_e2e_ms": 1020, "client_ttft_ms": 310, "network_ms": 40, "application_ms": 20,
 		"queue_ms": 50, "model_ms": 910, "ttft_network_ms": 45, "ttft_application_ms": 15,
 		"gateway_ttft_ms": 275, "gateway_upstream_ttfb_ms": 265, "server_ttft_ms": 250,
-		"tps_user": 100 / 0.710,
+		"tps_user": 100 / 0.710, "client_wall_e2e_ms": null,
 	})
-	checkMs(t, rows, "aiperf-1", map[string]float64{"client_e2e_ms": 1000, "client_ttft_ms": 300,
+	checkMs(t, rows, "aiperf-1", map[string]float64{"client_e2e_ms": 999, "client_ttft_ms": 299, "client_wall_e2e_ms": 1000,
 		"gateway_ttft_ms": null, "gateway_upstream_ttfb_ms": null})
 }
 

@@ -177,6 +177,15 @@ type ServerFormat struct {
 	Annotated                    int64 // requests with an annotation (vllm-log)
 }
 
+// TGIHost says how the TGI rows of one host (replica label, else log file)
+// were matched by time (queries/tgi_hosts.sql): Records distinct rows that
+// could be matched, Matched of them matched, GatewaySpans the gateway
+// records a match could use.
+type TGIHost struct {
+	Host                           string
+	Records, Matched, GatewaySpans int64
+}
+
 // JoinPair says how one pair of tiers joined: requests having both
 // records, out of the requests having each, by join method
 // (queries/joins.sql).
@@ -267,6 +276,8 @@ type Result struct {
 	// per tier and format, the records that joined no other tier.
 	Joins    []JoinPair
 	Unjoined []UnjoinedRows
+	// TGIHosts says per TGI host how its rows were matched by time.
+	TGIHosts []TGIHost
 	// ServerFormats lists the server formats present, most records first.
 	ServerFormats []ServerFormat
 	// Capabilities is the static list of what each server format can give.

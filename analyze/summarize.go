@@ -97,6 +97,9 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if res.Unjoined, err = unjoined(ctx, db); err != nil {
 		return nil, err
 	}
+	if res.TGIHosts, err = tgiHosts(ctx, db); err != nil {
+		return nil, err
+	}
 	if res.Anomalies, err = anomalies(ctx, db); err != nil {
 		return nil, err
 	}
@@ -204,6 +207,23 @@ func unjoined(ctx context.Context, db *sql.DB) ([]UnjoinedRows, error) {
 			Format:    asString(r["format"]),
 			Records:   asInt(r["records"]),
 			NotJoined: asInt(r["not_joined"]),
+		})
+	}
+	return out, nil
+}
+
+func tgiHosts(ctx context.Context, db *sql.DB) ([]TGIHost, error) {
+	rows, err := queryRows(ctx, db, "tgi_hosts")
+	if err != nil {
+		return nil, err
+	}
+	var out []TGIHost
+	for _, r := range rows {
+		out = append(out, TGIHost{
+			Host:         asString(r["host"]),
+			Records:      asInt(r["records"]),
+			Matched:      asInt(r["matched"]),
+			GatewaySpans: asInt(r["gateway_spans"]),
 		})
 	}
 	return out, nil

@@ -68,6 +68,10 @@
 --   model, prompt_tokens, output_tokens: server first (what actually ran and
 --     was counted), then client.
 --   status: client first (what the user saw), then gateway, then server.
+--   completed: status 2xx; where no tier logged a status, true when no
+--     tier logged an error either (AIPerf, GuideLLM and vllm bench log no
+--     status for a request that succeeded, only an error for one that
+--     failed). Service-wide tokens/s counts completed requests.
 --   use_case, streamed, client, region: client only. gateway, route: gateway
 --     only. replica: server only. finish_reason: the server timing
 --     record, else the latest vllm-log annotation with one.
@@ -95,12 +99,24 @@
 --     TensorRT-LLM, Triton ensemble children) join nothing and are not
 --     requests; the report counts them per format.
 --
+-- Measured beats derived (the rule for every format and tier): where a
+-- record carries both a duration the host measured itself (the *_ns
+-- columns: TGI's queue_time, SGLang's queue_time and e2e_latency, AIPerf's
+-- request_latency and time_to_first_token...) and instants it could be
+-- derived from, the measured duration is used. Instants that a reader
+-- derived (TGI's scheduled = arrival + validation + queue, SGLang's
+-- forward_entry_time, which follows tokenization and dispatch) can hold
+-- more than the measure names: queue is queueing only, and the server's
+-- work before the queue (request validation, tokenization, IPC from the
+-- API process to the scheduler) is server overhead, which rolls into
+-- application_ms, never into queue_ms.
+--
 -- Server measures, in integer ns, each from the richest data the record
 -- has, all on the server host's own clock (instants of one record, or
 -- durations the server measured itself, never mixed with another host):
---   server_e2e  = end - arrival,               else e2e_ns
---   queue       = scheduled - arrival,         else queue_ns
---   server_ttft = first_token - arrival,       else ttft_ns
+--   server_e2e  = e2e_ns,                      else end - arrival
+--   queue       = queue_ns,                    else scheduled - arrival
+--   server_ttft = ttft_ns,                     else first_token - arrival
 --   prefill     = prefill_ns,                  else first_token - scheduled
 --   decode      = decode_ns,                   else end - first_token
 --   work        = prefill_ns + decode_ns when both are logged, else
@@ -116,9 +132,15 @@
 --                 token.
 --
 -- Client measures: clients that time on a monotonic clock log durations
--- rather than instants (vllm-bench; AIPerf logs both):
---   client_e2e  = client end - client start,        else e2e_ns
---   client_ttft = client first_token - client start, else ttft_ns
+-- rather than instants (vllm-bench; AIPerf logs both), and the measured
+-- duration wins:
+--   client_e2e  = e2e_ns, else client end - client start
+--   client_ttft = ttft_ns, else client first_token - client start
+--   client_wall_e2e_ms = client end - client start, kept beside
+--                 client_e2e_ms: for AIPerf its wall-clock start and end,
+--                 whose end older releases take when the record is closed,
+--                 after the last response (the protocol says why
+--                 request_latency is the E2E).
 -- Gateway views of TTFT, shown next to client and server TTFT and never part
 -- of the four-component split (neither is a difference the split uses):
 --   gateway_ttft_ms          = the gateway's own logged TTFT (ttft_ns:
@@ -139,7 +161,7 @@
 --   queue_ms       = queue
 --   model_ms       = work when server_overhead is known; else
 --                    server_e2e - queue (= end - scheduled when the
---                    instants exist), else inference_ns
+--                    record has instants only), else inference_ns
 --   prefill_ms, decode_ms, server_overhead_ms: the split of server time
 --                    above. Server overhead rolls up into application_ms
 --                    and prefill + decode (or inference) into model_ms.
@@ -152,7 +174,7 @@
 --   ttft_queue_ms       = queue_ms
 --   ttft_model_ms       = prefill_ns when ttft_server_overhead is known,
 --                         else server_ttft - queue (= first_token -
---                         scheduled when the instants exist)
+--                         scheduled when the record has instants only)
 --   ttft_prefill_ms     = prefill, when the server has a first token
 --   ttft_server_overhead_ms = ttft_server_overhead
 --   ttft_application_ms = (gateway upstream_start - gateway start)
@@ -168,9 +190,10 @@
 --   vllm-otlp, tgi, triton), so figures can say which formats contributed.
 -- error: client error first (what the user saw), then the server timing
 --   record's, then the latest vllm-log annotation's.
--- tps_user = output_tokens / (client end - client first_token) in tokens per
---   second (else / (e2e_ns - ttft_ns), the client's own durations on one
---   clock), for streamed requests only; NULL when that interval is <= 0.
+-- tps_user = output_tokens / (client_e2e - client_ttft) in tokens per
+--   second: (e2e_ns - ttft_ns), the client's own durations on one clock,
+--   else (client end - client first_token), for streamed requests only;
+--   NULL when that interval is <= 0.
 --   output_tokens here is the client's own count when it logged one (what
 --   the user received, which is less than the server produced when the
 --   client gave up), else the server's.
@@ -570,16 +593,16 @@ j AS (
     LEFT JOIN cold AS cd ON cd.request_id = i.request_id
     LEFT JOIN burst AS b ON b.request_id = i.request_id
 ),
--- Server measures: instants first, else the server's own durations; the
--- client's the same way.
+-- Server measures: the server's own durations first, else its instants;
+-- the client's the same way (measured beats derived, see the header).
 m AS (
     SELECT *,
-        coalesce(c_e2e, c_e2e_ns)                     AS cl_e2e,
-        coalesce(c_ttft, c_ttft_ns)                   AS cl_ttft,
-        coalesce(c_stream, c_e2e_ns - c_ttft_ns)      AS cl_stream,
-        coalesce(s_e2e, e2e_ns)                       AS sv_e2e,
-        coalesce(s_queue, queue_ns)                   AS sv_queue,
-        coalesce(s_ttft, ttft_ns)                     AS sv_ttft,
+        coalesce(c_e2e_ns, c_e2e)                     AS cl_e2e,
+        coalesce(c_ttft_ns, c_ttft)                   AS cl_ttft,
+        coalesce(c_e2e_ns - c_ttft_ns, c_stream)      AS cl_stream,
+        coalesce(e2e_ns, s_e2e)                       AS sv_e2e,
+        coalesce(queue_ns, s_queue)                   AS sv_queue,
+        coalesce(ttft_ns, s_ttft)                     AS sv_ttft,
         coalesce(prefill_ns, s_ttft_model)            AS sv_prefill,
         coalesce(decode_ns, s_decode)                 AS sv_decode,
         coalesce(prefill_ns + decode_ns, inference_ns) AS sv_work
@@ -620,6 +643,7 @@ SELECT
     use_case,
     streamed,
     status,
+    coalesce(status BETWEEN 200 AND 299, error IS NULL) AS completed,
     prompt_tokens,
     output_tokens,
     client,
@@ -653,6 +677,7 @@ SELECT
          WHEN concurrency <= 16 THEN '9-16'
          ELSE '17+' END AS concurrency_bucket,
     cl_e2e / 1e6              AS client_e2e_ms,
+    c_e2e / 1e6               AS client_wall_e2e_ms,
     g_e2e / 1e6               AS gateway_e2e_ms,
     sv_e2e / 1e6              AS server_e2e_ms,
     network_ns / 1e6          AS network_ms,

@@ -14,7 +14,8 @@
 --     streamed requests only (the client record says streamed = true);
 --     tps_user is streamed-only by definition.
 --   service-wide output tokens/s: sum of output_tokens of completed requests
---     (status 200-299) divided by the window length (last start - first
+--     (the completed column of requests.sql: status 200-299, or no status
+--     and no error) divided by the window length (last start - first
 --     start, seconds); NULL when the window is empty.
 --   slowest 5% (tail_*): requests whose client_e2e_ms is above the slice's
 --     P95 client E2E; for ttft components, streamed requests whose
@@ -74,13 +75,13 @@ SELECT
     count(tps_user)                                        AS tps_user_n,
     quantile_cont(tps_user, [0.5, 0.9, 0.95, 0.99])        AS tps_user_q,
 
-    count(*) FILTER (WHERE status BETWEEN 200 AND 299 AND output_tokens IS NOT NULL)
+    count(*) FILTER (WHERE completed AND output_tokens IS NOT NULL)
                                                            AS completed_n,
-    coalesce(sum(output_tokens) FILTER (WHERE status BETWEEN 200 AND 299), 0)::BIGINT
+    coalesce(sum(output_tokens) FILTER (WHERE completed), 0)::BIGINT
                                                            AS completed_output_tokens,
     (epoch_ns(max(start)) - epoch_ns(min(start))) / 1e9    AS window_s,
     CASE WHEN epoch_ns(max(start)) > epoch_ns(min(start))
-         THEN coalesce(sum(output_tokens) FILTER (WHERE status BETWEEN 200 AND 299), 0)
+         THEN coalesce(sum(output_tokens) FILTER (WHERE completed), 0)
               / ((epoch_ns(max(start)) - epoch_ns(min(start))) / 1e9)
     END                                                    AS service_tps,
 

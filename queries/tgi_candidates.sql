@@ -13,12 +13,19 @@
 --      everything but the source line) are one row, t_key a hash of the
 --      content. A TGI host is its replica label, else its log file.
 --   2. Gateway records: the kept record per request ID (latest start, as in
---      requests.sql) with upstream_start and upstream_end, whose request ID
---      has no timing server record of its own (those are already joined).
---      A gateway host is its gateway label, else its log file. When a TGI
---      row's replica label equals an upstream the gateway logged, only
---      records of that upstream are candidates.
---   3. Coarse pairs: gateway upstream_end within 60 s of TGI end, both
+--      requests.sql) whose request ID has no timing server record of its
+--      own (those are already joined), with the span the gateway logged
+--      around the upstream call: upstream_start and upstream_end where it
+--      logged both, else its own start and end (Envoy's default format
+--      logs only %START_TIME% and %DURATION%: the span then also holds the
+--      gateway's own work before and after the call, which the tolerance
+--      below absorbs). A gateway host is its gateway label, else its log
+--      file, and records of the two kinds are separate hosts (their offsets
+--      differ by the gateway's own work). When a TGI row's replica label
+--      equals an upstream the gateway logged, only records of that upstream
+--      are candidates.
+--   3. Coarse pairs ("upstream" below is the span of step 2): gateway
+--      upstream_end within 60 s of TGI end, both
 --      ways (a larger host offset is not matched). d_end = gateway
 --      upstream_end - TGI end, d_start = gateway upstream_start - TGI
 --      arrival: each is the host offset plus a small hop.
@@ -30,14 +37,24 @@
 --      chance pairs spread over ~50,000 cells. The cell counts only when it
 --      holds >= 3 pairs and >= 10 times the pairs an average cell would.
 --      Its inliers are the agreeing pairs within 100 ms of the cell's centre
---      in both. The offsets off_end and off_start are least-squares lines of
---      d_end and d_start over the TGI end time through the inliers: constant
+--      in both. The offsets off_end and off_start are lines of d_end and
+--      d_start over the TGI end time through the inliers (slope and level
+--      by medians, Theil-Sen, which outliers cannot move): constant
 --      host offsets plus the slow drift of one clock against the other
 --      (ppm: tens of ms over hours), which would otherwise eat the
 --      tolerance at the ends of a long log.
---   5. Candidates (all TGI rows, compared only with gateway records near
---      their shifted end): pairs with |d_end - off_end| <= 100 ms, |d_start -
---      off_start| <= 100 ms and TGI e2e <= upstream time + 50 ms. score =
+--   5. Tolerances per (TGI host, gateway host), estimated from the data:
+--      tol_end = 10 x the median of |d_end - off_end| over the inliers (the
+--      median, as chance pairs in the cell must not widen it; 10 x reaches
+--      about the P99 of an exponential spread), tol_start the same of
+--      d_start, each kept within [10 ms, 100 ms]: 10 ms covers Envoy's
+--      whole-ms truncation and a hop. A gateway that logs its upstream
+--      span gives residuals of a network hop (10 ms); one that logs only
+--      its own start and end adds its own work (auth, routing) to the
+--      spread, and a wide one gets a wider tolerance.
+--   6. Candidates (all TGI rows, compared only with gateway records near
+--      their shifted end): pairs with |d_end - off_end| <= tol_end, |d_start -
+--      off_start| <= tol_start and TGI e2e <= upstream time + 50 ms. score =
 --      |d_end - off_end| + |d_start - off_start| in ns: both ends of the
 --      request must line up once the offset is removed. n_cand is the number
 --      of candidates of the TGI row; >= 2 is ambiguous.
@@ -55,13 +72,18 @@ tgi AS (
 ),
 gw AS (
     SELECT g.request_id,
-           coalesce(g.gateway, g.source_file) AS g_host,
+           coalesce(g.gateway, g.source_file)
+             || CASE WHEN g.upstream_start_time IS NOT NULL AND g.upstream_end_time IS NOT NULL
+                     THEN '' ELSE ' (start/end)' END AS g_host,
            g.upstream,
-           epoch_ns(g.upstream_start_time) AS g_start,
-           epoch_ns(g.upstream_end_time) AS g_end
+           CASE WHEN g.upstream_start_time IS NOT NULL AND g.upstream_end_time IS NOT NULL
+                THEN epoch_ns(g.upstream_start_time) ELSE epoch_ns(g.start_time) END AS g_start,
+           CASE WHEN g.upstream_start_time IS NOT NULL AND g.upstream_end_time IS NOT NULL
+                THEN epoch_ns(g.upstream_end_time) ELSE epoch_ns(g.end_time) END AS g_end
     FROM gateway AS g
     WHERE g.request_id IS NOT NULL
-      AND g.upstream_start_time IS NOT NULL AND g.upstream_end_time IS NOT NULL
+      AND ((g.upstream_start_time IS NOT NULL AND g.upstream_end_time IS NOT NULL)
+           OR (g.start_time IS NOT NULL AND g.end_time IS NOT NULL))
       AND NOT EXISTS (SELECT 1 FROM server_logged AS s
                       WHERE s.request_id = g.request_id AND s.format IS DISTINCT FROM 'vllm-log')
     QUALIFY row_number() OVER (
@@ -116,16 +138,47 @@ inliers AS (
     FROM pairs AS a JOIN best AS b USING (t_host, g_host)
     WHERE abs(a.d_end - b.c_end) <= 100000000 AND abs(a.d_start - b.c_start) <= 100000000
 ),
-offsets AS (
-    SELECT t_host, g_host,
-           avg(t_end) AS t_ref,
-           avg(d_end) AS off_end,
-           coalesce(regr_slope(d_end, x), 0) AS drift_end,
-           avg(d_start) AS off_start,
-           coalesce(regr_slope(d_start, x), 0) AS drift_start,
+-- The slope of each line is the median of the slopes between every two
+-- inliers (Theil-Sen) and its level the median of the inliers around it,
+-- not least squares: a few requests on which the gateway spent far longer
+-- (a slow auth path) must move neither.
+pair_slopes AS (
+    SELECT a.t_host, a.g_host,
+           median((b.d_end - a.d_end) / (b.x - a.x)) AS drift_end,
+           median((b.d_start - a.d_start) / (b.x - a.x)) AS drift_start
+    FROM inliers AS a JOIN inliers AS b
+      ON b.t_host = a.t_host AND b.g_host = a.g_host AND b.x > a.x
+    GROUP BY a.t_host, a.g_host
+),
+slopes AS (
+    SELECT i.t_host, i.g_host,
+           avg(i.t_end) AS t_ref,
+           coalesce(any_value(p.drift_end), 0) AS drift_end,
+           coalesce(any_value(p.drift_start), 0) AS drift_start,
            count(*) AS support
-    FROM inliers
-    GROUP BY t_host, g_host
+    FROM inliers AS i LEFT JOIN pair_slopes AS p USING (t_host, g_host)
+    GROUP BY i.t_host, i.g_host
+),
+offsets AS (
+    SELECT i.t_host, i.g_host,
+           any_value(s.t_ref) AS t_ref,
+           median(i.d_end - s.drift_end * i.x) AS off_end,
+           any_value(s.drift_end) AS drift_end,
+           median(i.d_start - s.drift_start * i.x) AS off_start,
+           any_value(s.drift_start) AS drift_start,
+           any_value(s.support) AS support
+    FROM inliers AS i JOIN slopes AS s USING (t_host, g_host)
+    GROUP BY i.t_host, i.g_host
+),
+-- The tolerances, from the inliers' residuals around the offset lines.
+tolerances AS (
+    SELECT i.t_host, i.g_host,
+           least(100000000, greatest(10000000, 10 * median(
+               abs(i.d_end - (o.off_end + o.drift_end * (i.t_end - o.t_ref) / 1e9)))))::BIGINT AS tol_end,
+           least(100000000, greatest(10000000, 10 * median(
+               abs(i.d_start - (o.off_start + o.drift_start * (i.t_end - o.t_ref) / 1e9)))))::BIGINT AS tol_start
+    FROM inliers AS i JOIN offsets AS o USING (t_host, g_host)
+    GROUP BY i.t_host, i.g_host
 ),
 -- Candidates: every TGI row against the gateway records of each gateway
 -- host with an offset, joined on 200 ms buckets of the gateway's clock
@@ -134,10 +187,11 @@ offsets AS (
 shifted AS (
     SELECT *, unnest([-1, 0, 1]) + floor((t_end + off_end) / 200000000)::BIGINT AS bucket
     FROM (
-        SELECT t.*, o.g_host, o.support,
+        SELECT t.*, o.g_host, o.support, l.tol_end, l.tol_start,
                round(o.off_end + o.drift_end * (t.t_end - o.t_ref) / 1e9)::BIGINT AS off_end,
                round(o.off_start + o.drift_start * (t.t_end - o.t_ref) / 1e9)::BIGINT AS off_start
         FROM tgi_tied AS t JOIN offsets AS o USING (t_host)
+        JOIN tolerances AS l ON l.t_host = o.t_host AND l.g_host = o.g_host
     )
 ),
 gw_b AS (
@@ -147,14 +201,14 @@ cand AS (
     SELECT t.t_key, g.request_id,
            abs(g.g_end - t.t_end - t.off_end)
              + abs(g.g_start - (t.t_end - t.t_e2e) - t.off_start) AS score,
-           t.off_end, t.off_start, t.support
+           t.off_end, t.off_start, t.support, t.tol_end, t.tol_start
     FROM shifted AS t JOIN gw_b AS g ON g.g_host = t.g_host AND g.bucket = t.bucket
     WHERE (t.tied_upstream IS NULL OR g.upstream = t.tied_upstream)
-      AND abs(g.g_end - t.t_end - t.off_end) <= 100000000
-      AND abs(g.g_start - (t.t_end - t.t_e2e) - t.off_start) <= 100000000
+      AND abs(g.g_end - t.t_end - t.off_end) <= t.tol_end
+      AND abs(g.g_start - (t.t_end - t.t_e2e) - t.off_start) <= t.tol_start
       AND t.t_e2e <= g.g_end - g.g_start + 50000000
 )
 SELECT t_key, request_id, score,
        count(*) OVER (PARTITION BY t_key) AS n_cand,
-       off_end, off_start, support
+       off_end, off_start, support, tol_end, tol_start
 FROM cand

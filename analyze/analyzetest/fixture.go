@@ -52,6 +52,7 @@ type Client struct {
 	TraceID    string
 	Format     string // empty: "native"
 	File       string // empty: "logs/client.jsonl"
+	Error      string
 }
 
 // Gateway is one gateway record.
@@ -176,7 +177,7 @@ func Write(ctx context.Context, dir string, f Fixture, off Offsets) error {
 	for _, c := range f.Clients {
 		rows = append(rows, "("+strings.Join([]string{
 			id(c.ID), ts(c.Start, off.Client, f.TimestampTZ), ts(c.FirstToken, off.Client, f.TimestampTZ), ts(c.End, off.Client, f.TimestampTZ),
-			integer(c.Status), "NULL::VARCHAR", boolean(c.Streamed), str(c.Model), str(c.UseCase),
+			integer(c.Status), str(c.Error), boolean(c.Streamed), str(c.Model), str(c.UseCase),
 			str(c.Client), str(c.Region), integer(c.PromptTokens), integer(c.Output),
 			nanos(c.E2E), nanos(c.TTFT), str(c.ResponseID), str(c.TraceID), str(or(c.Format, "native")),
 			str(or(c.File, "logs/client.jsonl")), line(c.Line)}, ", ")+")")

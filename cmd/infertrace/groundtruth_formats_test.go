@@ -33,7 +33,10 @@ import (
 // which must be NULL; for trtllm none that needs the server (its rows join
 // no request: the server tier must be absent), only client and gateway.
 // Triton's QUEUE and COMPUTE leave out its frontend's microseconds (see
-// simulate's servers.go), far inside the per-request tolerance.
+// simulate's servers.go), far inside the per-request tolerance; so does
+// TGI's queue_time, which leaves out the validation_time the simulator
+// carves from the wait (20 µs + 5 ns per prompt token) and which the
+// analysis counts as server overhead, in application.
 //
 // A component the format can give but the analysis does not produce yet
 // (all NULL for that format) is skipped with the reason, as is the TGI

@@ -36,7 +36,9 @@ import (
 //     reader derives output tokens from inference_time / time_per_token).
 //     validation_time is
 //     min(20 µs + 5 ns per prompt token, the wait), queue_time the rest of
-//     the wait (arrival to scheduled). A 5xx is an ERROR event of
+//     the wait (arrival to scheduled). The truth counts the whole wait as
+//     queue; the analysis takes queue_time and moves validation_time into
+//     application as server overhead, tens of µs apart. A 5xx is an ERROR event of
 //     text_generation_router::infer inside the handler span. The file starts
 //     with a launcher and a router startup line (no rows).
 //   - triton: a Triton trace file (level=TIMESTAMPS): one JSON array of
