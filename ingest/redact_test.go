@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,5 +105,56 @@ func TestRejectsHideSecrets(t *testing.T) {
 				t.Errorf("%s: rejects.jsonl lost %s:\n%s", c.name, k, got)
 			}
 		}
+	}
+}
+
+// TestRejectReasonsAreShort checks that a reason quotes no more than a
+// short token of a value, in rejects.jsonl and on the terminal, and that
+// what the terminal is shown of a file name cannot drive it.
+func TestRejectReasonsAreShort(t *testing.T) {
+	dir := t.TempDir()
+	secret := strings.Repeat("SECRET words of a prompt ", 20)
+	name := filepath.Join(dir, "a\x1b[31m\u202eb.log")
+	line := `{"request_id":"r-1","start":"` + secret + `","end":1796032801}` + "\n" +
+		`{"request_id":"r-2","start":1796032800,"end":1796032801,"status":"` + secret + `"}` + "\n"
+	if err := os.WriteFile(name, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	opt := Options{Out: filepath.Join(dir, "out"), Workers: 1, Log: &log,
+		Inputs: []Input{{Tier: Client, Format: "native", Pattern: filepath.Join(dir, "a*.log")}}}
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(opt.Out, "rejects.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r Reject
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		reasons = append(reasons, r.Reason)
+	}
+	if len(reasons) != 2 {
+		t.Fatalf("want 2 rejects, got %q", reasons)
+	}
+	for _, text := range append(reasons, log.String()) {
+		if strings.Contains(text, "SECRET words of a prompt SECRET w") {
+			t.Errorf("more than a short token of the value is quoted:\n%s", text)
+		}
+	}
+	for _, r := range reasons {
+		if !strings.Contains(r, `"SECRET words of a prompt SECRET …"`) {
+			t.Errorf("reason does not show the value's first 32 bytes and an ellipsis: %s", r)
+		}
+	}
+	if strings.ContainsAny(log.String(), "\x1b\u202e") {
+		t.Errorf("terminal output holds control characters: %q", log.String())
+	}
+	if !strings.Contains(log.String(), `a\x1b[31m\u202eb.log:1: start: bad time`) {
+		t.Errorf("terminal output does not name the file, escaped: %q", log.String())
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/infertrace/infertrace/internal/textsafe"
 )
 
 // RawLimit is how much of a rejected line rejects.jsonl keeps.
@@ -50,13 +52,13 @@ func newRejectLog(path string, echo io.Writer) (*rejectLog, error) {
 }
 
 func (l *rejectLog) add(tier Tier, e *ParseError) error {
-	rec := Reject{Tier: tier, File: e.File, Line: e.Line, Kind: Kind(e.Err), Reason: e.Err.Error(), Raw: cutRaw(e.Raw)}
+	rec := Reject{Tier: tier, File: e.File, Line: e.Line, Kind: Kind(e.Err), Reason: shortReason(e.Err.Error()), Raw: cutRaw(e.Raw)}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.n++
 	if l.echo != nil && l.shown < rejectsShown {
 		l.shown++
-		fmt.Fprintf(l.echo, "rejected %s\n", e)
+		fmt.Fprintf(l.echo, "rejected %s:%d: %s\n", textsafe.Escape(e.File), e.Line, rec.Reason)
 	}
 	return l.enc.Encode(rec)
 }
