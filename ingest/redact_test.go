@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -157,4 +158,30 @@ func TestRejectReasonsAreShort(t *testing.T) {
 	if !strings.Contains(log.String(), `a\x1b[31m\u202eb.log:1: start: bad time`) {
 		t.Errorf("terminal output does not name the file, escaped: %q", log.String())
 	}
+}
+
+// FuzzRedactHidesValues: a string value under any member that is not read
+// as an ID, time, number or label, at any depth, never survives redaction.
+func FuzzRedactHidesValues(f *testing.F) {
+	for _, s := range [][2]string{{"Prompt", "hello"}, {"pr\\u006fmpt", "x"}, {"system_prompt", `{"a":"b"}`}, {"a b", "c d"}, {"", "-"}} {
+		f.Add(s[0], s[1], true)
+	}
+	f.Fuzz(func(t *testing.T, name, value string, nested bool) {
+		if readMembers[name] || name == "key" {
+			return
+		}
+		v, _ := json.Marshal("zq" + value)
+		n, _ := json.Marshal(name)
+		line := `{"request_id":"r-1",` + string(n) + `:` + string(v) + `}`
+		if nested {
+			line = `{"request_id":"r-1","x":[{` + string(n) + `:[` + string(v) + `]}]}`
+		}
+		out := redact([]byte(line))
+		if bytes.Contains(out, v[1:len(v)-1]) && !bytes.Contains(n, v[1:len(v)-1]) {
+			t.Fatalf("value survived: %s\n -> %s", line, out)
+		}
+		if !bytes.Contains(out, []byte(`"request_id":"r-1"`)) {
+			t.Fatalf("request_id lost: %s\n -> %s", line, out)
+		}
+	})
 }
