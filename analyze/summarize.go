@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/infertrace/infertrace/internal/textsafe"
 )
 
 // SummaryOptions selects how Summarize slices requests.
@@ -162,7 +164,8 @@ func readManifest(dir string) (Inputs, error) {
 		return in, fmt.Errorf("manifest.json: %w", err)
 	}
 	in.Files = m.Files
-	for _, f := range m.Files {
+	for i, f := range m.Files {
+		in.Files[i].Tier, in.Files[i].Format, in.Files[i].Path = textsafe.Label(f.Tier), textsafe.Label(f.Format), textsafe.Label(f.Path)
 		in.Total.Bytes += f.Bytes
 		in.Total.Lines += f.Lines
 		in.Total.Rows += f.Rows

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/big"
 	"time"
+
+	"github.com/infertrace/infertrace/internal/textsafe"
 )
 
 // Conversions from the values database/sql yields for DuckDB columns.
@@ -45,16 +47,20 @@ func asFloat(v any) *float64 {
 	return &f
 }
 
+// asString reads a text column. Text comes from the logs (a model, a
+// replica, a file name), so it is cut to textsafe.LabelMax runes and its
+// control characters escaped here, once, before any finding quotes it:
+// grouping in SQL still sees the whole value.
 func asString(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return ""
 	case string:
-		return x
+		return textsafe.Label(x)
 	case []byte:
-		return string(x)
+		return textsafe.Label(string(x))
 	}
-	return fmt.Sprint(v)
+	return textsafe.Label(fmt.Sprint(v))
 }
 
 func asTime(v any) *time.Time {

@@ -3,6 +3,11 @@ package ingest
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/infertrace/infertrace/internal/textsafe"
 )
 
 // Reasons a line is rejected. Every ParseError wraps exactly one of them, so
@@ -72,3 +77,40 @@ func (e *ParseError) Error() string {
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// quotedMax is the most bytes of a quoted value a reject reason shows:
+// reasons quote the value that was wrong, and a value can be a prompt.
+const quotedMax = 32
+
+// shortReason cuts every quoted string in a reason to quotedMax bytes of
+// its text, with an ellipsis, and escapes the characters that could drive a
+// terminal; the reason is for people, in rejects.jsonl and on the terminal.
+func shortReason(reason string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(reason, '"')
+		if i < 0 {
+			b.WriteString(reason)
+			break
+		}
+		b.WriteString(reason[:i])
+		q, err := strconv.QuotedPrefix(reason[i:])
+		if err != nil { // a lone quote
+			b.WriteByte('"')
+			reason = reason[i+1:]
+			continue
+		}
+		reason = reason[i+len(q):]
+		s, _ := strconv.Unquote(q)
+		if len(s) <= quotedMax {
+			b.WriteString(q)
+			continue
+		}
+		cut := quotedMax
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		b.WriteString(strconv.Quote(s[:cut] + "…"))
+	}
+	return textsafe.Escape(b.String())
+}

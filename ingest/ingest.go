@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/infertrace/infertrace/internal/textsafe"
 )
 
 // Input is one --client/--gateway/--server argument: files of one tier, in
@@ -224,7 +226,7 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 	fail := func(err error) {
 		s.stats.Error = err.Error()
 		if log != nil {
-			fmt.Fprintf(log, "error: %v\n", err)
+			fmt.Fprintf(log, "error: %s\n", textsafe.Escape(err.Error()))
 		}
 	}
 	rc, size, err := openInput(s.stats.Path)

@@ -9,6 +9,8 @@ import (
 	"os"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/infertrace/infertrace/internal/textsafe"
 )
 
 // RawLimit is how much of a rejected line rejects.jsonl keeps.
@@ -50,13 +52,13 @@ func newRejectLog(path string, echo io.Writer) (*rejectLog, error) {
 }
 
 func (l *rejectLog) add(tier Tier, e *ParseError) error {
-	rec := Reject{Tier: tier, File: e.File, Line: e.Line, Kind: Kind(e.Err), Reason: e.Err.Error(), Raw: cutRaw(e.Raw)}
+	rec := Reject{Tier: tier, File: e.File, Line: e.Line, Kind: Kind(e.Err), Reason: shortReason(e.Err.Error()), Raw: cutRaw(e.Raw)}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.n++
 	if l.echo != nil && l.shown < rejectsShown {
 		l.shown++
-		fmt.Fprintf(l.echo, "rejected %s\n", e)
+		fmt.Fprintf(l.echo, "rejected %s:%d: %s\n", textsafe.Escape(e.File), e.Line, rec.Reason)
 	}
 	return l.enc.Encode(rec)
 }
@@ -72,9 +74,8 @@ func (l *rejectLog) close() error {
 	return l.f.Close()
 }
 
-// cutRaw keeps the first RawLimit bytes of a rejected line, with the values
-// of members that can hold prompts or completions replaced by their length:
-// logs carry user data, and rejects.jsonl must not copy it.
+// cutRaw keeps the first RawLimit bytes of a rejected line, redacted (see
+// redact): logs carry user data, and rejects.jsonl must not copy it.
 func cutRaw(raw []byte) string {
 	red := redact(raw)
 	if len(red) > RawLimit {
@@ -85,80 +86,4 @@ func cutRaw(raw []byte) string {
 		red = red[:cut]
 	}
 	return string(bytes.ToValidUTF8(red, []byte("\uFFFD")))
-}
-
-// sensitiveKeys name JSON members whose values are user text in the logs
-// infertrace reads (OpenAI-style requests, vLLM and TGI request logs,
-// LiteLLM payloads, GenAI semantic conventions).
-var sensitiveKeys = [][]byte{
-	[]byte(`"prompt"`), []byte(`"prompts"`), []byte(`"messages"`), []byte(`"message"`), []byte(`"content"`),
-	[]byte(`"completion"`), []byte(`"text"`), []byte(`"input"`), []byte(`"inputs"`), []byte(`"output"`),
-	[]byte(`"response"`), []byte(`"choices"`), []byte(`"generated_text"`), []byte(`"query"`),
-	[]byte(`"gen_ai.prompt"`), []byte(`"gen_ai.completion"`), []byte(`"gen_ai.input.messages"`),
-	[]byte(`"gen_ai.output.messages"`),
-	// TGI's "parameters" span field (stop sequences, grammar), SGLang's
-	// "request_parameters" and "obj" (the request), Triton TENSORS-level data.
-	[]byte(`"parameters"`), []byte(`"request_parameters"`), []byte(`"obj"`), []byte(`"tensor"`),
-	// OTLP JSON attributes are {"key":…,"value":{"stringValue":…}}: the
-	// member name says nothing about the text, so every string value of a
-	// rejected OTLP line is hidden.
-	[]byte(`"stringValue"`), []byte(`"bytesValue"`),
-}
-
-// redact works on text that may not be valid JSON (a truncated line): each
-// value after a sensitive member name is replaced up to where it ends, or up
-// to the end of the line.
-func redact(raw []byte) []byte {
-	var out []byte
-	for _, key := range sensitiveKeys {
-		src := raw
-		if out != nil {
-			src = out
-		}
-		if !bytes.Contains(src, key) {
-			continue
-		}
-		var b []byte
-		for {
-			i := bytes.Index(src, key)
-			if i < 0 {
-				b = append(b, src...)
-				break
-			}
-			j := skipSpace(src, i+len(key))
-			if j >= len(src) || src[j] != ':' {
-				b = append(b, src[:i+len(key)]...)
-				src = src[i+len(key):]
-				continue
-			}
-			j = skipSpace(src, j+1)
-			end, quotes := len(src), 0
-			if j < len(src) {
-				switch src[j] {
-				case '"':
-					quotes = 1
-					if e, _, err := scanString(src, j+1); err == nil {
-						end, quotes = e+1, 2
-					}
-				case '{', '[':
-					if e, err := skipComposite(src, j); err == nil {
-						end = e
-					}
-				default:
-					// numbers, booleans, null: no text to hide
-					b = append(b, src[:j]...)
-					src = src[j:]
-					continue
-				}
-			}
-			b = append(b, src[:j]...)
-			b = fmt.Appendf(b, `"<redacted %d bytes>"`, end-j-quotes)
-			src = src[end:]
-		}
-		out = b
-	}
-	if out == nil {
-		return raw
-	}
-	return out
 }

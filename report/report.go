@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/internal/textsafe"
 )
 
 //go:embed templates/*.tmpl
@@ -158,17 +159,17 @@ func fmtSec(p *float64) string {
 	return fmt.Sprintf("%.3f", *p)
 }
 
-// mdEscape makes log-derived text inert in Markdown: characters with
-// Markdown or HTML meaning are backslash-escaped and line breaks flattened.
+// mdEscape makes log-derived text inert in Markdown: control characters
+// are shown as escapes (textsafe.Escape; analyze has already cut and
+// escaped what it read, this is for any other text) and characters with
+// Markdown or HTML meaning, table pipes included, are backslash-escaped.
 func mdEscape(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for _, r := range textsafe.Escape(s) {
 		switch r {
 		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '#', '!', '&', '~', '{', '}':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case '\n', '\r', '\t':
-			b.WriteByte(' ')
 		default:
 			b.WriteRune(r)
 		}

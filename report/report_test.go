@@ -188,7 +188,8 @@ func TestEscaping(t *testing.T) {
 }
 
 func TestMdEscapeKeepsTablesIntact(t *testing.T) {
-	if got := mdEscape("a|b\nc_d"); got != `a\|b c\_d` {
+	// The newline is shown as \x0a, its backslash escaped for Markdown.
+	if got := mdEscape("a|b\nc_d"); got != `a\|b\\x0ac\_d` {
 		t.Errorf("mdEscape = %q", got)
 	}
 }

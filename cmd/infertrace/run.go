@@ -12,6 +12,7 @@ import (
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/ingest"
 	"github.com/infertrace/infertrace/ingest/simulate"
+	"github.com/infertrace/infertrace/internal/textsafe"
 	"github.com/infertrace/infertrace/report"
 )
 
@@ -59,10 +60,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			case errors.Is(err, pflag.ErrHelp):
 				return 0
 			case errors.Is(err, errUsage):
-				fmt.Fprintf(stderr, "infertrace %s: %v\nusage: infertrace %s\n", c.name, strings.TrimPrefix(err.Error(), "usage: "), c.usage)
+				fmt.Fprintf(stderr, "infertrace %s: %s\nusage: infertrace %s\n", c.name, textsafe.Escape(strings.TrimPrefix(err.Error(), "usage: ")), c.usage)
 				return 2
 			default:
-				fmt.Fprintf(stderr, "infertrace %s: %v\n", c.name, err)
+				fmt.Fprintf(stderr, "infertrace %s: %s\n", c.name, textsafe.Escape(err.Error()))
 				return 1
 			}
 		}
@@ -183,7 +184,7 @@ func doIngest(ctx context.Context, e *env, opt ingest.Options) error {
 		len(m.Files), t.Lines, t.Decoded, t.Rejected, t.Duplicates, t.Blank, t.Rows)
 	if failed := m.Failed(); len(failed) > 0 {
 		for _, f := range failed {
-			fmt.Fprintf(e.stderr, "not read to the end: %s: %s\n", f.Path, f.Error)
+			fmt.Fprintf(e.stderr, "not read to the end: %s: %s\n", textsafe.Escape(f.Path), textsafe.Escape(f.Error))
 		}
 		return fmt.Errorf("%d of %d files could not be read to the end (their other lines were kept; see manifest.json)", len(failed), len(m.Files))
 	}

@@ -1,0 +1,370 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Redaction of rejected lines for rejects.jsonl. Logs carry user text
+// (prompts, completions, request bodies, error messages quoting them) under
+// any name and in any spelling, so a rejected line keeps only what cannot
+// be such text: its structure, its numbers, and the string values of the
+// members the formats read as IDs, times, numbers and labels. Every other
+// string, and in a text line every run of words that is not a number, a
+// time or an ID, is replaced by its length.
+
+// keptValueMax is the longest string value kept: longer ones are not IDs,
+// times or labels, whatever their member is called.
+const keptValueMax = 128
+
+// readMembers are the members whose string values the formats read as IDs,
+// times, numbers (as strings) and labels, by their decoded name; the case
+// and spelling must match exactly. Free-text members the formats read
+// (error, message, uri, path) are not here: they can quote a request.
+var readMembers = map[string]bool{}
+
+func init() {
+	for _, names := range [][]string{
+		// request, response, trace and span IDs
+		{"request_id", "x_request_id", "x-request-id", "xrid", "http_x_request_id", "id", "rid", "response_id",
+			"litellm_call_id", "trace_id", "span_id", "parent_id", "traceId", "spanId", "parentSpanId", "traceparent",
+			"TRACE_ID", "STREAM_ID", "request_id_prefix"},
+		// times and durations
+		{"start", "end", "first_token", "arrival", "scheduled", "upstream_start", "upstream_end", "timestamp",
+			"time", "date", "start_time", "end_time", "startTime", "endTime", "completionStartTime", "started_at",
+			"time_iso8601", "time_local", "msec", "request_time", "upstream_response_time", "upstream_connect_time",
+			"upstream_header_time", "duration", "request_start_ns", "request_end_ns", "request_start_time",
+			"request_end_time", "first_token_time", "last_token_time", "arrival_time", "first_scheduled_time",
+			"request_received_ts", "request_finished_ts", "response_sent_to_client_ts", "forward_entry_time",
+			"prefill_finished_time", "e2e_latency", "queue_time", "inference_time", "validation_time", "total_time",
+			"time_per_token", "startTimeUnixNano", "endTimeUnixNano", "timeUnixNano", "observedTimeUnixNano",
+			"START_TIME", "DURATION", "REQUEST_DURATION", "RESPONSE_DURATION", "ttft", "time_to_first_token",
+			"request_latency", "token_latency_ttft"},
+		// numbers logged as strings
+		{"status", "status_code", "response_code", "upstream_status", "intValue", "doubleValue", "prompt_tokens",
+			"completion_tokens", "output_tokens", "input_tokens", "RESPONSE_CODE", "bytes_sent", "body_bytes_sent",
+			"request_length", "tries"},
+		// labels
+		{"model", "model_name", "model_group", "model_id", "model_version", "request_model", "response_model",
+			"use_case", "client", "region", "route", "upstream", "upstream_addr", "gateway", "replica",
+			"finish_reason", "call_type", "streamed", "method", "request_method", "name", "type", "object", "level",
+			"event", "metric", "unit", "code", "kind", "backend", "endpoint_type", "x-ai-eg-model", "ROUTE_NAME",
+			"UPSTREAM_HOST", "HOSTNAME", "RESPONSE_FLAGS"},
+	} {
+		for _, n := range names {
+			readMembers[n] = true
+		}
+	}
+}
+
+// redact returns raw with everything that could be user text replaced by
+// its length. It works on text that may not be valid JSON (a truncated
+// line) or not JSON at all (a text log line in a file of a JSON format, the
+// first line of a file whose format was not recognised).
+func redact(raw []byte) []byte {
+	// JSON is an object or an array of composites or strings; "[2026-…]"
+	// starts an Envoy text line, and an array of numbers reads the same
+	// either way.
+	if i := skipSpace(raw, 0); i < len(raw) && raw[i] == '{' {
+		return redactJSON(raw)
+	} else if i < len(raw) && raw[i] == '[' {
+		if j := skipSpace(raw, i+1); j < len(raw) && bytes.IndexByte([]byte(`{["]`), raw[j]) >= 0 {
+			return redactJSON(raw)
+		}
+	}
+	return redactText(raw)
+}
+
+func appendRedacted(b []byte, n int) []byte {
+	return fmt.Appendf(b, "<redacted %d bytes>", n)
+}
+
+// redactJSON keeps the brackets, member names that are plain identifiers,
+// numbers and literals of a JSON line, and the string values of
+// readMembers; an array's elements count as values of its member.
+func redactJSON(raw []byte) []byte {
+	type frame struct {
+		object bool
+		member string // the member the current value belongs to
+	}
+	var stack []frame
+	member := func() string {
+		if len(stack) == 0 {
+			return ""
+		}
+		return stack[len(stack)-1].member
+	}
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch {
+		case c == '{':
+			stack = append(stack, frame{object: true})
+			out = append(out, c)
+			i++
+		case c == '[':
+			stack = append(stack, frame{member: member()})
+			out = append(out, c)
+			i++
+		case c == '}' || c == ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			out = append(out, c)
+			i++
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == ':':
+			out = append(out, c)
+			i++
+		case c == '"':
+			end, escaped, err := scanString(raw, i+1)
+			next := end + 1
+			if err != nil { // cut off, or a bad escape: the rest of the line
+				end, next, escaped = len(raw), len(raw), true
+			}
+			content := raw[i+1 : end]
+			isName := err == nil && len(stack) > 0 && stack[len(stack)-1].object &&
+				skipSpace(raw, next) < len(raw) && raw[skipSpace(raw, next)] == ':'
+			switch {
+			case isName:
+				name, ok := unquote(content, escaped)
+				if !ok {
+					name = nil
+				}
+				stack[len(stack)-1].member = string(name)
+				if ok && plainName(name) {
+					out = append(append(append(out, '"'), name...), '"')
+				} else {
+					out = append(appendRedacted(append(out, '"'), len(content)), '"')
+				}
+			case !escaped && keptValue(member(), content):
+				out = append(out, raw[i:next]...)
+			default:
+				out = append(appendRedacted(append(out, '"'), len(content)), '"')
+			}
+			i = next
+		default:
+			if e, ok := jsonScalar(raw, i); ok {
+				out = append(out, raw[i:e]...)
+				i = e
+				continue
+			}
+			// Not JSON here: up to the next delimiter, hidden.
+			e := i + 1
+			for e < len(raw) && bytes.IndexByte([]byte("{}[]\":, \t\r\n"), raw[e]) < 0 {
+				e++
+			}
+			out = appendRedacted(out, e-i)
+			i = e
+		}
+	}
+	return out
+}
+
+// jsonScalar returns the end of the number or literal at raw[i].
+func jsonScalar(raw []byte, i int) (int, bool) {
+	if c := raw[i]; c == '-' || '0' <= c && c <= '9' {
+		e, err := scanNumber(raw, i)
+		return e, err == nil
+	}
+	for _, lit := range []string{"true", "false", "null"} {
+		if bytes.HasPrefix(raw[i:], []byte(lit)) {
+			return i + len(lit), true
+		}
+	}
+	return 0, false
+}
+
+// plainName reports whether a member name is an identifier, shown as is;
+// any other name is hidden like a value.
+func plainName(name []byte) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for _, c := range name {
+		if !isIdentByte(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isIdentByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '_' || c == '-' || c == '.' || c == ':' || c == '@' || c == '/' || c == '$'
+}
+
+// keptValue reports whether the (unescaped) string value of member is kept:
+// a read member's short value without control characters. OTLP attribute
+// keys ("key") are kept when they are dotted lower-case attribute names.
+func keptValue(member string, v []byte) bool {
+	if len(v) > keptValueMax || !utf8.Valid(v) {
+		return false
+	}
+	for _, c := range v {
+		if c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	if member == "key" {
+		dot := false
+		for _, c := range v {
+			switch {
+			case c == '.':
+				dot = true
+			case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '_', c == '-':
+			default:
+				return false
+			}
+		}
+		return dot
+	}
+	return readMembers[member]
+}
+
+// redactText keeps, of a line that is not JSON, the punctuation and the
+// words that are numbers, times or IDs. Every quoted string (a Python repr,
+// an NGINX "$request") is hidden unless it is one such word, and every other
+// run of words is replaced by its length, the spaces between them included.
+func redactText(raw []byte) []byte {
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch {
+		case c == '"' || c == '\'':
+			end, next := endQuote(raw, i)
+			content := raw[i+1 : end]
+			if len(content) == 0 || string(content) == "-" || keptWord(content) {
+				out = append(out, raw[i:next]...)
+			} else {
+				out = appendRedacted(append(out, c), len(content))
+				if next > end {
+					out = append(out, c)
+				}
+			}
+			i = next
+		case isWordByte(c):
+			w, e := textWord(raw, i)
+			if w == i || keptWord(raw[i:w]) { // punctuation, or a word kept
+				out = append(out, raw[i:e]...)
+				i = e
+				continue
+			}
+			// Extend the run over spaces and the hidden words after them.
+			end := w
+			for {
+				s := end
+				for s < len(raw) && raw[s] == ' ' {
+					s++
+				}
+				if s == end || s >= len(raw) || !isWordByte(raw[s]) {
+					break
+				}
+				w2, _ := textWord(raw, s)
+				if w2 == s || keptWord(raw[s:w2]) {
+					break
+				}
+				end = w2
+			}
+			out = appendRedacted(out, end-i)
+			i = end
+		default:
+			out = append(out, c)
+			i++
+		}
+	}
+	return out
+}
+
+func isWordByte(c byte) bool {
+	return isIdentByte(c) && c != '$' || c == '+' || c == '%' || c >= 0x80
+}
+
+// textWord returns where the word at raw[i] ends without the punctuation
+// that closes a phrase ("ID:", "ID.", "ID,"), and with it; word is i when
+// there is only punctuation ("-", "::").
+func textWord(raw []byte, i int) (word, end int) {
+	end = i
+	alnum := false
+	for end < len(raw) && isWordByte(raw[end]) {
+		c := raw[end]
+		alnum = alnum || c >= 0x80 || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		end++
+	}
+	if !alnum {
+		return i, end
+	}
+	word = end
+	for raw[word-1] == '.' || raw[word-1] == ':' || raw[word-1] == ',' {
+		word--
+	}
+	return word, end
+}
+
+// endQuote returns the end of the content of the string quoted at raw[i]
+// and the index after its closing quote (both len(raw) when the line ends
+// first); a backslash escapes the next byte.
+func endQuote(raw []byte, i int) (end, next int) {
+	q := raw[i]
+	for j := i + 1; j < len(raw); j++ {
+		switch raw[j] {
+		case '\\':
+			j++
+		case q:
+			return j, j + 1
+		}
+	}
+	return len(raw), len(raw)
+}
+
+// keptWord reports whether a word of a text line is a number, a time or an
+// ID: "200", "0.7", "10:00:00", "2026-11-30T10:00:00.5Z", "15/Jan/2026:10:00:02",
+// "12ms", "10.0.0.15"; "chatcmpl-job-7", "req_01HX3", a UUID, a hex ID.
+func keptWord(w []byte) bool {
+	return isNumberWord(w) || isIDWord(w)
+}
+
+func isNumberWord(w []byte) bool {
+	if len(w) == 0 || len(w) > 64 {
+		return false
+	}
+	i := 0
+	if w[0] == '-' || w[0] == '+' {
+		i++
+	}
+	if i >= len(w) || w[i] < '0' || w[i] > '9' {
+		return false
+	}
+	letters := 0
+	for _, c := range w[i:] {
+		switch {
+		case '0' <= c && c <= '9', c == '.', c == ':', c == '/', c == '-', c == '+', c == ',', c == '%':
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+			letters++
+		default:
+			return false
+		}
+	}
+	return letters <= 3
+}
+
+func isIDWord(w []byte) bool {
+	if len(w) < 6 || len(w) > 64 {
+		return false
+	}
+	digits, sep, hex := 0, false, true
+	for _, c := range w {
+		switch {
+		case '0' <= c && c <= '9':
+			digits++
+		case c == '-' || c == '_':
+			sep = true
+		case 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+		case 'g' <= c && c <= 'z', 'G' <= c && c <= 'Z':
+			hex = false
+		default:
+			return false
+		}
+	}
+	return digits > 0 && (sep || hex && len(w) >= 8)
+}

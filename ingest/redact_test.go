@@ -1,0 +1,187 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRejectsHideSecrets runs lines that carry user text in every way the
+// logs have been seen to (a member called Prompt or PROMPT or spelled with
+// escapes, a request body logged as an escaped JSON string, members no
+// list of names knew, LiteLLM's raw_request and exception, a vLLM text
+// line) through Run, each rejected, and checks that rejects.jsonl holds
+// none of the text while the IDs, times and numbers of the members the
+// formats read are still there to find the line by.
+func TestRejectsHideSecrets(t *testing.T) {
+	cases := []struct {
+		name, tier, format, line string
+		keep                     []string
+	}{
+		{"Prompt", "client", "native", `{"request_id":"r-1","start":"2026-11-30T10:00:00Z","Prompt":"SECRET alpha beta"}`,
+			[]string{`\"request_id\":\"r-1\"`, `\"start\":\"2026-11-30T10:00:00Z\"`}},
+		{"PROMPT", "client", "native", `{"request_id":"r-2","start":1796032800,"PROMPT":"SECRET gamma"}`,
+			[]string{`\"request_id\":\"r-2\"`, `\"start\":1796032800`}},
+		{"escaped name", "client", "native", `{"request_id":"r-3","start":1796032800,"pr\u006fmpt":"SECRET delta"}`,
+			[]string{`\"request_id\":\"r-3\"`}},
+		{"escaped body", "client", "native", `{"request_id":"r-4","start":1796032800,"request_body":"{\"messages\":[{\"role\":\"user\",\"content\":\"SECRET epsilon\"}]}"}`,
+			[]string{`\"request_id\":\"r-4\"`}},
+		{"escaped body under a read name", "client", "native", `{"request_id":"{\"prompt\":\"SECRET zeta\"}","start":1796032800}`,
+			[]string{`\"start\":1796032800`}},
+		{"system_prompt", "server", "native", `{"request_id":"r-5","arrival":1796032800,"system_prompt":"SECRET eta","prompt_tokens":-1}`,
+			[]string{`\"request_id\":\"r-5\"`, `\"arrival\":1796032800`, `\"prompt_tokens\":-1`}},
+		{"question", "client", "native", `{"request_id":"r-6","start":1796032800,"question":"SECRET theta?"}`,
+			[]string{`\"request_id\":\"r-6\"`}},
+		{"instructions", "client", "native", `{"request_id":"r-7","start":1796032800,"instructions":"SECRET iota"}`,
+			[]string{`\"request_id\":\"r-7\"`}},
+		{"nested", "client", "native", `{"request_id":"r-8","start":1796032800,"extra":{"list":["SECRET kappa",{"deep":"SECRET lambda"}]}}`,
+			[]string{`\"request_id\":\"r-8\"`}},
+		{"truncated", "client", "native", `{"request_id":"r-9","start":1796032800,"note":"SECRET mu cut off`,
+			[]string{`\"request_id\":\"r-9\"`}},
+		{"litellm", "gateway", "litellm", `{"id":"chatcmpl-10","call_type":"acompletion","startTime":1796032803,` +
+			`"raw_request":"curl -X POST https://api.example.com -d '{'messages': [{'content': 'SECRET nu'}]}'",` +
+			`"exception":"litellm.BadRequestError: SECRET xi is too long","model":"gpt-4o"}`,
+			[]string{`\"id\":\"chatcmpl-10\"`, `\"startTime\":1796032803`, `\"model\":\"gpt-4o\"`}},
+		{"OTLP", "server", "vllm-otlp", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"4bf92f3577b34da6a3ce929d0e0e4705","startTimeUnixNano":"1796032808000000000",` +
+			`"attributes":[{"key":"gen_ai.prompt","value":{"stringValue":"SECRET omicron"}},{"key":"SECRET pi","value":{"intValue":"1"}}`,
+			[]string{`\"traceId\":\"4bf92f3577b34da6a3ce929d0e0e4705\"`, `\"key\":\"gen_ai.prompt\"`, `1796032808000000000`}},
+		{"vllm text line", "server", "native", `INFO 11-30 10:00:00 logger.py:37] Received request chatcmpl-job-7: prompt: 'SECRET rho, call 555-1234', params: SamplingParams(n=1, temperature=0.7), prompt_token_ids: [1, 2, 3], lora_request: None.`,
+			[]string{`chatcmpl-job-7`, `11-30 10:00:00`}},
+		{"vllm text line, sniffed", "client", "", `INFO 11-30 10:00:00 logger.py:37] Received request chatcmpl-job-8: prompt: "SECRET sigma's call 555-1234", params: SamplingParams(n=1)`,
+			[]string{`chatcmpl-job-8`}},
+		{"plain text words", "server", "", `SECRET tau and upsilon are words 2026-11-30T10:00:00Z`,
+			[]string{`2026-11-30T10:00:00Z`}},
+	}
+	dir := t.TempDir()
+	opt := Options{Out: filepath.Join(dir, "out"), Workers: 1}
+	for i, c := range cases {
+		path := filepath.Join(dir, c.tier+string(rune('a'+i))+".log")
+		if err := os.WriteFile(path, []byte(c.line+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		spec := path
+		if c.format != "" {
+			spec = c.format + ":" + path
+		}
+		in, err := ParseInput(Tier(c.tier), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Inputs = append(opt.Inputs, in)
+	}
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(opt.Out, "rejects.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != len(cases) {
+		t.Fatalf("%d rejects for %d cases:\n%s", len(lines), len(cases), b)
+	}
+	for i, c := range cases {
+		file := c.tier + string(rune('a'+i)) + ".log"
+		var got string
+		for _, l := range lines {
+			if strings.Contains(l, file+`",`) {
+				got = l
+			}
+		}
+		if got == "" {
+			t.Errorf("%s: no reject for %s", c.name, file)
+			continue
+		}
+		for _, secret := range []string{"SECRET", "555-1234", "api.example.com"} {
+			if strings.Contains(got, secret) {
+				t.Errorf("%s: rejects.jsonl holds %q:\n%s", c.name, secret, got)
+			}
+		}
+		for _, k := range c.keep {
+			if !strings.Contains(got, k) {
+				t.Errorf("%s: rejects.jsonl lost %s:\n%s", c.name, k, got)
+			}
+		}
+	}
+}
+
+// TestRejectReasonsAreShort checks that a reason quotes no more than a
+// short token of a value, in rejects.jsonl and on the terminal, and that
+// what the terminal is shown of a file name cannot drive it.
+func TestRejectReasonsAreShort(t *testing.T) {
+	dir := t.TempDir()
+	secret := strings.Repeat("SECRET words of a prompt ", 20)
+	name := filepath.Join(dir, "a\x1b[31m\u202eb.log")
+	line := `{"request_id":"r-1","start":"` + secret + `","end":1796032801}` + "\n" +
+		`{"request_id":"r-2","start":1796032800,"end":1796032801,"status":"` + secret + `"}` + "\n"
+	if err := os.WriteFile(name, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	opt := Options{Out: filepath.Join(dir, "out"), Workers: 1, Log: &log,
+		Inputs: []Input{{Tier: Client, Format: "native", Pattern: filepath.Join(dir, "a*.log")}}}
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(opt.Out, "rejects.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r Reject
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		reasons = append(reasons, r.Reason)
+	}
+	if len(reasons) != 2 {
+		t.Fatalf("want 2 rejects, got %q", reasons)
+	}
+	for _, text := range append(reasons, log.String()) {
+		if strings.Contains(text, "SECRET words of a prompt SECRET w") {
+			t.Errorf("more than a short token of the value is quoted:\n%s", text)
+		}
+	}
+	for _, r := range reasons {
+		if !strings.Contains(r, `"SECRET words of a prompt SECRET …"`) {
+			t.Errorf("reason does not show the value's first 32 bytes and an ellipsis: %s", r)
+		}
+	}
+	if strings.ContainsAny(log.String(), "\x1b\u202e") {
+		t.Errorf("terminal output holds control characters: %q", log.String())
+	}
+	if !strings.Contains(log.String(), `a\x1b[31m\u202eb.log:1: start: bad time`) {
+		t.Errorf("terminal output does not name the file, escaped: %q", log.String())
+	}
+}
+
+// FuzzRedactHidesValues: a string value under any member that is not read
+// as an ID, time, number or label, at any depth, never survives redaction.
+func FuzzRedactHidesValues(f *testing.F) {
+	for _, s := range [][2]string{{"Prompt", "hello"}, {"pr\\u006fmpt", "x"}, {"system_prompt", `{"a":"b"}`}, {"a b", "c d"}, {"", "-"}} {
+		f.Add(s[0], s[1], true)
+	}
+	f.Fuzz(func(t *testing.T, name, value string, nested bool) {
+		if readMembers[name] || name == "key" {
+			return
+		}
+		v, _ := json.Marshal("zq" + value)
+		n, _ := json.Marshal(name)
+		line := `{"request_id":"r-1",` + string(n) + `:` + string(v) + `}`
+		if nested {
+			line = `{"request_id":"r-1","x":[{` + string(n) + `:[` + string(v) + `]}]}`
+		}
+		out := redact([]byte(line))
+		if bytes.Contains(out, v[1:len(v)-1]) && !bytes.Contains(n, v[1:len(v)-1]) {
+			t.Fatalf("value survived: %s\n -> %s", line, out)
+		}
+		if !bytes.Contains(out, []byte(`"request_id":"r-1"`)) {
+			t.Fatalf("request_id lost: %s\n -> %s", line, out)
+		}
+	})
+}
