@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/infertrace/infertrace/internal/textsafe"
+	"github.com/infertrace/infertrace/ingest/textsafe"
 )
 
 // SummaryOptions selects how Summarize slices requests.

@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"time"
 
-	"github.com/infertrace/infertrace/internal/textsafe"
+	"github.com/infertrace/infertrace/ingest/textsafe"
 )
 
 // Conversions from the values database/sql yields for DuckDB columns.

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/infertrace/infertrace/internal/textsafe"
+	"github.com/infertrace/infertrace/ingest/textsafe"
 )
 
 // Input is one --client/--gateway/--server argument: files of one tier, in

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
-	"github.com/infertrace/infertrace/internal/textsafe"
+	"github.com/infertrace/infertrace/ingest/textsafe"
 )
 
 //go:embed templates/*.tmpl

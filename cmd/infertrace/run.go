@@ -12,7 +12,7 @@ import (
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/ingest"
 	"github.com/infertrace/infertrace/ingest/simulate"
-	"github.com/infertrace/infertrace/internal/textsafe"
+	"github.com/infertrace/infertrace/ingest/textsafe"
 	"github.com/infertrace/infertrace/report"
 )
 
