@@ -143,13 +143,19 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	return m, m.write(opt.Out)
 }
 
-// expand turns the patterns into files, in argument order, each file once.
-// A directory stands for the files in it.
+// expand turns the patterns into files, in argument order, each file once
+// per tier: a file named in two tiers (one OTLP file holding every service's
+// spans, given to --gateway and --client) is read for each, each tier keeping
+// its own records. A directory stands for the files in it.
 func expand(inputs []Input) ([]*source, error) {
 	if len(inputs) == 0 {
 		return nil, errors.New("no input: give at least one of --client, --gateway, --server")
 	}
-	seen := map[string]bool{}
+	type key struct {
+		tier Tier
+		path string
+	}
+	seen := map[key]bool{}
 	var out []*source
 	for _, in := range inputs {
 		matches, err := filepath.Glob(in.Pattern)
@@ -174,10 +180,10 @@ func expand(inputs []Input) ([]*source, error) {
 		}
 		sort.Strings(paths)
 		for _, p := range paths {
-			if seen[p] {
+			if seen[key{in.Tier, p}] {
 				continue
 			}
-			seen[p] = true
+			seen[key{in.Tier, p}] = true
 			s := &source{idx: len(out), stats: FileStats{Tier: in.Tier, Path: p}}
 			if in.Format != "" {
 				f, err := lookupFormat(in.Tier, in.Format)
