@@ -24,13 +24,23 @@ type Input struct {
 	Mapping *Mapping
 }
 
-// ParseInput reads "GLOB" or "FORMAT:GLOB" for tier t.
+// ParseInput reads "GLOB" or "FORMAT:GLOB" for tier t. A spec whose part
+// before the first ':' is no format name of any tier, and that matches files
+// as it stands, is a path (a log named by its timestamp,
+// access-2026-11-30T10:00:00.log).
 func ParseInput(t Tier, spec string) (Input, error) {
 	if name, rest, ok := strings.Cut(spec, ":"); ok && name != "" && !strings.ContainsAny(name, `/\.*?[`) {
-		if _, err := lookupFormat(t, name); err != nil {
+		_, err := lookupFormat(t, name)
+		if err == nil {
+			return Input{Tier: t, Format: name, Pattern: rest}, nil
+		}
+		if isFormatName(name) {
 			return Input{}, err
 		}
-		return Input{Tier: t, Format: name, Pattern: rest}, nil
+		if m, _ := filepath.Glob(spec); len(m) > 0 {
+			return Input{Tier: t, Pattern: spec}, nil
+		}
+		return Input{}, fmt.Errorf("%w; no file matches %q either", err, spec)
 	}
 	if spec == "" {
 		return Input{}, fmt.Errorf("empty --%s pattern", t)

@@ -210,3 +210,15 @@ func TestMapFlag(t *testing.T) {
 		t.Errorf("two client mappings: exit %d, stderr: %s", code, stderr)
 	}
 }
+
+// TestColonPath: a log named by its timestamp is read as a path, not as
+// FORMAT:GLOB with an unknown format.
+func TestColonPath(t *testing.T) {
+	t.Chdir(t.TempDir())
+	name := "access-2026-11-30T10:00:00.log"
+	os.WriteFile(name, []byte(`{"request_id":"r1","start":1796032800,"end":1796032801}`+"\n"), 0o644)
+	code, stdout, stderr := runCLI(t, "ingest", "--client", name, "--out", "out")
+	if code != 0 || !strings.Contains(stdout, "ingested 1 files: 1 lines = 1 decoded") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+}
