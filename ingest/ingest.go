@@ -52,7 +52,8 @@ func ParseInput(t Tier, spec string) (Input, error) {
 type Options struct {
 	Inputs []Input
 	Out    string
-	// Workers decode and write in parallel; 0 means GOMAXPROCS.
+	// Workers decode and write in parallel, 1 to MaxWorkers; 0 means
+	// GOMAXPROCS (at most MaxWorkers).
 	Workers int
 	// Log receives the first rejected lines and file-level errors; may be nil.
 	Log io.Writer
@@ -66,12 +67,19 @@ type Options struct {
 	ServerModel string
 }
 
+// MaxWorkers bounds Options.Workers: decoding is CPU-bound, so workers
+// beyond the cores only cost memory (each holds a Parquet writer per tier).
+const MaxWorkers = 256
+
 // Run streams every input file into DIR/<tier>/part-*.parquet, writes
 // DIR/rejects.jsonl and DIR/manifest.json, and returns the manifest. A bad
 // line or an unreadable file never stops the run: it is counted in the
 // manifest (see Manifest.Failed). The error is for what makes the whole run
 // impossible: no input matched, the output cannot be written, ctx ended.
 func Run(ctx context.Context, opt Options) (*Manifest, error) {
+	if opt.Workers < 0 || opt.Workers > MaxWorkers {
+		return nil, fmt.Errorf("workers: %d is out of range (1 to %d, or 0 for one per core)", opt.Workers, MaxWorkers)
+	}
 	files, err := expand(opt.Inputs)
 	if err != nil {
 		return nil, err
@@ -88,8 +96,8 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 		return nil, err
 	}
 	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	if workers == 0 {
+		workers = min(runtime.GOMAXPROCS(0), MaxWorkers)
 	}
 
 	ctx, cancel := context.WithCancelCause(ctx)

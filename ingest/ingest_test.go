@@ -271,6 +271,12 @@ func TestRunErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "matches no files") {
 		t.Errorf("missing input: got %v", err)
 	}
+	for _, w := range []int{-1, MaxWorkers + 1} {
+		_, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Client, Pattern: filepath.Join(dir, "*")}}, Out: filepath.Join(dir, "out"), Workers: w})
+		if err == nil || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("Workers %d: got %v", w, err)
+		}
+	}
 	if _, err := ParseInput(Server, "vllm-nope:x.jsonl"); err == nil || !strings.Contains(err.Error(), "unknown server format") {
 		t.Errorf("unknown format: got %v", err)
 	}

@@ -222,3 +222,28 @@ func TestColonPath(t *testing.T) {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 }
+
+// TestWorkersFlag: --workers takes 1 to 256 decoders; 0, a negative number
+// or a number that would only cost memory is a usage error, before anything
+// is read or written.
+func TestWorkersFlag(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "c.jsonl")
+	os.WriteFile(log, []byte(`{"request_id":"r1","start":1796032800,"end":1796032801}`+"\n"), 0o644)
+	for _, w := range []string{"0", "-1", "257", "100000"} {
+		out := filepath.Join(dir, "out"+w)
+		code, _, stderr := runCLI(t, "ingest", "--client", log, "--workers", w, "--out", out)
+		if code != 2 || !strings.Contains(stderr, "--workers "+w+": want 1 to 256") {
+			t.Errorf("--workers %s: exit %d, stderr: %s", w, code, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("--workers %s: %s was created", w, out)
+		}
+	}
+	for _, w := range []string{"1", "256"} {
+		code, stdout, stderr := runCLI(t, "ingest", "--client", log, "--workers", w, "--out", filepath.Join(dir, "out"+w))
+		if code != 0 || !strings.Contains(stdout, "; 1 rows") {
+			t.Errorf("--workers %s: exit %d\nstdout: %s\nstderr: %s", w, code, stdout, stderr)
+		}
+	}
+}

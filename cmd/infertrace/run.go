@@ -109,6 +109,7 @@ type ingestFlags struct {
 	otelGatewayService      string
 	otelClientService       string
 	serverModel             string
+	fs                      *pflag.FlagSet
 }
 
 func (f *ingestFlags) register(fs *pflag.FlagSet) {
@@ -116,7 +117,8 @@ func (f *ingestFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.gateway, "gateway", nil, "gateway logs, [FORMAT:]GLOB (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Gateway), ", ")+")")
 	fs.StringArrayVar(&f.server, "server", nil, "inference-server logs, [FORMAT:]GLOB (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Server), ", ")+")")
 	fs.StringVar(&f.out, "out", "", "output directory (required)")
-	fs.IntVar(&f.workers, "workers", 0, "parallel decoders and writers (default: one per core)")
+	f.fs = fs
+	fs.IntVar(&f.workers, "workers", 0, fmt.Sprintf("parallel decoders and writers, 1 to %d (default: one per core)", ingest.MaxWorkers))
 	fs.StringVar(&f.envoyFormat, "envoy-format", "", "Envoy access log format string (or JSON format object) of envoy gateway logs, when not Envoy's default")
 	fs.StringVar(&f.nginxFormat, "nginx-format", "", "NGINX log_format string of nginx gateway logs (default: combined, or escape=json lines)")
 	fs.StringVar(&f.nginxRequestID, "nginx-request-id", "auto", "which NGINX variable is the request ID: auto, http_x_request_id or request_id")
@@ -130,6 +132,9 @@ func (f *ingestFlags) register(fs *pflag.FlagSet) {
 func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 	if f.out == "" {
 		return ingest.Options{}, usageErr("--out DIR is required")
+	}
+	if f.fs != nil && f.fs.Changed("workers") && (f.workers < 1 || f.workers > ingest.MaxWorkers) {
+		return ingest.Options{}, usageErr("--workers %d: want 1 to %d (the default is one per core)", f.workers, ingest.MaxWorkers)
 	}
 	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr, ServerModel: f.serverModel, FormatOptions: map[string]string{
 		"envoy-format":         f.envoyFormat,
