@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -80,7 +81,7 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	if opt.Workers < 0 || opt.Workers > MaxWorkers {
 		return nil, fmt.Errorf("workers: %d is out of range (1 to %d, or 0 for one per core)", opt.Workers, MaxWorkers)
 	}
-	files, err := expand(opt.Inputs)
+	files, err := expand(opt.Inputs, opt.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -164,8 +165,9 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 // expand turns the patterns into files, in argument order, each file once
 // per tier: a file named in two tiers (one OTLP file holding every service's
 // spans, given to --gateway and --client) is read for each, each tier keeping
-// its own records. A directory stands for the files in it.
-func expand(inputs []Input) ([]*source, error) {
+// its own records. A directory stands for the files in it (log says which
+// subdirectories it skipped).
+func expand(inputs []Input, log io.Writer) ([]*source, error) {
 	if len(inputs) == 0 {
 		return nil, errors.New("no input: give at least one of --client, --gateway, --server")
 	}
@@ -183,17 +185,32 @@ func expand(inputs []Input) ([]*source, error) {
 		var paths []string
 		for _, m := range matches {
 			if fi, err := os.Stat(m); err == nil && fi.IsDir() {
-				entries, _ := os.ReadDir(m)
+				entries, err := os.ReadDir(m)
+				if err != nil {
+					return nil, fmt.Errorf("--%s %q: %w", in.Tier, in.Pattern, err)
+				}
+				var subdirs []string
 				for _, e := range entries {
-					if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+					switch {
+					case strings.HasPrefix(e.Name(), "."):
+					case e.IsDir():
+						subdirs = append(subdirs, e.Name())
+					default:
 						paths = append(paths, filepath.Join(m, e.Name()))
 					}
+				}
+				if len(subdirs) > 0 && log != nil {
+					fmt.Fprintf(log, "note: --%s %s: skipped %s: a directory input reads only the files in it\n",
+						in.Tier, m, countedNames(subdirs, "subdirectory", "subdirectories"))
 				}
 				continue
 			}
 			paths = append(paths, m)
 		}
 		if len(paths) == 0 {
+			if err := unreadable(in.Pattern); err != nil {
+				return nil, fmt.Errorf("--%s %q: %w", in.Tier, in.Pattern, err)
+			}
 			return nil, fmt.Errorf("--%s %q matches no files", in.Tier, in.Pattern)
 		}
 		sort.Strings(paths)
@@ -219,6 +236,50 @@ func expand(inputs []Input) ([]*source, error) {
 		}
 	}
 	return out, nil
+}
+
+// unreadable says why a pattern that matched nothing may have files after
+// all: filepath.Glob drops I/O errors, so a directory that cannot be listed
+// (permission denied) would read as "matches no files". It returns the error
+// of the pattern's path itself (no wildcards) or of the directory its
+// wildcards start in; nil when they exist and can be read, or do not exist.
+func unreadable(pattern string) error {
+	if !hasMeta(pattern) {
+		if _, err := os.Stat(pattern); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	dir := pattern
+	for hasMeta(dir) && filepath.Dir(dir) != dir {
+		dir = filepath.Dir(dir)
+	}
+	if _, err := os.ReadDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func hasMeta(path string) bool {
+	magic := `*?[\`
+	if runtime.GOOS == "windows" {
+		magic = `*?[` // \ is the separator there, not an escape
+	}
+	return strings.ContainsAny(path, magic)
+}
+
+// countedNames prints names as "2 subdirectories (a, b)", at most five
+// named.
+func countedNames(names []string, one, many string) string {
+	noun := many
+	if len(names) == 1 {
+		noun = one
+	}
+	shown := names
+	if len(shown) > 5 {
+		shown = append(shown[:5:5], "…")
+	}
+	return fmt.Sprintf("%d %s (%s)", len(names), noun, strings.Join(shown, ", "))
 }
 
 // prepareOut creates DIR and removes the tables of an earlier ingest, so

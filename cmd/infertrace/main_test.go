@@ -247,3 +247,43 @@ func TestWorkersFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadableInput: a directory input, or a glob in a directory, that
+// cannot be read says so ("permission denied"), not "matches no files".
+func TestUnreadableInput(t *testing.T) {
+	dir := t.TempDir()
+	os.Chmod(filepath.Dir(dir), 0o755) // the test's own directories, for the user below
+	os.Chmod(dir, 0o755)
+	logs := filepath.Join(dir, "logs")
+	os.Mkdir(logs, 0o755)
+	os.WriteFile(filepath.Join(logs, "c.jsonl"), []byte(`{"request_id":"r1","start":1796032800,"end":1796032801}`+"\n"), 0o644)
+	os.Chmod(logs, 0o311) // can be entered, not listed
+	defer os.Chmod(logs, 0o755)
+	for _, spec := range []string{logs, filepath.Join(logs, "*.jsonl")} {
+		var code int
+		var stderr string
+		withoutFileAccessRights(t, func() {
+			code, _, stderr = runCLI(t, "ingest", "--client", spec, "--out", filepath.Join(dir, "out"))
+		})
+		if code != 1 || !strings.Contains(stderr, "permission denied") || strings.Contains(stderr, "matches no files") {
+			t.Errorf("--client %s: exit %d, stderr: %s", spec, code, stderr)
+		}
+	}
+}
+
+// TestDirectoryInput: a directory stands for the files in it, and the user
+// is told which subdirectories were not read.
+func TestDirectoryInput(t *testing.T) {
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	os.MkdirAll(filepath.Join(logs, "old"), 0o755)
+	os.MkdirAll(filepath.Join(logs, "x"), 0o755)
+	line := []byte(`{"request_id":"r1","start":1796032800,"end":1796032801}` + "\n")
+	os.WriteFile(filepath.Join(logs, "c.jsonl"), line, 0o644)
+	os.WriteFile(filepath.Join(logs, "old", "c.jsonl"), line, 0o644)
+	code, stdout, stderr := runCLI(t, "ingest", "--client", logs, "--out", filepath.Join(dir, "out"))
+	want := "--client " + logs + ": skipped 2 subdirectories (old, x): a directory input reads only the files in it"
+	if code != 0 || !strings.Contains(stdout, "ingested 1 files: ") || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s\nwant in stderr: %s", code, stdout, stderr, want)
+	}
+}
