@@ -72,8 +72,9 @@ type Options struct {
 // beyond the cores only cost memory (each holds a Parquet writer per tier).
 const MaxWorkers = 256
 
-// Run streams every input file into DIR/<tier>/part-*.parquet, writes
-// DIR/rejects.jsonl and DIR/manifest.json, and returns the manifest. A bad
+// Run removes the previous run's files from DIR (see superseded), streams
+// every input file into DIR/<tier>/part-*.parquet, writes DIR/rejects.jsonl
+// and, last, DIR/manifest.json, and returns the manifest. A bad
 // line or an unreadable file never stops the run: it is counted in the
 // manifest (see Manifest.Failed). The error is for what makes the whole run
 // impossible: no input matched, the output cannot be written, ctx ended.
@@ -142,15 +143,15 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 		})
 	}
 	decoders.Wait()
-	rerr := rejects.close()
 	if err := context.Cause(ctx); err != nil {
+		rejects.discard()
 		return nil, err
 	}
-	if rerr != nil {
-		return nil, rerr
+	if err := rejects.close(); err != nil {
+		return nil, err
 	}
 
-	m := &Manifest{Version: 1}
+	m := &Manifest{Version: 1, RunID: newRunID()}
 	for _, s := range files {
 		st := s.stats
 		st.Rows, st.Decoded, st.Rejected = s.rows.Load(), s.decoded.Load(), s.rejected.Load()
@@ -282,8 +283,17 @@ func countedNames(names []string, one, many string) string {
 	return fmt.Sprintf("%d %s (%s)", len(names), noun, strings.Join(shown, ", "))
 }
 
-// prepareOut creates DIR and removes the tables of an earlier ingest, so
-// that stale parts never mix with new ones.
+// superseded are the files of an earlier run in DIR, in the order
+// prepareOut removes them: first what later steps derived from an ingest
+// (report's, then analyze's), then the manifest, which marks a complete
+// ingest, then the rest of that ingest. A run stopped at any point (killed,
+// a full disk) thus leaves no file describing other inputs than the ones
+// beside it, and no manifest until its own is complete. Every file is
+// written under NAME.tmp and renamed into place when complete.
+var superseded = []string{"report.md", "report.html", "requests.parquet", "manifest.json", "rejects.jsonl"}
+
+// prepareOut creates DIR and removes the output of an earlier run (see
+// superseded), so that stale files never mix with new ones.
 func prepareOut(dir string) error {
 	if dir == "" {
 		return errors.New("no output directory: give --out DIR")
@@ -291,12 +301,18 @@ func prepareOut(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	var old []string
+	for _, name := range superseded {
+		old = append(old, filepath.Join(dir, name), filepath.Join(dir, name+".tmp"))
+	}
 	for _, t := range Tiers {
-		old, _ := filepath.Glob(filepath.Join(dir, string(t), "part-*.parquet"))
-		for _, p := range old {
-			if err := os.Remove(p); err != nil {
-				return err
-			}
+		parts, _ := filepath.Glob(filepath.Join(dir, string(t), "part-*.parquet"))
+		tmps, _ := filepath.Glob(filepath.Join(dir, string(t), "part-*.parquet.tmp"))
+		old = append(append(old, parts...), tmps...)
+	}
+	for _, p := range old {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove the previous run's %s: %w", p, err)
 		}
 	}
 	return nil

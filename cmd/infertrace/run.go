@@ -209,7 +209,26 @@ func cmdIngest(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	lock, err := ingest.LockOut(opt.Out)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	return doIngest(ctx, e, opt)
+}
+
+// lockIngested locks DIR for analyze or report: it must hold an ingest's
+// output (else nothing is written there), and no other run may be using it.
+func lockIngested(dir string) (*ingest.OutLock, error) {
+	if err := analyze.CheckIngested(dir); err != nil {
+		// An ingest under way has removed the previous manifest: say that
+		// the directory is busy rather than empty.
+		if busy := ingest.CheckOutFree(dir); busy != nil {
+			return nil, busy
+		}
+		return nil, err
+	}
+	return ingest.LockOut(dir)
 }
 
 func oneDir(fs *pflag.FlagSet) (string, error) {
@@ -237,6 +256,11 @@ func cmdAnalyze(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	lock, err := lockIngested(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	return doAnalyze(ctx, e, dir)
 }
 
@@ -249,11 +273,19 @@ func (f *reportFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.formats, "format", []string{"md", "html"}, "report formats to write: md, html")
 }
 
-func doReport(ctx context.Context, e *env, dir string, f reportFlags) error {
+// check refuses unknown report formats before anything is read or locked.
+func (f *reportFlags) check() error {
 	for _, format := range f.formats {
 		if format != "md" && format != "html" {
 			return usageErr("unknown --format %q (want md, html)", format)
 		}
+	}
+	return nil
+}
+
+func doReport(ctx context.Context, e *env, dir string, f reportFlags) error {
+	if err := f.check(); err != nil {
+		return err
 	}
 	res, err := analyze.Summarize(ctx, dir, analyze.SummaryOptions{By: f.by})
 	if err != nil {
@@ -280,6 +312,14 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	lock, err := lockIngested(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	return doReport(ctx, e, dir, f)
 }
 
@@ -299,6 +339,15 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := rf.check(); err != nil {
+		return err
+	}
+	// One lock for the three steps: no other run slips in between.
+	lock, err := ingest.LockOut(opt.Out)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	// Files that could not be read to the end are reported, and the rest is
 	// still analyzed: a partial report beats none after an incident.
 	ingestErr := doIngest(ctx, e, opt)
