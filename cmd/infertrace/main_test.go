@@ -333,6 +333,14 @@ func TestOutInUse(t *testing.T) {
 	if after := listDir(t, out); after != before {
 		t.Errorf("the refused runs changed %s:\nbefore: %s\nafter:  %s", out, before, after)
 	}
+	// While an ingest runs, the previous manifest is gone: analyze and
+	// report still say the directory is in use, not that it is empty.
+	os.Remove(filepath.Join(out, "manifest.json"))
+	for _, cmd := range []string{"analyze", "report"} {
+		if code, _, stderr := runCLI(t, cmd, out); code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("infertrace %s during an ingest: exit %d, stderr: %s", cmd, code, stderr)
+		}
+	}
 
 	holder.Process.Kill()
 	holder.Wait()
