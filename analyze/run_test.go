@@ -3,9 +3,11 @@ package analyze
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -288,8 +290,23 @@ func TestRunMissingTier(t *testing.T) {
 	}
 }
 
+// A directory that holds no ingest output is an error, and nothing is
+// written there; an ingest that gave no rows is an empty analysis.
 func TestRunEmptyDir(t *testing.T) {
 	dir := t.TempDir()
+	for _, d := range []string{dir, filepath.Join(dir, "nosuch")} {
+		_, err := Run(context.Background(), d)
+		if !errors.Is(err, ErrNoIngest) || !strings.Contains(err.Error(), d+" holds no ingest output") {
+			t.Errorf("Run(%s): got %v", d, err)
+		}
+		if _, err := Summarize(context.Background(), d, SummaryOptions{}); !errors.Is(err, ErrNoIngest) {
+			t.Errorf("Summarize(%s): got %v", d, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("Run wrote into a directory without ingest output: %v", entries)
+	}
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"version":1,"files":[]}`), 0o644)
 	st, err := Run(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
@@ -356,6 +373,7 @@ func TestRunSchemaDrift(t *testing.T) {
 		for _, sub := range []string{"client", "server"} {
 			os.MkdirAll(filepath.Join(dir, sub), 0o755)
 		}
+		os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"version":1,"files":[]}`), 0o644)
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}

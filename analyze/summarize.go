@@ -58,13 +58,18 @@ func ValidateBy(by []string) ([]string, error) {
 }
 
 // Summarize reads dir/requests.parquet (written by Run), dir/manifest.json
-// and dir/rejects.jsonl, and computes everything a report shows.
+// and dir/rejects.jsonl, and computes everything a report shows. It fails
+// (ErrStale) when requests.parquet was not analyzed from that manifest.
 func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, error) {
 	by, err := ValidateBy(opts.By)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Dir: dir, By: by, Protocol: Protocol, Capabilities: Capabilities}
+	sum, err := manifestSum(dir)
+	if err != nil {
+		return nil, err
+	}
 	if res.Inputs, err = readManifest(dir); err != nil {
 		return nil, err
 	}
@@ -75,6 +80,9 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	}
 	defer db.Close()
 	if err := registerRequests(ctx, db, filepath.Join(dir, RequestsFile)); err != nil {
+		return nil, err
+	}
+	if err := checkRequestsFrom(ctx, db, dir, filepath.Join(dir, RequestsFile), sum); err != nil {
 		return nil, err
 	}
 	if err := registerRejects(ctx, db, dir); err != nil {

@@ -1,10 +1,14 @@
 package analyze
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -279,8 +283,47 @@ func TestSummarizeRejectsUnknownBy(t *testing.T) {
 }
 
 func TestSummarizeNeedsRequests(t *testing.T) {
-	_, err := Summarize(context.Background(), t.TempDir(), SummaryOptions{})
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"version":1,"files":[]}`), 0o644)
+	_, err := Summarize(context.Background(), dir, SummaryOptions{})
 	if err == nil || !strings.Contains(err.Error(), "run analyze first") {
 		t.Errorf("error = %v", err)
+	}
+}
+
+// requests.parquet and manifest.json must come from one ingest: after a new
+// manifest (another ingest into the directory), Summarize refuses until Run
+// analyzes again; a requests.parquet without the record is refused too.
+func TestSummarizeStale(t *testing.T) {
+	ctx := context.Background()
+	dir, _, _ := runFixture(t, analyzetest.Standard(), analyzetest.DefaultOffsets)
+	manifest := filepath.Join(dir, "manifest.json")
+	b, _ := os.ReadFile(manifest)
+	os.WriteFile(manifest, bytes.Replace(b, []byte(`"version":1`), []byte(`"version":1,"run_id":"another"`), 1), 0o644)
+	_, err := Summarize(ctx, dir, SummaryOptions{})
+	if !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), "run infertrace analyze "+dir+" again") {
+		t.Errorf("after a new manifest: got %v", err)
+	}
+	if _, err := Run(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Summarize(ctx, dir, SummaryOptions{}); err != nil {
+		t.Errorf("after analyzing again: %v", err)
+	}
+
+	// A requests.parquet that records no manifest (written by hand, or by
+	// an earlier infertrace).
+	db, err := openDB(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	req := filepath.Join(dir, RequestsFile)
+	if _, err := db.ExecContext(ctx, "COPY (SELECT * FROM read_parquet("+sqlString(req)+")) TO "+sqlString(req+".plain")+" (FORMAT parquet)"); err != nil {
+		t.Fatal(err)
+	}
+	os.Rename(req+".plain", req)
+	if _, err := Summarize(ctx, dir, SummaryOptions{}); !errors.Is(err, ErrStale) {
+		t.Errorf("requests.parquet without a manifest record: got %v", err)
 	}
 }

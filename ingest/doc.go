@@ -7,6 +7,10 @@
 //	DIR/rejects.jsonl           every line that was not turned into a row, with file, line and reason
 //	DIR/manifest.json           per input file: bytes, lines, rows, rejected, duplicates, blank
 //
+// Each file is written under a temporary name and renamed when complete; a
+// run first removes the previous run's files (superseded) and writes the
+// manifest last. LockOut keeps two runs out of one directory.
+//
 // Every input line is accounted for: lines = decoded + rejected +
 // duplicates + blank, per file (and rows = decoded in the native formats).
 //

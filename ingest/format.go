@@ -116,6 +116,18 @@ func Formats(t Tier) []string {
 	return names
 }
 
+// isFormatName reports whether name is the name of a format of any tier.
+func isFormatName(name string) bool {
+	for _, fs := range registry {
+		for _, f := range fs {
+			if f.name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func lookupFormat(t Tier, name string) (*format, error) {
 	for _, f := range registry[t] {
 		if f.name == name {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -26,13 +27,23 @@ type Input struct {
 	Mapping *Mapping
 }
 
-// ParseInput reads "GLOB" or "FORMAT:GLOB" for tier t.
+// ParseInput reads "GLOB" or "FORMAT:GLOB" for tier t. A spec whose part
+// before the first ':' is no format name of any tier, and that matches files
+// as it stands, is a path (a log named by its timestamp,
+// access-2026-11-30T10:00:00.log).
 func ParseInput(t Tier, spec string) (Input, error) {
 	if name, rest, ok := strings.Cut(spec, ":"); ok && name != "" && !strings.ContainsAny(name, `/\.*?[`) {
-		if _, err := lookupFormat(t, name); err != nil {
+		_, err := lookupFormat(t, name)
+		if err == nil {
+			return Input{Tier: t, Format: name, Pattern: rest}, nil
+		}
+		if isFormatName(name) {
 			return Input{}, err
 		}
-		return Input{Tier: t, Format: name, Pattern: rest}, nil
+		if m, _ := filepath.Glob(spec); len(m) > 0 {
+			return Input{Tier: t, Pattern: spec}, nil
+		}
+		return Input{}, fmt.Errorf("%w; no file matches %q either", err, spec)
 	}
 	if spec == "" {
 		return Input{}, fmt.Errorf("empty --%s pattern", t)
@@ -44,7 +55,8 @@ func ParseInput(t Tier, spec string) (Input, error) {
 type Options struct {
 	Inputs []Input
 	Out    string
-	// Workers decode and write in parallel; 0 means GOMAXPROCS.
+	// Workers decode and write in parallel, 1 to MaxWorkers; 0 means
+	// GOMAXPROCS (at most MaxWorkers).
 	Workers int
 	// Log receives the first rejected lines and file-level errors; may be nil.
 	Log io.Writer
@@ -58,13 +70,21 @@ type Options struct {
 	ServerModel string
 }
 
-// Run streams every input file into DIR/<tier>/part-*.parquet, writes
-// DIR/rejects.jsonl and DIR/manifest.json, and returns the manifest. A bad
+// MaxWorkers bounds Options.Workers: decoding is CPU-bound, so workers
+// beyond the cores only cost memory (each holds a Parquet writer per tier).
+const MaxWorkers = 256
+
+// Run removes the previous run's files from DIR (see superseded), streams
+// every input file into DIR/<tier>/part-*.parquet, writes DIR/rejects.jsonl
+// and, last, DIR/manifest.json, and returns the manifest. A bad
 // line or an unreadable file never stops the run: it is counted in the
 // manifest (see Manifest.Failed). The error is for what makes the whole run
 // impossible: no input matched, the output cannot be written, ctx ended.
 func Run(ctx context.Context, opt Options) (*Manifest, error) {
-	files, err := expand(opt.Inputs)
+	if opt.Workers < 0 || opt.Workers > MaxWorkers {
+		return nil, fmt.Errorf("workers: %d is out of range (1 to %d, or 0 for one per core)", opt.Workers, MaxWorkers)
+	}
+	files, err := expand(opt.Inputs, opt.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -80,8 +100,8 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 		return nil, err
 	}
 	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	if workers == 0 {
+		workers = min(runtime.GOMAXPROCS(0), MaxWorkers)
 	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -125,15 +145,15 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 		})
 	}
 	decoders.Wait()
-	rerr := rejects.close()
 	if err := context.Cause(ctx); err != nil {
+		rejects.discard()
 		return nil, err
 	}
-	if rerr != nil {
-		return nil, rerr
+	if err := rejects.close(); err != nil {
+		return nil, err
 	}
 
-	m := &Manifest{Version: 1}
+	m := &Manifest{Version: 1, RunID: newRunID()}
 	for _, s := range files {
 		st := s.stats
 		st.Rows, st.Decoded, st.Rejected = s.rows.Load(), s.decoded.Load(), s.rejected.Load()
@@ -145,13 +165,20 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	return m, m.write(opt.Out)
 }
 
-// expand turns the patterns into files, in argument order, each file once.
-// A directory stands for the files in it.
-func expand(inputs []Input) ([]*source, error) {
+// expand turns the patterns into files, in argument order, each file once
+// per tier: a file named in two tiers (one OTLP file holding every service's
+// spans, given to --gateway and --client) is read for each, each tier keeping
+// its own records. A directory stands for the files in it (log says which
+// subdirectories it skipped).
+func expand(inputs []Input, log io.Writer) ([]*source, error) {
 	if len(inputs) == 0 {
 		return nil, errors.New("no input: give at least one of --client, --gateway, --server")
 	}
-	seen := map[string]bool{}
+	type key struct {
+		tier Tier
+		path string
+	}
+	seen := map[key]bool{}
 	var out []*source
 	for _, in := range inputs {
 		matches, err := filepath.Glob(in.Pattern)
@@ -161,25 +188,40 @@ func expand(inputs []Input) ([]*source, error) {
 		var paths []string
 		for _, m := range matches {
 			if fi, err := os.Stat(m); err == nil && fi.IsDir() {
-				entries, _ := os.ReadDir(m)
+				entries, err := os.ReadDir(m)
+				if err != nil {
+					return nil, fmt.Errorf("--%s %q: %w", in.Tier, in.Pattern, err)
+				}
+				var subdirs []string
 				for _, e := range entries {
-					if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+					switch {
+					case strings.HasPrefix(e.Name(), "."):
+					case e.IsDir():
+						subdirs = append(subdirs, e.Name())
+					default:
 						paths = append(paths, filepath.Join(m, e.Name()))
 					}
+				}
+				if len(subdirs) > 0 && log != nil {
+					fmt.Fprintf(log, "note: --%s %s: skipped %s: a directory input reads only the files in it\n",
+						in.Tier, m, countedNames(subdirs, "subdirectory", "subdirectories"))
 				}
 				continue
 			}
 			paths = append(paths, m)
 		}
 		if len(paths) == 0 {
+			if err := unreadable(in.Pattern); err != nil {
+				return nil, fmt.Errorf("--%s %q: %w", in.Tier, in.Pattern, err)
+			}
 			return nil, fmt.Errorf("--%s %q matches no files", in.Tier, in.Pattern)
 		}
 		sort.Strings(paths)
 		for _, p := range paths {
-			if seen[p] {
+			if seen[key{in.Tier, p}] {
 				continue
 			}
-			seen[p] = true
+			seen[key{in.Tier, p}] = true
 			s := &source{idx: len(out), stats: FileStats{Tier: in.Tier, Path: p}}
 			if in.Format != "" {
 				f, err := lookupFormat(in.Tier, in.Format)
@@ -199,8 +241,61 @@ func expand(inputs []Input) ([]*source, error) {
 	return out, nil
 }
 
-// prepareOut creates DIR and removes the tables of an earlier ingest, so
-// that stale parts never mix with new ones.
+// unreadable says why a pattern that matched nothing may have files after
+// all: filepath.Glob drops I/O errors, so a directory that cannot be listed
+// (permission denied) would read as "matches no files". It returns the error
+// of the pattern's path itself (no wildcards) or of the directory its
+// wildcards start in; nil when they exist and can be read, or do not exist.
+func unreadable(pattern string) error {
+	if !hasMeta(pattern) {
+		if _, err := os.Stat(pattern); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	dir := pattern
+	for hasMeta(dir) && filepath.Dir(dir) != dir {
+		dir = filepath.Dir(dir)
+	}
+	if _, err := os.ReadDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func hasMeta(path string) bool {
+	magic := `*?[\`
+	if runtime.GOOS == "windows" {
+		magic = `*?[` // \ is the separator there, not an escape
+	}
+	return strings.ContainsAny(path, magic)
+}
+
+// countedNames prints names as "2 subdirectories (a, b)", at most five
+// named.
+func countedNames(names []string, one, many string) string {
+	noun := many
+	if len(names) == 1 {
+		noun = one
+	}
+	shown := names
+	if len(shown) > 5 {
+		shown = append(shown[:5:5], "…")
+	}
+	return fmt.Sprintf("%d %s (%s)", len(names), noun, strings.Join(shown, ", "))
+}
+
+// superseded are the files of an earlier run in DIR, in the order
+// prepareOut removes them: first what later steps derived from an ingest
+// (report's, then analyze's), then the manifest, which marks a complete
+// ingest, then the rest of that ingest. A run stopped at any point (killed,
+// a full disk) thus leaves no file describing other inputs than the ones
+// beside it, and no manifest until its own is complete. Every file is
+// written under NAME.tmp and renamed into place when complete.
+var superseded = []string{"report.md", "report.html", "requests.parquet", "manifest.json", "rejects.jsonl"}
+
+// prepareOut creates DIR and removes the output of an earlier run (see
+// superseded), so that stale files never mix with new ones.
 func prepareOut(dir string) error {
 	if dir == "" {
 		return errors.New("no output directory: give --out DIR")
@@ -208,12 +303,18 @@ func prepareOut(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	var old []string
+	for _, name := range superseded {
+		old = append(old, filepath.Join(dir, name), filepath.Join(dir, name+".tmp"))
+	}
 	for _, t := range Tiers {
-		old, _ := filepath.Glob(filepath.Join(dir, string(t), "part-*.parquet"))
-		for _, p := range old {
-			if err := os.Remove(p); err != nil {
-				return err
-			}
+		parts, _ := filepath.Glob(filepath.Join(dir, string(t), "part-*.parquet"))
+		tmps, _ := filepath.Glob(filepath.Join(dir, string(t), "part-*.parquet.tmp"))
+		old = append(append(old, parts...), tmps...)
+	}
+	for _, p := range old {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove the previous run's %s: %w", p, err)
 		}
 	}
 	return nil

@@ -271,6 +271,12 @@ func TestRunErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "matches no files") {
 		t.Errorf("missing input: got %v", err)
 	}
+	for _, w := range []int{-1, MaxWorkers + 1} {
+		_, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Client, Pattern: filepath.Join(dir, "*")}}, Out: filepath.Join(dir, "out"), Workers: w})
+		if err == nil || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("Workers %d: got %v", w, err)
+		}
+	}
 	if _, err := ParseInput(Server, "vllm-nope:x.jsonl"); err == nil || !strings.Contains(err.Error(), "unknown server format") {
 		t.Errorf("unknown format: got %v", err)
 	}
@@ -279,6 +285,36 @@ func TestRunErrors(t *testing.T) {
 	}
 	if in, err := ParseInput(Server, "./a:b/x.jsonl"); err != nil || in.Format != "" || in.Pattern != "./a:b/x.jsonl" {
 		t.Errorf("a path with a colon: got %+v, %v", in, err)
+	}
+
+}
+
+// TestParseInputColonPath: a relative path whose part before the first ':'
+// is no format name (a log named by its timestamp) is a path; a format
+// name, of this tier or another, is still read as FORMAT:GLOB.
+func TestParseInputColonPath(t *testing.T) {
+	t.Chdir(t.TempDir())
+	name := "access-2026-11-30T10:00:00.log"
+	os.WriteFile(name, []byte("{}\n"), 0o644)
+	if in, err := ParseInput(Gateway, name); err != nil || in.Format != "" || in.Pattern != name {
+		t.Errorf("%s: got %+v, %v", name, in, err)
+	}
+	if in, err := ParseInput(Gateway, "access-*T10:00:*.log"); err != nil || in.Format != "" || in.Pattern != "access-*T10:00:*.log" {
+		t.Errorf("a glob with colons: got %+v, %v", in, err)
+	}
+	// Nothing matches: the prefix was most likely meant as a format.
+	if _, err := ParseInput(Gateway, "access-2026-12-01T10:00:00.log"); err == nil ||
+		!strings.Contains(err.Error(), `unknown gateway format "access-2026-12-01T10"`) ||
+		!strings.Contains(err.Error(), `no file matches "access-2026-12-01T10:00:00.log" either`) {
+		t.Errorf("no such file: got %v", err)
+	}
+	// A format of another tier stays a format, even if such a file exists.
+	os.WriteFile("tgi:x.log", []byte("{}\n"), 0o644)
+	if _, err := ParseInput(Gateway, "tgi:x.log"); err == nil || !strings.Contains(err.Error(), `unknown gateway format "tgi"`) {
+		t.Errorf("tgi:x.log as gateway: got %v", err)
+	}
+	if in, err := ParseInput(Server, "tgi:x.log"); err != nil || in.Format != "tgi" || in.Pattern != "x.log" {
+		t.Errorf("tgi:x.log as server: got %+v, %v", in, err)
 	}
 }
 

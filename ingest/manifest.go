@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,8 +14,17 @@ import (
 // decoded line is one row (Rows = Decoded); formats that pack several
 // records in one line (OTLP) or none (a log line of another kind) differ.
 type Manifest struct {
-	Version int         `json:"version"`
-	Files   []FileStats `json:"files"`
+	Version int `json:"version"`
+	// RunID names this ingest (random, unique): what analyze derives from
+	// it records the manifest it read, so a report never mixes two ingests.
+	RunID string      `json:"run_id"`
+	Files []FileStats `json:"files"`
+}
+
+func newRunID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // FileStats is what ingest did with one input file.

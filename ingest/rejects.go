@@ -30,6 +30,7 @@ type Reject struct {
 // the first few to the user.
 type rejectLog struct {
 	mu    sync.Mutex
+	path  string // written as path.tmp, renamed by close
 	f     *os.File
 	w     *bufio.Writer
 	enc   *json.Encoder
@@ -41,14 +42,14 @@ type rejectLog struct {
 const rejectsShown = 10
 
 func newRejectLog(path string, echo io.Writer) (*rejectLog, error) {
-	f, err := os.Create(path)
+	f, err := os.Create(path + ".tmp")
 	if err != nil {
 		return nil, err
 	}
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return &rejectLog{f: f, w: w, enc: enc, echo: echo}, nil
+	return &rejectLog{path: path, f: f, w: w, enc: enc, echo: echo}, nil
 }
 
 func (l *rejectLog) add(tier Tier, e *ParseError) error {
@@ -71,7 +72,16 @@ func (l *rejectLog) close() error {
 		l.f.Close()
 		return err
 	}
-	return l.f.Close()
+	if err := l.f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(l.path+".tmp", l.path)
+}
+
+// discard closes and removes the rejects of a run that did not finish.
+func (l *rejectLog) discard() {
+	l.f.Close()
+	os.Remove(l.path + ".tmp")
 }
 
 // cutRaw keeps the first RawLimit bytes of a rejected line, redacted (see

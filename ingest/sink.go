@@ -16,7 +16,8 @@ const (
 )
 
 // sink writes one worker's rows of one tier to its own Parquet part file,
-// DIR/<tier>/part-<name>.parquet, created on the first row.
+// DIR/<tier>/part-<name>.parquet, created on the first row as
+// part-<name>.parquet.tmp and renamed when closed complete.
 type sink[T Row] struct {
 	path  string
 	f     *os.File
@@ -59,7 +60,7 @@ func (s *sink[T]) flushBatch() error {
 		if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
 			return err
 		}
-		f, err := os.Create(s.path)
+		f, err := os.Create(s.path + ".tmp")
 		if err != nil {
 			return err
 		}
@@ -86,7 +87,10 @@ func (s *sink[T]) close() error {
 		s.f.Close()
 		return fmt.Errorf("%s: %w", s.path, err)
 	}
-	return s.f.Close()
+	if err := s.f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(s.path+".tmp", s.path)
 }
 
 // fastSnappy writes standard Snappy blocks with s2's fastest

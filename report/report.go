@@ -70,7 +70,12 @@ func WriteFiles(dir string, r *analyze.Result, formats []string) ([]string, erro
 			return paths, err
 		}
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		// Under a temporary name first: a report is complete or absent.
+		if err := os.WriteFile(p+".tmp", buf.Bytes(), 0o644); err != nil {
+			os.Remove(p + ".tmp")
+			return paths, fmt.Errorf("report: %w", err)
+		}
+		if err := os.Rename(p+".tmp", p); err != nil {
 			return paths, fmt.Errorf("report: %w", err)
 		}
 		paths = append(paths, p)

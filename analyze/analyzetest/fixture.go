@@ -92,7 +92,7 @@ type Fixture struct {
 	Clients  []Client
 	Gateways []Gateway
 	Servers  []Server
-	Manifest string // manifest.json content; empty: not written
+	Manifest string // manifest.json content; empty: a manifest listing no files
 	Rejects  string // rejects.jsonl content; empty: not written
 	// TimestampTZ writes times as UTC-adjusted timestamps, which DuckDB
 	// reads back as TIMESTAMP WITH TIME ZONE instead of TIMESTAMP_NS.
@@ -218,10 +218,12 @@ func Write(ctx context.Context, dir string, f Fixture, off Offsets) error {
 		return err
 	}
 
-	if f.Manifest != "" {
-		if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(f.Manifest), 0o644); err != nil {
-			return err
-		}
+	manifest := f.Manifest
+	if manifest == "" {
+		manifest = `{"version":1,"files":[]}`
+	}
+	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(manifest), 0o644); err != nil {
+		return err
 	}
 	if f.Rejects != "" {
 		if err := os.WriteFile(filepath.Join(dir, "rejects.jsonl"), []byte(f.Rejects), 0o644); err != nil {

@@ -1,16 +1,22 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/infertrace/infertrace/ingest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden")
@@ -208,5 +214,251 @@ func TestMapFlag(t *testing.T) {
 	code, _, stderr = runCLI(t, "ingest", "--client", "jsonl:"+log, "--map", mapping, "--map", "../../testdata/mappings/client.yaml", "--out", filepath.Join(dir, "out3"))
 	if code != 2 || !strings.Contains(stderr, "are both for the client tier") {
 		t.Errorf("two client mappings: exit %d, stderr: %s", code, stderr)
+	}
+}
+
+// TestColonPath: a log named by its timestamp is read as a path, not as
+// FORMAT:GLOB with an unknown format.
+func TestColonPath(t *testing.T) {
+	t.Chdir(t.TempDir())
+	name := "access-2026-11-30T10:00:00.log"
+	os.WriteFile(name, []byte(`{"request_id":"r1","start":1796032800,"end":1796032801}`+"\n"), 0o644)
+	code, stdout, stderr := runCLI(t, "ingest", "--client", name, "--out", "out")
+	if code != 0 || !strings.Contains(stdout, "ingested 1 files: 1 lines = 1 decoded") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+}
+
+// TestWorkersFlag: --workers takes 1 to 256 decoders; 0, a negative number
+// or a number that would only cost memory is a usage error, before anything
+// is read or written.
+func TestWorkersFlag(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "c.jsonl")
+	os.WriteFile(log, []byte(`{"request_id":"r1","start":1796032800,"end":1796032801}`+"\n"), 0o644)
+	for _, w := range []string{"0", "-1", "257", "100000"} {
+		out := filepath.Join(dir, "out"+w)
+		code, _, stderr := runCLI(t, "ingest", "--client", log, "--workers", w, "--out", out)
+		if code != 2 || !strings.Contains(stderr, "--workers "+w+": want 1 to 256") {
+			t.Errorf("--workers %s: exit %d, stderr: %s", w, code, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("--workers %s: %s was created", w, out)
+		}
+	}
+	for _, w := range []string{"1", "256"} {
+		code, stdout, stderr := runCLI(t, "ingest", "--client", log, "--workers", w, "--out", filepath.Join(dir, "out"+w))
+		if code != 0 || !strings.Contains(stdout, "; 1 rows") {
+			t.Errorf("--workers %s: exit %d\nstdout: %s\nstderr: %s", w, code, stdout, stderr)
+		}
+	}
+}
+
+// TestUnreadableInput: a directory input, or a glob in a directory, that
+// cannot be read says so ("permission denied"), not "matches no files".
+func TestUnreadableInput(t *testing.T) {
+	dir := t.TempDir()
+	os.Chmod(filepath.Dir(dir), 0o755) // the test's own directories, for the user below
+	os.Chmod(dir, 0o755)
+	logs := filepath.Join(dir, "logs")
+	os.Mkdir(logs, 0o755)
+	os.WriteFile(filepath.Join(logs, "c.jsonl"), []byte(`{"request_id":"r1","start":1796032800,"end":1796032801}`+"\n"), 0o644)
+	os.Chmod(logs, 0o311) // can be entered, not listed
+	defer os.Chmod(logs, 0o755)
+	for _, spec := range []string{logs, filepath.Join(logs, "*.jsonl")} {
+		var code int
+		var stderr string
+		withoutFileAccessRights(t, func() {
+			code, _, stderr = runCLI(t, "ingest", "--client", spec, "--out", filepath.Join(dir, "out"))
+		})
+		if code != 1 || !strings.Contains(stderr, "permission denied") || strings.Contains(stderr, "matches no files") {
+			t.Errorf("--client %s: exit %d, stderr: %s", spec, code, stderr)
+		}
+	}
+}
+
+// TestDirectoryInput: a directory stands for the files in it, and the user
+// is told which subdirectories were not read.
+func TestDirectoryInput(t *testing.T) {
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	os.MkdirAll(filepath.Join(logs, "old"), 0o755)
+	os.MkdirAll(filepath.Join(logs, "x"), 0o755)
+	line := []byte(`{"request_id":"r1","start":1796032800,"end":1796032801}` + "\n")
+	os.WriteFile(filepath.Join(logs, "c.jsonl"), line, 0o644)
+	os.WriteFile(filepath.Join(logs, "old", "c.jsonl"), line, 0o644)
+	code, stdout, stderr := runCLI(t, "ingest", "--client", logs, "--out", filepath.Join(dir, "out"))
+	want := "--client " + logs + ": skipped 2 subdirectories (old, x): a directory input reads only the files in it"
+	if code != 0 || !strings.Contains(stdout, "ingested 1 files: ") || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s\nwant in stderr: %s", code, stdout, stderr, want)
+	}
+}
+
+// TestOutInUse: while another process holds an output directory, ingest,
+// analyze, report and run into it fail at start with "in use" and write
+// nothing; once that process is killed (no clean exit), the directory is free.
+func TestOutInUse(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "c.jsonl")
+	os.WriteFile(log, []byte(`{"request_id":"r1","start":1796032800,"end":1796032801}`+"\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := runCLI(t, "run", "--client", log, "--out", out); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	before := listDir(t, out)
+
+	holder := exec.Command(os.Args[0], "-test.run=^TestHelperHoldOut$")
+	holder.Env = append(os.Environ(), "INFERTRACE_HOLD_OUT="+out)
+	stdin, _ := holder.StdinPipe()
+	stdout, _ := holder.StdoutPipe()
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Process.Kill()
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "locked\n" {
+		t.Fatalf("the lock holder said %q, %v", line, err)
+	}
+	want := fmt.Sprintf("%s is in use by another infertrace run (pid %d)", out, holder.Process.Pid)
+	for _, args := range [][]string{
+		{"ingest", "--client", log, "--out", out},
+		{"run", "--client", log, "--out", out},
+		{"analyze", out},
+		{"report", out},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		if code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("infertrace %s: exit %d, stderr: %s\nwant exit 1 and %q", args[0], code, stderr, want)
+		}
+	}
+	if after := listDir(t, out); after != before {
+		t.Errorf("the refused runs changed %s:\nbefore: %s\nafter:  %s", out, before, after)
+	}
+	// While an ingest runs, the previous manifest is gone: analyze and
+	// report still say the directory is in use, not that it is empty.
+	os.Remove(filepath.Join(out, "manifest.json"))
+	for _, cmd := range []string{"analyze", "report"} {
+		if code, _, stderr := runCLI(t, cmd, out); code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("infertrace %s during an ingest: exit %d, stderr: %s", cmd, code, stderr)
+		}
+	}
+
+	holder.Process.Kill()
+	holder.Wait()
+	stdin.Close()
+	if code, _, stderr := runCLI(t, "run", "--client", log, "--out", out); code != 0 {
+		t.Errorf("after the holder was killed: exit %d: %s", code, stderr)
+	}
+}
+
+// TestHelperHoldOut is the other process of TestOutInUse: it locks
+// $INFERTRACE_HOLD_OUT as a run does, says so, and holds it until killed.
+func TestHelperHoldOut(t *testing.T) {
+	dir := os.Getenv("INFERTRACE_HOLD_OUT")
+	if dir == "" {
+		t.Skip("run by TestOutInUse")
+	}
+	if _, err := ingest.LockOut(dir); err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	fmt.Println("locked")
+	io.Copy(io.Discard, os.Stdin)
+	os.Exit(0)
+}
+
+// listDir lists the files under dir (but the lock file) with their sizes
+// and modification times, one string to compare.
+func listDir(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if fi, err := d.Info(); err == nil && !d.IsDir() && d.Name() != ingest.LockFile {
+			fmt.Fprintf(&b, "%s:%d:%d ", strings.TrimPrefix(p, dir), fi.Size(), fi.ModTime().UnixNano())
+		}
+		return nil
+	})
+	return b.String()
+}
+
+// TestNoIngestOutput: analyze and report on a directory that holds no
+// ingest output fail with exit 1 and write nothing there.
+func TestNoIngestOutput(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{dir, filepath.Join(dir, "nosuch")} {
+		for _, cmd := range []string{"analyze", "report"} {
+			code, stdout, stderr := runCLI(t, cmd, d)
+			if code != 1 || !strings.Contains(stderr, d+" holds no ingest output") || stdout != "" {
+				t.Errorf("infertrace %s %s: exit %d\nstdout: %s\nstderr: %s", cmd, d, code, stdout, stderr)
+			}
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("something was written into %s: %v", dir, entries)
+	}
+}
+
+// TestRunSupersedes: a new ingest into a used directory first removes what
+// the previous run derived, so an interrupted run, or an ingest without
+// analyze and report, leaves no report or table of the old inputs; and a
+// requests.parquet of another ingest is refused by report.
+func TestRunSupersedes(t *testing.T) {
+	dir := t.TempDir()
+	line := `{"request_id":"%s","start":1796032800,"end":1796032801}` + "\n"
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	os.WriteFile(a, []byte(fmt.Sprintf(line, "a1")), 0o644)
+	os.WriteFile(b, []byte(fmt.Sprintf(line, "b1")+fmt.Sprintf(line, "b2")), 0o644)
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := runCLI(t, "run", "--client", a, "--out", out); code != 0 {
+		t.Fatalf("run a: exit %d: %s", code, stderr)
+	}
+	oldRequests, err := os.ReadFile(filepath.Join(out, "requests.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Interrupted (Ctrl-C) before any file was read.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var so, se bytes.Buffer
+	if code := run(ctx, []string{"run", "--client", b, "--out", out}, &so, &se); code != 1 {
+		t.Errorf("interrupted run: exit %d: %s", code, se.String())
+	}
+	for _, name := range []string{"report.md", "report.html", "requests.parquet", "manifest.json", "rejects.jsonl", "client/part-w00.parquet"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err == nil {
+			t.Errorf("an interrupted run left the previous run's %s", name)
+		}
+	}
+	if code, _, stderr := runCLI(t, "report", out); code != 1 || !strings.Contains(stderr, "holds no ingest output") {
+		t.Errorf("report after an interrupted run: exit %d: %s", code, stderr)
+	}
+
+	// A complete ingest, not analyzed.
+	if code, _, stderr := runCLI(t, "ingest", "--client", b, "--out", out); code != 0 {
+		t.Fatalf("ingest b: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "report", out); code != 1 || !strings.Contains(stderr, "run analyze first") {
+		t.Errorf("report before analyze: exit %d: %s", code, stderr)
+	}
+	// The first run's requests.parquet put back (an older infertrace did
+	// not remove it): report refuses it.
+	os.WriteFile(filepath.Join(out, "requests.parquet"), oldRequests, 0o644)
+	code, _, stderr := runCLI(t, "report", out)
+	if code != 1 || !strings.Contains(stderr, "it was not analyzed from the manifest.json beside it") ||
+		!strings.Contains(stderr, "run infertrace analyze "+out+" again") {
+		t.Errorf("report on another ingest's requests.parquet: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.md")); err == nil {
+		t.Error("report wrote report.md from another ingest's requests.parquet")
+	}
+	if code, _, stderr := runCLI(t, "analyze", out); code != 0 {
+		t.Fatalf("analyze: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "report", out)
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	if code != 0 || !bytes.Contains(md, []byte("b.jsonl")) || bytes.Contains(md, []byte("a.jsonl")) {
+		t.Errorf("report of b: exit %d: %s\n%s", code, stderr, md)
 	}
 }

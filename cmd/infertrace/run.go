@@ -110,6 +110,7 @@ type ingestFlags struct {
 	otelGatewayService      string
 	otelClientService       string
 	serverModel             string
+	fs                      *pflag.FlagSet
 }
 
 func (f *ingestFlags) register(fs *pflag.FlagSet) {
@@ -117,7 +118,8 @@ func (f *ingestFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.gateway, "gateway", nil, "gateway logs, [FORMAT:]GLOB (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Gateway), ", ")+")")
 	fs.StringArrayVar(&f.server, "server", nil, "inference-server logs, [FORMAT:]GLOB (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Server), ", ")+")")
 	fs.StringVar(&f.out, "out", "", "output directory (required)")
-	fs.IntVar(&f.workers, "workers", 0, "parallel decoders and writers (default: one per core)")
+	f.fs = fs
+	fs.IntVar(&f.workers, "workers", 0, fmt.Sprintf("parallel decoders and writers, 1 to %d (default: one per core)", ingest.MaxWorkers))
 	fs.StringVar(&f.envoyFormat, "envoy-format", "", "Envoy access log format string (or JSON format object) of envoy gateway logs, when not Envoy's default")
 	fs.StringVar(&f.nginxFormat, "nginx-format", "", "NGINX log_format string of nginx gateway logs (default: combined, or escape=json lines)")
 	fs.StringVar(&f.nginxRequestID, "nginx-request-id", "auto", "which NGINX variable is the request ID: auto, http_x_request_id or request_id")
@@ -131,6 +133,9 @@ func (f *ingestFlags) register(fs *pflag.FlagSet) {
 func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 	if f.out == "" {
 		return ingest.Options{}, usageErr("--out DIR is required")
+	}
+	if f.fs != nil && f.fs.Changed("workers") && (f.workers < 1 || f.workers > ingest.MaxWorkers) {
+		return ingest.Options{}, usageErr("--workers %d: want 1 to %d (the default is one per core)", f.workers, ingest.MaxWorkers)
 	}
 	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr, ServerModel: f.serverModel, FormatOptions: map[string]string{
 		"envoy-format":         f.envoyFormat,
@@ -205,7 +210,26 @@ func cmdIngest(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	lock, err := ingest.LockOut(opt.Out)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	return doIngest(ctx, e, opt)
+}
+
+// lockIngested locks DIR for analyze or report: it must hold an ingest's
+// output (else nothing is written there), and no other run may be using it.
+func lockIngested(dir string) (*ingest.OutLock, error) {
+	if err := analyze.CheckIngested(dir); err != nil {
+		// An ingest under way has removed the previous manifest: say that
+		// the directory is busy rather than empty.
+		if busy := ingest.CheckOutFree(dir); busy != nil {
+			return nil, busy
+		}
+		return nil, err
+	}
+	return ingest.LockOut(dir)
 }
 
 func oneDir(fs *pflag.FlagSet) (string, error) {
@@ -233,6 +257,11 @@ func cmdAnalyze(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	lock, err := lockIngested(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	return doAnalyze(ctx, e, dir)
 }
 
@@ -245,11 +274,19 @@ func (f *reportFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.formats, "format", []string{"md", "html"}, "report formats to write: md, html")
 }
 
-func doReport(ctx context.Context, e *env, dir string, f reportFlags) error {
+// check refuses unknown report formats before anything is read or locked.
+func (f *reportFlags) check() error {
 	for _, format := range f.formats {
 		if format != "md" && format != "html" {
 			return usageErr("unknown --format %q (want md, html)", format)
 		}
+	}
+	return nil
+}
+
+func doReport(ctx context.Context, e *env, dir string, f reportFlags) error {
+	if err := f.check(); err != nil {
+		return err
 	}
 	res, err := analyze.Summarize(ctx, dir, analyze.SummaryOptions{By: f.by})
 	if err != nil {
@@ -276,6 +313,14 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	lock, err := lockIngested(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	return doReport(ctx, e, dir, f)
 }
 
@@ -295,6 +340,15 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := rf.check(); err != nil {
+		return err
+	}
+	// One lock for the three steps: no other run slips in between.
+	lock, err := ingest.LockOut(opt.Out)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	// Files that could not be read to the end are reported, and the rest is
 	// still analyzed: a partial report beats none after an incident.
 	ingestErr := doIngest(ctx, e, opt)
