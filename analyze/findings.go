@@ -278,7 +278,7 @@ func coldReplicas(r *Result) []string {
 		if len(r.Slices) > 0 && r.Slices[0].WindowFirst != nil && rep.FirstStart != nil {
 			joined = fmt.Sprintf(", %.1f s after the first request of the service", rep.FirstStart.Sub(*r.Slices[0].WindowFirst).Seconds())
 		}
-		sentence := fmt.Sprintf("Replica %s (%s) served its first request at %s%s, and %s detected as cold (its first by arrival, decoding each token at least 2.5x slower than the model's lower quartile): its P95 model time per output token is %s (n=%d)",
+		sentence := fmt.Sprintf("Replica %s (%s) served its first request at %s%s, and %s detected as cold (its first by arrival, each slow against the replica's usual decode per token, prefill or queue, and those queued behind them): its P95 model time per output token is %s (n=%d)",
 			rep.Replica, rep.Model, FormatTime(rep.FirstStart), joined, plural(rep.Cold, "request was", "requests were"), ms(rep.ModelPerToken[1]), rep.ModelPerTokenN)
 		if len(others) > 0 {
 			sentence += " against " + strings.Join(others, ", ") + " on the other replicas of the model"

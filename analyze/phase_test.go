@@ -138,16 +138,88 @@ func TestPhaseDetection(t *testing.T) {
 		t.Errorf("--by phase slices: %v", slices)
 	}
 
-	// The time series: 1 s... windows over the 158 s span give 5 s windows;
-	// the burst's 2 s fall into one or two of them.
+	// The time series: 5 s windows would cut the 158 s span into at most
+	// 40, but the burst's 2 s (20 arrivals/s) need 1 s windows to fill one,
+	// so the series is the 40 windows of 1 s around the burst.
 	var maxRate float64
+	if len(res.TimeSeries) != 40 {
+		t.Errorf("%d windows, want 40", len(res.TimeSeries))
+	}
 	for _, w := range res.TimeSeries {
-		if w.WidthS != 5 {
-			t.Fatalf("window width %v s, want 5", w.WidthS)
+		if w.WidthS != 1 || !w.AroundBurst {
+			t.Fatalf("window width %v s around the burst %v, want 1 s around it", w.WidthS, w.AroundBurst)
 		}
 		maxRate = max(maxRate, w.ArrivalsPerS)
 	}
-	if maxRate < 4 {
+	if maxRate < 15 {
 		t.Errorf("max arrivals/s %v: the burst is not visible", maxRate)
 	}
+}
+
+// backlogFixture: one gateway host sees arrivals 1 s apart, with a chance
+// cluster of 20 arrivals 100 ms apart at 60 s (dense enough to double the
+// local rate over 31 arrivals, too short to be a burst), and a burst of 60
+// arrivals 50 ms apart at 120 s. One replica serves them all in 120 ms;
+// each burst request waits 500 ms longer than the one before, and the
+// requests after the burst that arrive while the queue still holds some
+// wait behind them (its backlog) until one finds the queue empty.
+func backlogFixture() (f analyzetest.Fixture, want map[string]string) {
+	want = map[string]string{}
+	var at, busyUntil int64
+	drained := false
+	for i := 0; i < 260; i++ {
+		switch {
+		case i == 0:
+		case i > 60 && i <= 80:
+			at += 100
+		case i > 120 && i <= 180:
+			at += 50
+		default:
+			at += 1000
+		}
+		id := fmt.Sprintf("q%03d", i)
+		arrival, sched := at+2, at+2
+		want[id] = "steady"
+		switch {
+		case i > 120 && i <= 180:
+			sched = max(busyUntil, arrival) + 500
+			busyUntil = sched
+			want[id] = "burst"
+		case i > 180 && !drained && arrival < busyUntil:
+			sched = busyUntil + 500
+			busyUntil = sched
+			want[id] = "burst"
+		case i > 180:
+			drained = true
+		}
+		f.Gateways = append(f.Gateways, analyzetest.Gateway{ID: id, Start: analyzetest.At(at), End: analyzetest.At(sched + 200),
+			UpstreamStart: analyzetest.At(at + 1), UpstreamEnd: analyzetest.At(sched + 199), Status: analyzetest.Int(200), Gateway: "gw"})
+		f.Servers = append(f.Servers, analyzetest.Server{ID: id, Arrival: analyzetest.At(arrival), Scheduled: analyzetest.At(sched),
+			FirstToken: analyzetest.At(sched + 20), End: analyzetest.At(sched + 120), Model: "m", Replica: "r-0",
+			Output: analyzetest.Int(11), Status: analyzetest.Int(200)})
+	}
+	return f, want
+}
+
+// A chance cluster is not a burst, and the requests that wait in the queue
+// a burst left behind belong to the burst.
+func TestPhaseBacklog(t *testing.T) {
+	f, want := backlogFixture()
+	_, _, rows := runFixture(t, f, analyzetest.DefaultOffsets)
+	backlog := 0
+	for id, r := range rows {
+		var i int
+		fmt.Sscanf(id, "q%d", &i)
+		if i > 180 && want[id] == "burst" {
+			backlog++
+		}
+		// The K-nearest rate blurs the burst's first few arrivals.
+		if p := asString(r["phase"]); p != want[id] && !(i >= 110 && i <= 125) {
+			t.Errorf("%s: phase %s, want %s", id, p, want[id])
+		}
+	}
+	if backlog < 10 {
+		t.Fatalf("the fixture has %d backlog requests, want a dozen or more", backlog)
+	}
+	t.Logf("%d requests of the backlog", backlog)
 }

@@ -259,6 +259,9 @@ type TimeWindow struct {
 	ModelN       int64
 	ModelP95     *float64
 	Burst, Cold  int64 // requests detected as burst and as cold
+	// AroundBurst: the series is the windows around the burst, not the
+	// whole span (its width shows the burst; see queries/timeseries.sql).
+	AroundBurst bool
 }
 
 // Result is everything a report shows; report renders it without SQL.

@@ -506,6 +506,7 @@ func timeSeries(ctx context.Context, db *sql.DB) ([]TimeWindow, error) {
 			ModelP95:     asFloat(r["model_p95"]),
 			Burst:        asInt(r["burst"]),
 			Cold:         asInt(r["cold"]),
+			AroundBurst:  r["around_burst"] == true,
 		}
 		if f := asFloat(r["width_s"]); f != nil {
 			w.WidthS = *f

@@ -210,27 +210,47 @@
 --     included. NULL without a server record, replica or end.
 --   concurrency_bucket = '1', '2-4', '5-8', '9-16' or '17+'.
 --   phase = 'cold', else 'burst', else 'steady':
---     cold: the request reached a replica during its warm-up. A replica is
---       warming up when its first request (by arrival, on its clock) with a
---       decode time per token, (end - first_token) / (output_tokens - 1),
---       decoded at >= 2.5x the lower quartile (P25) of that model's
---       requests; the warm-up lasts until the arrival of its first request
---       decoding below 2.5x. Batching slows decoding too (about 2x at the
---       simulator's batch limit), hence a lower quartile and a factor above
---       what batching explains: only a replica that is itself slow passes.
---       Needs >= 20 requests of the model with a decode time per token.
---     burst: the local arrival rate around the request is >= 2x the usual
---       rate of the same host. Local rate = 30 / (time spanned by the 31
---       arrivals centred on this one, 15 before and 15 after, on that host's
---       clock; fewer at the ends of its log): wide enough that chance
---       clusters of a steady Poisson stream rarely double the rate, narrow
---       enough to blur a burst's edges by only a few arrivals. Usual rate = the median of the local rate over time (each
---       arrival's rate weighted by the time to the next arrival), so a burst
---       that holds most requests in a short time is still a burst. The host
---       is the request's gateway host (start_time); without a gateway record
---       its client host (start_time), else its replica (arrival_time). Hosts
---       with fewer than 31 arrivals give no rate (too few to tell), and such
---       requests are steady.
+--     cold: the request reached a replica during its warm-up, judged
+--       from the replica's own requests on its own clock. A request is
+--       slow when its decode time per token, (end - first_token) /
+--       (output_tokens - 1) (else decode_ns / (output_tokens - 1)), is
+--       >= 2.5x the replica's usual lower quartile (P25), or its prefill
+--       (prefill_ns, else first_token - scheduled) >= 2.5x the usual P90,
+--       or its queue >= 2.5x the usual median model time (end - scheduled,
+--       else prefill_ns + decode_ns, else inference_ns). Usual = the lower
+--       of the replica's own quantile and its model's over all replicas (a
+--       replica whose log is all warm-up has none of its own). Batching
+--       slows decoding about 2x at the simulator's batch limit and long
+--       prompts lengthen prefill, hence a lower quartile, a P90 and a
+--       factor above what they explain. The warm-up starts when the
+--       replica's first judged request (by arrival; judged: it has every
+--       measure the replica's requests usually have) is slow, and lasts
+--       until the arrival of its first judged request that is not. This
+--       catches a slow decode, a first prefill seconds long that decays, a
+--       model load inside the first request, and a queue on a replica that
+--       has just appeared. Needs >= 20 requests on the replica.
+--     burst: the request's host sees a burst. Local rate = 30 / (time
+--       spanned by the 31 arrivals centred on this one, 15 before and 15
+--       after, on that host's clock; fewer at the ends of its log): wide
+--       enough that chance clusters of a steady Poisson stream rarely
+--       double the rate, narrow enough to blur a burst's edges by only a
+--       few arrivals. Usual rate = the median of the local rate over time
+--       (each arrival's rate weighted by the time to the next arrival), so
+--       a burst that holds most requests in a short time is still a burst.
+--       A burst is a run of >= 31 consecutive arrivals of the host (by
+--       time) whose local rate is >= 2x the usual: a chance cluster gives
+--       a shorter run. The host is the request's gateway host
+--       (start_time); without a gateway record its client host
+--       (start_time), else its replica (arrival_time). Hosts with fewer
+--       than 31 arrivals give no rate (too few to tell).
+--     A phase's queue belongs to it: on each replica (its clock), a queue
+--       busy period starts with a request that arrives when every earlier
+--       one has left the queue (arrival + queue <= its arrival) and holds
+--       the requests arriving until then, which wait behind earlier ones.
+--       A request of a busy period that holds a cold request at or before
+--       it (by arrival) is cold, else one that holds a burst request is
+--       burst: the backlog a burst or a warm-up leaves behind is part of
+--       it, not of steady state.
 --     steady: everything else.
 -- client_source, gateway_source, server_source: 'file:line' of the kept
 --   record on each tier (NULL without a record or a source file), to find
@@ -451,31 +471,57 @@ conc AS (
     )
     WHERE is_arrival
 ),
--- cold: decode time per token against the model's median.
-tpot AS (
-    SELECT request_id, replica, arrival_time::TIMESTAMP_NS AS t,
-           tpot_ns / quantile_cont(tpot_ns, 0.25) OVER (PARTITION BY model) AS tpot_ratio,
-           count(tpot_ns) OVER (PARTITION BY model) AS model_n
-    FROM (
-        SELECT *,
-               CASE WHEN output_tokens > 1 AND end_time > first_token_time
-                    THEN (epoch_ns(end_time) - epoch_ns(first_token_time)) / (output_tokens - 1)
-               END AS tpot_ns
-        FROM server_k
-        WHERE replica IS NOT NULL AND arrival_time IS NOT NULL
-    )
+-- Phases (see the header): each replica's warm-up from its own requests,
+-- bursts from each host's arrival rate, and the queue a request waits in
+-- behind either.
+srv_p AS (
+    SELECT request_id, replica, model, epoch_ns(arrival_time) AS a_ns,
+           coalesce(epoch_ns(scheduled_time) - epoch_ns(arrival_time), queue_ns) AS q_ns,
+           CASE WHEN output_tokens > 1
+                THEN coalesce(epoch_ns(end_time) - epoch_ns(first_token_time), decode_ns) / (output_tokens - 1)
+           END AS tpot_ns,
+           coalesce(prefill_ns, epoch_ns(first_token_time) - epoch_ns(scheduled_time)) AS pf_ns,
+           coalesce(epoch_ns(end_time) - epoch_ns(scheduled_time), prefill_ns + decode_ns, inference_ns) AS work_ns
+    FROM server_k
+    WHERE replica IS NOT NULL AND arrival_time IS NOT NULL
+),
+-- A replica's usual: the lower of its own quantile and its model's over
+-- all replicas (a replica whose log is all warm-up has no usual of its own).
+srv_usual AS (
+    SELECT replica, count(*) AS n,
+           nullif(least(quantile_cont(tpot_ns, 0.25), any_value(m.tpot_p25)), 0) AS tpot_p25,
+           nullif(least(quantile_cont(pf_ns, 0.9), any_value(m.pf_p90)), 0) AS pf_p90,
+           nullif(least(quantile_cont(work_ns, 0.5), any_value(m.work_p50)), 0) AS work_p50
+    FROM srv_p
+    LEFT JOIN (SELECT model,
+                      quantile_cont(tpot_ns, 0.25) AS tpot_p25,
+                      quantile_cont(pf_ns, 0.9) AS pf_p90,
+                      quantile_cont(work_ns, 0.5) AS work_p50
+               FROM srv_p WHERE model IS NOT NULL GROUP BY model) AS m USING (model)
+    GROUP BY replica
+),
+srv_slow AS (
+    SELECT p.request_id, p.replica, p.a_ns,
+           (p.tpot_ns IS NOT NULL OR u.tpot_p25 IS NULL) AND (p.pf_ns IS NOT NULL OR u.pf_p90 IS NULL)
+               AND (p.q_ns IS NOT NULL OR u.work_p50 IS NULL)
+               AND coalesce(p.tpot_ns, p.pf_ns, p.q_ns) IS NOT NULL AS judged,
+           coalesce(p.tpot_ns >= 2.5 * u.tpot_p25, false)
+               OR coalesce(p.pf_ns >= 2.5 * u.pf_p90, false)
+               OR coalesce(p.q_ns >= 2.5 * u.work_p50, false) AS slow
+    FROM srv_p AS p JOIN srv_usual AS u USING (replica)
+    WHERE u.n >= 20
 ),
 warmup AS (
     SELECT replica,
-           arg_min(tpot_ratio, t) FILTER (WHERE tpot_ratio IS NOT NULL AND model_n >= 20) AS first_ratio,
-           min(t) FILTER (WHERE tpot_ratio < 2.5 AND model_n >= 20) AS warm_from
-    FROM tpot
+           arg_min(slow, {'a': a_ns, 'id': request_id}) FILTER (WHERE judged) AS first_slow,
+           min(a_ns) FILTER (WHERE judged AND NOT slow) AS warm_from
+    FROM srv_slow
     GROUP BY replica
 ),
 cold AS (
-    SELECT p.request_id
-    FROM tpot AS p JOIN warmup AS w USING (replica)
-    WHERE w.first_ratio >= 2.5 AND (w.warm_from IS NULL OR p.t < w.warm_from)
+    SELECT s.request_id
+    FROM srv_slow AS s JOIN warmup AS w USING (replica)
+    WHERE w.first_slow AND (w.warm_from IS NULL OR s.a_ns < w.warm_from)
 ),
 -- burst: local arrival rate on one host's clock against that host's median.
 arrivals AS (
@@ -489,7 +535,7 @@ arrivals AS (
     FROM server_k WHERE arrival_time IS NOT NULL
 ),
 local_rate AS (
-    SELECT request_id, pref, tier, host,
+    SELECT request_id, pref, tier, host, t,
            count(*) OVER (PARTITION BY tier, host) AS host_n,
            CASE WHEN epoch_ns(max(t) OVER w) > epoch_ns(min(t) OVER w)
                 THEN (count(*) OVER w - 1) * 1e9 / (epoch_ns(max(t) OVER w) - epoch_ns(min(t) OVER w))
@@ -515,11 +561,46 @@ usual_rate AS (
     )
     GROUP BY tier, host
 ),
-burst AS (
-    SELECT l.request_id, l.rate / u.usual AS rate_ratio
+-- Runs of consecutive arrivals of a host at >= 2x its usual rate; only a
+-- run of >= 31 is a burst (a chance cluster of a steady stream is shorter).
+rate_high AS (
+    SELECT l.request_id, l.pref, l.tier, l.host, l.t,
+           coalesce(l.rate >= 2 * u.usual, false) AS high
     FROM local_rate AS l JOIN usual_rate AS u USING (tier, host)
     WHERE l.host_n >= 31 AND u.usual > 0
-    QUALIFY row_number() OVER (PARTITION BY l.request_id ORDER BY l.pref) = 1
+),
+rate_runs AS (
+    SELECT *,
+           sum(CASE WHEN high IS DISTINCT FROM prev THEN 1 ELSE 0 END)
+               OVER (PARTITION BY tier, host ORDER BY t, request_id ROWS UNBOUNDED PRECEDING) AS run
+    FROM (SELECT *, lag(high) OVER (PARTITION BY tier, host ORDER BY t, request_id) AS prev FROM rate_high)
+),
+burst AS (
+    SELECT request_id, high AND count(*) OVER (PARTITION BY tier, host, run) >= 31 AS is_burst
+    FROM rate_runs
+    QUALIFY row_number() OVER (PARTITION BY request_id ORDER BY pref) = 1
+),
+-- Queue busy periods of each replica, on its clock: a request opens a new
+-- one when every earlier arrival had left the queue (arrival + queue <= its
+-- arrival); later arrivals of the period waited behind the earlier ones.
+srv_busy AS (
+    SELECT *, sum(opens) OVER (PARTITION BY replica ORDER BY a_ns, request_id ROWS UNBOUNDED PRECEDING) AS period
+    FROM (
+        SELECT request_id, replica, a_ns,
+               CASE WHEN a_ns < max(a_ns + q_ns) OVER (PARTITION BY replica ORDER BY a_ns, request_id
+                                                       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+                    THEN 0 ELSE 1 END AS opens
+        FROM srv_p
+    )
+),
+queued AS (
+    SELECT q.request_id,
+           bool_or(cd.request_id IS NOT NULL) OVER p AS behind_cold,
+           bool_or(coalesce(b.is_burst, false)) OVER p AS behind_burst
+    FROM srv_busy AS q
+    LEFT JOIN cold AS cd ON cd.request_id = q.request_id
+    LEFT JOIN burst AS b ON b.request_id = q.request_id
+    WINDOW p AS (PARTITION BY q.replica, q.period ORDER BY q.a_ns, q.request_id ROWS UNBOUNDED PRECEDING)
 ),
 ids AS (
     SELECT request_id FROM client_k
@@ -563,8 +644,8 @@ j AS (
         coalesce(a.n_annotations, 0) AS server_annotations,
         coalesce(c.output_tokens, s.output_tokens) AS received_tokens,
         cc.concurrency,
-        cd.request_id IS NOT NULL AS is_cold,
-        b.rate_ratio,
+        cd.request_id IS NOT NULL OR coalesce(qd.behind_cold, false) AS is_cold,
+        coalesce(b.is_burst, false) OR coalesce(qd.behind_burst, false) AS is_burst,
         epoch_ns(c.end_time) - epoch_ns(c.start_time)                   AS c_e2e,
         epoch_ns(c.first_token_time) - epoch_ns(c.start_time)           AS c_ttft,
         epoch_ns(c.end_time) - epoch_ns(c.first_token_time)             AS c_stream,
@@ -592,6 +673,7 @@ j AS (
     LEFT JOIN conc AS cc ON cc.request_id = i.request_id
     LEFT JOIN cold AS cd ON cd.request_id = i.request_id
     LEFT JOIN burst AS b ON b.request_id = i.request_id
+    LEFT JOIN queued AS qd ON qd.request_id = i.request_id
 ),
 -- Server measures: the server's own durations first, else its instants;
 -- the client's the same way (measured beats derived, see the header).
@@ -667,7 +749,7 @@ SELECT
     gateway_format,
     server_annotations,
     CASE WHEN is_cold THEN 'cold'
-         WHEN rate_ratio >= 2 THEN 'burst'
+         WHEN is_burst THEN 'burst'
          ELSE 'steady' END AS phase,
     concurrency,
     CASE WHEN concurrency IS NULL THEN NULL

@@ -192,6 +192,7 @@ type view struct {
 	PhaseRows   []phaseRow // per metric, the three phases side by side
 	TSChart     tsChart
 	TSWidth     string // time series window width, e.g. "10 s"
+	TSAround    string // " around the burst" when the series is not the whole span
 }
 
 // phaseRow is one metric of one phase in the Phases table.
@@ -327,6 +328,9 @@ func newView(r *analyze.Result) *view {
 	v.TSChart = newTSChart(r.TimeSeries)
 	if len(r.TimeSeries) > 0 {
 		v.TSWidth = fmtWidth(r.TimeSeries[0].WidthS)
+		if r.TimeSeries[0].AroundBurst {
+			v.TSAround = " around the burst (the whole run in windows this narrow would be more than 40)"
+		}
 	}
 	return v
 }

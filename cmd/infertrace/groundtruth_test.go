@@ -237,8 +237,15 @@ func checkTruth(ctx context.Context, db *sql.DB, requests, truth string) ([]stri
 // the whole pipeline on it, returning the simulation and output directories.
 func simulateAndRun(t *testing.T, seed int) (simDir, outDir string) {
 	t.Helper()
+	return simulateAndRunN(t, seed, gtRequests)
+}
+
+// simulateAndRunN simulates n requests (with extra simulate flags) and runs
+// the whole pipeline on the logs.
+func simulateAndRunN(t *testing.T, seed, n int, extra ...string) (simDir, outDir string) {
+	t.Helper()
 	simDir, outDir = filepath.Join(t.TempDir(), "sim"), filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := runCLI(t, "simulate", "--out", simDir, "--requests", fmt.Sprint(gtRequests), "--seed", fmt.Sprint(seed))
+	code, stdout, stderr := runCLI(t, append([]string{"simulate", "--out", simDir, "--requests", fmt.Sprint(n), "--seed", fmt.Sprint(seed)}, extra...)...)
 	if code != 0 {
 		t.Fatalf("simulate: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -250,7 +257,7 @@ func simulateAndRun(t *testing.T, seed int) (simDir, outDir string) {
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	t.Logf("simulated %d requests with seed %d; %s", gtRequests, seed, strings.TrimSpace(stdout))
+	t.Logf("simulated %d requests with seed %d %v; %s", n, seed, extra, strings.TrimSpace(stdout))
 	return simDir, outDir
 }
 

@@ -374,8 +374,13 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&cfg.Requests, "requests", cfg.Requests, "number of client requests")
 	fs.Int64Var(&cfg.Seed, "seed", cfg.Seed, "random seed; the same seed writes the same files")
 	fs.StringSliceVar(&cfg.Formats, "formats", cfg.Formats, "log formats per host: bare names cycle within their tier (server formats through the replicas), TIER=FORMAT sets a tier, HOST=FORMAT pins one host (server: "+strings.Join(simulate.SupportedFormats, ", ")+"; gateway: "+strings.Join(simulate.GatewayFormats, ", ")+"; client: "+strings.Join(simulate.ClientFormats, ", ")+")")
+	fs.StringSliceVar(&cfg.ColdKinds, "cold", cfg.ColdKinds, "how the late replica warms up, any of "+strings.Join(simulate.ColdKinds, ", ")+" (none: no late replica)")
+	fs.DurationVar(&cfg.ColdDelay, "cold-delay", cfg.ColdDelay, "the first prefill's extra time (prefill), the model load (load), the time before serving (queue)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if len(cfg.ColdKinds) == 1 && cfg.ColdKinds[0] == "none" {
+		cfg.ColdKinds = nil
 	}
 	if cfg.Out == "" {
 		return usageErr("--out DIR is required")

@@ -3,6 +3,8 @@ package simulate
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -12,6 +14,17 @@ import (
 // JSON lines, a Triton trace file, SGLang's metrics export and trtllm-serve
 // /perf_metrics dumps. The names are the ingest format names.
 var SupportedFormats = []string{FormatNative, FormatVLLMOTLP, FormatTGI, FormatTriton, FormatSGLangMetrics, FormatTRTLLM}
+
+// The warm-up kinds of the late replica (Config.ColdKinds).
+const (
+	ColdDecode  = "decode"
+	ColdPrefill = "prefill"
+	ColdLoad    = "load"
+	ColdQueue   = "queue"
+)
+
+// ColdKinds lists every warm-up kind, for Config.ColdKinds.
+var ColdKinds = []string{ColdDecode, ColdPrefill, ColdLoad, ColdQueue}
 
 // Config controls a simulation run. Start from DefaultConfig and override.
 type Config struct {
@@ -49,12 +62,26 @@ type Config struct {
 	ReplicasPerModel int
 	// MaxBatch bounds the running requests per replica.
 	MaxBatch int
-	// ColdJoinAt is when an extra replica of the first model joins; its first
-	// ColdRequests admitted requests run ColdFactor times slower (prefill and
-	// decode). ColdRequests 0 disables the cold replica.
-	ColdJoinAt   time.Duration
-	ColdRequests int
-	ColdFactor   float64
+	// ColdJoinAt is when an extra replica of the first model joins and warms
+	// up, showing every warm-up kind ColdKinds lists (none: no extra
+	// replica):
+	//   - ColdDecode: its first ColdRequests admitted requests run
+	//     ColdFactor times slower (prefill and decode);
+	//   - ColdPrefill: the prefill of its k-th admitted request (k from 0)
+	//     takes ColdDelay*(1-k/ColdPrefillRequests) longer, a long first
+	//     prefill decaying over its first ColdPrefillRequests (graph
+	//     capture, cache warm-up, lazy compilation);
+	//   - ColdLoad: its first request loads the model for ColdDelay before
+	//     its prefill (as Ollama's load_duration); requests arriving
+	//     meanwhile wait in its queue;
+	//   - ColdQueue: it is sent requests from ColdJoinAt but serves none
+	//     for ColdDelay: they wait in its queue.
+	ColdJoinAt          time.Duration
+	ColdKinds           []string
+	ColdRequests        int
+	ColdFactor          float64
+	ColdDelay           time.Duration
+	ColdPrefillRequests int
 
 	// StreamFraction scales each use case's share of streamed requests
 	// (1 keeps the built-in shares, 0 disables streaming).
@@ -99,34 +126,48 @@ type Config struct {
 // imperfections per kind and a 30 req/s per-gateway rate limit.
 func DefaultConfig() Config {
 	return Config{
-		Requests:           5000,
-		Seed:               1,
-		Formats:            []string{"native"},
-		Epoch:              time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC),
-		RatePerSecond:      12,
-		BurstStart:         40 * time.Second,
-		BurstDuration:      10 * time.Second,
-		BurstMultiplier:    6,
-		ReplicasPerModel:   2,
-		MaxBatch:           16,
-		ColdJoinAt:         20 * time.Second,
-		ColdRequests:       60,
-		ColdFactor:         3,
-		StreamFraction:     1,
-		RateLimitPerSecond: 30,
-		SlowAuthRate:       0.02,
-		ClientTimeout:      60 * time.Second,
-		MaxClockOffset:     3 * time.Second,
-		MaxDriftPPM:        10,
-		LossRate:           0.01,
-		TruncateRate:       0.01,
-		DuplicateRate:      0.015,
-		ServerErrorRate:    0.01,
-		TimeoutRate:        0.01,
-		CancelRate:         0.01,
-		GzipOneServer:      true,
-		TruthRowGroupRows:  32768,
+		Requests:            5000,
+		Seed:                1,
+		Formats:             []string{"native"},
+		Epoch:               time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC),
+		RatePerSecond:       12,
+		BurstStart:          40 * time.Second,
+		BurstDuration:       10 * time.Second,
+		BurstMultiplier:     6,
+		ReplicasPerModel:    2,
+		MaxBatch:            16,
+		ColdJoinAt:          20 * time.Second,
+		ColdKinds:           []string{ColdDecode},
+		ColdRequests:        60,
+		ColdFactor:          3,
+		ColdDelay:           5 * time.Second,
+		ColdPrefillRequests: 10,
+		StreamFraction:      1,
+		RateLimitPerSecond:  30,
+		SlowAuthRate:        0.02,
+		ClientTimeout:       60 * time.Second,
+		MaxClockOffset:      3 * time.Second,
+		MaxDriftPPM:         10,
+		LossRate:            0.01,
+		TruncateRate:        0.01,
+		DuplicateRate:       0.015,
+		ServerErrorRate:     0.01,
+		TimeoutRate:         0.01,
+		CancelRate:          0.01,
+		GzipOneServer:       true,
+		TruthRowGroupRows:   32768,
 	}
+}
+
+// hasColdReplica reports whether the late, warming-up replica exists: some
+// warm-up kind is on (ColdDecode alone needs ColdRequests > 0).
+func (c *Config) hasColdReplica() bool {
+	for _, k := range c.ColdKinds {
+		if k != ColdDecode || c.ColdRequests > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Config) validate() error {
@@ -153,6 +194,14 @@ func (c *Config) validate() error {
 	}
 	if c.ColdRequests < 0 || (c.ColdRequests > 0 && c.ColdFactor < 1) {
 		return errors.New("simulate: ColdRequests must be >= 0 and ColdFactor >= 1")
+	}
+	for _, k := range c.ColdKinds {
+		if !slices.Contains(ColdKinds, k) {
+			return fmt.Errorf("simulate: unknown cold-start kind %q (want %s)", k, strings.Join(ColdKinds, ", "))
+		}
+	}
+	if c.ColdDelay < 0 || c.ColdPrefillRequests < 0 {
+		return errors.New("simulate: ColdDelay and ColdPrefillRequests must be >= 0")
 	}
 	if c.ClientTimeout <= 0 {
 		return errors.New("simulate: ClientTimeout must be > 0")

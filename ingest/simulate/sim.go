@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -67,9 +68,13 @@ type request struct {
 	prompt   int
 	out      int // tokens the server produces (0 on a server error)
 	length   bool
-	srvErr   int // 0, or the server's 5xx status
-	cold     bool
-	engineID int64 // the replica's own number for it, in arrival order (Triton trace id, TRT-LLM executor id)
+	srvErr   int  // 0, or the server's 5xx status
+	cold     bool // decodes ColdFactor times slower (ColdDecode)
+	// Truth phase: warm is set for a request the late replica's warm-up
+	// slowed (see TruthRow), queuedBurst for one that waited in a queue
+	// behind a burst request.
+	warm, queuedBurst bool
+	engineID          int64 // the replica's own number for it, in arrival order (Triton trace id, TRT-LLM executor id)
 
 	reqLeg, respLeg, hopUp, hopDown, pass, post int64
 	tpot                                        int64
@@ -103,6 +108,10 @@ type replica struct {
 	w        serverWriter // nil for native
 	index    int          // in sim.replicas
 	nextID   int64
+	readyAt  int64 // admits nothing before (ColdLoad, ColdQueue)
+	// The phases among the requests of the queue's current busy period
+	// (since it last was empty), which later requests of it inherit.
+	busyWarm, busyBurst bool
 }
 
 func (r *replica) load() int { return r.running + len(r.queue) - r.head }
@@ -138,6 +147,7 @@ const (
 	evGatewayEnd
 	evClientEnd
 	evGiveUp
+	evReady // a loading or not yet ready replica starts serving
 )
 
 type event struct {
@@ -363,25 +373,76 @@ func (s *sim) serverArrive(r *request, t int64) {
 	r.replica = best
 	best.nextID++
 	r.engineID = best.nextID
+	wasEmpty := best.head == len(best.queue)
 	best.push(r)
 	s.admit(best, t)
+	warm := s.warmingUp(best, r, t)
+	if best.cold && s.coldKind(ColdLoad) && r.engineID == 1 {
+		best.readyAt = t + int64(s.cfg.ColdDelay) // its first request loads the model
+		s.schedule(best.readyAt, evReady, &request{replica: best})
+	}
+	// The truth's phase: a request that waits in a queue behind a request
+	// of the warm-up or of the burst belongs to that phase too.
+	if r.sSched != t {
+		if wasEmpty {
+			best.busyWarm, best.busyBurst = false, false
+		}
+		r.warm, r.queuedBurst = best.busyWarm, best.busyBurst
+		best.busyWarm = best.busyWarm || warm
+		best.busyBurst = best.busyBurst || s.inBurst(r)
+	}
+	r.warm = r.warm || warm
+}
+
+// coldKind reports whether the late replica shows warm-up kind k.
+func (s *sim) coldKind(k string) bool { return slices.Contains(s.cfg.ColdKinds, k) }
+
+// inBurst reports whether the client sent r inside the burst window.
+func (s *sim) inBurst(r *request) bool {
+	return r.cStart >= int64(s.cfg.BurstStart) && r.cStart < int64(s.cfg.BurstStart+s.cfg.BurstDuration)
+}
+
+// warmingUp reports whether the warm-up of rep slows r, which arrived at t
+// as rep's r.engineID-th request: one of its first ColdRequests
+// (ColdDecode) or ColdPrefillRequests (ColdPrefill), its first request or
+// one arriving while it loads (ColdLoad), or one arriving before it is
+// ready (ColdQueue). Requests are admitted in arrival order.
+func (s *sim) warmingUp(rep *replica, r *request, t int64) bool {
+	if !rep.cold {
+		return false
+	}
+	n := r.engineID
+	return s.coldKind(ColdDecode) && n <= int64(s.cfg.ColdRequests) ||
+		s.coldKind(ColdPrefill) && n <= int64(s.cfg.ColdPrefillRequests) ||
+		s.coldKind(ColdLoad) && (n == 1 || t < rep.readyAt) ||
+		s.coldKind(ColdQueue) && t < rep.readyAt
 }
 
 // admit moves waiting requests into the running batch while there is room.
 // A request's decode time per token is fixed by the batch size it joins.
 func (s *sim) admit(rep *replica, t int64) {
 	m := models[rep.model]
+	if t < rep.readyAt {
+		return
+	}
 	for rep.running < s.cfg.MaxBatch && rep.head < len(rep.queue) {
 		r := rep.pop()
 		rep.running++
 		r.sSched = t
 		factor := 1.0
-		if rep.cold && rep.admitted < s.cfg.ColdRequests {
+		if rep.cold && s.coldKind(ColdDecode) && rep.admitted < s.cfg.ColdRequests {
 			factor = s.cfg.ColdFactor
 			r.cold = true
 		}
+		k := rep.admitted
 		rep.admitted++
 		prefill := (m.prefillBaseMs + m.prefillPerTok*float64(r.prompt)) * s.uniform(0.95, 1.05) * factor
+		if rep.cold && s.coldKind(ColdPrefill) && k < s.cfg.ColdPrefillRequests {
+			prefill += float64(s.cfg.ColdDelay) / 1e6 * (1 - float64(k)/float64(s.cfg.ColdPrefillRequests))
+		}
+		if rep.cold && s.coldKind(ColdLoad) && k == 0 {
+			prefill += float64(s.cfg.ColdDelay) / 1e6
+		}
 		tpot := m.tpotMs * (1 + m.batchSlope*float64(rep.running-1)) * s.uniform(0.95, 1.05) * factor
 		r.hopDown = ms(0.3 + s.exp(0.15))
 		r.pass = ms(0.05 + s.exp(0.05))
@@ -612,11 +673,10 @@ func msPtr(ns int64) *float64 {
 
 func (s *sim) truthRow(r *request) TruthRow {
 	phase := "steady"
-	bs, be := int64(s.cfg.BurstStart), int64(s.cfg.BurstStart+s.cfg.BurstDuration)
 	switch {
-	case r.cold:
+	case r.warm:
 		phase = "cold"
-	case r.cStart >= bs && r.cStart < be:
+	case s.inBurst(r) || r.queuedBurst:
 		phase = "burst"
 	}
 	row := TruthRow{
@@ -709,6 +769,8 @@ func (s *sim) step(e event) {
 		s.clientEnd(r)
 	case evGiveUp:
 		s.giveUp(r, e.t)
+	case evReady:
+		s.admit(r.replica, e.t)
 	}
 }
 
@@ -737,13 +799,17 @@ func (s *sim) setup() error {
 	s.byModel = make([][]*replica, len(models))
 	for m := range models {
 		n := s.cfg.ReplicasPerModel
-		if m == 0 && s.cfg.ColdRequests > 0 {
+		if m == 0 && s.cfg.hasColdReplica() {
 			n++
 		}
 		for i := 0; i < n; i++ {
 			rep := &replica{name: fmt.Sprintf("%s-%d", models[m].name, i), model: m}
 			if i == s.cfg.ReplicasPerModel {
 				rep.cold, rep.joinAt = true, int64(s.cfg.ColdJoinAt)
+				if s.coldKind(ColdQueue) {
+					rep.readyAt = rep.joinAt + int64(s.cfg.ColdDelay)
+					s.schedule(rep.readyAt, evReady, &request{replica: rep})
+				}
 			}
 			s.byModel[m] = append(s.byModel[m], rep)
 			s.replicas = append(s.replicas, rep)

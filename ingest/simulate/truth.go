@@ -47,11 +47,15 @@ import (
 // HasGateway and HasServer say whether that tier's record was written intact.
 //
 // Phase is the simulator's own label, for checking what analyze derives
-// from the logs: "cold" for the requests the late-joining replica admitted
-// among its first Config.ColdRequests (they decode Config.ColdFactor times
-// slower), else "burst" when the client sent the request (true time) inside
-// the burst window, else "steady". Requests admitted after the burst, while
-// its backlog drains, are steady even though they still queue.
+// from the logs: "cold" for the requests the late-joining replica's warm-up
+// slowed (Config.ColdKinds: its first Config.ColdRequests with ColdDecode,
+// first Config.ColdPrefillRequests with ColdPrefill, its first request and
+// those arriving while it loads with ColdLoad, those arriving before it is
+// ready with ColdQueue), else "burst" when the client sent the request
+// (true time) inside the burst window, else "steady"; and a request that
+// waits in a replica's queue behind a cold or burst request of the same
+// busy period (since the queue was last empty) takes that phase, cold
+// first: the backlog a burst or a warm-up leaves belongs to it.
 //
 // When the client gives up (timeout or cancel) its end is the give-up time
 // while the gateway and server finish the request unaware, so network_ms can
