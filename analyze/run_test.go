@@ -104,12 +104,12 @@ func TestRunComponents(t *testing.T) {
 	//   client_ttft 300, server_ttft 270-20 = 250,
 	//   ttft_application (15-10) + ((1285-15) - 1260) = 5 + 10 = 15,
 	//   ttft_network 300-250-15 = 35, ttft_model 270-70 = 200: 35+15+50+200 = 300
-	//   tps_user 100 tokens / (1300-300 ms) = 100/s
+	//   tps_user: the 99 tokens after the first / (1300-300 ms) = 99/s
 	checkMs(t, rows, "r1", map[string]float64{
 		"client_e2e_ms": 1300, "gateway_e2e_ms": 1280, "server_e2e_ms": 1260,
 		"network_ms": 20, "application_ms": 20, "queue_ms": 50, "model_ms": 1210,
 		"client_ttft_ms": 300, "server_ttft_ms": 250, "ttft_network_ms": 35,
-		"ttft_application_ms": 15, "ttft_queue_ms": 50, "ttft_model_ms": 200, "tps_user": 100,
+		"ttft_application_ms": 15, "ttft_queue_ms": 50, "ttft_model_ms": 200, "tps_user": 99,
 	})
 	// r2: client 1000 -> 3600 (first token 1600); gateway 1012 -> 3585,
 	//   upstream 1020 -> 3580; server 1030, 1330, 1530, 3560.
@@ -117,12 +117,12 @@ func TestRunComponents(t *testing.T) {
 	//   client_ttft 600, server_ttft 500, ttft_application 8 + (2560-2530) = 38,
 	//   ttft_network 600-500-38 = 62, ttft_model 200
 	//   tps_user uses the 280 output tokens the client received (the server
-	//   counted 300) over 2 s = 140/s.
+	//   counted 300): 279 after the first over 2 s = 139.5/s.
 	checkMs(t, rows, "r2", map[string]float64{
 		"client_e2e_ms": 2600, "gateway_e2e_ms": 2573, "server_e2e_ms": 2530,
 		"network_ms": 27, "application_ms": 43, "queue_ms": 300, "model_ms": 2230,
 		"client_ttft_ms": 600, "server_ttft_ms": 500, "ttft_network_ms": 62,
-		"ttft_application_ms": 38, "ttft_queue_ms": 300, "ttft_model_ms": 200, "tps_user": 140,
+		"ttft_application_ms": 38, "ttft_queue_ms": 300, "ttft_model_ms": 200, "tps_user": 139.5,
 	})
 	// r3 (not streamed): e2e 500, 490, 465; network 10, application 25,
 	//   queue 10, model 455; no client TTFT so no ttft_network and no tps_user;
@@ -134,12 +134,12 @@ func TestRunComponents(t *testing.T) {
 		"ttft_application_ms": 20, "ttft_queue_ms": 10, "ttft_model_ms": 75, "tps_user": null,
 	})
 	// r4 has no server record: everything needing the server is NULL.
-	//   network 1000-980 = 20; tps_user 60 tokens / 0.6 s = 100.
+	//   network 1000-980 = 20; tps_user 59 tokens after the first / 0.6 s.
 	checkMs(t, rows, "r4", map[string]float64{
 		"client_e2e_ms": 1000, "gateway_e2e_ms": 980, "server_e2e_ms": null,
 		"network_ms": 20, "application_ms": null, "queue_ms": null, "model_ms": null,
 		"client_ttft_ms": 400, "server_ttft_ms": null, "ttft_network_ms": null,
-		"ttft_application_ms": null, "ttft_queue_ms": null, "ttft_model_ms": null, "tps_user": 100,
+		"ttft_application_ms": null, "ttft_queue_ms": null, "ttft_model_ms": null, "tps_user": 59 / 0.6,
 	})
 	// r5 has no client record: 910 at the gateway, 890 at the server.
 	checkMs(t, rows, "r5", map[string]float64{
@@ -151,12 +151,13 @@ func TestRunComponents(t *testing.T) {
 	// r7 was retried at the gateway: the later attempt (6200 -> 6905,
 	//   upstream 6205 -> 6900) is kept. e2e 1000, 705, 680;
 	//   network 295, application 25, queue 50, model 630;
-	//   ttft_application 5 + (695-680) = 20, ttft_network 500-190-20 = 290.
+	//   ttft_application 5 + (695-680) = 20, ttft_network 500-190-20 = 290;
+	//   tps_user 49 tokens after the first / (7000-6500 ms) = 98/s.
 	checkMs(t, rows, "r7", map[string]float64{
 		"client_e2e_ms": 1000, "gateway_e2e_ms": 705, "server_e2e_ms": 680,
 		"network_ms": 295, "application_ms": 25, "queue_ms": 50, "model_ms": 630,
 		"client_ttft_ms": 500, "server_ttft_ms": 190, "ttft_network_ms": 290,
-		"ttft_application_ms": 20, "ttft_queue_ms": 50, "ttft_model_ms": 140, "tps_user": 100,
+		"ttft_application_ms": 20, "ttft_queue_ms": 50, "ttft_model_ms": 140, "tps_user": 98,
 	})
 	// r8: the client logged end (7900) before start (8000): the row is kept
 	//   with its negative values and flagged.
@@ -388,8 +389,8 @@ func TestRunSchemaDrift(t *testing.T) {
 		"client_e2e_ms": 1500, "server_e2e_ms": 1000, "queue_ms": 100, "model_ms": 900,
 		"network_ms": null, "application_ms": null, "client_ttft_ms": null, "tps_user": null,
 	})
-	// b: 40 tokens over 1 s after the first token.
-	checkMs(t, rows, "b", map[string]float64{"client_e2e_ms": 1250, "client_ttft_ms": 250, "tps_user": 40})
+	// b: 40 tokens, the 39 after the first over the 1 s after it.
+	checkMs(t, rows, "b", map[string]float64{"client_e2e_ms": 1250, "client_ttft_ms": 250, "tps_user": 39})
 	if rows["b"]["client_source"] != "c.jsonl:3" || rows["a"]["client_source"] != nil {
 		t.Errorf("sources: a %v, b %v", rows["a"]["client_source"], rows["b"]["client_source"])
 	}

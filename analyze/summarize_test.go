@@ -170,10 +170,12 @@ func TestSummarizeStandard(t *testing.T) {
 	// Server TTFT of streamed requests: 30 125 190 250 500 (r4 has no server,
 	//   r5 no client to say it streamed). P90: 3.6 -> 250 + 0.6*250 = 400
 	checkDist(t, "all server TTFT", all.ServerTTFT, 5, 190, 400, 450, 490)
-	// Per-user tokens/s: 100 100 100 100 140 (r2 counts the 280 tokens its
-	// client received). P90 at rank 4.6 = 100 + 0.6*40 = 124, P95 = 132,
-	// P99 = 138.4.
-	checkDist(t, "all tokens/s", all.TPSUser, 5, 100, 124, 132, 138.4)
+	// Per-user tokens/s, the tokens after the first over the time after it:
+	// r7 49/0.5 = 98, r4 59/0.6 = 98.33, r6 64/0.65 = 98.46, r1 99/1 = 99,
+	// r2 279/2 = 139.5 (the 280 tokens its client received). P50 98.46;
+	// P90 at rank 3.6 = 99 + 0.6*40.5 = 123.3, P95 = 99 + 0.8*40.5 = 131.4,
+	// P99 = 99 + 0.96*40.5 = 137.88.
+	checkDist(t, "all tokens/s", all.TPSUser, 5, 64/0.65, 123.3, 131.4, 137.88)
 
 	// Window: r1's client start to r8's client start, 8 s; 705 output tokens.
 	if !all.WindowFirst.Equal(analyzetest.Base) || !all.WindowLast.Equal(analyzetest.Base.Add(8*time.Second)) {

@@ -190,10 +190,14 @@
 --   vllm-otlp, tgi, triton), so figures can say which formats contributed.
 -- error: client error first (what the user saw), then the server timing
 --   record's, then the latest vllm-log annotation's.
--- tps_user = output_tokens / (client_e2e - client_ttft) in tokens per
---   second: (e2e_ns - ttft_ns), the client's own durations on one clock,
---   else (client end - client first_token), for streamed requests only;
---   NULL when that interval is <= 0.
+-- tps_user = (output_tokens - 1) / (client_e2e - client_ttft) in tokens
+--   per second: the rate of the tokens that came after the first, over the
+--   time they took (the first token's own time is TTFT), which is 1 / the
+--   mean inter-token latency as AIPerf, GenAI-Perf and vLLM's benchmark
+--   define it. The interval is (e2e_ns - ttft_ns), the client's own
+--   durations on one clock, else (client end - client first_token); for
+--   streamed requests only; NULL when that interval is <= 0 or the response
+--   had fewer than two tokens.
 --   output_tokens here is the client's own count when it logged one (what
 --   the user received, which is less than the server produced when the
 --   client gave up), else the server's.
@@ -779,8 +783,8 @@ SELECT
     ttft_model_ns / 1e6       AS ttft_model_ms,
     ttft_prefill_ns / 1e6     AS ttft_prefill_ms,
     sv_ttft_overhead / 1e6    AS ttft_server_overhead_ms,
-    CASE WHEN streamed IS TRUE AND cl_stream > 0
-         THEN received_tokens / (cl_stream / 1e9) END AS tps_user,
+    CASE WHEN streamed IS TRUE AND cl_stream > 0 AND received_tokens > 1
+         THEN (received_tokens - 1) / (cl_stream / 1e9) END AS tps_user,
     nullif(concat_ws('; ',
         CASE WHEN c_e2e < 0 THEN 'client end before start' END,
         CASE WHEN c_ttft < 0 THEN 'client first_token before start' END,

@@ -274,7 +274,7 @@ func newView(r *analyze.Result) *view {
 		{"Server TTFT", "ms", "Streamed requests only", func(s analyze.Slice) analyze.Dist { return s.ServerTTFT }},
 		{"Gateway TTFT (logged)", "ms", "The time to first token the gateway measured itself (Envoy AI Gateway, Kong); streamed requests only; another view of TTFT, not part of the attribution", func(s analyze.Slice) analyze.Dist { return s.GatewayTTFT }},
 		{"Gateway upstream TTFB", "ms", "Gateway upstream start to the first byte of the upstream response, on the gateway clock; streamed requests only; another view of TTFT, not part of the attribution", func(s analyze.Slice) analyze.Dist { return s.GatewayUpstreamTTFB }},
-		{"Per-user tokens/s", "tokens/s", "Output tokens over first token to end, streamed requests; not service-wide", func(s analyze.Slice) analyze.Dist { return s.TPSUser }},
+		{"Per-user tokens/s", "tokens/s", "Output tokens after the first over first token to end (1 / mean inter-token latency), streamed requests; one user's rate, not service-wide", func(s analyze.Slice) analyze.Dist { return s.TPSUser }},
 	}
 	for _, m := range metrics {
 		if strings.HasPrefix(m.title, "Gateway ") && len(r.Slices) > 0 && m.get(r.Slices[0]).N == 0 {

@@ -727,8 +727,8 @@ func (s *sim) truthRow(r *request) TruthRow {
 				cTTFT := r.cFirst - r.cStart
 				row.ClientTTFTMs = msPtr(cTTFT)
 				row.TTFTNetworkMs = msPtr(cTTFT - sTTFT - tApp)
-				if r.cEnd > r.cFirst {
-					v := float64(r.cOut) / (float64(r.cEnd-r.cFirst) / 1e9)
+				if r.cEnd > r.cFirst && r.cOut > 1 {
+					v := float64(r.cOut-1) / (float64(r.cEnd-r.cFirst) / 1e9)
 					row.TPSUser = &v
 				}
 			}

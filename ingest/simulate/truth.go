@@ -30,7 +30,8 @@ import (
 //	ttft_application_ms = (gateway upstream_start − gateway start)
 //	                      + ((gateway upstream_end − gateway upstream_start) − server_e2e)
 //	ttft_network_ms     = client_ttft − server_ttft − ttft_application
-//	tps_user            = client output_tokens / (client end − client first_token) in seconds
+//	tps_user            = (client output_tokens − 1) / (client end − client first_token) in seconds,
+//	                      NULL below two tokens
 //
 // network + application + queue + model = client_e2e. A component whose
 // inputs do not exist is NULL: no server times for a 429; no server_ttft,
