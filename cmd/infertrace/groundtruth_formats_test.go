@@ -218,7 +218,7 @@ func TestGroundTruthServerFormats(t *testing.T) {
 		if tgiMatched == 0 {
 			t.Skip("waits for the analysis: no TGI record is matched to a request (no requests.parquet row has a TGI line as its server_source)")
 		}
-		gtfTGIAccuracy(t, db)
+		gtfTGIAccuracy(t, db, 0.99)
 	})
 	t.Run("trtllm-distribution", func(t *testing.T) { gtfTRTLLMDistribution(t, db) })
 }
@@ -300,7 +300,7 @@ func TestGroundTruthTGIFleet(t *testing.T) {
 		if tgiMatched == 0 {
 			t.Skip("waits for the analysis: no TGI record is matched to a request (no requests.parquet row has a TGI line as its server_source)")
 		}
-		gtfTGIAccuracy(t, db)
+		gtfTGIAccuracy(t, db, 0.99)
 	})
 }
 
@@ -463,7 +463,7 @@ func quantileCont(xs []float64, p float64) float64 {
 // a gateway record (the match is to gateway records). It asserts the
 // matchable share at steady load, and logs ERROR lines and wrong matches
 // apart.
-func gtfTGIAccuracy(t *testing.T, db *sql.DB) {
+func gtfTGIAccuracy(t *testing.T, db *sql.DB, minSteady float64) {
 	rows, err := db.Query(`
 		WITH rec AS (
 		    SELECT x.*, tr.phase,
@@ -509,7 +509,24 @@ func gtfTGIAccuracy(t *testing.T, db *sql.DB) {
 	if _, ok := found["burst"]; !ok {
 		t.Error("no TGI record in the burst")
 	}
-	if steady < 0.99 {
-		t.Errorf("at steady load %.2f%% of the matchable TGI records are attached to the right request, want >= 99%%", 100*steady)
+	if steady < minSteady {
+		t.Errorf("at steady load %.2f%% of the matchable TGI records are attached to the right request, want >= %.0f%%", 100*steady, 100*minSteady)
 	}
+}
+
+// TestGroundTruthTGIBehindEnvoyDefault: every gateway writes Envoy's
+// default access log, which has the request's start and duration but no
+// upstream start or end, in front of TGI replicas, which log no request ID.
+// The match must still find each TGI record's request, on the gateway's own
+// start and end with tolerances estimated from the data. Envoy logs whole
+// milliseconds and its span holds the gateway's own work, so a few records
+// stay unmatched where two candidates fit (97.9% of the matchable ones are
+// matched right at steady load with this seed, none to another request);
+// the test asks for 95%.
+func TestGroundTruthTGIBehindEnvoyDefault(t *testing.T) {
+	db := gtfSimulateAndRun(t, 3000, 23, []string{simulate.FormatTGI, "gateway=" + simulate.FormatEnvoy})
+	if gtfTGIMatched(t, db) == 0 {
+		t.Fatal("no TGI record is matched to a request behind Envoy's default log")
+	}
+	gtfTGIAccuracy(t, db, 0.95)
 }
