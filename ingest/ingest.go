@@ -68,6 +68,9 @@ type Options struct {
 	// ServerModel names the model of server rows whose format logs none
 	// (vLLM V1 spans, TGI, SGLang, TensorRT-LLM): --server-model.
 	ServerModel string
+	// Progress, when not nil, is told the inputs' size and what has been
+	// read of them (see Progress).
+	Progress Progress
 }
 
 // MaxWorkers bounds Options.Workers: decoding is CPU-bound, so workers
@@ -94,6 +97,9 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	}
 	if err := prepareOut(opt.Out); err != nil {
 		return nil, err
+	}
+	if opt.Progress != nil {
+		opt.Progress.Start(totalSize(files))
 	}
 	rejects, err := newRejectLog(filepath.Join(opt.Out, "rejects.jsonl"), opt.Log)
 	if err != nil {
@@ -147,9 +153,11 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	decoders.Wait()
 	if err := context.Cause(ctx); err != nil {
 		rejects.discard()
+		removeParts(opt.Out)
 		return nil, err
 	}
 	if err := rejects.close(); err != nil {
+		removeParts(opt.Out)
 		return nil, err
 	}
 
@@ -162,7 +170,38 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 		}
 		m.Files = append(m.Files, st)
 	}
-	return m, m.write(opt.Out)
+	if err := m.write(opt.Out); err != nil {
+		removeParts(opt.Out)
+		os.Remove(filepath.Join(opt.Out, "rejects.jsonl"))
+		return nil, err
+	}
+	return m, nil
+}
+
+// removeParts removes the part files of a run that did not finish (ctx
+// ended, a write failed): complete parts of some of the inputs, under their
+// final names, must not outlive the run that wrote them without a manifest
+// to say so. prepareOut removed the previous run's, so all are this run's.
+func removeParts(dir string) {
+	for _, t := range Tiers {
+		for _, pattern := range []string{"part-*.parquet", "part-*.parquet.tmp"} {
+			paths, _ := filepath.Glob(filepath.Join(dir, string(t), pattern))
+			for _, p := range paths {
+				os.Remove(p)
+			}
+		}
+	}
+}
+
+// totalSize is the size on disk of the files, for Progress.Start.
+func totalSize(files []*source) int64 {
+	var n int64
+	for _, s := range files {
+		if fi, err := os.Stat(s.stats.Path); err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+	}
+	return n
 }
 
 // expand turns the patterns into files, in argument order, each file once
@@ -326,11 +365,11 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 	log := opt.Log
 	fail := func(err error) {
 		s.stats.Error = err.Error()
-		if log != nil {
+		if log != nil && ctx.Err() == nil { // an interrupted run is abandoned: no error per file
 			fmt.Fprintf(log, "error: %s\n", textsafe.Escape(err.Error()))
 		}
 	}
-	rc, size, err := openInput(s.stats.Path)
+	rc, size, err := openInput(s.stats.Path, &meter{ctx: ctx, p: opt.Progress})
 	if err != nil {
 		fail(err)
 		return
@@ -339,9 +378,13 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 	s.stats.Bytes = size
 	c := newChunker(s.stats.Path, rc)
 	doc := false
+	var shown int64 // lines handed to opt.Progress
 	defer func() {
 		if !doc {
 			s.stats.Lines, s.stats.Blank, s.stats.Duplicates = c.lines, c.blank, c.dups
+		}
+		if opt.Progress != nil {
+			opt.Progress.Read(0, s.stats.Lines-shown)
 		}
 	}()
 	if s.format == nil {
@@ -373,6 +416,10 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 		ch, err := c.next()
 		if ch != nil {
 			ch.src = s
+			if opt.Progress != nil {
+				opt.Progress.Read(0, c.lines-shown)
+				shown = c.lines
+			}
 			select {
 			case out <- ch:
 			case <-ctx.Done():

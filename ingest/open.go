@@ -13,8 +13,9 @@ import (
 
 // openInput opens a file and undoes gzip or zstd compression, recognised by
 // their magic bytes rather than by the file name (rotated logs are often
-// compressed without a .gz suffix, or renamed with one).
-func openInput(path string) (io.ReadCloser, int64, error) {
+// compressed without a .gz suffix, or renamed with one). When m is not nil
+// the file is read through it (m.r is set here).
+func openInput(path string, m *meter) (io.ReadCloser, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, err
@@ -28,7 +29,11 @@ func openInput(path string) (io.ReadCloser, int64, error) {
 		f.Close()
 		return nil, 0, fmt.Errorf("%s is a directory", path)
 	}
-	br := bufio.NewReaderSize(f, 256<<10)
+	var src io.Reader = f
+	if m != nil {
+		m.r, src = f, m
+	}
+	br := bufio.NewReaderSize(src, 256<<10)
 	magic, _ := br.Peek(4)
 	switch {
 	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
