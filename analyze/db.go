@@ -148,6 +148,7 @@ func queryRows(ctx context.Context, db *sql.DB, name string) ([]map[string]any, 
 	if err != nil {
 		return nil, err
 	}
+	step(ctx, name)
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("query %s: %w", name, err)

@@ -87,6 +87,7 @@ func Run(ctx context.Context, dir string) (*RunStats, error) {
 	if err := registerTiers(ctx, db, dir); err != nil {
 		return nil, err
 	}
+	step(ctx, "matching TGI records")
 	if err := matchServers(ctx, db); err != nil {
 		return nil, err
 	}
@@ -98,6 +99,7 @@ func Run(ctx context.Context, dir string) (*RunStats, error) {
 	tmp := out + ".tmp"
 	copySQL := "COPY (\n" + stripSQL(q) + "\n) TO " + sqlString(tmp) +
 		" (FORMAT parquet, KV_METADATA {" + manifestKey + ": " + sqlString(sum) + "})"
+	step(ctx, "joining tiers into "+RequestsFile)
 	if _, err := db.ExecContext(ctx, copySQL); err != nil {
 		os.Remove(tmp)
 		return nil, fmt.Errorf("write %s: %w", RequestsFile, err)
