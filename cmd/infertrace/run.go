@@ -25,6 +25,11 @@ type command struct {
 
 type env struct {
 	stdout, stderr io.Writer
+	// isTerminal says whether stderr is a terminal, where progress is
+	// shown (see progress.go); progress is the display of the command
+	// running, nil when none is shown.
+	isTerminal func(io.Writer) bool
+	progress   *progress
 }
 
 // errUsage marks errors that are the caller's words, not the data: exit 2.
@@ -43,7 +48,11 @@ var commands = []*command{
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr}
+	return runEnv(ctx, &env{stdout: stdout, stderr: stderr, isTerminal: isTerminal}, args)
+}
+
+func runEnv(ctx context.Context, e *env, args []string) int {
+	stderr := e.stderr
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(stderr)
 		if len(args) == 0 {
@@ -62,6 +71,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			case errors.Is(err, errUsage):
 				fmt.Fprintf(stderr, "infertrace %s: %s\nusage: infertrace %s\n", c.name, textsafe.Escape(strings.TrimPrefix(err.Error(), "usage: ")), c.usage)
 				return 2
+			case ctx.Err() != nil:
+				// Ctrl-C: whatever failed, failed because of it. Every
+				// output is written under NAME.tmp and renamed when
+				// complete, and an unfinished ingest removes its parts,
+				// so nothing half-written is left under a final name.
+				fmt.Fprintf(stderr, "infertrace %s: interrupted\n", c.name)
+				return exitInterrupted
 			default:
 				fmt.Fprintf(stderr, "infertrace %s: %s\n", c.name, textsafe.Escape(err.Error()))
 				return 1
@@ -71,6 +87,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "infertrace: unknown command %q\n", args[0])
 	printUsage(stderr)
 	return 2
+}
+
+// exitInterrupted is the exit status of a command stopped by Ctrl-C
+// (128 + SIGINT, as shells report it).
+const exitInterrupted = 130
+
+// quietFlag registers --quiet, which turns the progress display off.
+func quietFlag(fs *pflag.FlagSet) *bool {
+	return fs.BoolP("quiet", "q", false, "show no progress on stderr (it is shown only when stderr is a terminal)")
 }
 
 func printUsage(w io.Writer) {
@@ -180,7 +205,11 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 }
 
 func doIngest(ctx context.Context, e *env, opt ingest.Options) error {
+	if p := e.progress; p != nil {
+		opt.Progress, opt.Log = p, p.log(opt.Log)
+	}
 	m, err := ingest.Run(ctx, opt)
+	e.progress.ingestDone()
 	if err != nil {
 		return err
 	}
@@ -200,6 +229,7 @@ func cmdIngest(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "ingest")
 	var f ingestFlags
 	f.register(fs)
+	quiet := quietFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -215,6 +245,7 @@ func cmdIngest(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer lock.Unlock()
+	defer e.showProgress(*quiet)()
 	return doIngest(ctx, e, opt)
 }
 
@@ -240,7 +271,8 @@ func oneDir(fs *pflag.FlagSet) (string, error) {
 }
 
 func doAnalyze(ctx context.Context, e *env, dir string) error {
-	st, err := analyze.Run(ctx, dir)
+	st, err := analyze.Run(e.progress.steps(ctx, "analyze"), dir)
+	e.progress.done()
 	if err != nil {
 		return err
 	}
@@ -250,6 +282,7 @@ func doAnalyze(ctx context.Context, e *env, dir string) error {
 
 func cmdAnalyze(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "analyze")
+	quiet := quietFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -262,6 +295,7 @@ func cmdAnalyze(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer lock.Unlock()
+	defer e.showProgress(*quiet)()
 	return doAnalyze(ctx, e, dir)
 }
 
@@ -288,11 +322,18 @@ func doReport(ctx context.Context, e *env, dir string, f reportFlags) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	res, err := analyze.Summarize(ctx, dir, analyze.SummaryOptions{By: f.by})
+	res, err := analyze.Summarize(e.progress.steps(ctx, "report"), dir, analyze.SummaryOptions{By: f.by})
 	if err != nil {
+		e.progress.done()
 		return err
 	}
+	e.progress.setStep("report: writing " + strings.Join(f.formats, ", "))
+	if ctx.Err() != nil { // Ctrl-C before the reports: write none
+		e.progress.done()
+		return context.Cause(ctx)
+	}
 	paths, err := report.WriteFiles(dir, res, f.formats)
+	e.progress.done()
 	if err != nil {
 		return err
 	}
@@ -306,6 +347,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "report")
 	var f reportFlags
 	f.register(fs)
+	quiet := quietFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -321,6 +363,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer lock.Unlock()
+	defer e.showProgress(*quiet)()
 	return doReport(ctx, e, dir, f)
 }
 
@@ -330,6 +373,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	var rf reportFlags
 	inf.register(fs)
 	rf.register(fs)
+	quiet := quietFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -349,6 +393,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer lock.Unlock()
+	defer e.showProgress(*quiet)()
 	// Files that could not be read to the end are reported, and the rest is
 	// still analyzed: a partial report beats none after an incident.
 	ingestErr := doIngest(ctx, e, opt)
