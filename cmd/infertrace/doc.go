@@ -26,6 +26,10 @@ report writes DIR/report.md and DIR/report.html: percentiles with sample
 counts and windows per workload slice, the attribution, and how each metric
 was measured.
 
+On a terminal, ingest, analyze, report and run show their progress on
+stderr (--quiet: none). Ctrl-C stops them cleanly, leaving no half-written
+file under its final name, and exits 130; a second Ctrl-C kills at once.
+
 run does ingest, analyze and report in one go. simulate writes the logs of a
 simulated serving stack with known ground truth, to try infertrace without
 production data.

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/infertrace/infertrace/ingest"
+)
+
+// TestMain lets the tests run infertrace as a process of its own: the test
+// binary is infertrace's main when INFERTRACE_TEST_MAIN is set.
+func TestMain(m *testing.M) {
+	switch os.Getenv("INFERTRACE_TEST_MAIN") {
+	case "main":
+		main()
+	case "slow-to-stop":
+		slowToStop()
+	}
+	os.Exit(m.Run())
+}
+
+// slowToStop is a command that, interrupted, never finishes stopping: only
+// a second interrupt can end it.
+func slowToStop() {
+	ctx, _ := interruptible(context.Background())
+	fmt.Println("ready")
+	<-ctx.Done()
+	fmt.Println("stopping")
+	time.Sleep(time.Minute) // the test fails if it has to wait this out
+	os.Exit(3)
+}
+
+// outputState checks what an infertrace run, complete or interrupted, left
+// in dir: no file under a temporary name, and every file under its final
+// name complete and of the ingest whose manifest.json is there (or, without
+// a manifest, none at all). It returns the final names present.
+func outputState(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	present := map[string]bool{}
+	partRows := map[ingest.Tier]int64{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case strings.HasSuffix(rel, ".tmp"):
+			t.Errorf("%s is left under a temporary name", rel)
+		case rel == ingest.LockFile:
+		case strings.HasSuffix(rel, ".parquet") && strings.Contains(rel, "part-"):
+			present["parts"] = true
+			partRows[ingest.Tier(filepath.Dir(rel))] += parquetFile(t, p).NumRows()
+		default:
+			present[rel] = true
+		}
+		return nil
+	})
+	m, err := ingest.ReadManifest(dir)
+	if err != nil {
+		for name := range present {
+			t.Errorf("%s is left without a manifest.json (%v)", name, err)
+		}
+		return present
+	}
+	if !present["rejects.jsonl"] {
+		t.Error("manifest.json without rejects.jsonl")
+	}
+	manifestRows := map[ingest.Tier]int64{}
+	for _, f := range m.Files {
+		manifestRows[f.Tier] += f.Rows
+	}
+	for _, tier := range ingest.Tiers {
+		if partRows[tier] != manifestRows[tier] {
+			t.Errorf("%s parts hold %d rows, the manifest says %d", tier, partRows[tier], manifestRows[tier])
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	sum := sha256.Sum256(b)
+	if present["requests.parquet"] {
+		if got, _ := parquetFile(t, filepath.Join(dir, "requests.parquet")).Lookup("infertrace_manifest_sha256"); got != hex.EncodeToString(sum[:]) {
+			t.Errorf("requests.parquet is of another manifest.json (%s)", got)
+		}
+	}
+	for name, end := range map[string]string{
+		"report.md":   "keeps its latest attempt per tier.\n",
+		"report.html": "</html>\n",
+	} {
+		if !present[name] {
+			continue
+		}
+		if !present["requests.parquet"] {
+			t.Errorf("%s without requests.parquet", name)
+		}
+		r, _ := os.ReadFile(filepath.Join(dir, name))
+		if !strings.HasSuffix(string(r), end) {
+			t.Errorf("%s is incomplete: it ends %q", name, r[max(0, len(r)-80):])
+		}
+		for _, f := range m.Files {
+			if !strings.Contains(string(r), f.Path) {
+				t.Errorf("%s does not name %s, an input of the manifest", name, f.Path)
+			}
+		}
+	}
+	return present
+}
+
+func parquetFile(t *testing.T, path string) *parquet.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return pf
+}
+
+// copyDir copies the files of an output directory.
+func copyDir(t *testing.T, from string) string {
+	t.Helper()
+	to := filepath.Join(t.TempDir(), "out")
+	filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	return to
+}
+
+// simulateInputs simulates n requests and returns the run arguments that
+// read them.
+func simulateInputs(t *testing.T, seed, n int) []string {
+	t.Helper()
+	sim := filepath.Join(t.TempDir(), "sim")
+	if code, stdout, stderr := runCLI(t, "simulate", "--out", sim, "--requests", fmt.Sprint(n), "--seed", fmt.Sprint(seed)); code != 0 {
+		t.Fatalf("simulate: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	return []string{"--client", filepath.Join(sim, "client", "*"), "--gateway", filepath.Join(sim, "gateway", "*"),
+		"--server", filepath.Join(sim, "server", "*")}
+}
+
+// TestInterruptLeavesNoHalfFiles: run, interrupted (Ctrl-C) while it
+// ingests, analyzes or reports into a directory holding a complete earlier
+// run of other inputs, exits 130 saying it was interrupted, and leaves only
+// complete files, all of one ingest: the new one as far as it got, nothing
+// of the earlier one. The interrupt comes when the progress display shows
+// the step (stderr is taken for a terminal), so each case stops at its
+// step.
+func TestInterruptLeavesNoHalfFiles(t *testing.T) {
+	_, earlier := simulateAndRunN(t, 1, 1000)
+	args := simulateInputs(t, 5, 4000)
+	for _, tc := range []struct {
+		name, at string   // the display that the interrupt comes at
+		want     []string // final names present after it
+	}{
+		{"ingest-read", `ingest: [1-9]`, nil}, // the first lines read
+		// A decoder echoes a rejected line: the rows before it are in a
+		// part file when the workers stop.
+		{"ingest-decode", `rejected `, nil},
+		{"analyze-match", `analyze: matching TGI records`, []string{"manifest.json", "rejects.jsonl", "parts"}},
+		{"analyze-join", `analyze: joining tiers`, []string{"manifest.json", "rejects.jsonl", "parts"}},
+		{"report-query", `report: slices`, []string{"manifest.json", "rejects.jsonl", "parts", "requests.parquet"}},
+		{"report-write", `report: writing`, []string{"manifest.json", "rejects.jsonl", "parts", "requests.parquet"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyDir(t, earlier)
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			at := regexp.MustCompile(tc.at)
+			term := &fakeTerminal{onWrite: func(all string) {
+				if at.MatchString(all) {
+					cancel(errors.New("interrupt signal received"))
+				}
+			}}
+			code, _ := runTerminal(ctx, term, true, append(append([]string{"run"}, args...), "--out", dir)...)
+			stderr := term.String()
+			if code != exitInterrupted || !strings.HasSuffix(stderr, "infertrace run: interrupted\n") {
+				t.Errorf("exit %d, want %d; stderr ends %q", code, exitInterrupted, stderr[max(0, len(stderr)-200):])
+			}
+			present := outputState(t, dir)
+			var got []string
+			for name := range present {
+				got = append(got, name)
+			}
+			if strings.Join(sorted(got), " ") != strings.Join(sorted(tc.want), " ") {
+				t.Errorf("left %v, want %v", sorted(got), sorted(tc.want))
+			}
+		})
+	}
+}
+
+func sorted(s []string) []string {
+	s = append([]string(nil), s...)
+	sort.Strings(s)
+	return s
+}
