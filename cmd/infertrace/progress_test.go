@@ -120,3 +120,15 @@ func TestProgressOff(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressEmptyInput: inputs of no bytes have no size to measure
+// against; ingest shows its count of lines without a bar.
+func TestProgressEmptyInput(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "c.jsonl")
+	os.WriteFile(in, nil, 0o644)
+	var term fakeTerminal
+	code, _ := runTerminal(context.Background(), &term, true, "ingest", "--client", in, "--out", filepath.Join(t.TempDir(), "out"))
+	if stderr := term.String(); code != 0 || !strings.Contains(stderr, "ingest: 0 lines") || strings.Contains(stderr, "%") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
