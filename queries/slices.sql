@@ -29,96 +29,23 @@
 --     each server-derived figure, so formats are never mixed silently.
 --
 -- Cost (it must stay linear in the requests and hold no whole-table sort):
--- the distributions are one grouped pass, GROUPING SETS giving each slice
--- and the all-requests row; the tail means a second pass that keeps only
--- the requests above a row's P95 (its element [3] of client_e2e_q /
--- client_ttft_q); the formats a third pass grouped by slice and format.
+-- the distributions are grouped passes (slice_dists.sql,
+-- slice_components.sql, slice_ttft_components.sql: GROUPING SETS give each
+-- slice and the all-requests row); the tail means a pass that keeps only
+-- the requests above a row's P95 (element [3] of client_e2e_q /
+-- client_ttft_q); the formats a pass grouped by slice and format.
 -- Conditional samples are CASE WHEN ... THEN x END rather than FILTER:
 -- the same values (NULL is no sample), but DuckDB runs a FILTER aggregate
 -- several times slower.
 WITH
--- One pass over the requests for the distributions: each slice and the
--- all-requests row (the empty grouping set).
+-- The distributions, one row per slice and the all-requests row, from the
+-- slice_dists, slice_components and slice_ttft_components tables analyze
+-- creates first (queries of those names).
 m AS MATERIALIZED (
-    SELECT
-        GROUPING(slice_key) = 1                                AS is_all,
-        slice_key,
-        count(*)                                               AS requests,
-        min(start)                                             AS window_first,
-        max(start)                                             AS window_last,
-        count(client_e2e_ms)                                   AS client_e2e_n,
-        quantile_cont(client_e2e_ms, [0.5, 0.9, 0.95, 0.99])   AS client_e2e_q,
-        count(gateway_e2e_ms)                                  AS gateway_e2e_n,
-        quantile_cont(gateway_e2e_ms, [0.5, 0.9, 0.95, 0.99])  AS gateway_e2e_q,
-        count(server_e2e_ms)                                   AS server_e2e_n,
-        quantile_cont(server_e2e_ms, [0.5, 0.9, 0.95, 0.99])   AS server_e2e_q,
-        count(CASE WHEN streamed IS TRUE THEN client_ttft_ms END)
-                                                               AS client_ttft_n,
-        quantile_cont(CASE WHEN streamed IS TRUE THEN client_ttft_ms END, [0.5, 0.9, 0.95, 0.99])
-                                                               AS client_ttft_q,
-        count(CASE WHEN streamed IS TRUE THEN server_ttft_ms END)
-                                                               AS server_ttft_n,
-        quantile_cont(CASE WHEN streamed IS TRUE THEN server_ttft_ms END, [0.5, 0.9, 0.95, 0.99])
-                                                               AS server_ttft_q,
-        count(CASE WHEN streamed IS TRUE THEN gateway_ttft_ms END)
-                                                               AS gateway_ttft_n,
-        quantile_cont(CASE WHEN streamed IS TRUE THEN gateway_ttft_ms END, [0.5, 0.9, 0.95, 0.99])
-                                                               AS gateway_ttft_q,
-        count(CASE WHEN streamed IS TRUE THEN gateway_upstream_ttfb_ms END)
-                                                               AS gateway_upstream_ttfb_n,
-        quantile_cont(CASE WHEN streamed IS TRUE THEN gateway_upstream_ttfb_ms END, [0.5, 0.9, 0.95, 0.99])
-                                                               AS gateway_upstream_ttfb_q,
-        count(tps_user)                                        AS tps_user_n,
-        quantile_cont(tps_user, [0.5, 0.9, 0.95, 0.99])        AS tps_user_q,
-        count(CASE WHEN completed THEN output_tokens END)      AS completed_n,
-        coalesce(sum(CASE WHEN completed THEN output_tokens END), 0)::BIGINT
-                                                               AS completed_output_tokens,
-        (epoch_ns(max(start)) - epoch_ns(min(start))) / 1e9    AS window_s,
-        CASE WHEN epoch_ns(max(start)) > epoch_ns(min(start))
-             THEN coalesce(sum(CASE WHEN completed THEN output_tokens END), 0)
-                  / ((epoch_ns(max(start)) - epoch_ns(min(start))) / 1e9)
-        END                                                    AS service_tps,
-        count(network_ms)                                      AS network_n,
-        quantile_cont(network_ms, [0.5, 0.95])                 AS network_q,
-        count(application_ms)                                  AS application_n,
-        quantile_cont(application_ms, [0.5, 0.95])             AS application_q,
-        count(queue_ms)                                        AS queue_n,
-        quantile_cont(queue_ms, [0.5, 0.95])                   AS queue_q,
-        count(model_ms)                                        AS model_n,
-        quantile_cont(model_ms, [0.5, 0.95])                   AS model_q,
-        count(prefill_ms)                                      AS prefill_n,
-        quantile_cont(prefill_ms, [0.5, 0.95])                 AS prefill_q,
-        count(decode_ms)                                       AS decode_n,
-        quantile_cont(decode_ms, [0.5, 0.95])                  AS decode_q,
-        count(server_overhead_ms)                              AS server_overhead_n,
-        quantile_cont(server_overhead_ms, [0.5, 0.95])         AS server_overhead_q,
-        count(CASE WHEN streamed IS TRUE THEN ttft_prefill_ms END)
-                                                               AS ttft_prefill_n,
-        quantile_cont(CASE WHEN streamed IS TRUE THEN ttft_prefill_ms END, [0.5, 0.95])
-                                                               AS ttft_prefill_q,
-        count(CASE WHEN streamed IS TRUE THEN ttft_server_overhead_ms END)
-                                                               AS ttft_server_overhead_n,
-        quantile_cont(CASE WHEN streamed IS TRUE THEN ttft_server_overhead_ms END, [0.5, 0.95])
-                                                               AS ttft_server_overhead_q,
-        count(CASE WHEN streamed IS TRUE THEN ttft_network_ms END)
-                                                               AS ttft_network_n,
-        quantile_cont(CASE WHEN streamed IS TRUE THEN ttft_network_ms END, [0.5, 0.95])
-                                                               AS ttft_network_q,
-        count(CASE WHEN streamed IS TRUE THEN ttft_application_ms END)
-                                                               AS ttft_application_n,
-        quantile_cont(CASE WHEN streamed IS TRUE THEN ttft_application_ms END, [0.5, 0.95])
-                                                               AS ttft_application_q,
-        count(CASE WHEN streamed IS TRUE THEN ttft_queue_ms END)
-                                                               AS ttft_queue_n,
-        quantile_cont(CASE WHEN streamed IS TRUE THEN ttft_queue_ms END, [0.5, 0.95])
-                                                               AS ttft_queue_q,
-        count(CASE WHEN streamed IS TRUE THEN ttft_model_ms END)
-                                                               AS ttft_model_n,
-        quantile_cont(CASE WHEN streamed IS TRUE THEN ttft_model_ms END, [0.5, 0.95])
-                                                               AS ttft_model_q
-    FROM sliced
-    GROUP BY GROUPING SETS ((slice_key), ())
-    HAVING count(*) > 0
+    SELECT d.*, c.* EXCLUDE (is_all, slice_key), t.* EXCLUDE (is_all, slice_key)
+    FROM slice_dists AS d
+    JOIN slice_components AS c ON c.is_all = d.is_all AND c.slice_key IS NOT DISTINCT FROM d.slice_key
+    JOIN slice_ttft_components AS t ON t.is_all = d.is_all AND t.slice_key IS NOT DISTINCT FROM d.slice_key
 ),
 -- The slowest 5%: each request once in its slice and once in all requests,
 -- compared with that row's P95 client E2E and P95 client TTFT; only
