@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/infertrace/infertrace/ingest/textsafe"
+	"github.com/infertrace/infertrace/queries"
 )
 
 // SummaryOptions selects how Summarize slices requests.
@@ -369,7 +370,22 @@ func serverFormats(ctx context.Context, db *sql.DB) ([]ServerFormat, error) {
 	return out, nil
 }
 
+// sliceParts are the queries whose results slices.sql joins, each run
+// into a temporary table of its name before it: one statement each, so
+// that only a third of the quantile samples (which DuckDB keeps in memory,
+// never spilled) are held at a time.
+var sliceParts = []string{"slice_dists", "slice_components", "slice_ttft_components"}
+
 func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
+	for _, name := range sliceParts {
+		q, err := queries.Get(name)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE "+name+" AS "+stripSQL(q)); err != nil {
+			return nil, fmt.Errorf("query %s: %w", name, err)
+		}
+	}
 	rows, err := queryRows(ctx, db, "slices")
 	if err != nil {
 		return nil, err

@@ -329,3 +329,55 @@ func TestSummarizeStale(t *testing.T) {
 		t.Errorf("requests.parquet without a manifest record: got %v", err)
 	}
 }
+
+// The slowest 5% is taken per row of the report: a slice's tail is above
+// that slice's P95 client E2E, the all-requests tail above the P95 of all
+// requests. Slices a and (none) have 1..10 ms (P95 9.55: tail {10}), b has
+// 101..110 ms (P95 109.55: tail {110}), s one request of 50 ms (nothing
+// above its P95). All 31 requests: P95 at position 0.95*30 = 28.5 between
+// 108 and 109, 108.5: tail {109, 110}.
+func TestSummarizeTailPerRow(t *testing.T) {
+	var f analyzetest.Fixture
+	add := func(id, model string, ms int64) {
+		n := int64(len(f.Clients) + 1)
+		f.Clients = append(f.Clients, analyzetest.Client{
+			ID: id, Start: analyzetest.At(n * 1000), End: analyzetest.At(n*1000 + ms),
+			Status: analyzetest.Int(200), Streamed: analyzetest.Bool(false), Model: model, UseCase: "u",
+			Output: analyzetest.Int(10), Line: int(n),
+		})
+	}
+	for i := int64(1); i <= 10; i++ {
+		add(fmt.Sprintf("a%02d", i), "a", i)
+		add(fmt.Sprintf("b%02d", i), "b", 100+i)
+		add(fmt.Sprintf("n%02d", i), "", i)
+	}
+	add("single", "s", 50)
+	res := summarize(t, f)
+	want := []struct {
+		label     string
+		threshold float64
+		n         int64
+		mean      float64 // NaN: none
+	}{
+		{"all requests", 108.5, 2, 109.5},
+		{"model=a, use_case=u", 9.55, 1, 10},
+		{"model=b, use_case=u", 109.55, 1, 110},
+		{"model=(none), use_case=u", 9.55, 1, 10},
+		{"model=s, use_case=u", 50, 0, math.NaN()},
+	}
+	if len(res.Slices) != len(want) {
+		t.Fatalf("%d slices, want %d", len(res.Slices), len(want))
+	}
+	for _, w := range want {
+		s := findSlice(t, res, w.label)
+		meanOK := near(s.E2ETailClientE2E, w.mean) || (math.IsNaN(w.mean) && s.E2ETailClientE2E == nil)
+		if !near(s.E2ETailThreshold, w.threshold) || s.E2ETailN != w.n || !meanOK {
+			t.Errorf("%s: slowest 5%% above %s: n %d mean %s; want above %v: n %d mean %v",
+				w.label, fmtp(s.E2ETailThreshold), s.E2ETailN, fmtp(s.E2ETailClientE2E), w.threshold, w.n, w.mean)
+		}
+		if s.E2ETailServerN != 0 || s.E2ETailServerE2E != nil || s.TTFTTailN != 0 || s.TTFTTailClientTTFT != nil {
+			t.Errorf("%s: server tail n %d mean %s, TTFT tail n %d mean %s; want none",
+				w.label, s.E2ETailServerN, fmtp(s.E2ETailServerE2E), s.TTFTTailN, fmtp(s.TTFTTailClientTTFT))
+		}
+	}
+}

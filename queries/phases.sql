@@ -15,9 +15,9 @@ SELECT
     max(r.start)                                                  AS window_last,
     count(r.client_e2e_ms)                                        AS client_e2e_n,
     quantile_cont(r.client_e2e_ms, [0.5, 0.9, 0.95, 0.99])        AS client_e2e_q,
-    count(r.client_ttft_ms) FILTER (WHERE r.streamed IS TRUE)     AS client_ttft_n,
-    quantile_cont(r.client_ttft_ms, [0.5, 0.9, 0.95, 0.99])
-        FILTER (WHERE r.streamed IS TRUE)                         AS client_ttft_q,
+    count(CASE WHEN r.streamed IS TRUE THEN r.client_ttft_ms END)     AS client_ttft_n,
+    quantile_cont(CASE WHEN r.streamed IS TRUE THEN r.client_ttft_ms END,
+                  [0.5, 0.9, 0.95, 0.99])                         AS client_ttft_q,
     count(r.queue_ms)                                             AS queue_n,
     quantile_cont(r.queue_ms, [0.5, 0.9, 0.95, 0.99])             AS queue_q,
     count(r.model_ms)                                             AS model_n,
@@ -26,9 +26,10 @@ SELECT
     quantile_cont(r.network_ms, [0.5, 0.9, 0.95, 0.99])           AS network_q,
     count(r.application_ms)                                       AS application_n,
     quantile_cont(r.application_ms, [0.5, 0.9, 0.95, 0.99])       AS application_q,
-    count(r.model_ms / r.output_tokens) FILTER (WHERE r.output_tokens > 0) AS model_per_token_n,
-    quantile_cont(r.model_ms / r.output_tokens, [0.5, 0.9, 0.95, 0.99])
-        FILTER (WHERE r.output_tokens > 0)                        AS model_per_token_q
+    count(CASE WHEN r.output_tokens > 0 THEN r.model_ms / r.output_tokens END)
+                                                                  AS model_per_token_n,
+    quantile_cont(CASE WHEN r.output_tokens > 0 THEN r.model_ms / r.output_tokens END,
+                  [0.5, 0.9, 0.95, 0.99])                         AS model_per_token_q
 FROM p LEFT JOIN requests AS r ON r.phase = p.phase
 GROUP BY p.phase, p.ord
 ORDER BY p.ord

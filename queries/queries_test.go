@@ -10,6 +10,7 @@ func TestExpectedQueriesExist(t *testing.T) {
 	for _, name := range []string{
 		"empty_client", "empty_gateway", "empty_server", "empty_rejects",
 		"requests", "coverage", "anomalies", "rejects", "slices", "slowest",
+		"slice_dists", "slice_components", "slice_ttft_components",
 		"phases", "replicas", "timeseries",
 		"tgi_candidates", "tgi_round", "server_matched", "server_formats",
 		"joins", "unjoined",

@@ -27,143 +27,146 @@
 --     overhead); every request where the value exists.
 --   *_formats: the server formats (server_format) of the requests behind
 --     each server-derived figure, so formats are never mixed silently.
+--
+-- Cost (it must stay linear in the requests and hold no whole-table sort):
+-- the distributions are grouped passes (slice_dists.sql,
+-- slice_components.sql, slice_ttft_components.sql: GROUPING SETS give each
+-- slice and the all-requests row); the tail means a pass that keeps only
+-- the requests above a row's P95 (element [3] of client_e2e_q /
+-- client_ttft_q); the formats a pass grouped by slice and format.
+-- Conditional samples are CASE WHEN ... THEN x END rather than FILTER:
+-- the same values (NULL is no sample), but DuckDB runs a FILTER aggregate
+-- several times slower.
 WITH
-expanded AS (
-    SELECT *, false AS is_all FROM sliced
+-- The distributions, one row per slice and the all-requests row, from the
+-- slice_dists, slice_components and slice_ttft_components tables analyze
+-- creates first (queries of those names).
+m AS MATERIALIZED (
+    SELECT d.*, c.* EXCLUDE (is_all, slice_key), t.* EXCLUDE (is_all, slice_key)
+    FROM slice_dists AS d
+    JOIN slice_components AS c ON c.is_all = d.is_all AND c.slice_key IS NOT DISTINCT FROM d.slice_key
+    JOIN slice_ttft_components AS t ON t.is_all = d.is_all AND t.slice_key IS NOT DISTINCT FROM d.slice_key
+),
+-- The slowest 5%: each request once in its slice and once in all requests,
+-- compared with that row's P95 client E2E and P95 client TTFT; only
+-- requests in a tail go on.
+t AS (
+    SELECT m.is_all, m.slice_key, r.* EXCLUDE (slice_key),
+        r.client_e2e_ms > m.client_e2e_q[3]                    AS in_e2e_tail,
+        r.streamed IS TRUE AND r.client_ttft_ms > m.client_ttft_q[3] AS in_ttft_tail
+    FROM sliced AS r
+    JOIN m ON NOT m.is_all AND m.slice_key IS NOT DISTINCT FROM r.slice_key
+    WHERE r.client_e2e_ms > m.client_e2e_q[3]
+       OR (r.streamed IS TRUE AND r.client_ttft_ms > m.client_ttft_q[3])
     UNION ALL
-    SELECT * REPLACE (NULL::VARCHAR[] AS slice_key), true AS is_all FROM sliced
+    SELECT m.is_all, m.slice_key, r.* EXCLUDE (slice_key),
+        r.client_e2e_ms > m.client_e2e_q[3]                    AS in_e2e_tail,
+        r.streamed IS TRUE AND r.client_ttft_ms > m.client_ttft_q[3] AS in_ttft_tail
+    FROM sliced AS r
+    JOIN m ON m.is_all
+    WHERE r.client_e2e_ms > m.client_e2e_q[3]
+       OR (r.streamed IS TRUE AND r.client_ttft_ms > m.client_ttft_q[3])
 ),
-x AS (
-    SELECT *,
-        quantile_cont(client_e2e_ms, 0.95)
-            OVER (PARTITION BY is_all, slice_key) AS e2e_tail_threshold,
-        quantile_cont(CASE WHEN streamed IS TRUE THEN client_ttft_ms END, 0.95)
-            OVER (PARTITION BY is_all, slice_key) AS ttft_tail_threshold
-    FROM expanded
+tail AS (
+    SELECT m.is_all, m.slice_key,
+        count(CASE WHEN in_e2e_tail THEN 1 END)                AS e2e_tail_n,
+        avg(CASE WHEN in_e2e_tail THEN client_e2e_ms END)      AS e2e_tail_client_e2e_mean,
+        count(CASE WHEN in_e2e_tail THEN server_e2e_ms END)    AS e2e_tail_server_e2e_n,
+        avg(CASE WHEN in_e2e_tail THEN server_e2e_ms END)      AS e2e_tail_server_e2e_mean,
+        count(CASE WHEN in_ttft_tail THEN 1 END)               AS ttft_tail_n,
+        avg(CASE WHEN in_ttft_tail THEN client_ttft_ms END)    AS ttft_tail_client_ttft_mean,
+        count(CASE WHEN in_e2e_tail THEN network_ms END)       AS network_tail_n,
+        avg(CASE WHEN in_e2e_tail THEN network_ms END)         AS network_tail_mean,
+        count(CASE WHEN in_e2e_tail THEN application_ms END)   AS application_tail_n,
+        avg(CASE WHEN in_e2e_tail THEN application_ms END)     AS application_tail_mean,
+        count(CASE WHEN in_e2e_tail THEN queue_ms END)         AS queue_tail_n,
+        avg(CASE WHEN in_e2e_tail THEN queue_ms END)           AS queue_tail_mean,
+        count(CASE WHEN in_e2e_tail THEN model_ms END)         AS model_tail_n,
+        avg(CASE WHEN in_e2e_tail THEN model_ms END)           AS model_tail_mean,
+        count(CASE WHEN in_e2e_tail THEN prefill_ms END)       AS prefill_tail_n,
+        avg(CASE WHEN in_e2e_tail THEN prefill_ms END)         AS prefill_tail_mean,
+        count(CASE WHEN in_e2e_tail THEN decode_ms END)        AS decode_tail_n,
+        avg(CASE WHEN in_e2e_tail THEN decode_ms END)          AS decode_tail_mean,
+        count(CASE WHEN in_e2e_tail THEN server_overhead_ms END)
+                                                               AS server_overhead_tail_n,
+        avg(CASE WHEN in_e2e_tail THEN server_overhead_ms END)
+                                                               AS server_overhead_tail_mean,
+        count(CASE WHEN in_ttft_tail THEN ttft_prefill_ms END)
+                                                               AS ttft_prefill_tail_n,
+        avg(CASE WHEN in_ttft_tail THEN ttft_prefill_ms END)   AS ttft_prefill_tail_mean,
+        count(CASE WHEN in_ttft_tail THEN ttft_server_overhead_ms END)
+                                                               AS ttft_server_overhead_tail_n,
+        avg(CASE WHEN in_ttft_tail THEN ttft_server_overhead_ms END)
+                                                               AS ttft_server_overhead_tail_mean,
+        count(CASE WHEN in_ttft_tail THEN ttft_network_ms END)
+                                                               AS ttft_network_tail_n,
+        avg(CASE WHEN in_ttft_tail THEN ttft_network_ms END)   AS ttft_network_tail_mean,
+        count(CASE WHEN in_ttft_tail THEN ttft_application_ms END)
+                                                               AS ttft_application_tail_n,
+        avg(CASE WHEN in_ttft_tail THEN ttft_application_ms END)
+                                                               AS ttft_application_tail_mean,
+        count(CASE WHEN in_ttft_tail THEN ttft_queue_ms END)   AS ttft_queue_tail_n,
+        avg(CASE WHEN in_ttft_tail THEN ttft_queue_ms END)     AS ttft_queue_tail_mean,
+        count(CASE WHEN in_ttft_tail THEN ttft_model_ms END)   AS ttft_model_tail_n,
+        avg(CASE WHEN in_ttft_tail THEN ttft_model_ms END)     AS ttft_model_tail_mean
+    FROM m
+    LEFT JOIN t ON t.is_all = m.is_all AND t.slice_key IS NOT DISTINCT FROM m.slice_key
+    GROUP BY m.is_all, m.slice_key
 ),
-y AS (
-    SELECT *,
-        client_e2e_ms > e2e_tail_threshold AS in_e2e_tail,
-        streamed IS TRUE AND client_ttft_ms > ttft_tail_threshold AS in_ttft_tail
-    FROM x
+-- The server formats behind each figure: which formats have a value, per
+-- slice and format first, then listed per slice.
+f1 AS (
+    SELECT GROUPING(slice_key) = 1 AS is_all, slice_key, server_format,
+        bool_or(prefill_ms IS NOT NULL)                        AS prefill,
+        bool_or(decode_ms IS NOT NULL)                         AS decode,
+        bool_or(server_overhead_ms IS NOT NULL)                AS server_overhead,
+        bool_or(application_ms IS NOT NULL)                    AS application,
+        bool_or(queue_ms IS NOT NULL)                          AS queue,
+        bool_or(model_ms IS NOT NULL)                          AS model,
+        bool_or(streamed IS TRUE AND ttft_prefill_ms IS NOT NULL)
+                                                               AS ttft_prefill,
+        bool_or(streamed IS TRUE AND ttft_server_overhead_ms IS NOT NULL)
+                                                               AS ttft_server_overhead,
+        bool_or(streamed IS TRUE AND ttft_application_ms IS NOT NULL)
+                                                               AS ttft_application,
+        bool_or(streamed IS TRUE AND ttft_queue_ms IS NOT NULL)
+                                                               AS ttft_queue,
+        bool_or(streamed IS TRUE AND ttft_model_ms IS NOT NULL)
+                                                               AS ttft_model
+    FROM sliced
+    WHERE server_format IS NOT NULL
+    GROUP BY GROUPING SETS ((slice_key, server_format), (server_format))
+),
+f AS (
+    SELECT is_all, slice_key,
+        list_sort(list(server_format) FILTER (WHERE prefill))  AS prefill_formats,
+        list_sort(list(server_format) FILTER (WHERE decode))   AS decode_formats,
+        list_sort(list(server_format) FILTER (WHERE server_overhead))
+                                                               AS server_overhead_formats,
+        list_sort(list(server_format) FILTER (WHERE application))
+                                                               AS application_formats,
+        list_sort(list(server_format) FILTER (WHERE queue))    AS queue_formats,
+        list_sort(list(server_format) FILTER (WHERE model))    AS model_formats,
+        list_sort(list(server_format) FILTER (WHERE ttft_prefill))
+                                                               AS ttft_prefill_formats,
+        list_sort(list(server_format) FILTER (WHERE ttft_server_overhead))
+                                                               AS ttft_server_overhead_formats,
+        list_sort(list(server_format) FILTER (WHERE ttft_application))
+                                                               AS ttft_application_formats,
+        list_sort(list(server_format) FILTER (WHERE ttft_queue))
+                                                               AS ttft_queue_formats,
+        list_sort(list(server_format) FILTER (WHERE ttft_model))
+                                                               AS ttft_model_formats
+    FROM f1
+    GROUP BY is_all, slice_key
 )
 SELECT
-    is_all,
-    slice_key,
-    count(*)   AS requests,
-    min(start) AS window_first,
-    max(start) AS window_last,
-
-    count(client_e2e_ms)                                   AS client_e2e_n,
-    quantile_cont(client_e2e_ms, [0.5, 0.9, 0.95, 0.99])   AS client_e2e_q,
-    count(gateway_e2e_ms)                                  AS gateway_e2e_n,
-    quantile_cont(gateway_e2e_ms, [0.5, 0.9, 0.95, 0.99])  AS gateway_e2e_q,
-    count(server_e2e_ms)                                   AS server_e2e_n,
-    quantile_cont(server_e2e_ms, [0.5, 0.9, 0.95, 0.99])   AS server_e2e_q,
-    count(client_ttft_ms) FILTER (WHERE streamed IS TRUE)  AS client_ttft_n,
-    quantile_cont(client_ttft_ms, [0.5, 0.9, 0.95, 0.99])
-        FILTER (WHERE streamed IS TRUE)                    AS client_ttft_q,
-    count(server_ttft_ms) FILTER (WHERE streamed IS TRUE)  AS server_ttft_n,
-    quantile_cont(server_ttft_ms, [0.5, 0.9, 0.95, 0.99])
-        FILTER (WHERE streamed IS TRUE)                    AS server_ttft_q,
-    count(gateway_ttft_ms) FILTER (WHERE streamed IS TRUE) AS gateway_ttft_n,
-    quantile_cont(gateway_ttft_ms, [0.5, 0.9, 0.95, 0.99])
-        FILTER (WHERE streamed IS TRUE)                    AS gateway_ttft_q,
-    count(gateway_upstream_ttfb_ms) FILTER (WHERE streamed IS TRUE) AS gateway_upstream_ttfb_n,
-    quantile_cont(gateway_upstream_ttfb_ms, [0.5, 0.9, 0.95, 0.99])
-        FILTER (WHERE streamed IS TRUE)                    AS gateway_upstream_ttfb_q,
-    count(tps_user)                                        AS tps_user_n,
-    quantile_cont(tps_user, [0.5, 0.9, 0.95, 0.99])        AS tps_user_q,
-
-    count(*) FILTER (WHERE completed AND output_tokens IS NOT NULL)
-                                                           AS completed_n,
-    coalesce(sum(output_tokens) FILTER (WHERE completed), 0)::BIGINT
-                                                           AS completed_output_tokens,
-    (epoch_ns(max(start)) - epoch_ns(min(start))) / 1e9    AS window_s,
-    CASE WHEN epoch_ns(max(start)) > epoch_ns(min(start))
-         THEN coalesce(sum(output_tokens) FILTER (WHERE completed), 0)
-              / ((epoch_ns(max(start)) - epoch_ns(min(start))) / 1e9)
-    END                                                    AS service_tps,
-
-    any_value(e2e_tail_threshold)                          AS e2e_tail_threshold,
-    count(*) FILTER (WHERE in_e2e_tail)                    AS e2e_tail_n,
-    avg(client_e2e_ms) FILTER (WHERE in_e2e_tail)          AS e2e_tail_client_e2e_mean,
-    count(server_e2e_ms) FILTER (WHERE in_e2e_tail)        AS e2e_tail_server_e2e_n,
-    avg(server_e2e_ms) FILTER (WHERE in_e2e_tail)          AS e2e_tail_server_e2e_mean,
-    any_value(ttft_tail_threshold)                         AS ttft_tail_threshold,
-    count(*) FILTER (WHERE in_ttft_tail)                   AS ttft_tail_n,
-    avg(client_ttft_ms) FILTER (WHERE in_ttft_tail)        AS ttft_tail_client_ttft_mean,
-
-    count(network_ms)                                      AS network_n,
-    quantile_cont(network_ms, [0.5, 0.95])                 AS network_q,
-    count(network_ms) FILTER (WHERE in_e2e_tail)           AS network_tail_n,
-    avg(network_ms) FILTER (WHERE in_e2e_tail)             AS network_tail_mean,
-    count(application_ms)                                  AS application_n,
-    quantile_cont(application_ms, [0.5, 0.95])             AS application_q,
-    count(application_ms) FILTER (WHERE in_e2e_tail)       AS application_tail_n,
-    avg(application_ms) FILTER (WHERE in_e2e_tail)         AS application_tail_mean,
-    count(queue_ms)                                        AS queue_n,
-    quantile_cont(queue_ms, [0.5, 0.95])                   AS queue_q,
-    count(queue_ms) FILTER (WHERE in_e2e_tail)             AS queue_tail_n,
-    avg(queue_ms) FILTER (WHERE in_e2e_tail)               AS queue_tail_mean,
-    count(model_ms)                                        AS model_n,
-    quantile_cont(model_ms, [0.5, 0.95])                   AS model_q,
-    count(model_ms) FILTER (WHERE in_e2e_tail)             AS model_tail_n,
-    avg(model_ms) FILTER (WHERE in_e2e_tail)               AS model_tail_mean,
-
-    count(prefill_ms) AS prefill_n,
-    quantile_cont(prefill_ms, [0.5, 0.95]) AS prefill_q,
-    count(prefill_ms) FILTER (WHERE in_e2e_tail) AS prefill_tail_n,
-    avg(prefill_ms) FILTER (WHERE in_e2e_tail) AS prefill_tail_mean,
-    list_sort(list(DISTINCT server_format) FILTER (WHERE prefill_ms IS NOT NULL AND server_format IS NOT NULL)) AS prefill_formats,
-    count(decode_ms) AS decode_n,
-    quantile_cont(decode_ms, [0.5, 0.95]) AS decode_q,
-    count(decode_ms) FILTER (WHERE in_e2e_tail) AS decode_tail_n,
-    avg(decode_ms) FILTER (WHERE in_e2e_tail) AS decode_tail_mean,
-    list_sort(list(DISTINCT server_format) FILTER (WHERE decode_ms IS NOT NULL AND server_format IS NOT NULL)) AS decode_formats,
-    count(server_overhead_ms) AS server_overhead_n,
-    quantile_cont(server_overhead_ms, [0.5, 0.95]) AS server_overhead_q,
-    count(server_overhead_ms) FILTER (WHERE in_e2e_tail) AS server_overhead_tail_n,
-    avg(server_overhead_ms) FILTER (WHERE in_e2e_tail) AS server_overhead_tail_mean,
-    list_sort(list(DISTINCT server_format) FILTER (WHERE server_overhead_ms IS NOT NULL AND server_format IS NOT NULL)) AS server_overhead_formats,
-    count(ttft_prefill_ms) FILTER (WHERE streamed IS TRUE) AS ttft_prefill_n,
-    quantile_cont(ttft_prefill_ms, [0.5, 0.95])
-        FILTER (WHERE streamed IS TRUE) AS ttft_prefill_q,
-    count(ttft_prefill_ms) FILTER (WHERE in_ttft_tail) AS ttft_prefill_tail_n,
-    avg(ttft_prefill_ms) FILTER (WHERE in_ttft_tail) AS ttft_prefill_tail_mean,
-    list_sort(list(DISTINCT server_format) FILTER (WHERE ttft_prefill_ms IS NOT NULL AND streamed IS TRUE AND server_format IS NOT NULL)) AS ttft_prefill_formats,
-    count(ttft_server_overhead_ms) FILTER (WHERE streamed IS TRUE) AS ttft_server_overhead_n,
-    quantile_cont(ttft_server_overhead_ms, [0.5, 0.95])
-        FILTER (WHERE streamed IS TRUE) AS ttft_server_overhead_q,
-    count(ttft_server_overhead_ms) FILTER (WHERE in_ttft_tail) AS ttft_server_overhead_tail_n,
-    avg(ttft_server_overhead_ms) FILTER (WHERE in_ttft_tail) AS ttft_server_overhead_tail_mean,
-    list_sort(list(DISTINCT server_format) FILTER (WHERE ttft_server_overhead_ms IS NOT NULL AND streamed IS TRUE AND server_format IS NOT NULL)) AS ttft_server_overhead_formats,
-    list_sort(list(DISTINCT server_format) FILTER (WHERE application_ms IS NOT NULL AND server_format IS NOT NULL)) AS application_formats,
-    list_sort(list(DISTINCT server_format) FILTER (WHERE queue_ms IS NOT NULL AND server_format IS NOT NULL)) AS queue_formats,
-    list_sort(list(DISTINCT server_format) FILTER (WHERE model_ms IS NOT NULL AND server_format IS NOT NULL)) AS model_formats,
-    list_sort(list(DISTINCT server_format) FILTER (WHERE ttft_application_ms IS NOT NULL AND streamed IS TRUE AND server_format IS NOT NULL)) AS ttft_application_formats,
-    list_sort(list(DISTINCT server_format) FILTER (WHERE ttft_queue_ms IS NOT NULL AND streamed IS TRUE AND server_format IS NOT NULL)) AS ttft_queue_formats,
-    list_sort(list(DISTINCT server_format) FILTER (WHERE ttft_model_ms IS NOT NULL AND streamed IS TRUE AND server_format IS NOT NULL)) AS ttft_model_formats,
-    count(ttft_network_ms) FILTER (WHERE streamed IS TRUE) AS ttft_network_n,
-    quantile_cont(ttft_network_ms, [0.5, 0.95])
-        FILTER (WHERE streamed IS TRUE)                    AS ttft_network_q,
-    count(ttft_network_ms) FILTER (WHERE in_ttft_tail)     AS ttft_network_tail_n,
-    avg(ttft_network_ms) FILTER (WHERE in_ttft_tail)       AS ttft_network_tail_mean,
-    count(ttft_application_ms) FILTER (WHERE streamed IS TRUE) AS ttft_application_n,
-    quantile_cont(ttft_application_ms, [0.5, 0.95])
-        FILTER (WHERE streamed IS TRUE)                    AS ttft_application_q,
-    count(ttft_application_ms) FILTER (WHERE in_ttft_tail) AS ttft_application_tail_n,
-    avg(ttft_application_ms) FILTER (WHERE in_ttft_tail)   AS ttft_application_tail_mean,
-    count(ttft_queue_ms) FILTER (WHERE streamed IS TRUE)   AS ttft_queue_n,
-    quantile_cont(ttft_queue_ms, [0.5, 0.95])
-        FILTER (WHERE streamed IS TRUE)                    AS ttft_queue_q,
-    count(ttft_queue_ms) FILTER (WHERE in_ttft_tail)       AS ttft_queue_tail_n,
-    avg(ttft_queue_ms) FILTER (WHERE in_ttft_tail)         AS ttft_queue_tail_mean,
-    count(ttft_model_ms) FILTER (WHERE streamed IS TRUE)   AS ttft_model_n,
-    quantile_cont(ttft_model_ms, [0.5, 0.95])
-        FILTER (WHERE streamed IS TRUE)                    AS ttft_model_q,
-    count(ttft_model_ms) FILTER (WHERE in_ttft_tail)       AS ttft_model_tail_n,
-    avg(ttft_model_ms) FILTER (WHERE in_ttft_tail)         AS ttft_model_tail_mean
-FROM y
-GROUP BY is_all, slice_key
-ORDER BY is_all DESC, requests DESC, slice_key NULLS LAST
+    m.*,
+    m.client_e2e_q[3]  AS e2e_tail_threshold,
+    m.client_ttft_q[3] AS ttft_tail_threshold,
+    tail.* EXCLUDE (is_all, slice_key),
+    f.* EXCLUDE (is_all, slice_key)
+FROM m
+JOIN tail ON tail.is_all = m.is_all AND tail.slice_key IS NOT DISTINCT FROM m.slice_key
+LEFT JOIN f ON f.is_all = m.is_all AND f.slice_key IS NOT DISTINCT FROM m.slice_key
+ORDER BY m.is_all DESC, m.requests DESC, m.slice_key NULLS LAST
