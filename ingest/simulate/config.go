@@ -1,7 +1,6 @@
 package simulate
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -170,12 +169,27 @@ func (c *Config) hasColdReplica() bool {
 	return false
 }
 
+// ConfigError is the error of Run for a Config field it cannot use.
+type ConfigError struct {
+	// Field is the Config field: "Requests", "Formats", "ColdKinds", ...
+	Field string
+	// Problem says what is wrong with the field, as the rest of a sentence
+	// whose subject is the field: "must be at least 1, not 0".
+	Problem string
+}
+
+func (e *ConfigError) Error() string { return "Config." + e.Field + " " + e.Problem }
+
+func configErr(field, format string, args ...any) error {
+	return &ConfigError{Field: field, Problem: fmt.Sprintf(format, args...)}
+}
+
 func (c *Config) validate() error {
 	if c.Out == "" {
-		return errors.New("simulate: Out directory is required")
+		return configErr("Out", "is required: the directory to write the logs into")
 	}
 	if c.Requests <= 0 {
-		return fmt.Errorf("simulate: Requests must be > 0, got %d", c.Requests)
+		return configErr("Requests", "must be at least 1, not %d", c.Requests)
 	}
 	if len(c.Formats) == 0 {
 		c.Formats = []string{FormatNative}
@@ -184,46 +198,60 @@ func (c *Config) validate() error {
 		return err
 	}
 	if c.RatePerSecond <= 0 {
-		return fmt.Errorf("simulate: RatePerSecond must be > 0, got %v", c.RatePerSecond)
+		return configErr("RatePerSecond", "must be more than 0, not %v", c.RatePerSecond)
 	}
 	if c.BurstMultiplier <= 0 {
-		return fmt.Errorf("simulate: BurstMultiplier must be > 0, got %v", c.BurstMultiplier)
+		return configErr("BurstMultiplier", "must be more than 0, not %v", c.BurstMultiplier)
 	}
-	if c.ReplicasPerModel <= 0 || c.MaxBatch <= 0 {
-		return errors.New("simulate: ReplicasPerModel and MaxBatch must be > 0")
+	if c.ReplicasPerModel <= 0 {
+		return configErr("ReplicasPerModel", "must be at least 1, not %d", c.ReplicasPerModel)
 	}
-	if c.ColdRequests < 0 || (c.ColdRequests > 0 && c.ColdFactor < 1) {
-		return errors.New("simulate: ColdRequests must be >= 0 and ColdFactor >= 1")
+	if c.MaxBatch <= 0 {
+		return configErr("MaxBatch", "must be at least 1, not %d", c.MaxBatch)
+	}
+	if c.ColdRequests < 0 {
+		return configErr("ColdRequests", "must be 0 or more, not %d", c.ColdRequests)
+	}
+	if c.ColdRequests > 0 && c.ColdFactor < 1 {
+		return configErr("ColdFactor", "must be at least 1 when ColdRequests is more than 0, not %v", c.ColdFactor)
 	}
 	for _, k := range c.ColdKinds {
 		if !slices.Contains(ColdKinds, k) {
-			return fmt.Errorf("simulate: unknown cold-start kind %q (want %s)", k, strings.Join(ColdKinds, ", "))
+			return configErr("ColdKinds", "names %q, which is no warm-up kind (want any of %s)", k, strings.Join(ColdKinds, ", "))
 		}
 	}
-	if c.ColdDelay < 0 || c.ColdPrefillRequests < 0 {
-		return errors.New("simulate: ColdDelay and ColdPrefillRequests must be >= 0")
+	if c.ColdDelay < 0 {
+		return configErr("ColdDelay", "must be 0 or more, not %v", c.ColdDelay)
+	}
+	if c.ColdPrefillRequests < 0 {
+		return configErr("ColdPrefillRequests", "must be 0 or more, not %d", c.ColdPrefillRequests)
 	}
 	if c.ClientTimeout <= 0 {
-		return errors.New("simulate: ClientTimeout must be > 0")
+		return configErr("ClientTimeout", "must be more than 0, not %v", c.ClientTimeout)
 	}
-	if c.MaxClockOffset < 0 || c.MaxDriftPPM < 0 || c.MaxDriftPPM > 100 {
-		return errors.New("simulate: MaxClockOffset must be >= 0 and MaxDriftPPM in [0, 100]")
+	if c.MaxClockOffset < 0 {
+		return configErr("MaxClockOffset", "must be 0 or more, not %v", c.MaxClockOffset)
 	}
-	rates := map[string]float64{
-		"StreamFraction": c.StreamFraction, "SlowAuthRate": c.SlowAuthRate,
-		"LossRate": c.LossRate, "TruncateRate": c.TruncateRate, "DuplicateRate": c.DuplicateRate,
-		"ServerErrorRate": c.ServerErrorRate, "TimeoutRate": c.TimeoutRate, "CancelRate": c.CancelRate,
+	if c.MaxDriftPPM < 0 || c.MaxDriftPPM > 100 {
+		return configErr("MaxDriftPPM", "must be between 0 and 100, not %v", c.MaxDriftPPM)
 	}
-	for name, r := range rates {
-		if r < 0 || r > 1 {
-			return fmt.Errorf("simulate: %s must be in [0, 1], got %v", name, r)
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{
+		{"StreamFraction", c.StreamFraction}, {"SlowAuthRate", c.SlowAuthRate},
+		{"LossRate", c.LossRate}, {"TruncateRate", c.TruncateRate}, {"DuplicateRate", c.DuplicateRate},
+		{"ServerErrorRate", c.ServerErrorRate}, {"TimeoutRate", c.TimeoutRate}, {"CancelRate", c.CancelRate},
+	} {
+		if r.v < 0 || r.v > 1 {
+			return configErr(r.name, "must be between 0 and 1, not %v", r.v)
 		}
 	}
-	if c.LossRate+c.TruncateRate+c.DuplicateRate > 1 {
-		return errors.New("simulate: LossRate+TruncateRate+DuplicateRate must be <= 1")
+	if sum := c.LossRate + c.TruncateRate + c.DuplicateRate; sum > 1 {
+		return configErr("LossRate", "plus TruncateRate and DuplicateRate must be at most 1 (each record has one fate), not %v", sum)
 	}
-	if c.TimeoutRate+c.CancelRate > 1 {
-		return errors.New("simulate: TimeoutRate+CancelRate must be <= 1")
+	if sum := c.TimeoutRate + c.CancelRate; sum > 1 {
+		return configErr("TimeoutRate", "plus CancelRate must be at most 1 (each request ends one way), not %v", sum)
 	}
 	if c.TruthRowGroupRows <= 0 {
 		c.TruthRowGroupRows = 32768

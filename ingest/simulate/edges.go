@@ -162,14 +162,14 @@ func (s *sim) writeClientMapping(formats []string) error {
 	for _, f := range formats {
 		if f == FormatJSONL {
 			if err := os.WriteFile(path, []byte(clientMapping), 0o644); err != nil {
-				return fmt.Errorf("simulate: %w", err)
+				return err
 			}
 			s.clientMapping = ClientMappingFile
 			return nil
 		}
 	}
 	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
-		return fmt.Errorf("simulate: %w", err)
+		return err
 	}
 	return nil
 }

@@ -306,7 +306,7 @@ func (h *hostFile) close() error {
 		err = e
 	}
 	if err != nil {
-		return fmt.Errorf("simulate: writing %s: %w", h.rel, err)
+		return fmt.Errorf("writing %s: %w", h.rel, err)
 	}
 	return nil
 }

@@ -168,6 +168,12 @@ func tierFormats(tier int) []string {
 	return [3][]string{ClientFormats, GatewayFormats, SupportedFormats}[tier]
 }
 
+// formatList names the formats of each tier, for errors.
+func formatList() string {
+	return "server: " + strings.Join(SupportedFormats, ", ") + "; gateway: " + strings.Join(GatewayFormats, ", ") +
+		"; client: " + strings.Join(ClientFormats, ", ")
+}
+
 func allFormats() []string {
 	var all []string
 	for _, l := range [][]string{SupportedFormats, GatewayFormats, ClientFormats} {
@@ -190,24 +196,24 @@ func parseFormats(entries []string) (*formatPlan, error) {
 		e = strings.TrimSpace(e)
 		if host, f, ok := strings.Cut(e, "="); ok {
 			if host == "" {
-				return nil, fmt.Errorf("simulate: %q names no host", e)
+				return nil, configErr("Formats", "has %q, which names no host before its '='", e)
 			}
 			if i := slices.Index(tierNames[:], host); i >= 0 {
 				if !slices.Contains(tierFormats(i), f) {
-					return nil, fmt.Errorf("simulate: unsupported %s format %q (supported: %v)", host, f, tierFormats(i))
+					return nil, configErr("Formats", "sets the %s tier to %q, which no %s writes (%s formats: %s)", host, f, host, host, strings.Join(tierFormats(i), ", "))
 				}
 				p.all[i] = f
 				continue
 			}
 			if _, ok := formatTier(f); !ok && !slices.Contains(allFormats(), f) {
-				return nil, fmt.Errorf("simulate: unsupported format %q for host %q (supported: %v)", f, host, allFormats())
+				return nil, configErr("Formats", "pins %s to %q, which is no format simulate writes (%s)", host, f, formatList())
 			}
 			p.pins[host] = f
 			continue
 		}
 		tier, ok := formatTier(e)
 		if !ok {
-			return nil, fmt.Errorf("simulate: unsupported format %q (supported: %v)", e, allFormats())
+			return nil, configErr("Formats", "names %q, which is no format simulate writes (%s)", e, formatList())
 		}
 		p.cycle[tier] = append(p.cycle[tier], e)
 	}
@@ -231,7 +237,7 @@ func (p *formatPlan) hostFormats(tier int, hosts []string) ([]string, error) {
 		}
 		if f, ok := p.pins[h]; ok {
 			if !slices.Contains(tierFormats(tier), f) {
-				return nil, fmt.Errorf("simulate: %s host %q cannot write %q (supported: %v)", tierNames[tier], h, f, tierFormats(tier))
+				return nil, configErr("Formats", "pins %s to %q, which a %s cannot write (%s formats: %s)", h, f, tierNames[tier], tierNames[tier], strings.Join(tierFormats(tier), ", "))
 			}
 			out[i] = f
 			delete(p.pins, h)
@@ -264,7 +270,7 @@ func (s *sim) resolveFormats(clients, gateways []HostClock) (client, gw, rep []s
 		}
 	}
 	for h := range p.pins {
-		return nil, nil, nil, fmt.Errorf("simulate: no host %q (replicas: %s; gateways: %s; clients: %s)", h,
+		return nil, nil, nil, configErr("Formats", "pins %s, which is no host (replicas: %s; gateways: %s; clients: %s)", h,
 			strings.Join(names[tierServer], ", "), strings.Join(names[tierGateway], ", "), strings.Join(names[tierClient], ", "))
 	}
 	return out[tierClient], out[tierGateway], out[tierServer], nil
@@ -311,7 +317,7 @@ func (s *sim) logLine(hf *hostFile, no int, r *request, format string) {
 		}
 		f, err := os.Create(filepath.Join(s.cfg.Out, "server_lines.csv"))
 		if err != nil {
-			s.err = fmt.Errorf("simulate: %w", err)
+			s.err = err
 			return
 		}
 		s.lineFile, s.lineLog = f, bufio.NewWriterSize(f, 64<<10)
@@ -325,7 +331,7 @@ func (s *sim) logLine(hf *hostFile, no int, r *request, format string) {
 func (s *sim) writeServerLines() error {
 	if s.lineLog == nil {
 		if err := os.Remove(filepath.Join(s.cfg.Out, "server_lines.csv")); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("simulate: %w", err)
+			return err
 		}
 		return nil
 	}
@@ -334,7 +340,7 @@ func (s *sim) writeServerLines() error {
 		err = e
 	}
 	if err != nil {
-		return fmt.Errorf("simulate: writing server_lines.csv: %w", err)
+		return fmt.Errorf("writing server_lines.csv: %w", err)
 	}
 	return nil
 }

@@ -881,7 +881,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) (*Summary, error) {
 		return nil, err
 	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("simulate: %w", err)
+		return nil, err
 	}
 	s := &sim{
 		cfg:     cfg,
@@ -931,7 +931,7 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) (*Summary, error) {
 	}
 	if s.truth != nil {
 		if e := s.truth.close(); err == nil && e != nil {
-			err = fmt.Errorf("simulate: writing truth: %w", e)
+			err = fmt.Errorf("writing truth: %w", e)
 		}
 	}
 	if err == nil {
@@ -959,7 +959,7 @@ func (s *sim) writeClocks() error {
 			strconv.FormatFloat(c.DriftPPM, 'f', -1, 64), c.Format)
 	}
 	if err := os.WriteFile(filepath.Join(s.cfg.Out, "clocks.csv"), []byte(b.String()), 0o644); err != nil {
-		return fmt.Errorf("simulate: %w", err)
+		return err
 	}
 	return nil
 }

@@ -186,7 +186,7 @@ func (t *truthWriter) flushBatch() error {
 	clear(t.batch)
 	t.batch = t.batch[:0]
 	if err != nil {
-		return fmt.Errorf("simulate: writing truth.parquet: %w", err)
+		return fmt.Errorf("writing truth.parquet: %w", err)
 	}
 	return nil
 }
