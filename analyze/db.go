@@ -131,8 +131,11 @@ func registerRejects(ctx context.Context, db *sql.DB, dir string) error {
 
 // registerRequests creates the requests view over DIR/requests.parquet.
 func registerRequests(ctx context.Context, db *sql.DB, path string) error {
-	if _, err := os.Stat(path); err != nil {
-		return fmt.Errorf("requests table: %w (run analyze first)", err)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		dir := filepath.Dir(path)
+		return fmt.Errorf("%s holds no %s: run infertrace analyze %s first", dir, filepath.Base(path), dir)
+	} else if err != nil {
+		return fmt.Errorf("cannot read %s: %w", path, err)
 	}
 	_, err := db.ExecContext(ctx, "CREATE OR REPLACE VIEW requests AS SELECT * FROM read_parquet("+sqlString(path)+")")
 	if err != nil {

@@ -40,10 +40,14 @@ func CheckIngested(dir string) error {
 // manifestSum returns the SHA-256 of dir/manifest.json, in hex.
 func manifestSum(dir string) (string, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if errors.Is(err, fs.ErrNotExist) {
-		if st, serr := os.Stat(dir); serr != nil || !st.IsDir() {
+	if err != nil {
+		if st, serr := os.Stat(dir); serr != nil {
 			return "", fmt.Errorf("%s %w: no such directory", dir, ErrNoIngest)
+		} else if !st.IsDir() {
+			return "", fmt.Errorf("%s %w: it is a file, not a directory", dir, ErrNoIngest)
 		}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%s %w (no manifest.json: no ingest into it finished): run infertrace ingest --out %s first", dir, ErrNoIngest, dir)
 	}
 	if err != nil {

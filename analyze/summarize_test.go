@@ -288,7 +288,7 @@ func TestSummarizeNeedsRequests(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"version":1,"files":[]}`), 0o644)
 	_, err := Summarize(context.Background(), dir, SummaryOptions{})
-	if err == nil || !strings.Contains(err.Error(), "run analyze first") {
+	if want := dir + " holds no requests.parquet: run infertrace analyze " + dir + " first"; err == nil || err.Error() != want {
 		t.Errorf("error = %v", err)
 	}
 }

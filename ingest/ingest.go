@@ -33,20 +33,30 @@ type Input struct {
 // access-2026-11-30T10:00:00.log).
 func ParseInput(t Tier, spec string) (Input, error) {
 	if name, rest, ok := strings.Cut(spec, ":"); ok && name != "" && !strings.ContainsAny(name, `/\.*?[`) {
-		_, err := lookupFormat(t, name)
-		if err == nil {
+		if _, err := lookupFormat(t, name); err == nil {
+			if rest == "" {
+				return Input{}, fmt.Errorf("--%s %s names the format but no files: want --%s %s:GLOB", t, spec, t, name)
+			}
 			return Input{Tier: t, Format: name, Pattern: rest}, nil
 		}
+		known := strings.Join(Formats(t), ", ")
 		if isFormatName(name) {
-			return Input{}, err
+			var tiers []string
+			for _, other := range []Tier{Client, Gateway, Server} {
+				if _, err := lookupFormat(other, name); err == nil {
+					tiers = append(tiers, "--"+string(other))
+				}
+			}
+			return Input{}, fmt.Errorf("--%s %s: unknown %s format %q: it is read with %s (the %s formats are %s)",
+				t, spec, t, name, strings.Join(tiers, " or "), t, known)
 		}
 		if m, _ := filepath.Glob(spec); len(m) > 0 {
 			return Input{Tier: t, Pattern: spec}, nil
 		}
-		return Input{}, fmt.Errorf("%w; no file matches %q either", err, spec)
+		return Input{}, fmt.Errorf("--%s %s: unknown %s format %q (known: %s), and no file matches %q either", t, spec, t, name, known, spec)
 	}
 	if spec == "" {
-		return Input{}, fmt.Errorf("empty --%s pattern", t)
+		return Input{}, fmt.Errorf("--%s needs GLOB or FORMAT:GLOB, not an empty string", t)
 	}
 	return Input{Tier: t, Pattern: spec}, nil
 }
