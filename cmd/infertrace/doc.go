@@ -10,6 +10,16 @@ Usage:
 	infertrace analyze  DIR
 	infertrace report   DIR [--by model,use_case] [--format md,html]
 	infertrace simulate --out DIR [--requests N] [--seed S] [--formats vllm-otlp,gateway=envoy,client=aiperf,...]
+	infertrace --help | COMMAND --help | --version
+
+infertrace --help lists the commands, each with one line (help.go holds
+the texts); infertrace COMMAND --help (or infertrace help COMMAND) names
+the command's arguments, every flag with its default, and an example.
+--version prints infertrace's module version (or, for a development
+build, its commit) and the DuckDB version it runs. A mistyped command,
+flag or value is a usage error (exit 2) that suggests the nearest name
+("unknown flag --gatway: did you mean --gateway?"); a run that fails
+exits 1.
 
 ingest streams each tier's logs into DIR/<tier>/*.parquet with every line
 accounted for in DIR/manifest.json and every rejected line in

@@ -128,15 +128,14 @@ func TestUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{nil, 2, "usage:"},
-		{[]string{"help"}, 0, "infertrace run --client"},
+		{nil, 2, "Usage: infertrace COMMAND [flags]"},
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{[]string{"ingest", "--client", "x.jsonl"}, 2, "--out DIR is required"},
 		{[]string{"ingest", "--out", "o"}, 2, "give at least one of --client, --gateway, --server"},
 		{[]string{"ingest", "--out", "o", "--server", "nosuch:x"}, 2, `unknown server format "nosuch"`},
-		{[]string{"ingest", "--bogus"}, 2, "unknown flag: --bogus"},
-		{[]string{"analyze"}, 2, "want one directory"},
-		{[]string{"report", "d", "--format", "pdf"}, 2, `unknown --format "pdf"`},
+		{[]string{"ingest", "--bogus"}, 2, "unknown flag --bogus"},
+		{[]string{"analyze"}, 2, "missing DIR"},
+		{[]string{"report", "d", "--format", "pdf"}, 2, `--format names "pdf"`},
 		{[]string{"simulate"}, 2, "--out DIR is required"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
@@ -439,7 +438,7 @@ func TestRunSupersedes(t *testing.T) {
 	if code, _, stderr := runCLI(t, "ingest", "--client", b, "--out", out); code != 0 {
 		t.Fatalf("ingest b: exit %d: %s", code, stderr)
 	}
-	if code, _, stderr := runCLI(t, "report", out); code != 1 || !strings.Contains(stderr, "run analyze first") {
+	if code, _, stderr := runCLI(t, "report", out); code != 1 || !strings.Contains(stderr, "run infertrace analyze "+out+" first") {
 		t.Errorf("report before analyze: exit %d: %s", code, stderr)
 	}
 	// The first run's requests.parquet put back (an older infertrace did

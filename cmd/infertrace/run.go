@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -30,6 +32,8 @@ type env struct {
 	// running, nil when none is shown.
 	isTerminal func(io.Writer) bool
 	progress   *progress
+	// cmd is the command running, whose help -h shows.
+	cmd *command
 }
 
 // errUsage marks errors that are the caller's words, not the data: exit 2.
@@ -53,40 +57,71 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func runEnv(ctx context.Context, e *env, args []string) int {
 	stderr := e.stderr
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		printUsage(stderr)
-		if len(args) == 0 {
-			return 2
+		return 2
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		if len(args) > 1 && args[0] == "help" { // help COMMAND
+			return runEnv(ctx, e, []string{args[1], "--help"})
 		}
+		printUsage(e.stdout)
 		return 0
+	case "--version", "version":
+		return printVersion(ctx, e)
 	}
+	c := lookupCommand(args[0])
+	if c == nil {
+		fmt.Fprintf(stderr, "infertrace: %s\nRun 'infertrace --help' for the commands.\n", textsafe.Escape(unknownCommand(args[0])))
+		return 2
+	}
+	e.cmd = c
+	err := c.run(ctx, e, args[1:])
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, pflag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "infertrace %s: %s\nRun 'infertrace %s --help' for its usage.\n", c.name, textsafe.Escape(strings.TrimPrefix(err.Error(), "usage: ")), c.name)
+		return 2
+	case ctx.Err() != nil:
+		// Ctrl-C: whatever failed, failed because of it. Every
+		// output is written under NAME.tmp and renamed when
+		// complete, and an unfinished ingest removes its parts,
+		// so nothing half-written is left under a final name.
+		fmt.Fprintf(stderr, "infertrace %s: interrupted\n", c.name)
+		return exitInterrupted
+	default:
+		fmt.Fprintf(stderr, "infertrace %s: %s\n", c.name, textsafe.Escape(err.Error()))
+		return 1
+	}
+}
+
+func lookupCommand(name string) *command {
 	for _, c := range commands {
-		if c.name == args[0] {
-			err := c.run(ctx, e, args[1:])
-			switch {
-			case err == nil:
-				return 0
-			case errors.Is(err, pflag.ErrHelp):
-				return 0
-			case errors.Is(err, errUsage):
-				fmt.Fprintf(stderr, "infertrace %s: %s\nusage: infertrace %s\n", c.name, textsafe.Escape(strings.TrimPrefix(err.Error(), "usage: ")), c.usage)
-				return 2
-			case ctx.Err() != nil:
-				// Ctrl-C: whatever failed, failed because of it. Every
-				// output is written under NAME.tmp and renamed when
-				// complete, and an unfinished ingest removes its parts,
-				// so nothing half-written is left under a final name.
-				fmt.Fprintf(stderr, "infertrace %s: interrupted\n", c.name)
-				return exitInterrupted
-			default:
-				fmt.Fprintf(stderr, "infertrace %s: %s\n", c.name, textsafe.Escape(err.Error()))
-				return 1
-			}
+		if c.name == name {
+			return c
 		}
 	}
-	fmt.Fprintf(stderr, "infertrace: unknown command %q\n", args[0])
-	printUsage(stderr)
-	return 2
+	return nil
+}
+
+// unknownCommand says what is wrong with a first argument that names no
+// command, and what was likely meant.
+func unknownCommand(arg string) string {
+	if strings.HasPrefix(arg, "-") {
+		if s := didYouMean(strings.TrimLeft(arg, "-"), []string{"help", "version"}, "--"); s != "" {
+			return "unknown flag " + arg + s
+		}
+		return arg + " is not a command: the command comes first, then its flags (infertrace COMMAND [flags])"
+	}
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	return fmt.Sprintf("unknown command %q%s", arg, didYouMean(arg, names, ""))
 }
 
 // exitInterrupted is the exit status of a command stopped by Ctrl-C
@@ -98,17 +133,13 @@ func quietFlag(fs *pflag.FlagSet) *bool {
 	return fs.BoolP("quiet", "q", false, "show no progress on stderr (it is shown only when stderr is a terminal)")
 }
 
-func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage:")
-	for _, c := range commands {
-		fmt.Fprintf(w, "  infertrace %s\n", c.usage)
-	}
-}
-
 func newFlags(e *env, name string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.SortFlags = false
+	if e.cmd != nil {
+		fs.Usage = func() { printCommandHelp(e.stdout, e.cmd, fs) }
+	}
 	return fs
 }
 
@@ -117,9 +148,55 @@ func parse(fs *pflag.FlagSet, args []string) error {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
 		}
-		return usageErr("%v", err)
+		return usageErr("%s", flagError(fs, err))
 	}
 	return nil
+}
+
+// flagError says in a sentence what is wrong with the flags fs could not
+// parse, with the flag likely meant when one is mistyped.
+func flagError(fs *pflag.FlagSet, err error) string {
+	var notExist *pflag.NotExistError
+	var noValue *pflag.ValueRequiredError
+	var badValue *pflag.InvalidValueError
+	var badSyntax *pflag.InvalidSyntaxError
+	switch {
+	case errors.As(err, &notExist):
+		name, group := notExist.GetSpecifiedName(), notExist.GetSpecifiedShortnames()
+		if len(group) > 1 { // -gateway: a long name after one dash
+			return "unknown flag -" + group + didYouMean(group, flagNames(fs), "--")
+		}
+		if group != "" {
+			return "unknown flag -" + name
+		}
+		return "unknown flag --" + name + didYouMean(name, flagNames(fs), "--")
+	case errors.As(err, &noValue):
+		f := noValue.GetFlag()
+		return fmt.Sprintf("--%s needs a value: --%s %s", f.Name, f.Name, flagArg(f))
+	case errors.As(err, &badValue):
+		f, v := badValue.GetFlag(), badValue.GetValue()
+		switch f.Value.Type() {
+		case "int", "int64", "uint", "uint64":
+			return fmt.Sprintf("--%s %q is not a whole number", f.Name, v)
+		case "duration":
+			return fmt.Sprintf("--%s %q is not a duration: write it as 500ms, 5s or 1m30s", f.Name, v)
+		case "bool":
+			return fmt.Sprintf("--%s=%s: want --%s=true or --%s=false", f.Name, v, f.Name, f.Name)
+		}
+		return fmt.Sprintf("--%s %q: %v", f.Name, v, errors.Unwrap(err))
+	case errors.As(err, &badSyntax):
+		return badSyntax.GetSpecifiedFlag() + " is not a flag: write --NAME VALUE, --NAME=VALUE or -X"
+	}
+	return err.Error()
+}
+
+// noArgs refuses the arguments of a command that takes none; what says
+// what to use instead.
+func noArgs(fs *pflag.FlagSet, what string) error {
+	if fs.NArg() == 0 {
+		return nil
+	}
+	return usageErr("unexpected argument %q: %s", fs.Arg(0), what)
 }
 
 // ingestFlags are shared by ingest and run.
@@ -177,7 +254,7 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 		for _, s := range tier.specs {
 			in, err := ingest.ParseInput(tier.t, s)
 			if err != nil {
-				return opt, usageErr("%v", err)
+				return opt, usageErr("%v%s", err, formatHint(tier.t, s))
 			}
 			opt.Inputs = append(opt.Inputs, in)
 		}
@@ -188,6 +265,10 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 	mappings := map[ingest.Tier]*ingest.Mapping{}
 	for _, path := range f.maps {
 		m, err := ingest.LoadMapping(path)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return opt, usageErr("cannot read --map %s: %v", path, pe.Err)
+		}
 		if err != nil {
 			return opt, usageErr("%v", err)
 		}
@@ -202,6 +283,19 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 		}
 	}
 	return opt, nil
+}
+
+// formatHint is ": did you mean F:GLOB?" for a FORMAT:GLOB whose format
+// is a mistyped format of tier t, else "".
+func formatHint(t ingest.Tier, spec string) string {
+	name, rest, ok := strings.Cut(spec, ":")
+	if !ok || slices.Contains(ingest.Formats(t), name) {
+		return ""
+	}
+	if f, ok := nearest(name, ingest.Formats(t)); ok {
+		return ": did you mean " + f + ":" + rest + "?"
+	}
+	return ""
 }
 
 func doIngest(ctx context.Context, e *env, opt ingest.Options) error {
@@ -233,14 +327,14 @@ func cmdIngest(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageErr("unexpected argument %q", fs.Arg(0))
+	if err := noArgs(fs, "name the logs with --client, --gateway or --server"); err != nil {
+		return err
 	}
 	opt, err := f.options(e)
 	if err != nil {
 		return err
 	}
-	lock, err := ingest.LockOut(opt.Out)
+	lock, err := lockOut(opt.Out)
 	if err != nil {
 		return err
 	}
@@ -260,12 +354,30 @@ func lockIngested(dir string) (*ingest.OutLock, error) {
 		}
 		return nil, err
 	}
-	return ingest.LockOut(dir)
+	return lockOut(dir)
+}
+
+// lockOut is ingest.LockOut, saying in words a directory that cannot be
+// created or written.
+func lockOut(dir string) (*ingest.OutLock, error) {
+	lock, err := ingest.LockOut(dir)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		if pe.Op == "mkdir" {
+			return nil, fmt.Errorf("cannot create the directory %s: %v", dir, pe.Err)
+		}
+		return nil, fmt.Errorf("cannot write into %s: %v", dir, pe.Err)
+	}
+	return lock, err
 }
 
 func oneDir(fs *pflag.FlagSet) (string, error) {
-	if fs.NArg() != 1 {
-		return "", usageErr("want one directory, the --out of ingest")
+	switch fs.NArg() {
+	case 0:
+		return "", usageErr("missing DIR, the --out directory of an ingest")
+	case 1:
+	default:
+		return "", usageErr("want one DIR, the --out directory of an ingest, not %d arguments (%s)", fs.NArg(), strings.Join(fs.Args(), " "))
 	}
 	return fs.Arg(0), nil
 }
@@ -310,12 +422,27 @@ func (f *reportFlags) register(fs *pflag.FlagSet) {
 
 // check refuses unknown report formats before anything is read or locked.
 func (f *reportFlags) check() error {
+	for _, by := range f.by {
+		if !slices.Contains(analyze.SliceColumns, by) {
+			return usageErr("--by names %q, which is no column to slice by%s", by,
+				orWant(by, analyze.SliceColumns))
+		}
+	}
 	for _, format := range f.formats {
 		if format != "md" && format != "html" {
-			return usageErr("unknown --format %q (want md, html)", format)
+			return usageErr("--format names %q, which is no report format%s", format, orWant(format, []string{"md", "html"}))
 		}
 	}
 	return nil
+}
+
+// orWant is ": did you mean X?" for the value nearest v, else the list of
+// values wanted.
+func orWant(v string, values []string) string {
+	if s := didYouMean(v, values, ""); s != "" {
+		return s
+	}
+	return " (want any of " + strings.Join(values, ", ") + ")"
 }
 
 func doReport(ctx context.Context, e *env, dir string, f reportFlags) error {
@@ -377,8 +504,8 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageErr("unexpected argument %q", fs.Arg(0))
+	if err := noArgs(fs, "name the logs with --client, --gateway or --server"); err != nil {
+		return err
 	}
 	opt, err := inf.options(e)
 	if err != nil {
@@ -388,7 +515,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	// One lock for the three steps: no other run slips in between.
-	lock, err := ingest.LockOut(opt.Out)
+	lock, err := lockOut(opt.Out)
 	if err != nil {
 		return err
 	}
@@ -430,9 +557,18 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 	if cfg.Out == "" {
 		return usageErr("--out DIR is required")
 	}
-	if fs.NArg() > 0 {
-		return usageErr("unexpected argument %q", fs.Arg(0))
+	if err := noArgs(fs, "simulate takes only flags; the directory is --out DIR"); err != nil {
+		return err
 	}
 	_, err := simulate.Run(ctx, cfg, e.stdout)
+	var ce *simulate.ConfigError
+	if errors.As(err, &ce) && simulateFlags[ce.Field] != "" {
+		return usageErr("--%s %s", simulateFlags[ce.Field], ce.Problem)
+	}
 	return err
+}
+
+// simulateFlags are the flags of simulate that set a Config field, by field.
+var simulateFlags = map[string]string{
+	"Out": "out", "Requests": "requests", "Formats": "formats", "ColdKinds": "cold", "ColdDelay": "cold-delay",
 }

@@ -1,0 +1,351 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/infertrace/infertrace/analyze"
+)
+
+// commandDoc is what --help says of a command beyond its usage line and
+// flags (which come from the command table and its flag set).
+type commandDoc struct {
+	summary string      // one line, for infertrace --help
+	about   string      // a paragraph: what the command does
+	args    [][2]string // positional arguments: name, meaning
+	example string
+}
+
+// docs holds the help of every command in the table, by name.
+var docs = map[string]commandDoc{
+	"run": {
+		summary: "ingest, analyze and report in one go",
+		about: "Reads the logs named by --client, --gateway and --server into DIR (as ingest does), joins them into " +
+			"DIR/requests.parquet (as analyze does) and writes DIR/report.md and DIR/report.html (as report does). " +
+			"A file that cannot be read to its end is named and the command exits 1, but the rest is still " +
+			"analyzed and reported.",
+		example: "infertrace run --client sim/client --gateway sim/gateway --server sim/server --out out",
+	},
+	"ingest": {
+		summary: "read each tier's logs into DIR/<tier>/*.parquet, every line accounted for",
+		about: "Streams the logs named by --client, --gateway and --server (at least one) into DIR/<tier>/*.parquet, " +
+			"with every line accounted for in DIR/manifest.json and every rejected line in DIR/rejects.jsonl. " +
+			"Each of the three flags may be repeated and takes GLOB or FORMAT:GLOB; without a format it is sniffed " +
+			"from each file. A directory stands for the files in it. Input may be gzip or zstd compressed.",
+		example: "infertrace ingest --client 'logs/client/*.jsonl' --gateway nginx:logs/access.log.gz --server vllm-otlp:logs/traces.jsonl --out out",
+	},
+	"analyze": {
+		summary: "join the tiers by request ID into DIR/requests.parquet",
+		about: "Joins the tiers ingested into DIR by request ID in DuckDB and writes DIR/requests.parquet: one row " +
+			"per request, its latency split into network, application, queue and model.",
+		args:    [][2]string{{"DIR", "the --out directory of an ingest"}},
+		example: "infertrace analyze out",
+	},
+	"report": {
+		summary: "write DIR/report.md and DIR/report.html from an analyzed DIR",
+		about: "Writes DIR/report.md and DIR/report.html: percentiles with sample counts and windows per workload " +
+			"slice, where the time went, and how each metric was measured.",
+		args:    [][2]string{{"DIR", "the --out directory of an ingest, analyzed since (infertrace analyze DIR)"}},
+		example: "infertrace report --by model,replica --format md out",
+	},
+	"simulate": {
+		summary: "write the logs of a simulated serving stack, with known ground truth",
+		about: "Writes the logs of a simulated serving stack (clients, gateways, inference servers) into " +
+			"DIR/client, DIR/gateway and DIR/server, and the true split of every request's latency into " +
+			"DIR/truth.parquet, to try infertrace without production data.",
+		example: "infertrace simulate --out sim --requests 2000 --formats vllm-otlp,gateway=envoy",
+	},
+}
+
+// helpWidth is the width help text is wrapped to.
+const helpWidth = 100
+
+// printUsage writes infertrace --help: every command with one line, and
+// an example.
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "infertrace finds where the time of LLM requests went: on the network, in the gateway,")
+	fmt.Fprintln(w, "waiting in the inference server's queue, or in the model.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: infertrace COMMAND [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	width := 0
+	for _, c := range commands {
+		width = max(width, len(c.name))
+	}
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, docs[c.name].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Example, on simulated logs:")
+	fmt.Fprintln(w, "  infertrace simulate --out sim")
+	fmt.Fprintln(w, "  "+docs["run"].example)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'infertrace COMMAND --help' for a command's arguments, flags and an example,")
+	fmt.Fprintln(w, "and 'infertrace --version' for the versions of infertrace and DuckDB.")
+}
+
+// printCommandHelp writes infertrace NAME --help: the usage line, what the
+// command does, its arguments, its flags with their defaults, an example.
+func printCommandHelp(w io.Writer, c *command, fs *pflag.FlagSet) {
+	d := docs[c.name]
+	fmt.Fprintf(w, "Usage: infertrace %s\n\n", c.usage)
+	fmt.Fprint(w, wrap(d.about, "", helpWidth))
+	if len(d.args) > 0 {
+		fmt.Fprintln(w, "\nArguments:")
+		for _, a := range d.args {
+			fmt.Fprintf(w, "  %s  %s\n", a[0], a[1])
+		}
+	}
+	fmt.Fprintln(w, "\nFlags:")
+	printFlags(w, fs)
+	fmt.Fprintf(w, "\nExample:\n  %s\n", d.example)
+}
+
+// flagArgs names the value of each flag in help, where its type would say
+// too little; a flag whose usage holds a `NAME` in back quotes (pflag's
+// convention) is named by it.
+var flagArgs = map[string]string{
+	"client": "[FORMAT:]GLOB", "gateway": "[FORMAT:]GLOB", "server": "[FORMAT:]GLOB",
+	"out": "DIR", "workers": "N", "map": "FILE",
+	"envoy-format": "FORMAT", "nginx-format": "FORMAT", "nginx-request-id": "VARIABLE",
+	"otel-request-id": "ATTRIBUTE", "otel-gateway-service": "NAMES", "otel-client-service": "NAMES",
+	"server-model": "NAME", "by": "COLS", "format": "FORMATS",
+	"requests": "N", "seed": "S", "formats": "FORMATS", "cold": "KINDS", "cold-delay": "DURATION",
+}
+
+// flagArg is the placeholder of f's value in help and in errors ("" for a
+// boolean flag).
+func flagArg(f *pflag.Flag) string {
+	name, _ := pflag.UnquoteUsage(f)
+	if strings.Contains(f.Usage, "`") {
+		return name
+	}
+	if a, ok := flagArgs[f.Name]; ok {
+		return a
+	}
+	switch name {
+	case "":
+		return ""
+	case "int", "uint", "int32", "uint32":
+		return "N"
+	case "strings", "stringArray":
+		return "LIST"
+	}
+	return strings.ToUpper(name)
+}
+
+// printFlags lists the flags of fs, each with its value's placeholder, what
+// it does and its default.
+func printFlags(w io.Writer, fs *pflag.FlagSet) {
+	type row struct{ name, usage string }
+	var rows []row
+	width := 0
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		name := "    --" + f.Name
+		if f.Shorthand != "" {
+			name = "-" + f.Shorthand + ", --" + f.Name
+		}
+		if a := flagArg(f); a != "" {
+			name += " " + a
+		}
+		_, usage := pflag.UnquoteUsage(f)
+		if d := flagDefault(f); d != "" && !strings.Contains(usage, "(default") {
+			usage += " (default: " + d + ")"
+		}
+		rows = append(rows, row{name, usage})
+		if len(name) <= 30 {
+			width = max(width, len(name))
+		}
+	})
+	indent := strings.Repeat(" ", 2+width+2)
+	for _, r := range rows {
+		if len(r.name) > width {
+			fmt.Fprintf(w, "  %s\n%s", r.name, wrap(r.usage, indent, helpWidth))
+			continue
+		}
+		text := wrap(r.usage, indent, helpWidth)
+		fmt.Fprintf(w, "  %-*s  %s", width, r.name, strings.TrimPrefix(text, indent))
+	}
+}
+
+// flagDefault is f's default as help shows it: "" for none, a list without
+// brackets.
+func flagDefault(f *pflag.Flag) string {
+	d := f.DefValue
+	switch f.Value.Type() {
+	case "stringSlice", "stringArray", "intSlice":
+		d = strings.TrimSuffix(strings.TrimPrefix(d, "["), "]")
+	case "bool":
+		if d == "false" {
+			return ""
+		}
+	case "int", "int64", "uint", "float64":
+		if d == "0" {
+			return ""
+		}
+	}
+	return d
+}
+
+// wrap breaks text into lines of at most width bytes (but for words longer
+// than that), each starting with indent.
+func wrap(text, indent string, width int) string {
+	var b strings.Builder
+	line := indent
+	for _, word := range strings.Fields(text) {
+		if len(line) > len(indent) && len(line)+1+len(word) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if len(line) > len(indent) {
+			line += " "
+		}
+		line += word
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}
+
+// printVersion writes infertrace --version: the module's version, or the
+// commit of a development build, and the version of DuckDB it links.
+func printVersion(ctx context.Context, e *env) int {
+	bi, _ := debug.ReadBuildInfo()
+	duckdb, err := analyze.DuckDBVersion(ctx)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "infertrace: cannot tell the DuckDB version: %v\n", err)
+		return 1
+	}
+	fmt.Fprint(e.stdout, versionText(bi, duckdb))
+	return 0
+}
+
+// duckdbDriver is the module of the DuckDB driver, whose version --version
+// shows beside DuckDB's.
+const duckdbDriver = "github.com/duckdb/duckdb-go/v2"
+
+// versionText says which infertrace this is (bi: its build information,
+// nil if none) and which DuckDB it runs.
+func versionText(bi *debug.BuildInfo, duckdb string) string {
+	var b strings.Builder
+	b.WriteString("infertrace ")
+	driver := ""
+	if bi == nil {
+		b.WriteString("(unknown version: built without module information)")
+	} else {
+		v := bi.Main.Version
+		if v == "" {
+			v = "(devel)"
+		}
+		b.WriteString(v)
+		settings := map[string]string{}
+		for _, s := range bi.Settings {
+			settings[s.Key] = s.Value
+		}
+		if rev := settings["vcs.revision"]; rev != "" {
+			fmt.Fprintf(&b, ", commit %.12s", rev)
+			if t := settings["vcs.time"]; t != "" {
+				b.WriteString(" of " + t)
+			}
+			if settings["vcs.modified"] == "true" {
+				b.WriteString(", with uncommitted changes")
+			}
+		}
+		if bi.GoVersion != "" {
+			b.WriteString(", built with " + bi.GoVersion)
+		}
+		for _, d := range bi.Deps {
+			if d.Path == duckdbDriver {
+				if d.Replace != nil {
+					d = d.Replace
+				}
+				driver = d.Path + " " + d.Version
+			}
+		}
+	}
+	b.WriteString("\nDuckDB " + duckdb)
+	if driver != "" {
+		b.WriteString(", through " + driver)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// nearest returns the candidate a mistyped word most likely meant: the
+// closest by edit distance (a transposition counting as one edit) within
+// two edits and half the word's length, else the only candidate the word
+// begins; ok is false when none is close.
+func nearest(word string, candidates []string) (best string, ok bool) {
+	bestD := min(2, len(word)/2) + 1
+	for _, c := range candidates {
+		if d := editDistance(word, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best != "" {
+		return best, true
+	}
+	if len(word) < 2 {
+		return "", false
+	}
+	n := 0
+	for _, c := range candidates {
+		if strings.HasPrefix(c, word) {
+			best, n = c, n+1
+		}
+	}
+	if n != 1 {
+		return "", false
+	}
+	return best, true
+}
+
+// editDistance is the optimal string alignment distance of a and b: the
+// insertions, deletions, substitutions and transpositions of adjacent bytes
+// that turn a into b.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}
+
+// flagNames lists the long names of the flags of fs, in their order.
+func flagNames(fs *pflag.FlagSet) []string {
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	return names
+}
+
+// didYouMean is ": did you mean X?" for the candidate nearest word, or "".
+func didYouMean(word string, candidates []string, prefix string) string {
+	if c, ok := nearest(word, candidates); ok {
+		return ": did you mean " + prefix + c + "?"
+	}
+	return ""
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHelp: infertrace --help, each command's --help and a mistyped
+// command or flag, against the golden files in testdata/help (go test
+// ./cmd/infertrace -update rewrites them). Help asked for goes to stdout
+// with exit 0; help given because the words were wrong goes to stderr with
+// exit 2.
+func TestHelp(t *testing.T) {
+	for _, tc := range []struct {
+		golden string
+		args   []string
+		code   int
+		stderr bool // the text is on stderr, stdout is empty
+	}{
+		{"infertrace.txt", []string{"--help"}, 0, false},
+		{"infertrace.txt", []string{"-h"}, 0, false},
+		{"infertrace.txt", []string{"help"}, 0, false},
+		{"infertrace.txt", nil, 2, true},
+		{"run.txt", []string{"run", "--help"}, 0, false},
+		{"ingest.txt", []string{"ingest", "--help"}, 0, false},
+		{"ingest.txt", []string{"ingest", "-h"}, 0, false},
+		{"analyze.txt", []string{"analyze", "--help"}, 0, false},
+		{"report.txt", []string{"report", "--help"}, 0, false},
+		{"report.txt", []string{"help", "report"}, 0, false},
+		{"simulate.txt", []string{"simulate", "--help"}, 0, false},
+		{"mistyped-command.txt", []string{"reprot", "out"}, 2, true},
+		{"mistyped-flag.txt", []string{"ingest", "--gatway", "logs/access.log", "--out", "out"}, 2, true},
+	} {
+		code, stdout, stderr := runCLI(t, tc.args...)
+		got, other := stdout, stderr
+		if tc.stderr {
+			got, other = stderr, stdout
+		}
+		if code != tc.code || other != "" {
+			t.Errorf("infertrace %s: exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", strings.Join(tc.args, " "), code, tc.code, stdout, stderr)
+			continue
+		}
+		golden(t, filepath.Join("testdata", "help", tc.golden), []byte(got))
+	}
+}
+
+// TestHelpExamples: every command has a summary, a paragraph and an
+// example, and the example's flags are the command's own: run with --help
+// at its end, the example parses up to --help and prints the help (an
+// unknown flag or a bad value would be a usage error first).
+func TestHelpExamples(t *testing.T) {
+	for _, c := range commands {
+		d := docs[c.name]
+		if d.summary == "" || d.about == "" || !strings.HasPrefix(d.example, "infertrace "+c.name+" ") {
+			t.Errorf("%s: its doc lacks a summary, a paragraph or an example: %+v", c.name, d)
+			continue
+		}
+		args := strings.Fields(strings.ReplaceAll(d.example, "'", ""))[1:]
+		code, stdout, stderr := runCLI(t, append(args, "--help")...)
+		if code != 0 || !strings.HasPrefix(stdout, "Usage: infertrace "+c.name) {
+			t.Errorf("%s --help: exit %d\nstdout:\n%s\nstderr:\n%s", d.example, code, stdout, stderr)
+		}
+	}
+}
