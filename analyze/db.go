@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	// The DuckDB driver, registered as "duckdb".
@@ -19,6 +20,104 @@ import (
 
 // Tiers are the log tiers on a request's path, in path order.
 var Tiers = []string{"client", "gateway", "server"}
+
+// Resources bounds what DuckDB may use while Run or Summarize works on DIR.
+// The zero value means the defaults.
+type Resources struct {
+	// MemoryLimit is DuckDB's memory_limit in bytes: beyond it, sorts,
+	// joins, windows and aggregates spill to TempDirName under DIR rather
+	// than fail. 0 means DefaultMemoryLimit.
+	MemoryLimit int64
+	// Threads is the number of DuckDB worker threads; 0 means one per core.
+	Threads int
+}
+
+// DefaultMemoryLimit is the memory_limit used when Resources.MemoryLimit is
+// 0. DuckDB's own memory (Go's and the Parquet reader's buffers come on top)
+// stays within it, so a run's peak RSS stays near 2 GiB whatever the input.
+const DefaultMemoryLimit = 1 << 30
+
+// MinMemoryLimit is the smallest memory limit accepted: below it DuckDB
+// cannot hold even one block per thread.
+const MinMemoryLimit = 16 << 20
+
+// TempDirName is the directory under DIR where DuckDB spills what does not
+// fit in the memory limit. Run and Summarize remove it when they finish.
+const TempDirName = ".duckdb-tmp"
+
+// ParseMemory reads a memory size: a number of bytes, or a number with one
+// of the units B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB
+// (powers of 1024), case-insensitive, with an optional space ("1.5GB",
+// "1536 MiB", "2147483648").
+func ParseMemory(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
+		i++
+	}
+	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
+	scale, ok := map[string]float64{
+		"": 1, "b": 1,
+		"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+		"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
+	}[unit]
+	v, err := strconv.ParseFloat(num, 64)
+	if !ok || err != nil || num == "" {
+		return 0, fmt.Errorf("memory size %q: want a number of bytes or a number with a unit (KB, MB, GB, KiB, MiB, GiB)", s)
+	}
+	b := v * scale
+	if b < MinMemoryLimit || b > 1<<50 {
+		return 0, fmt.Errorf("memory size %q: want at least %d MiB", s, MinMemoryLimit>>20)
+	}
+	return int64(b), nil
+}
+
+// openIn opens a private in-memory DuckDB for work on dir, bounded by res:
+// its memory limit, threads, and a spill directory dir/TempDirName. The
+// returned close function closes the database and removes the spill
+// directory.
+func openIn(ctx context.Context, dir string, res Resources) (*sql.DB, func(), error) {
+	limit := res.MemoryLimit
+	if limit == 0 {
+		limit = DefaultMemoryLimit
+	}
+	if limit < MinMemoryLimit {
+		return nil, nil, fmt.Errorf("memory limit %d bytes: want at least %d MiB", limit, MinMemoryLimit>>20)
+	}
+	if res.Threads < 0 {
+		return nil, nil, fmt.Errorf("threads %d: want 0 (one per core) or more", res.Threads)
+	}
+	tmp := filepath.Join(dir, TempDirName)
+	// What a killed run left there is of no use to this one.
+	if err := os.RemoveAll(tmp); err != nil {
+		return nil, nil, fmt.Errorf("spill directory: %w", err)
+	}
+	db, err := openDB(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	done := func() {
+		db.Close()
+		os.RemoveAll(tmp)
+	}
+	settings := []string{
+		fmt.Sprintf("SET memory_limit = '%dB'", limit),
+		"SET temp_directory = " + sqlString(tmp),
+		// Results without an ORDER BY need not keep the input's order:
+		// lets DuckDB stream and spill more freely.
+		"SET preserve_insertion_order = false",
+	}
+	if res.Threads > 0 {
+		settings = append(settings, fmt.Sprintf("SET threads = %d", res.Threads))
+	}
+	for _, s := range settings {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			done()
+			return nil, nil, fmt.Errorf("duckdb: %s: %w", s, err)
+		}
+	}
+	return db, done, nil
+}
 
 // openDB opens a private in-memory DuckDB. It is limited to one connection
 // so that session settings and views apply to every statement.

@@ -79,15 +79,20 @@ func checkRequestsFrom(ctx context.Context, db *sql.DB, dir, path, sum string) e
 // metadata which manifest.json it was analyzed from. A dir without an
 // ingest's manifest is an error (ErrNoIngest), and nothing is written there.
 func Run(ctx context.Context, dir string) (*RunStats, error) {
+	return RunWith(ctx, dir, Resources{})
+}
+
+// RunWith is Run within the memory limit and threads of res.
+func RunWith(ctx context.Context, dir string, res Resources) (*RunStats, error) {
 	sum, err := manifestSum(dir)
 	if err != nil {
 		return nil, err
 	}
-	db, err := openDB(ctx)
+	db, closeDB, err := openIn(ctx, dir, res)
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
+	defer closeDB()
 	if err := registerTiers(ctx, db, dir); err != nil {
 		return nil, err
 	}

@@ -19,6 +19,8 @@ import (
 type SummaryOptions struct {
 	// By lists the columns to slice by; empty means DefaultBy.
 	By []string
+	// Resources bounds DuckDB's memory and threads.
+	Resources Resources
 }
 
 // DefaultBy is the slicing used when SummaryOptions.By is empty.
@@ -75,11 +77,11 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 		return nil, err
 	}
 
-	db, err := openDB(ctx)
+	db, closeDB, err := openIn(ctx, dir, opts.Resources)
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
+	defer closeDB()
 	if err := registerRequests(ctx, db, filepath.Join(dir, RequestsFile)); err != nil {
 		return nil, err
 	}

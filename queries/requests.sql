@@ -57,6 +57,15 @@
 --     distinct records per tier (0 when the tier has none), so retries remain
 --     visible.
 --
+-- Cost (how the rules above are computed; they do not change them): the
+-- '#n' numbering sorts only the records whose source is shared, the retry
+-- choice ranks only the records of keys a tier holds more than once, the
+-- local rate reads the frame's ends 15 rows back and ahead (lag/lead) rather
+-- than aggregating the frame, and the tiers are joined one at a time to
+-- the request keys (each tier's kept record as a struct column: c, g, s),
+-- with every per-request flag gathered in one grouped table, so that each
+-- step holds one hash table and can spill to disk under a memory limit.
+--
 -- Clocks: each tier's times come from that tier's host clock. Every duration
 -- is the difference of two times of the SAME tier, taken in integer
 -- nanoseconds as epoch_ns(a) - epoch_ns(b) and divided by 1e6 to give
@@ -268,36 +277,50 @@ WITH
 -- as none), with ref, its source 'file:line' made unique: rows that share
 -- one source location (a JSON document's rows, several spans of one OTLP
 -- line) get '#n' in the order of their values.
+client_x AS NOT MATERIALIZED (
+    SELECT * EXCLUDE (source_file, source_line),
+           min({'file': source_file, 'line': source_line}) AS src
+    FROM (SELECT * REPLACE (nullif(request_id, '') AS request_id,
+                            nullif(response_id, '') AS response_id,
+                            nullif(trace_id, '') AS trace_id)
+          FROM client)
+    GROUP BY ALL
+),
+client_shared AS (
+    SELECT src FROM client_x GROUP BY src HAVING count(*) > 1
+),
 client_u AS (
-    SELECT *,
-           concat(coalesce(src.file, '?'), ':', coalesce(src.line::VARCHAR, '?'),
-                  CASE WHEN count(*) OVER (PARTITION BY src) > 1
-                       THEN '#' || row_number() OVER (PARTITION BY src ORDER BY x) END) AS ref
-    FROM (
-        SELECT * EXCLUDE (source_file, source_line),
-               min({'file': source_file, 'line': source_line}) AS src
-        FROM (SELECT * REPLACE (nullif(request_id, '') AS request_id,
-                                nullif(response_id, '') AS response_id,
-                                nullif(trace_id, '') AS trace_id)
-              FROM client)
-        GROUP BY ALL
-    ) AS x
+    SELECT x.*,
+           concat(coalesce(x.src.file, '?'), ':', coalesce(x.src.line::VARCHAR, '?'),
+                  '#' || row_number() OVER (PARTITION BY x.src ORDER BY x)) AS ref
+    FROM client_x AS x SEMI JOIN client_shared AS d ON d.src IS NOT DISTINCT FROM x.src
+    UNION ALL
+    SELECT x.*,
+           concat(coalesce(x.src.file, '?'), ':', coalesce(x.src.line::VARCHAR, '?')) AS ref
+    FROM client_x AS x ANTI JOIN client_shared AS d ON d.src IS NOT DISTINCT FROM x.src
+),
+gateway_x AS NOT MATERIALIZED (
+    SELECT * EXCLUDE (source_file, source_line),
+           min({'file': source_file, 'line': source_line}) AS src
+    FROM (SELECT * REPLACE (nullif(request_id, '') AS request_id,
+                            nullif(trace_id, '') AS trace_id)
+          FROM gateway)
+    GROUP BY ALL
+),
+gateway_shared AS (
+    SELECT src FROM gateway_x GROUP BY src HAVING count(*) > 1
 ),
 gateway_u AS (
-    SELECT *,
-           concat(coalesce(src.file, '?'), ':', coalesce(src.line::VARCHAR, '?'),
-                  CASE WHEN count(*) OVER (PARTITION BY src) > 1
-                       THEN '#' || row_number() OVER (PARTITION BY src ORDER BY x) END) AS ref
-    FROM (
-        SELECT * EXCLUDE (source_file, source_line),
-               min({'file': source_file, 'line': source_line}) AS src
-        FROM (SELECT * REPLACE (nullif(request_id, '') AS request_id,
-                                nullif(trace_id, '') AS trace_id)
-              FROM gateway)
-        GROUP BY ALL
-    ) AS x
+    SELECT x.*,
+           concat(coalesce(x.src.file, '?'), ':', coalesce(x.src.line::VARCHAR, '?'),
+                  '#' || row_number() OVER (PARTITION BY x.src ORDER BY x)) AS ref
+    FROM gateway_x AS x SEMI JOIN gateway_shared AS d ON d.src IS NOT DISTINCT FROM x.src
+    UNION ALL
+    SELECT x.*,
+           concat(coalesce(x.src.file, '?'), ':', coalesce(x.src.line::VARCHAR, '?')) AS ref
+    FROM gateway_x AS x ANTI JOIN gateway_shared AS d ON d.src IS NOT DISTINCT FROM x.src
 ),
-server_u AS (
+server_u AS NOT MATERIALIZED (
     SELECT * EXCLUDE (source_file, source_line),
            min({'file': source_file, 'line': source_line}) AS src
     FROM (SELECT * REPLACE (nullif(request_id, '') AS request_id,
@@ -306,9 +329,17 @@ server_u AS (
     WHERE request_id IS NOT NULL AND format IS DISTINCT FROM 'vllm-log'
     GROUP BY ALL
 ),
+-- The retry choice (see the header) ranks only the records of request keys
+-- that a tier holds more than once; a key's only record is kept as it is.
+server_multi AS (
+    SELECT request_id FROM server_u GROUP BY request_id HAVING count(*) > 1
+),
 server_k AS (
+    SELECT *, 1::BIGINT AS n_records
+    FROM server_u ANTI JOIN server_multi USING (request_id)
+    UNION ALL
     SELECT *, count(*) OVER (PARTITION BY request_id) AS n_records
-    FROM server_u
+    FROM server_u SEMI JOIN server_multi USING (request_id)
     QUALIFY row_number() OVER (
         PARTITION BY request_id
         ORDER BY arrival_time DESC NULLS LAST, end_time DESC NULLS LAST, src DESC) = 1
@@ -339,7 +370,7 @@ gateway_server_tr AS (
     JOIN server_tr AS s ON s.trace_id = g.trace_id AND s.n = g.n AND s.rk = g.rk
 ),
 -- Each gateway record's request key and how it was found.
-gateway_j AS (
+gateway_j AS NOT MATERIALIZED (
     SELECT g.*,
            CASE WHEN g.request_id IS NOT NULL THEN g.request_id
                 WHEN gs.key IS NOT NULL THEN gs.key
@@ -352,10 +383,16 @@ gateway_j AS (
     LEFT JOIN gateway_server_tr AS gs ON gs.ref = g.ref
     LEFT JOIN gateway_tr AS gt ON gt.ref = g.ref
 ),
+gateway_multi AS (
+    SELECT key FROM gateway_j GROUP BY key HAVING count(*) > 1
+),
 gateway_k AS (
+    SELECT * REPLACE (key AS request_id), request_id AS own_id, 1::BIGINT AS n_records
+    FROM gateway_j ANTI JOIN gateway_multi USING (key)
+    UNION ALL
     SELECT * REPLACE (key AS request_id), request_id AS own_id,
            count(*) OVER (PARTITION BY key) AS n_records
-    FROM gateway_j
+    FROM gateway_j SEMI JOIN gateway_multi USING (key)
     QUALIFY row_number() OVER (
         PARTITION BY key
         ORDER BY start_time DESC NULLS LAST, end_time DESC NULLS LAST, src DESC) = 1
@@ -424,7 +461,7 @@ client_server_tr AS (
     -- a trace the gateway logged is matched to the gateway only
     WHERE c.trace_id NOT IN (SELECT trace_id FROM gateway_k WHERE trace_id IS NOT NULL)
 ),
-client_j AS (
+client_j AS NOT MATERIALIZED (
     SELECT c.* EXCLUDE (id_key, id_how),
            coalesce(c.id_key, cg.key, cs.key, c.request_id, 'unjoined:' || c.ref) AS key,
            coalesce(c.id_how, cg.how, cs.how, 'none') AS how
@@ -432,10 +469,16 @@ client_j AS (
     LEFT JOIN client_gateway_tr AS cg ON cg.ref = c.ref
     LEFT JOIN client_server_tr AS cs ON cs.ref = c.ref
 ),
+client_multi AS (
+    SELECT key FROM client_j GROUP BY key HAVING count(*) > 1
+),
 client_k AS (
+    SELECT * REPLACE (key AS request_id), request_id AS own_id, 1::BIGINT AS n_records
+    FROM client_j ANTI JOIN client_multi USING (key)
+    UNION ALL
     SELECT * REPLACE (key AS request_id), request_id AS own_id,
            count(*) OVER (PARTITION BY key) AS n_records
-    FROM client_j
+    FROM client_j SEMI JOIN client_multi USING (key)
     QUALIFY row_number() OVER (
         PARTITION BY key
         ORDER BY start_time DESC NULLS LAST, end_time DESC NULLS LAST, src DESC) = 1
@@ -538,17 +581,29 @@ arrivals AS (
     SELECT request_id, 3, 'server', replica, arrival_time::TIMESTAMP_NS
     FROM server_k WHERE arrival_time IS NOT NULL
 ),
-local_rate AS (
-    SELECT request_id, pref, tier, host, t,
-           count(*) OVER (PARTITION BY tier, host) AS host_n,
-           CASE WHEN epoch_ns(max(t) OVER w) > epoch_ns(min(t) OVER w)
-                THEN (count(*) OVER w - 1) * 1e9 / (epoch_ns(max(t) OVER w) - epoch_ns(min(t) OVER w))
-           END AS rate,
+-- One pass over each host's arrivals in order (t, request_id): rn numbers
+-- them; the 31-arrival frame around one runs from row max(rn - 15, 1) to
+-- min(rn + 15, host_n), so its first and last times are those 15 rows back
+-- and ahead, else the host's first and last.
+local_pos AS (
+    SELECT request_id, pref, tier, host, epoch_ns(t) AS t_ns,
+           row_number() OVER w AS rn,
+           count(*) OVER w_all AS host_n,
+           coalesce(epoch_ns(lag(t, 15) OVER w), epoch_ns(min(t) OVER w_all)) AS lo_ns,
+           coalesce(epoch_ns(lead(t, 15) OVER w), epoch_ns(max(t) OVER w_all)) AS hi_ns,
            -- the time until the host's next arrival: the weight of this
            -- rate in the host's time-weighted median
-           coalesce(epoch_ns(lead(t) OVER (PARTITION BY tier, host ORDER BY t, request_id)) - epoch_ns(t), 0) AS gap_ns
+           coalesce(epoch_ns(lead(t) OVER w) - epoch_ns(t), 0) AS gap_ns
     FROM arrivals
-    WINDOW w AS (PARTITION BY tier, host ORDER BY t, request_id ROWS BETWEEN 15 PRECEDING AND 15 FOLLOWING)
+    WINDOW w AS (PARTITION BY tier, host ORDER BY t, request_id),
+           w_all AS (PARTITION BY tier, host)
+),
+local_rate AS (
+    SELECT request_id, pref, tier, host, rn, host_n, gap_ns,
+           CASE WHEN hi_ns > lo_ns
+                THEN (least(rn + 15, host_n) - greatest(rn - 15, 1)) * 1e9 / (hi_ns - lo_ns)
+           END AS rate
+    FROM local_pos
 ),
 -- A host's usual rate: the median of its local rate over time (each rate
 -- weighted by the time to the next arrival), not over requests, so that a
@@ -567,22 +622,33 @@ usual_rate AS (
 ),
 -- Runs of consecutive arrivals of a host at >= 2x its usual rate; only a
 -- run of >= 31 is a burst (a chance cluster of a steady stream is shorter).
+-- A run is a block of consecutive rn of one host with one value of high:
+-- rn minus the rank among the host's rows of that value is constant in it.
 rate_high AS (
-    SELECT l.request_id, l.pref, l.tier, l.host, l.t,
+    SELECT l.request_id, l.pref, l.tier, l.host, l.rn,
            coalesce(l.rate >= 2 * u.usual, false) AS high
     FROM local_rate AS l JOIN usual_rate AS u USING (tier, host)
     WHERE l.host_n >= 31 AND u.usual > 0
 ),
 rate_runs AS (
-    SELECT *,
-           sum(CASE WHEN high IS DISTINCT FROM prev THEN 1 ELSE 0 END)
-               OVER (PARTITION BY tier, host ORDER BY t, request_id ROWS UNBOUNDED PRECEDING) AS run
-    FROM (SELECT *, lag(high) OVER (PARTITION BY tier, host ORDER BY t, request_id) AS prev FROM rate_high)
+    SELECT request_id, pref, tier, host, high,
+           rn - row_number() OVER (PARTITION BY tier, host, high ORDER BY rn) AS run
+    FROM rate_high
 ),
-burst AS (
-    SELECT request_id, high AND count(*) OVER (PARTITION BY tier, host, run) >= 31 AS is_burst
+burst_runs AS (
+    SELECT tier, host, run
     FROM rate_runs
-    QUALIFY row_number() OVER (PARTITION BY request_id ORDER BY pref) = 1
+    WHERE high
+    GROUP BY tier, host, run
+    HAVING count(*) >= 31
+),
+-- A request's burst flag comes from its first tier on the path that has a
+-- rate (gateway, else client, else server: pref).
+burst AS (
+    SELECT r.request_id, arg_min(b.run IS NOT NULL, r.pref) AS is_burst
+    FROM rate_runs AS r
+    LEFT JOIN burst_runs AS b ON r.high AND b.tier = r.tier AND b.host = r.host AND b.run = r.run
+    GROUP BY r.request_id
 ),
 -- Queue busy periods of each replica, on its clock: a request opens a new
 -- one when every earlier arrival had left the queue (arrival + queue <= its
@@ -612,6 +678,38 @@ ids AS (
     SELECT request_id FROM gateway_k
     UNION
     SELECT request_id FROM server_k
+),
+-- Each request's records, joined one tier at a time (each tier's row as a
+-- struct column named after it), and its per-request flags in one table:
+-- one hash table at a time, so that each step can spill.
+j_c AS MATERIALIZED (
+    SELECT i.request_id, c
+    FROM ids AS i LEFT JOIN client_k AS c ON c.request_id = i.request_id
+),
+j_cg AS MATERIALIZED (
+    SELECT i.*, g
+    FROM j_c AS i LEFT JOIN gateway_k AS g ON g.request_id = i.request_id
+),
+j_cgs AS MATERIALIZED (
+    SELECT i.*, s
+    FROM j_cg AS i LEFT JOIN server_k AS s ON s.request_id = i.request_id
+),
+flags AS (
+    SELECT request_id,
+           any_value(n_annotations) AS n_annotations,
+           any_value(finish_reason) AS finish_reason,
+           any_value(error) AS error,
+           any_value(concurrency) AS concurrency,
+           bool_or(cold) AS cold,
+           any_value(is_burst) AS is_burst,
+           any_value(behind_cold) AS behind_cold,
+           any_value(behind_burst) AS behind_burst
+    FROM (SELECT request_id, n_annotations, finish_reason, error FROM annot
+          UNION ALL BY NAME SELECT request_id, concurrency FROM conc
+          UNION ALL BY NAME SELECT request_id, true AS cold FROM cold
+          UNION ALL BY NAME SELECT request_id, is_burst FROM burst
+          UNION ALL BY NAME SELECT request_id, behind_cold, behind_burst FROM queued)
+    GROUP BY request_id
 ),
 -- Same-tier durations in integer nanoseconds.
 j AS (
@@ -647,9 +745,9 @@ j AS (
         s.match_candidates AS server_match_candidates,
         coalesce(a.n_annotations, 0) AS server_annotations,
         coalesce(c.output_tokens, s.output_tokens) AS received_tokens,
-        cc.concurrency,
-        cd.request_id IS NOT NULL OR coalesce(qd.behind_cold, false) AS is_cold,
-        coalesce(b.is_burst, false) OR coalesce(qd.behind_burst, false) AS is_burst,
+        a.concurrency,
+        coalesce(a.cold, false) OR coalesce(a.behind_cold, false) AS is_cold,
+        coalesce(a.is_burst, false) OR coalesce(a.behind_burst, false) AS is_burst,
         epoch_ns(c.end_time) - epoch_ns(c.start_time)                   AS c_e2e,
         epoch_ns(c.first_token_time) - epoch_ns(c.start_time)           AS c_ttft,
         epoch_ns(c.end_time) - epoch_ns(c.first_token_time)             AS c_stream,
@@ -669,15 +767,8 @@ j AS (
         c.src AS c_src,
         g.src AS g_src,
         s.src AS s_src
-    FROM ids AS i
-    LEFT JOIN client_k AS c ON c.request_id = i.request_id
-    LEFT JOIN gateway_k AS g ON g.request_id = i.request_id
-    LEFT JOIN server_k AS s ON s.request_id = i.request_id
-    LEFT JOIN annot AS a ON a.request_id = i.request_id
-    LEFT JOIN conc AS cc ON cc.request_id = i.request_id
-    LEFT JOIN cold AS cd ON cd.request_id = i.request_id
-    LEFT JOIN burst AS b ON b.request_id = i.request_id
-    LEFT JOIN queued AS qd ON qd.request_id = i.request_id
+    FROM j_cgs AS i
+    LEFT JOIN flags AS a ON a.request_id = i.request_id
 ),
 -- Server measures: the server's own durations first, else its instants;
 -- the client's the same way (measured beats derived, see the header).

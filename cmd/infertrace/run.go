@@ -46,8 +46,8 @@ func usageErr(format string, args ...any) error {
 var commands = []*command{
 	{"run", "run --client GLOB --gateway GLOB --server GLOB --out DIR [--by COLS] [--format md,html]", cmdRun},
 	{"ingest", "ingest --client GLOB --gateway GLOB --server GLOB --out DIR", cmdIngest},
-	{"analyze", "analyze DIR", cmdAnalyze},
-	{"report", "report DIR [--by model,use_case] [--format md,html]", cmdReport},
+	{"analyze", "analyze DIR [--memory-limit 1GiB] [--threads N]", cmdAnalyze},
+	{"report", "report DIR [--by model,use_case] [--format md,html] [--memory-limit 1GiB] [--threads N]", cmdReport},
 	{"simulate", "simulate --out DIR [--requests N] [--seed S] [--formats vllm-otlp,gateway=envoy,gw-2=nginx,client=aiperf,...]", cmdSimulate},
 }
 
@@ -382,8 +382,30 @@ func oneDir(fs *pflag.FlagSet) (string, error) {
 	return fs.Arg(0), nil
 }
 
-func doAnalyze(ctx context.Context, e *env, dir string) error {
-	st, err := analyze.Run(e.progress.steps(ctx, "analyze"), dir)
+// resourceFlags bound DuckDB in analyze, report and run.
+type resourceFlags struct {
+	memory  string
+	threads int
+}
+
+func (f *resourceFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.memory, "memory-limit", "1GiB", "DuckDB memory limit (e.g. 1GiB, 1500MB); beyond it DuckDB spills to DIR/"+analyze.TempDirName)
+	fs.IntVar(&f.threads, "threads", 0, "DuckDB threads (0: one per core)")
+}
+
+func (f *resourceFlags) resources() (analyze.Resources, error) {
+	limit, err := analyze.ParseMemory(f.memory)
+	if err != nil {
+		return analyze.Resources{}, usageErr("--memory-limit: %v", err)
+	}
+	if f.threads < 0 {
+		return analyze.Resources{}, usageErr("--threads %d: want 0 (one per core) or more", f.threads)
+	}
+	return analyze.Resources{MemoryLimit: limit, Threads: f.threads}, nil
+}
+
+func doAnalyze(ctx context.Context, e *env, dir string, res analyze.Resources) error {
+	st, err := analyze.RunWith(e.progress.steps(ctx, "analyze"), dir, res)
 	e.progress.done()
 	if err != nil {
 		return err
@@ -395,10 +417,16 @@ func doAnalyze(ctx context.Context, e *env, dir string) error {
 func cmdAnalyze(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "analyze")
 	quiet := quietFlag(fs)
+	var rsf resourceFlags
+	rsf.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	dir, err := oneDir(fs)
+	if err != nil {
+		return err
+	}
+	res, err := rsf.resources()
 	if err != nil {
 		return err
 	}
@@ -408,7 +436,7 @@ func cmdAnalyze(ctx context.Context, e *env, args []string) error {
 	}
 	defer lock.Unlock()
 	defer e.showProgress(*quiet)()
-	return doAnalyze(ctx, e, dir)
+	return doAnalyze(ctx, e, dir, res)
 }
 
 type reportFlags struct {
@@ -445,11 +473,11 @@ func orWant(v string, values []string) string {
 	return " (want any of " + strings.Join(values, ", ") + ")"
 }
 
-func doReport(ctx context.Context, e *env, dir string, f reportFlags) error {
+func doReport(ctx context.Context, e *env, dir string, f reportFlags, rs analyze.Resources) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	res, err := analyze.Summarize(e.progress.steps(ctx, "report"), dir, analyze.SummaryOptions{By: f.by})
+	res, err := analyze.Summarize(e.progress.steps(ctx, "report"), dir, analyze.SummaryOptions{By: f.by, Resources: rs})
 	if err != nil {
 		e.progress.done()
 		return err
@@ -475,10 +503,16 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	var f reportFlags
 	f.register(fs)
 	quiet := quietFlag(fs)
+	var rsf resourceFlags
+	rsf.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	dir, err := oneDir(fs)
+	if err != nil {
+		return err
+	}
+	res, err := rsf.resources()
 	if err != nil {
 		return err
 	}
@@ -491,7 +525,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	}
 	defer lock.Unlock()
 	defer e.showProgress(*quiet)()
-	return doReport(ctx, e, dir, f)
+	return doReport(ctx, e, dir, f, res)
 }
 
 func cmdRun(ctx context.Context, e *env, args []string) error {
@@ -501,6 +535,8 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	inf.register(fs)
 	rf.register(fs)
 	quiet := quietFlag(fs)
+	var rsf resourceFlags
+	rsf.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -508,6 +544,10 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	opt, err := inf.options(e)
+	if err != nil {
+		return err
+	}
+	res, err := rsf.resources()
 	if err != nil {
 		return err
 	}
@@ -530,10 +570,10 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if _, statErr := ingest.ReadManifest(opt.Out); statErr != nil {
 		return ingestErr
 	}
-	if err := doAnalyze(ctx, e, opt.Out); err != nil {
+	if err := doAnalyze(ctx, e, opt.Out, res); err != nil {
 		return err
 	}
-	if err := doReport(ctx, e, opt.Out, rf); err != nil {
+	if err := doReport(ctx, e, opt.Out, rf, res); err != nil {
 		return err
 	}
 	return ingestErr

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/infertrace/infertrace/analyze"
+)
+
+// dirBytes is the total size of the files under dir (0 when it is absent).
+func dirBytes(dir string) int64 {
+	var n int64
+	filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n
+}
+
+// TestAnalyzeSpillsWithinMemoryLimit: with a memory limit far below what
+// the analysis of 50,000 requests holds, analyze spills into DIR/.duckdb-tmp
+// instead of failing, writes the same requests.parquet row for row as a run
+// without a tight limit, and removes the spill directory when it is done.
+func TestAnalyzeSpillsWithinMemoryLimit(t *testing.T) {
+	_, out := simulateAndRunN(t, 5, 50000)
+	roomy := filepath.Join(t.TempDir(), "roomy.parquet")
+	if code, stdout, stderr := runCLI(t, "analyze", "--memory-limit", "8GB", out); code != 0 {
+		t.Fatalf("analyze: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if err := os.Rename(filepath.Join(out, analyze.RequestsFile), roomy); err != nil {
+		t.Fatal(err)
+	}
+
+	tmp := filepath.Join(out, analyze.TempDirName)
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			if n := dirBytes(tmp); n > peak.Load() {
+				peak.Store(n)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}()
+	code, stdout, stderr := runCLI(t, "analyze", "--memory-limit", "128MB", "--threads", "1", out)
+	close(stop)
+	wg.Wait()
+	if code != 0 {
+		t.Fatalf("analyze --memory-limit 128MB: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if peak.Load() == 0 {
+		t.Errorf("analyze --memory-limit 128MB spilled nothing into %s", tmp)
+	}
+	t.Logf("spilled up to %d MB", peak.Load()>>20)
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("%s left behind (%v)", tmp, err)
+	}
+
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var rows, differ int64
+	q := `WITH a AS (SELECT row_number() OVER () AS row, * FROM read_parquet(?)),
+	           b AS (SELECT row_number() OVER () AS row, * FROM read_parquet(?))
+	      SELECT (SELECT count(*) FROM a),
+	             (SELECT count(*) FROM (SELECT * FROM a EXCEPT ALL SELECT * FROM b))
+	           + (SELECT count(*) FROM (SELECT * FROM b EXCEPT ALL SELECT * FROM a))`
+	if err := db.QueryRow(q, roomy, filepath.Join(out, analyze.RequestsFile)).Scan(&rows, &differ); err != nil {
+		t.Fatal(err)
+	}
+	if rows < 49000 || differ != 0 {
+		t.Errorf("spilling run: %d rows, %d differ from the run with room (row for row, in order)", rows, differ)
+	}
+}
+
+// TestResourceFlags: analyze, report and run refuse a memory limit they
+// cannot read, or one too small for DuckDB, as usage errors.
+func TestResourceFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"analyze", "--memory-limit", "lots", "x"},
+		{"report", "--memory-limit", "1MB", "x"},
+		{"analyze", "--threads", "-1", "x"},
+		{"run", "--memory-limit", "2 parsecs", "--client", "x", "--out", "y"},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		if code != 2 || !strings.Contains(stderr, "--") {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error", args, code, stderr)
+		}
+	}
+	for in, want := range map[string]int64{"1GiB": 1 << 30, "1.5GB": 1500000000, "512 MiB": 512 << 20, "2147483648": 1 << 31, "100mb": 100e6} {
+		if got, err := analyze.ParseMemory(in); err != nil || got != want {
+			t.Errorf("ParseMemory(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+}
