@@ -106,18 +106,9 @@ func findings(r *Result) []string {
 			out = append(out, fmt.Sprintf("%d of %d requests have no %s record, so their %s are unknown (shown as –, never estimated).", miss, cov.Requests, t.name, t.lost))
 		}
 	}
-	out = append(out, joinFindings(r)...)
-	if r.Anomalous > 0 {
-		out = append(out, fmt.Sprintf("%s anomalous (a tier's own times out of order or a negative component); kept, and counted by reason under Anomalies.", plural(r.Anomalous, "request is", "requests are")))
-	}
-	if r.Retried > 0 {
-		out = append(out, fmt.Sprintf("%s more than one distinct record on a tier (retries reusing the ID); the latest attempt on that tier's clock is used.", plural(r.Retried, "request ID has", "request IDs have")))
-	}
-	if r.RejectsTotal > 0 {
-		out = append(out, fmt.Sprintf("%s rejected at ingest (see Rejected lines).", plural(r.RejectsTotal, "input line was", "input lines were")))
-	}
-
-	out = append(out, formatFindings(r)...)
+	out = append(out, dataFindings(r)...)
+	r.DataQuality = out
+	out = append([]string(nil), out...)
 	out = append(out, phaseFindings(r)...)
 
 	// Sentences about all requests lead; those about one slice go with that
@@ -135,6 +126,24 @@ func findings(r *Result) []string {
 		out = append(out, "Findings about each slice are listed with its attribution, under Attribution by slice.")
 	}
 	return out
+}
+
+// dataFindings are the sentences about the data rather than the latency:
+// joins, anomalies, retries, rejects and what the server formats gave.
+func dataFindings(r *Result) []string {
+	var out []string
+	out = append(out, joinFindings(r)...)
+	if r.Anomalous > 0 {
+		out = append(out, fmt.Sprintf("%s anomalous (a tier's own times out of order or a negative component); kept, and counted by reason under Anomalies.", plural(r.Anomalous, "request is", "requests are")))
+	}
+	if r.Retried > 0 {
+		out = append(out, fmt.Sprintf("%s more than one distinct record on a tier (retries reusing the ID); the latest attempt on that tier's clock is used.", plural(r.Retried, "request ID has", "request IDs have")))
+	}
+	if r.RejectsTotal > 0 {
+		out = append(out, fmt.Sprintf("%s rejected at ingest (see Rejected lines).", plural(r.RejectsTotal, "input line was", "input lines were")))
+	}
+
+	return append(out, formatFindings(r)...)
 }
 
 // sliceFindings states what one slice's numbers show.
@@ -443,4 +452,255 @@ func lostRecords(r *Result) int64 {
 		}
 	}
 	return n
+}
+
+// headlines answers the report's questions in short sentences of one or
+// two figures each, for its first screen: where the time goes, what changed
+// in the burst and cold phases, what stands out, and whether the data can be
+// trusted. Findings and tables give every figure with its n.
+func headlines(r *Result) []Headline {
+	var out []Headline
+	add := func(topic, format string, args ...any) {
+		out = append(out, Headline{Topic: topic, Text: fmt.Sprintf(format, args...)})
+	}
+	if r.Coverage.Requests == 0 {
+		add(HeadlineData, "No requests were found: nothing to attribute.")
+		return out
+	}
+	for _, h := range timeHeadlines(r) {
+		add(HeadlineTime, "%s", h)
+	}
+	for _, h := range phaseHeadlines(r) {
+		add(HeadlinePhases, "%s", h)
+	}
+	for _, h := range standOutHeadlines(r) {
+		add(HeadlineStandsOut, "%s", h)
+	}
+	add(HeadlineData, "%s", dataHeadline(r))
+	return out
+}
+
+// timeHeadlines says which component the slowest 5% spend the most time
+// in, for all requests (E2E and TTFT) and across the slices.
+func timeHeadlines(r *Result) []string {
+	var out []string
+	var per map[string][]string
+	var names []string
+	slices := 0
+	for i := range r.Slices {
+		s := &r.Slices[i]
+		if s.All {
+			if d, ok := dominant(s.E2E); ok && s.E2ETailN > 0 {
+				out = append(out, fmt.Sprintf("The slowest 5%% of requests by client E2E (n=%d) spend the most time in %s: %s of %s on average.",
+					s.E2ETailN, d.Name, ms(d.TailMean), ms(s.E2ETailClientE2E)))
+			} else if s.ClientE2E.N == 0 {
+				out = append(out, "No request has a client E2E time: the user-visible latency cannot be attributed.")
+			}
+			if d, ok := dominant(s.TTFT); ok && s.TTFTTailN > 0 {
+				out = append(out, fmt.Sprintf("The slowest 5%% by client TTFT (n=%d) spend the most of it in %s: %s of %s on average.",
+					s.TTFTTailN, d.Name, ms(d.TailMean), ms(s.TTFTTailClientTTFT)))
+			}
+			continue
+		}
+		d, ok := dominant(s.E2E)
+		if !ok || s.E2ETailN == 0 {
+			continue
+		}
+		if per == nil {
+			per = map[string][]string{}
+		}
+		if per[d.Name] == nil {
+			names = append(names, d.Name)
+		}
+		per[d.Name] = append(per[d.Name], s.Label)
+		slices++
+	}
+	switch {
+	case slices < 2:
+	case len(names) == 1:
+		out = append(out, fmt.Sprintf("In every slice with a slowest 5%% to attribute (%d), it spends the most time in %s.", slices, names[0]))
+	default:
+		// The most common component first; the slices of the others named
+		// when few.
+		for i := 1; i < len(names); i++ {
+			for j := i; j > 0 && len(per[names[j]]) > len(per[names[j-1]]); j-- {
+				names[j], names[j-1] = names[j-1], names[j]
+			}
+		}
+		parts := make([]string, len(names)-1)
+		for i, n := range names[1:] {
+			parts[i] = fmt.Sprintf("in %s in %d", n, len(per[n]))
+			if len(per[n]) <= 2 {
+				parts[i] += " (" + strings.Join(per[n], "; ") + ")"
+			}
+		}
+		out = append(out, fmt.Sprintf("Per slice, the slowest 5%% spend the most time in %s in %d of %d slices, %s.",
+			names[0], len(per[names[0]]), slices, strings.Join(parts, ", ")))
+	}
+	return out
+}
+
+// shortWindow renders a window as "from 10:00:37 to 10:01:27 UTC" (the
+// date shown once when both ends fall on one day).
+func shortWindow(first, last *time.Time) string {
+	if first == nil || last == nil {
+		return ""
+	}
+	a, b := first.UTC(), last.UTC()
+	if a.Format("2006-01-02") == b.Format("2006-01-02") {
+		return fmt.Sprintf("from %s to %s UTC", a.Format("15:04:05"), b.Format("15:04:05"))
+	}
+	return fmt.Sprintf("from %s to %s UTC", a.Format("2006-01-02 15:04:05"), b.Format("2006-01-02 15:04:05"))
+}
+
+// phaseHeadlines compares the burst and cold phases with steady state, by
+// the rules of phaseComparisons.
+func phaseHeadlines(r *Result) []string {
+	var out []string
+	steady, okSteady := phaseByName(r.Phases, "steady")
+	for _, name := range []string{"burst", "cold"} {
+		p, ok := phaseByName(r.Phases, name)
+		what := map[string]string{"burst": "the burst", "cold": "the cold start"}[name]
+		if !ok || p.Requests == 0 {
+			out = append(out, fmt.Sprintf("No %s phase was detected in the logs.", name))
+			continue
+		}
+		if !okSteady || p.ClientE2E.P95 == nil || steady.ClientE2E.P95 == nil {
+			out = append(out, fmt.Sprintf("%s detected as %s; too few client E2E times to compare with steady state.", plural(p.Requests, "request was", "requests were"), name))
+			continue
+		}
+		lead := map[string]string{"burst": "During the burst", "cold": "In the cold start"}[name]
+		out = append(out, fmt.Sprintf("%s (%s, %s), P95 client E2E is %s against %s in steady state.",
+			lead, plural(p.Requests, "request", "requests"), shortWindow(p.WindowFirst, p.WindowLast), ms(p.ClientE2E.P95), ms(steady.ClientE2E.P95)))
+		dc := sub(p.ClientE2E.P95, steady.ClientE2E.P95)
+		if dc <= phaseRise**steady.ClientE2E.P95 {
+			out = append(out, fmt.Sprintf("That is within %.0f%% of steady state: %s changed little.", 100*phaseRise, what))
+			continue
+		}
+		if p.Model.P95 == nil || steady.Model.P95 == nil {
+			continue
+		}
+		dm := sub(p.Model.P95, steady.Model.P95)
+		if dm >= modelShare*dc {
+			out = append(out, fmt.Sprintf("The model itself is slower: P95 model time rises by %s, P95 client E2E by %s.", ms(&dm), ms(&dc)))
+			continue
+		}
+		best, bestD := "", 0.0
+		for _, c := range []struct {
+			name string
+			a, b Dist
+		}{{"queueing", p.Queue, steady.Queue}, {"network", p.Network, steady.Network}, {"application", p.Application, steady.Application}} {
+			if c.a.P95 != nil && c.b.P95 != nil {
+				if d := sub(c.a.P95, c.b.P95); d > bestD {
+					best, bestD = c.name, d
+				}
+			}
+		}
+		if best == "" {
+			out = append(out, fmt.Sprintf("The extra time is outside the model: P95 model time rises by only %s.", ms(&dm)))
+			continue
+		}
+		out = append(out, fmt.Sprintf("The extra time is %s, not the model: P95 %s rises by %s, P95 model time by %s.",
+			best, strings.TrimSuffix(best, "ing"), ms(&bestD), ms(&dm)))
+	}
+	return out
+}
+
+// slowDecode is how many times its peers' P95 model time per output token
+// a replica must take to be called out.
+const slowDecode = 1.5
+
+// standOutHeadlines names the slowest slice, the replicas that started cold
+// and any replica decoding much slower than the model's other replicas.
+func standOutHeadlines(r *Result) []string {
+	var out []string
+	var all, worst *Slice
+	n := 0
+	for i := range r.Slices {
+		s := &r.Slices[i]
+		if s.All {
+			all = s
+			continue
+		}
+		if s.ClientE2E.P95 == nil {
+			continue
+		}
+		n++
+		if worst == nil || *s.ClientE2E.P95 > *worst.ClientE2E.P95 {
+			worst = s
+		}
+	}
+	if n > 1 && all != nil && all.ClientE2E.P95 != nil {
+		out = append(out, fmt.Sprintf("The slowest slice is %s: P95 client E2E %s, against %s for all requests.", worst.Label, ms(worst.ClientE2E.P95), ms(all.ClientE2E.P95)))
+	}
+	var first *time.Time
+	if len(r.Slices) > 0 {
+		first = r.Slices[0].WindowFirst
+	}
+	for _, rep := range r.Replicas {
+		if rep.Cold == 0 {
+			continue
+		}
+		late := ""
+		if first != nil && rep.FirstStart != nil {
+			late = fmt.Sprintf(" served its first request %.1f s after the service's first;", rep.FirstStart.Sub(*first).Seconds())
+		}
+		were := "were"
+		if rep.Cold == 1 {
+			were = "was"
+		}
+		out = append(out, fmt.Sprintf("Replica %s%s %d of its requests %s cold.", rep.Replica, late, rep.Cold, were))
+	}
+	for _, rep := range r.Replicas {
+		v := rep.ModelPerToken[1]
+		if v == nil {
+			continue
+		}
+		peers, most := 0, 0.0
+		for _, o := range r.Replicas {
+			if o.Replica != rep.Replica && o.Model == rep.Model && o.ModelPerToken[1] != nil {
+				peers++
+				most = max(most, *o.ModelPerToken[1])
+			}
+		}
+		if peers > 0 && most > 0 && *v >= slowDecode*most {
+			out = append(out, fmt.Sprintf("Replica %s decodes slowest: P95 model time per output token %s, against at most %s on the other replicas of %s.", rep.Replica, ms(v), ms(&most), rep.Model))
+		}
+	}
+	return out
+}
+
+// dataHeadline sums up the data quality in one line.
+func dataHeadline(r *Result) string {
+	c := r.Coverage
+	var tiers []string
+	for _, t := range []struct {
+		name string
+		n    int64
+	}{{"client", c.Client}, {"gateway", c.Gateway}, {"server", c.Server}} {
+		if t.n > 0 {
+			tiers = append(tiers, t.name)
+		}
+	}
+	var joined string
+	switch len(tiers) {
+	case 3:
+		joined = fmt.Sprintf("%.1f%% of requests joined on all three tiers", 100*float64(c.AllTiers)/float64(c.Requests))
+	case 2:
+		both := map[string]int64{"client gateway": c.ClientGateway, "gateway server": c.GatewayServer, "client server": c.ClientServer}[strings.Join(tiers, " ")]
+		joined = fmt.Sprintf("only %s logs: %.1f%% of requests joined on both", strings.Join(tiers, " and "), 100*float64(both)/float64(c.Requests))
+	default:
+		joined = fmt.Sprintf("only %s logs, so nothing is joined", strings.Join(tiers, ""))
+	}
+	joined = strings.ToUpper(joined[:1]) + joined[1:]
+	var more []string
+	if r.RejectsTotal > 0 {
+		more = append(more, plural(r.RejectsTotal, "line", "lines")+" rejected")
+	} else {
+		more = append(more, "no line rejected")
+	}
+	if r.Anomalous > 0 {
+		more = append(more, plural(r.Anomalous, "request", "requests")+" anomalous (kept)")
+	}
+	return joined + "; " + strings.Join(more, ", ") + " — see Data quality."
 }

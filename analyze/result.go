@@ -291,8 +291,30 @@ type Result struct {
 	Replicas     []Replica    // in order of first start
 	TimeSeries   []TimeWindow // every window from the first start to the last
 	Protocol     []ProtocolEntry
-	Findings     []string
+	// Findings are the plain sentences about all requests, those about
+	// the data (DataQuality) first.
+	Findings []string
+	// DataQuality is the part of Findings about the data rather than the
+	// latency: joins, anomalies, retries, rejects, server formats.
+	DataQuality []string
+	// Headlines answer the report's questions in short sentences, for its
+	// first screen.
+	Headlines []Headline
 }
+
+// Headline is one short sentence answering one of the report's questions.
+type Headline struct {
+	Topic string // HeadlineTime, HeadlinePhases, HeadlineStandsOut or HeadlineData
+	Text  string
+}
+
+// The questions headlines answer, in the order a report shows them.
+const (
+	HeadlineTime      = "Where the time goes"
+	HeadlinePhases    = "Burst and cold start"
+	HeadlineStandsOut = "What stands out"
+	HeadlineData      = "Can the data be trusted"
+)
 
 // String summarizes the stats on one line, e.g.
 // "8 requests (client 7, gateway 8, server 7, all three 6), 1 anomalous, 1 retried: DIR/requests.parquet".

@@ -138,6 +138,7 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 		return nil, err
 	}
 	res.Findings = findings(res)
+	res.Headlines = headlines(res)
 	return res, nil
 }
 

@@ -2,22 +2,31 @@ package report
 
 import (
 	"fmt"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
 )
 
-// Chart geometry (SVG user units).
+// Attribution chart geometry (SVG user units). Charts scale down with the
+// page (max-width: 100%), never overflow it.
 const (
-	chartWidth  = 760
+	chartWidth  = 1000
 	labelWidth  = 200
 	labelHeight = 18
-	barWidth    = chartWidth - labelWidth - 20
-	barHeight   = 14
-	rowGap      = 6
-	sliceGap    = 14
-	legendSpace = 30
+	barWidth    = chartWidth - labelWidth - 30
+	barHeight   = 16
+	rowGap      = 5
+	sliceGap    = 12
+	legendSpace = 28
+	axisSpace   = 40
+	// minLabelPx is the narrowest segment that carries its value as text.
+	minLabelPx = 52
 )
+
+// componentOrder is the order of the E2E components in every bar.
+var componentOrder = []string{"network", "application", "queue", "model"}
 
 // componentColors are fixed per component so every chart reads the same.
 var componentColors = map[string]string{
@@ -27,13 +36,16 @@ var componentColors = map[string]string{
 	"model":       "#59a14f",
 }
 
-// chart is an inline SVG of the E2E attribution per slice: one bar of the
-// components' P50s side by side, one of their means over the slowest 5%.
+// chart is an inline SVG of the E2E attribution per slice on one shared
+// scale: one bar of the components' P50s laid end to end, and beside it
+// one of their means over the slowest 5% (the tail).
 type chart struct {
 	Width, Height int
-	MaxMs         string // value at the right edge of the bar area
 	Legend        []legendItem
 	Rows          []chartRow
+	Ticks         []tick
+	AxisY         int // y of the axis line
+	PlotTop       int
 	Clamped       bool // some negative value was drawn as zero
 }
 
@@ -41,6 +53,11 @@ type legendItem struct {
 	X     int
 	Color string
 	Name  string
+}
+
+type tick struct {
+	X, Y  string
+	Label string
 }
 
 type chartRow struct {
@@ -51,16 +68,62 @@ type chartRow struct {
 }
 
 type segment struct {
-	Y     int
-	X, W  string
-	Color string
-	Title string
+	Y        int
+	X, W     string
+	Color    string
+	Title    string
+	Text     string // the value, where the segment is wide enough
+	TextX    string
+	TextY    int
+	TextDark bool
+	After    bool // the text follows the bar (left-aligned)
 }
+
+// scale maps [0, max] to [0, px] with nice ticks.
+type scale struct {
+	max, px float64
+	step    float64
+}
+
+func newScale(max, px float64, ticks int) scale {
+	step := niceStep(max, ticks)
+	return scale{max: math.Ceil(max/step) * step, px: px, step: step}
+}
+
+func (s scale) at(v float64) float64 { return v / s.max * s.px }
+
+// niceStep is a 1, 2 or 5 times a power of ten step giving about n ticks
+// up to max.
+func niceStep(max float64, n int) float64 {
+	if max <= 0 {
+		return 1
+	}
+	raw := max / float64(n)
+	p := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*p >= raw {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// fmtTick prints a tick value without needless decimals.
+func fmtTick(v float64) string {
+	if v == math.Trunc(v) {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%g", v)
+}
+
+// drawn reports whether a slice has client E2E samples; slices without
+// (n = 0) are neither drawn nor listed in the summary.
+func drawn(s analyze.Slice) bool { return s.ClientE2E.N > 0 }
 
 func newChart(slices []analyze.Slice) chart {
 	c := chart{Width: chartWidth}
 	x := labelWidth
-	for _, name := range []string{"network", "application", "queue", "model"} {
+	for _, name := range componentOrder {
 		c.Legend = append(c.Legend, legendItem{X: x, Color: componentColors[name], Name: name})
 		x += 110
 	}
@@ -73,36 +136,29 @@ func newChart(slices []analyze.Slice) chart {
 	var bars []bar
 	max := 0.0
 	for _, s := range slices {
-		if s.E2ETailN == 0 && componentsEmpty(s.E2E) {
+		if !drawn(s) || (s.E2ETailN == 0 && componentsEmpty(s.E2E)) {
 			continue
 		}
 		bars = append(bars,
 			bar{s.Label, "P50 of each component", s.Label, s.E2E, false},
 			bar{"", fmt.Sprintf("slowest 5%%, mean (n=%d)", s.E2ETailN), s.Label, s.E2E, true})
 		for _, tail := range []bool{false, true} {
-			sum := 0.0
-			for _, p := range s.E2E {
-				if v := value(p, tail); v != nil && *v > 0 {
-					sum += *v
-				}
-			}
-			if sum > max {
-				max = sum
-			}
+			max = math.Max(max, positiveSum(s.E2E, tail))
 		}
 	}
 	if max == 0 {
 		max = 1
 	}
-	c.MaxMs = fmt.Sprintf("%.1f ms", max)
+	sc := newScale(max, barWidth, 8)
 	y := legendSpace
+	c.PlotTop = y
 	for _, b := range bars {
 		if b.label != "" {
 			// The slice label gets its own line above its two bars.
-			c.Rows = append(c.Rows, chartRow{Y: y, TextY: y + 12, Label: b.label})
+			c.Rows = append(c.Rows, chartRow{Y: y, TextY: y + 13, Label: b.label})
 			y += labelHeight
 		}
-		row := chartRow{Y: y, TextY: y + barHeight - 3, Caption: b.caption}
+		row := chartRow{Y: y, TextY: y + barHeight - 4, Caption: b.caption}
 		pos := 0.0
 		for _, p := range b.parts {
 			v := value(p, b.tail)
@@ -114,15 +170,29 @@ func newChart(slices []analyze.Slice) chart {
 				c.Clamped = true
 				w = 0
 			}
-			px := w / max * barWidth
-			row.Segments = append(row.Segments, segment{
+			px := sc.at(w)
+			seg := segment{
 				Y:     y,
-				X:     fmt.Sprintf("%.1f", float64(labelWidth)+pos),
-				W:     fmt.Sprintf("%.1f", px),
+				X:     f1(float64(labelWidth) + pos),
+				W:     f1(px),
 				Color: componentColors[p.Name],
 				Title: fmt.Sprintf("%s, %s, %s: %s ms", b.slice, p.Name, b.caption, fmtMs(v)),
-			})
+			}
+			if px >= minLabelPx {
+				seg.Text, seg.TextX, seg.TextY = fmtMs(v), f1(float64(labelWidth)+pos+px/2), y+barHeight-4
+				seg.TextDark = p.Name == "application"
+			}
+			row.Segments = append(row.Segments, seg)
 			pos += px
+		}
+		if n := len(row.Segments); n > 0 && row.Segments[n-1].Text == "" {
+			// The last segment too narrow for its value: written after the bar.
+			last := &row.Segments[n-1]
+			for _, p := range b.parts {
+				if v := value(p, b.tail); v != nil && componentColors[p.Name] == last.Color {
+					last.Text, last.TextX, last.TextY, last.TextDark, last.After = fmtMs(v), f1(float64(labelWidth)+pos+4), y+barHeight-4, true, true
+				}
+			}
 		}
 		c.Rows = append(c.Rows, row)
 		y += barHeight + rowGap
@@ -130,8 +200,22 @@ func newChart(slices []analyze.Slice) chart {
 			y += sliceGap
 		}
 	}
-	c.Height = y + 10
+	c.AxisY = y
+	for v := 0.0; v <= sc.max+sc.step/2; v += sc.step {
+		c.Ticks = append(c.Ticks, tick{X: f1(float64(labelWidth) + sc.at(v)), Y: fmt.Sprint(y + 14), Label: fmtTick(v)})
+	}
+	c.Height = y + axisSpace
 	return c
+}
+
+func positiveSum(cs []analyze.Component, tail bool) float64 {
+	sum := 0.0
+	for _, p := range cs {
+		if v := value(p, tail); v != nil && *v > 0 {
+			sum += *v
+		}
+	}
+	return sum
 }
 
 func value(c analyze.Component, tail bool) *float64 {
@@ -150,34 +234,212 @@ func componentsEmpty(cs []analyze.Component) bool {
 	return true
 }
 
+// miniBar is the attribution of one summary-table row: the P50 bar and
+// the slowest-5% bar, on the scale shared by every row.
+type miniBar struct {
+	Width, Height int
+	P50, Tail     []segment
+}
+
+const (
+	miniWidth   = 170
+	miniCaption = 22
+	miniBarH    = 8
+)
+
+func newMiniBars(slices []analyze.Slice) []miniBar {
+	max := 0.0
+	for _, s := range slices {
+		max = math.Max(max, math.Max(positiveSum(s.E2E, false), positiveSum(s.E2E, true)))
+	}
+	if max == 0 {
+		max = 1
+	}
+	px := float64(miniWidth - miniCaption - 4)
+	out := make([]miniBar, len(slices))
+	for i, s := range slices {
+		m := miniBar{Width: miniWidth, Height: 2*miniBarH + 6}
+		for _, tail := range []bool{false, true} {
+			y, what := 2, "P50"
+			if tail {
+				y, what = miniBarH+4, fmt.Sprintf("mean over the slowest 5%% (n=%d)", s.E2ETailN)
+			}
+			pos := 0.0
+			var segs []segment
+			for _, p := range s.E2E {
+				v := value(p, tail)
+				if v == nil || *v <= 0 {
+					continue
+				}
+				w := *v / max * px
+				segs = append(segs, segment{Y: y, X: f1(miniCaption + pos), W: f1(w), Color: componentColors[p.Name],
+					Title: fmt.Sprintf("%s, %s: %s ms", p.Name, what, fmtMs(v))})
+				pos += w
+			}
+			if tail {
+				m.Tail = segs
+			} else {
+				m.P50 = segs
+			}
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// Percentile-curve chart geometry.
+const (
+	pcWidth  = 540
+	pcHeight = 300
+	pcLeft   = 64
+	pcRight  = 16
+	pcTop    = 14
+	pcBottom = 44
+)
+
+// sliceColors tell the slices apart in the percentile curves; all
+// requests is drawn in black.
+var sliceColors = []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}
+
+// curveChart is a percentile curve per slice: P50, P90, P95 and P99 of one
+// metric, the percentile on a tail-stretching axis (1/(1−p), log), the
+// value on a log axis when the tail spans more than a decade.
+type curveChart struct {
+	Title         string
+	Width, Height int
+	Log           bool
+	Lines         []curveLine
+	XTicks        []tick
+	YTicks        []tick
+	Left, Right   int
+	Top, Bottom   int
+	Empty         bool
+}
+
+type curveLine struct {
+	Label  string
+	Color  string
+	Width  string
+	Points string
+	Dots   []dot
+}
+
+type dot struct {
+	X, Y, Title string
+}
+
+func newCurveChart(title, unit string, rows []distRow) curveChart {
+	c := curveChart{Title: title, Width: pcWidth, Height: pcHeight, Left: pcLeft, Right: pcWidth - pcRight, Top: pcTop, Bottom: pcHeight - pcBottom}
+	ps := []struct {
+		name string
+		q    float64
+		get  func(analyze.Dist) *float64
+	}{
+		{"P50", .5, func(d analyze.Dist) *float64 { return d.P50 }},
+		{"P90", .9, func(d analyze.Dist) *float64 { return d.P90 }},
+		{"P95", .95, func(d analyze.Dist) *float64 { return d.P95 }},
+		{"P99", .99, func(d analyze.Dist) *float64 { return d.P99 }},
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		for _, p := range ps {
+			if v := p.get(r.Dist); v != nil {
+				lo, hi = math.Min(lo, *v), math.Max(hi, *v)
+			}
+		}
+	}
+	if math.IsInf(lo, 1) {
+		c.Empty = true
+		return c
+	}
+	c.Log = lo > 0 && hi/lo > 10
+	plotW, plotH := float64(c.Right-c.Left), float64(c.Bottom-c.Top)
+	tx := func(q float64) float64 { return math.Log10(1 / (1 - q)) }
+	x := func(q float64) float64 { return float64(c.Left) + (tx(q)-tx(.5))/(tx(.99)-tx(.5))*plotW }
+	var y func(v float64) float64
+	if c.Log {
+		a, b := math.Floor(math.Log10(lo)), math.Ceil(math.Log10(hi))
+		y = func(v float64) float64 { return float64(c.Bottom) - (math.Log10(v)-a)/(b-a)*plotH }
+		for e := a; e <= b; e++ {
+			for _, m := range []float64{1, 2, 5} {
+				v := m * math.Pow(10, e)
+				if e == b && m > 1 {
+					break
+				}
+				c.YTicks = append(c.YTicks, tick{X: fmt.Sprint(c.Left - 6), Y: f1(y(v)), Label: fmtTick(v)})
+			}
+		}
+	} else {
+		min := math.Min(0, lo)
+		sc := newScale(hi-min, plotH, 5)
+		base := math.Floor(min/sc.step) * sc.step
+		top := base + math.Ceil((hi-base)/sc.step)*sc.step
+		if top == base {
+			top = base + sc.step
+		}
+		y = func(v float64) float64 { return float64(c.Bottom) - (v-base)/(top-base)*plotH }
+		for v := base; v <= top+sc.step/2; v += sc.step {
+			c.YTicks = append(c.YTicks, tick{X: fmt.Sprint(c.Left - 6), Y: f1(y(v)), Label: fmtTick(v)})
+		}
+	}
+	for _, p := range ps {
+		c.XTicks = append(c.XTicks, tick{X: f1(x(p.q)), Y: fmt.Sprint(c.Bottom + 16), Label: p.name})
+	}
+	for i, r := range rows {
+		l := curveLine{Label: r.Label, Color: "#222", Width: "2.5"}
+		if i > 0 {
+			l.Color, l.Width = sliceColors[(i-1)%len(sliceColors)], "1.5"
+		}
+		var pts []string
+		for _, p := range ps {
+			v := p.get(r.Dist)
+			if v == nil {
+				continue
+			}
+			px, py := f1(x(p.q)), f1(y(*v))
+			pts = append(pts, px+","+py)
+			l.Dots = append(l.Dots, dot{X: px, Y: py, Title: fmt.Sprintf("%s, %s %s: %s %s (n=%d)", r.Label, title, p.name, fmtMs(v), unit, r.Dist.N)})
+		}
+		l.Points = strings.Join(pts, " ")
+		c.Lines = append(c.Lines, l)
+	}
+	return c
+}
+
 // Time series chart geometry (SVG user units).
 const (
-	tsLabelWidth  = 150
-	tsPanelHeight = 56
-	tsPanelGap    = 22
-	tsTop         = 24
-	tsAxisSpace   = 34
+	tsLabelWidth  = 200
+	tsPanelHeight = 60
+	tsPanelGap    = 26
+	tsTop         = 34
+	tsAxisSpace   = 44
 )
 
 // tsChart is an inline SVG of the time series: one panel per metric
 // (arrivals/s, P95 client E2E, P95 queue, P95 model), one bar per window on
-// a shared time axis; windows with mostly burst requests are shaded and
-// windows with cold requests marked.
+// a shared time axis with ticks; windows with mostly burst requests and
+// windows with cold requests are shaded.
 type tsChart struct {
 	Width, Height int
 	Panels        []tsPanel
 	Shades        []tsRect
-	ColdMarks     []tsRect
-	XLabels       []tsText
+	ColdShades    []tsRect
+	XTicks        []tick
+	AxisY         int
+	AxisTitle     string
+	Left, Right   int
+	TickX         int // x of the y tick labels (right-aligned)
 	Empty         bool
 }
 
 type tsPanel struct {
-	Label, Max string
-	Y, TextY   int
-	BaseY      int
-	Bars       []tsRect
-	Color      string
+	Label     string
+	Max, Zero string // y tick labels, with unit
+	Y, TextY  int
+	BaseY     int
+	MaxY      int
+	Bars      []tsRect
+	Color     string
 }
 
 type tsRect struct {
@@ -185,16 +447,15 @@ type tsRect struct {
 	Title      string
 }
 
-type tsText struct {
-	X, Y int
-	Text string
-}
-
 func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
 
+// tsTickSteps are the time-axis tick steps the chart picks from, in
+// seconds.
+var tsTickSteps = []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400}
+
 func newTSChart(ws []analyze.TimeWindow) tsChart {
-	c := tsChart{Width: chartWidth}
-	if len(ws) == 0 {
+	c := tsChart{Width: chartWidth, Left: tsLabelWidth, Right: chartWidth - 10, TickX: tsLabelWidth - 6}
+	if len(ws) == 0 || ws[0].Start == nil {
 		c.Empty = true
 		return c
 	}
@@ -209,7 +470,7 @@ func newTSChart(ws []analyze.TimeWindow) tsChart {
 		{"P95 queue", componentColors["queue"], func(w analyze.TimeWindow) (*float64, int64) { return w.QueueP95, w.QueueN }, " ms"},
 		{"P95 model", componentColors["model"], func(w analyze.TimeWindow) (*float64, int64) { return w.ModelP95, w.ModelN }, " ms"},
 	}
-	plotW := float64(chartWidth - tsLabelWidth - 10)
+	plotW := float64(c.Right - tsLabelWidth)
 	bw := plotW / float64(len(ws))
 	x := func(i int) float64 { return float64(tsLabelWidth) + float64(i)*bw }
 	top := tsTop
@@ -221,20 +482,21 @@ func newTSChart(ws []analyze.TimeWindow) tsChart {
 				Title: fmt.Sprintf("%s UTC: %d of %d requests detected as burst", when, w.Burst, w.Requests)})
 		}
 		if w.Cold > 0 {
-			c.ColdMarks = append(c.ColdMarks, tsRect{X: f1(x(i)), Y: fmt.Sprint(bottom + 4), W: f1(bw), H: "5",
+			c.ColdShades = append(c.ColdShades, tsRect{X: f1(x(i)), Y: fmt.Sprint(top - 4), W: f1(bw), H: fmt.Sprint(bottom - top + 8),
 				Title: fmt.Sprintf("%s UTC: %s", when, plural(w.Cold, "cold request", "cold requests"))})
 		}
 	}
 	for m, mt := range metrics {
 		y := tsTop + m*(tsPanelHeight+tsPanelGap)
-		p := tsPanel{Label: mt.label, Y: y, TextY: y + 12, BaseY: y + tsPanelHeight, Color: mt.color}
+		p := tsPanel{Label: mt.label, Y: y, TextY: y + 12, BaseY: y + tsPanelHeight, MaxY: y, Color: mt.color}
 		max := 0.0
 		for _, w := range ws {
 			if v, _ := mt.get(w); v != nil && *v > max {
 				max = *v
 			}
 		}
-		p.Max = "max " + f1(max) + mt.unit
+		p.Max = f1(max) + mt.unit
+		p.Zero = "0" + mt.unit
 		if max == 0 {
 			max = 1
 		}
@@ -252,16 +514,29 @@ func newTSChart(ws []analyze.TimeWindow) tsChart {
 		}
 		c.Panels = append(c.Panels, p)
 	}
-	axisY := bottom + 24
-	c.XLabels = append(c.XLabels, tsText{X: tsLabelWidth, Y: axisY, Text: fmtTime(ws[0].Start) + " UTC"})
-	last := ws[len(ws)-1]
-	end := "–"
-	if last.Start != nil {
-		e := last.Start.Add(time.Duration(last.WidthS * float64(time.Second)))
-		end = fmtTime(&e) + " UTC"
+	c.AxisY = bottom + 6
+	first := ws[0].Start.UTC()
+	width := ws[0].WidthS
+	span := width * float64(len(ws))
+	step := tsTickSteps[len(tsTickSteps)-1]
+	for _, s := range tsTickSteps {
+		if span/s <= 8 {
+			step = s
+			break
+		}
 	}
-	c.XLabels = append(c.XLabels, tsText{X: chartWidth - 10, Y: axisY, Text: end})
-	c.Height = axisY + tsAxisSpace - 20
+	layout := "15:04:05"
+	if step >= 60 {
+		layout = "15:04"
+	}
+	firstS := float64(first.UnixNano()) / 1e9
+	for t := math.Ceil(firstS/step) * step; t <= firstS+span+1e-9; t += step {
+		at := time.Unix(0, int64(math.Round(t*1e9))).UTC()
+		px := float64(tsLabelWidth) + (t-firstS)/span*plotW
+		c.XTicks = append(c.XTicks, tick{X: f1(px), Y: fmt.Sprint(c.AxisY + 16), Label: at.Format(layout)})
+	}
+	c.AxisTitle = fmt.Sprintf("window start, UTC, %s (windows of %s)", first.Format("2006-01-02"), fmtWidth(width))
+	c.Height = c.AxisY + tsAxisSpace
 	return c
 }
 

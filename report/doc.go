@@ -1,6 +1,9 @@
 // Package report owns rendering: it turns an analyze.Result into a Markdown
 // report (text/template) and a self-contained HTML report (html/template,
-// inline CSS and inline SVG charts, no scripts and no external fetches):
+// inline CSS and inline SVG charts, no scripts and no external fetches).
+// Both answer first: a summary of headlines per question and a table of the
+// slices, slowest first, with attribution bars; then the evidence, and the
+// data quality (inputs, coverage, rejects, anomalies) at the end:
 // findings, phases (cold, burst, steady side by side), replicas, a time
 // series (a table, and in HTML a chart shading burst windows and marking
 // windows with cold requests), inputs, coverage with what each server format

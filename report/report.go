@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	texttemplate "text/template"
 	"time"
@@ -98,7 +99,17 @@ func funcs(esc func(string) string) map[string]any {
 		"int":    fmtInt,
 		"mul2":   func(n int64) int64 { return 2 * n },
 		"pct":    fmtPct,
+		"base":   shortPath,
 	}
+}
+
+// shortPath shortens "dir/sub/file.jsonl:12" to "file.jsonl:12"; the HTML
+// report puts the full value in a title attribute.
+func shortPath(s string) string {
+	if i := strings.LastIndexByte(s, '/'); i >= 0 && i < len(s)-1 {
+		return "…/" + s[i+1:]
+	}
+	return s
 }
 
 // fmtPct prints n as a percentage of total with one decimal, "–" for no
@@ -193,6 +204,34 @@ type view struct {
 	TSChart     tsChart
 	TSWidth     string // time series window width, e.g. "10 s"
 	TSAround    string // " around the burst" when the series is not the whole span
+
+	Headlines []headlineGroup // the first screen, per question
+	Summary   []summaryRow    // one row per slice with client E2E, worst first
+	Omitted   int             // slices left out of the summary: no client E2E (n = 0)
+	Curves    []curveChart    // percentile curves of client E2E and TTFT
+	Findings  []string        // the findings about latency (Result.Findings less DataQuality)
+	Rejects   []rejectRow
+}
+
+// headlineGroup is the headlines answering one question.
+type headlineGroup struct {
+	Topic string
+	Lines []string
+}
+
+// summaryRow is one slice in the summary table.
+type summaryRow struct {
+	Slice    analyze.Slice
+	Bar      miniBar
+	Tail     string // the component the slowest 5% spend the most time in, e.g. "model 5338.3 of 9628.1 ms"
+	TailName string
+}
+
+// rejectRow is a reject group with its examples shown without the file,
+// which the row names once.
+type rejectRow struct {
+	analyze.RejectGroup
+	Shown []string
 }
 
 // phaseRow is one metric of one phase in the Phases table.
@@ -211,6 +250,7 @@ type distTable struct {
 	Unit  string
 	Note  string
 	Rows  []distRow
+	Empty int // slices without samples, left out
 }
 
 type distRow struct {
@@ -282,7 +322,17 @@ func newView(r *analyze.Result) *view {
 		}
 		t := distTable{Title: m.title, Unit: m.unit, Note: m.note}
 		for _, s := range r.Slices {
+			if m.get(s).N == 0 {
+				t.Empty++ // no samples: not listed
+				continue
+			}
 			t.Rows = append(t.Rows, distRow{Label: s.Label, Dist: m.get(s), WindowFirst: s.WindowFirst, WindowLast: s.WindowLast})
+		}
+		switch m.title {
+		case "Client E2E":
+			v.Curves = append(v.Curves, newCurveChart("client E2E", m.unit, t.Rows))
+		case "Client TTFT":
+			v.Curves = append(v.Curves, newCurveChart("client TTFT", m.unit, t.Rows))
 		}
 		v.DistTables = append(v.DistTables, t)
 	}
@@ -307,7 +357,7 @@ func newView(r *analyze.Result) *view {
 		}
 		v.Attribution = append(v.Attribution, a)
 	}
-	v.Chart = newChart(r.Slices)
+	v.Chart = newChart(worstFirst(r.Slices))
 	for _, m := range []struct {
 		name, unit string
 		get        func(analyze.Phase) analyze.Dist
@@ -326,6 +376,27 @@ func newView(r *analyze.Result) *view {
 		}
 	}
 	v.TSChart = newTSChart(r.TimeSeries)
+	v.Headlines = groupHeadlines(r.Headlines)
+	v.Summary, v.Omitted = summaryRows(r.Slices)
+	data := map[string]bool{}
+	for _, f := range r.DataQuality {
+		data[f] = true
+	}
+	for _, f := range r.Findings {
+		if !data[f] {
+			v.Findings = append(v.Findings, f)
+		}
+	}
+	for _, g := range r.Rejects {
+		row := rejectRow{RejectGroup: g}
+		for _, e := range g.Examples {
+			if rest, ok := strings.CutPrefix(e, g.File+":"); ok && g.File != "" {
+				e = "line " + rest
+			}
+			row.Shown = append(row.Shown, e)
+		}
+		v.Rejects = append(v.Rejects, row)
+	}
 	if len(r.TimeSeries) > 0 {
 		v.TSWidth = fmtWidth(r.TimeSeries[0].WidthS)
 		if r.TimeSeries[0].AroundBurst {
@@ -333,4 +404,66 @@ func newView(r *analyze.Result) *view {
 		}
 	}
 	return v
+}
+
+// groupHeadlines keeps the headlines' order, one group per question.
+func groupHeadlines(hs []analyze.Headline) []headlineGroup {
+	var out []headlineGroup
+	for _, h := range hs {
+		if len(out) == 0 || out[len(out)-1].Topic != h.Topic {
+			out = append(out, headlineGroup{Topic: h.Topic})
+		}
+		out[len(out)-1].Lines = append(out[len(out)-1].Lines, h.Text)
+	}
+	return out
+}
+
+// worstFirst returns all requests first, then the slices with client E2E
+// samples by P95 client E2E, slowest first; slices without (n = 0) are
+// left out.
+func worstFirst(slices []analyze.Slice) []analyze.Slice {
+	var out []analyze.Slice
+	for _, s := range slices {
+		if s.All && drawn(s) {
+			out = append(out, s)
+		}
+	}
+	head := len(out)
+	for _, s := range slices {
+		if !s.All && drawn(s) {
+			out = append(out, s)
+		}
+	}
+	rest := out[head:]
+	p95 := func(s analyze.Slice) float64 {
+		if s.ClientE2E.P95 == nil {
+			return -1e300
+		}
+		return *s.ClientE2E.P95
+	}
+	sort.SliceStable(rest, func(i, j int) bool { return p95(rest[i]) > p95(rest[j]) })
+	return out
+}
+
+// summaryRows builds the summary table: a row per slice with client E2E
+// samples, worst first, and how many slices were left out.
+func summaryRows(slices []analyze.Slice) ([]summaryRow, int) {
+	shown := worstFirst(slices)
+	bars := newMiniBars(shown)
+	rows := make([]summaryRow, len(shown))
+	for i, s := range shown {
+		rows[i] = summaryRow{Slice: s, Bar: bars[i], Tail: "–"}
+		var best *analyze.Component
+		for j := range s.E2E {
+			c := &s.E2E[j]
+			if c.TailMean != nil && (best == nil || *c.TailMean > *best.TailMean) {
+				best = c
+			}
+		}
+		if best != nil && s.E2ETailN > 0 {
+			rows[i].TailName = best.Name
+			rows[i].Tail = fmt.Sprintf("%s %s of %s", best.Name, fmtMs(best.TailMean), fmtMs(s.E2ETailClientE2E))
+		}
+	}
+	return rows, len(slices) - len(shown)
 }

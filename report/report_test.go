@@ -72,15 +72,14 @@ func TestRenderedFigures(t *testing.T) {
 	for _, want := range []string{
 		// all requests, client E2E: n 7, P50 1000, P90 1820, P95 2210, P99 2522
 		"| all requests | 7 | 1000.0 | 1820.0 | 2210.0 | 2522.0 | 2026-03-01 12:00:00.000 – 12:00:08.000 UTC |",
-		// r5 has no client: its slice has no client E2E.
-		"| model=m1, use\\_case=(none) | 0 | – | – | – | – | 2026-03-01 12:00:06.500 – 12:00:06.500 UTC |",
 		// 705 output tokens over 8 s.
 		"| all requests | 8 | 705 | 8.000 | 88.1 | 2026-03-01 12:00:00.000 – 12:00:08.000 UTC |",
 		// queue 5 10 10 50 50 100 300: P95 at 5.7 = 100 + 0.7*200 = 240;
 		// the slowest 5% of all requests is r2 alone: queue 300 ms.
 		"| queue | 7 | 50.0 | 240.0 | 300.0 (n=1) |",
 		"| **server E2E (inference only)** | 7 | 765.0 | 2149.0 | 2530.0 (n=1) |",
-		"logs/client.jsonl:7: unexpected end of JSON input",
+		// The file is named once per group, each example by its line.
+		"| client | logs/client.jsonl | syntax | 1 | line 7: unexpected end of JSON input |",
 		"| client end before start | 1 | r8 |",
 		// Phases: too few arrivals per host to call a burst and too few
 		// requests per model to call a replica cold, so all are steady.
@@ -94,6 +93,19 @@ func TestRenderedFigures(t *testing.T) {
 		"Windows of 1 s by request start",
 		"| 2026-03-01 12:00:08.000 | 1 | 1.0 | -100.0 | 1 | 10.0 | 1 | 50.0 | 1 | 0 | 0 |",
 		"| r2 | m1 | chat | 2026-03-01 12:00:01.000 | 2600.0 | 27.0 | 43.0 | 300.0 | 2230.0 | 2530.0 | – | logs/client.jsonl:2 | logs/gateway.log:2 | logs/server.jsonl:2 |",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("Markdown report lacks %q", want)
+		}
+	}
+	// r5 has no client: its slice has no client E2E (n = 0), so it is not
+	// listed in the client E2E table nor in the summary, and both say so.
+	if strings.Contains(s, "| model=m1, use\\_case=(none) | 0 |") {
+		t.Error("a slice without client E2E (n = 0) is listed")
+	}
+	for _, want := range []string{
+		"What the user waited, on the client clock; all requests with a client record. 1 slice(s) without samples (n = 0) left out.",
+		"(1 slice(s) without client E2E, n = 0, left out)",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("Markdown report lacks %q", want)
@@ -117,29 +129,40 @@ func TestHTMLSelfContained(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := strings.ToLower(buf.String())
-	for _, bad := range []string{"<script", "http://", "https://", "src=", "href=", "@import", "url(", "<link"} {
+	for _, bad := range []string{"<script", "http://", "https://", "src=", "@import", "url(", "<link"} {
 		if strings.Contains(h, bad) {
 			t.Errorf("HTML report contains %q", bad)
 		}
 	}
-	if n := strings.Count(h, "<svg"); n != 2 {
-		t.Errorf("HTML report has %d inline SVG charts, want 2 (attribution, time series)", n)
+	// Links only to anchors of the page itself (the table of contents).
+	for _, m := range regexp.MustCompile(`href="([^"]*)"`).FindAllStringSubmatch(h, -1) {
+		if !strings.HasPrefix(m[1], "#") || !strings.Contains(h, `id="`+m[1][1:]+`"`) {
+			t.Errorf("link %q is not to an anchor of the report", m[1])
+		}
+	}
+	// Attribution, two percentile curves, time series, and a bar per row
+	// of the summary table.
+	if n, rows := strings.Count(h, "<svg"), strings.Count(h, `aria-label="attribution bars"`); n != 4+rows || rows == 0 {
+		t.Errorf("HTML report has %d inline SVG charts and %d summary bars, want 4 charts and a bar per summary row", n, rows)
 	}
 	// One bar per component per drawn row: 4 slices with data x 2 bars x 4
 	// components, minus the components without values (r4/r5-only slices).
-	if n := len(regexp.MustCompile(`<rect x="[0-9.]+" y="[0-9]+" width="[0-9.]+" height="14"`).FindAllString(h, -1)); n == 0 {
+	if n := len(regexp.MustCompile(`<rect x="[0-9.]+" y="[0-9]+" width="[0-9.]+" height="16"`).FindAllString(h, -1)); n == 0 {
 		t.Error("the attribution chart has no bars")
 	}
 }
 
-const evil = `<script>alert(1)</script>`
+const (
+	evil    = `<script>alert(1)</script>`
+	evilImg = `<img src=x onerror=alert(2)>`
+)
 
-// Every log-derived string is escaped in both formats.
-func TestEscaping(t *testing.T) {
+// evilResult is a result whose every log-derived string is markup.
+func evilResult() *analyze.Result {
 	p := func(v float64) *float64 { return &v }
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	label := "model=" + evil
-	res := &analyze.Result{
+	return &analyze.Result{
 		By:       []string{"model"},
 		Inputs:   analyze.Inputs{Files: []analyze.InputFile{{Tier: "client", Format: "native", Path: "logs/" + evil + ".jsonl", Rows: 1}}},
 		Coverage: analyze.Coverage{Requests: 1, Client: 1},
@@ -158,9 +181,16 @@ func TestEscaping(t *testing.T) {
 				ClientE2E: analyze.Dist{N: 1, P50: p(1), P90: p(1), P95: p(1), P99: p(1)},
 				E2E:       []analyze.Component{{Name: "network", N: 1, P50: p(1)}}},
 		},
-		Protocol: analyze.Protocol,
-		Findings: []string{"In " + label + ", something."},
+		Protocol:  analyze.Protocol,
+		Findings:  []string{"In " + label + ", something."},
+		Headlines: []analyze.Headline{{Topic: analyze.HeadlineStandsOut, Text: "The slowest slice is " + label + "."}},
+		Replicas:  []analyze.Replica{{Replica: evilImg, Model: evilImg, Requests: 1}},
 	}
+}
+
+// Every log-derived string is escaped in both formats.
+func TestEscaping(t *testing.T) {
+	res := evilResult()
 	var h bytes.Buffer
 	if err := Render(&h, "html", res); err != nil {
 		t.Fatal(err)

@@ -368,8 +368,24 @@ func checkReportShowsPhases(t *testing.T, db *sql.DB, outDir string) {
 		t.Fatal(err)
 	}
 	html := string(b)
-	if n := strings.Count(html, "<svg"); n != 2 {
-		t.Errorf("report.html has %d SVG charts, want 2", n)
+	// Attribution, two percentile curves, time series, and a bar per row
+	// of the summary table.
+	if n, rows := strings.Count(html, "<svg"), strings.Count(html, `aria-label="attribution bars"`); n != 4+rows || rows == 0 {
+		t.Errorf("report.html has %d SVG charts and %d summary bars, want 4 charts and a bar per summary row", n, rows)
+	}
+	// The first screen answers: the burst's queueing and the cold replica
+	// are headlines, above the findings.
+	summary, _, ok := strings.Cut(md, "\n## Findings\n")
+	if !ok {
+		t.Fatal("report.md has no Findings section")
+	}
+	for _, re := range []string{
+		`During the burst \(\d+ requests, from [\d:]+ to [\d:]+ UTC\), P95 client E2E is [\d.]+ ms against [\d.]+ ms in steady state\. The extra time is queueing, not the model`,
+		`Replica ` + regexp.QuoteMeta(mdEscape(coldReplica)) + ` served its first request [\d.]+ s after the service's first; \d+ of its requests were cold\.`,
+	} {
+		if !regexp.MustCompile(re).MatchString(summary) {
+			t.Errorf("the summary of report.md does not match %s", re)
+		}
 	}
 	if !strings.Contains(html, `<rect class="burst"`) || !strings.Contains(html, `<rect class="cold"`) {
 		t.Error("the time series chart marks no burst window or no cold window")

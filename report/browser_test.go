@@ -1,0 +1,252 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/infertrace/infertrace/analyze"
+)
+
+// chromium is Debian's binary, which .ci/run installs when it is missing.
+const chromium = "/usr/bin/chromium"
+
+// browserEnv: INFERTRACE_ARTIFACTS names a directory for the screenshots
+// (else a temporary one, logged); INFERTRACE_BROWSER_REPORT names one more
+// report.html to check and photograph, e.g. the README's example run.
+const (
+	artifactsEnv = "INFERTRACE_ARTIFACTS"
+	extraEnv     = "INFERTRACE_BROWSER_REPORT"
+)
+
+// newBrowser starts headless Chromium with a fresh profile, or skips the
+// test where it is not installed.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	path := chromium
+	if _, err := os.Stat(path); err != nil {
+		p, err := exec.LookPath("chromium")
+		if err != nil {
+			t.Skipf("headless Chromium not found (%s, or chromium in PATH): the browser test needs Debian's chromium package, which .ci/run installs with apt-get", chromium)
+		}
+		path = p
+	}
+	// A timeout so a hung browser fails the test instead of CI; no
+	// assertion depends on time.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	actx, acancel := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(path),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1366, 900),
+	)
+	t.Cleanup(acancel)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(bcancel)
+	return bctx
+}
+
+func artifactDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv(artifactsEnv)
+	if dir == "" {
+		dir = t.TempDir()
+		t.Logf("screenshots go to %s (set %s to keep them)", dir, artifactsEnv)
+	} else {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshots go to %s", dir)
+	}
+	return dir
+}
+
+// pageLog is what the page did while loading: console messages, errors and
+// requests other than the report itself.
+type pageLog struct {
+	mu       sync.Mutex
+	console  []string
+	requests []string
+}
+
+func (l *pageLog) add(list *[]string, s string) {
+	l.mu.Lock()
+	*list = append(*list, s)
+	l.mu.Unlock()
+}
+
+// layout is what the page measures of itself at a viewport of 1366 px.
+type layout struct {
+	InnerWidth   float64  `json:"innerWidth"`
+	ScrollWidth  float64  `json:"scrollWidth"`
+	Wide         []string `json:"wide"`
+	SummaryTop   float64  `json:"summaryTop"`
+	HeadlinesEnd float64  `json:"headlinesEnd"`
+	TableEnd     float64  `json:"tableEnd"`
+	Details      int      `json:"details"`
+	Active       []string `json:"active"`
+	Text         string   `json:"text"`
+}
+
+// measure opens every <details>, then lists elements reaching past the
+// viewport, where the headlines and the summary table end, and any element
+// that could run code or fetch (there should be none).
+const measure = `(() => {
+  window.scrollTo(0, 0);
+  const top = (sel) => { const e = document.querySelector(sel); return e ? e.getBoundingClientRect().top + window.scrollY : -1; };
+  const end = (sel) => { const e = document.querySelector(sel); return e ? e.getBoundingClientRect().bottom + window.scrollY : -1; };
+  const r = { innerWidth: window.innerWidth, summaryTop: top('#summary'), headlinesEnd: end('#summary dl.headlines'), tableEnd: end('#summary table.summary') };
+  const ds = document.querySelectorAll('details'); ds.forEach(d => d.open = true); r.details = ds.length;
+  r.scrollWidth = document.documentElement.scrollWidth;
+  r.wide = [];
+  for (const e of document.querySelectorAll('body *')) {
+    const b = e.getBoundingClientRect();
+    if (b.width > 0 && b.right > window.innerWidth + 0.5 && r.wide.length < 10) {
+      r.wide.push(e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className && e.className.baseVal === undefined ? '.' + e.className : '') + ' right=' + Math.round(b.right) + ': ' + (e.textContent || '').slice(0, 60));
+    }
+  }
+  r.active = [...document.querySelectorAll('script, img, iframe, object, embed, link, audio, video, [onerror], [onload], [onclick]')].map(e => e.outerHTML.slice(0, 80));
+  r.text = document.body.innerText;
+  return r;
+})()`
+
+// openReport loads path, writes its screenshots NAME-first-screen.png
+// (1366×768), NAME-first-900.png (1366×900) and NAME-full.png (the whole
+// page as it opens), and checks it at 1366×900.
+func openReport(t *testing.T, ctx context.Context, path, name, dir string) layout {
+	t.Helper()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := (&url.URL{Scheme: "file", Path: abs}).String()
+	tab, cancel := chromedp.NewContext(ctx)
+	defer cancel()
+	var pl pageLog
+	if err := chromedp.Listen(tab, func(ev any) {
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			pl.add(&pl.console, fmt.Sprintf("console.%s", e.Type))
+		case *runtime.EventExceptionThrown:
+			pl.add(&pl.console, "exception: "+e.ExceptionDetails.Text)
+		case *log.EventEntryAdded:
+			if e.Entry != nil && (e.Entry.Level == log.EntryLevelError || e.Entry.Level == log.EntryLevelWarning) {
+				pl.add(&pl.console, fmt.Sprintf("%s: %s", e.Entry.Level, e.Entry.Text))
+			}
+		case *network.EventRequestWillBeSent:
+			if e.Request != nil && e.Request.URL != doc {
+				pl.add(&pl.requests, e.Request.URL)
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(tab,
+		chromedp.EmulateViewport(1366, 768),
+		chromedp.Navigate(doc),
+		chromedp.WaitReady("body"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	shot := func(file string, a chromedp.Action[[]byte]) {
+		png, err := chromedp.Run(tab, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, file), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shot(name+"-first-screen.png", chromedp.CaptureScreenshot())
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(1366, 900)); err != nil {
+		t.Fatal(err)
+	}
+	shot(name+"-first-900.png", chromedp.CaptureScreenshot())
+	shot(name+"-full.png", chromedp.FullScreenshot(100))
+	l, err := chromedp.Run(tab, chromedp.Evaluate[layout](measure))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Let the page's own events arrive: a round trip after the last action.
+	if _, err := chromedp.Run(tab, chromedp.Evaluate[int](`1`)); err != nil {
+		t.Fatal(err)
+	}
+
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if len(pl.console) > 0 {
+		t.Errorf("%s: console messages or errors: %q", name, pl.console)
+	}
+	if len(pl.requests) > 0 {
+		t.Errorf("%s: the report made network requests: %q", name, pl.requests)
+	}
+	if len(l.Active) > 0 {
+		t.Errorf("%s: elements that run code or fetch: %q", name, l.Active)
+	}
+	if l.ScrollWidth > l.InnerWidth || len(l.Wide) > 0 {
+		t.Errorf("%s: wider than the %v px viewport (page %v px), every <details> open: %q", name, l.InnerWidth, l.ScrollWidth, l.Wide)
+	}
+	if l.SummaryTop < 0 || l.HeadlinesEnd < 0 || l.TableEnd < 0 {
+		t.Errorf("%s: no summary section with headlines and a summary table (%v, %v, %v)", name, l.SummaryTop, l.HeadlinesEnd, l.TableEnd)
+	} else if l.HeadlinesEnd > 900 || l.TableEnd > 900 {
+		t.Errorf("%s: the headlines end at %v px and the summary table at %v px: both must be in the first 900 px", name, l.HeadlinesEnd, l.TableEnd)
+	}
+	return l
+}
+
+// TestBrowser opens reports in headless Chromium: no console error, no
+// network request, headlines and summary table in the first 900 px,
+// nothing wider than 1366 px, and markup from logs shown as text.
+func TestBrowser(t *testing.T) {
+	ctx := newBrowser(t)
+	dir := artifactDir(t)
+	work := t.TempDir()
+	write := func(name string, r *analyze.Result) string {
+		var buf bytes.Buffer
+		if err := Render(&buf, "html", r); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(work, name+".html")
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+
+	l := openReport(t, ctx, write("standard", standardResult(t)), "standard", dir)
+	if l.Details == 0 {
+		t.Error("standard report: no collapsed long table (<details>)")
+	}
+
+	l = openReport(t, ctx, write("markup", evilResult()), "markup", dir)
+	for _, s := range []string{evil, evilImg} {
+		if !strings.Contains(l.Text, s) {
+			t.Errorf("markup report: %q is not shown as text", s)
+		}
+	}
+
+	if p := os.Getenv(extraEnv); p != "" {
+		openReport(t, ctx, p, strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), dir)
+	}
+}
