@@ -142,7 +142,9 @@ func int32Ptr(v int32) *int32 {
 	if uint32(v) < uint32(len(smallInts)) {
 		return &smallInts[v]
 	}
-	return &v
+	p := new(int32) // not &v, which would put v on the heap on every call
+	*p = v
+	return p
 }
 
 func boolPtr(v bool) *bool {
