@@ -67,6 +67,10 @@ func (s *sink[T]) flushBatch() error {
 		s.f = f
 		s.w = newPartWriter[T](f,
 			parquet.Compression(fastSnappy{}),
+			// Min/max stay in the column chunks and the column index, where
+			// readers look for them; a copy in every page header costs a
+			// second pass over each page.
+			parquet.DataPageStatistics(false),
 			parquet.MaxRowsPerRowGroup(rowGroupRows),
 			parquet.WriteBufferSize(1<<20),
 			parquet.CreatedBy("infertrace", "", ""))
