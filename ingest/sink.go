@@ -73,6 +73,10 @@ func (s *sink[T]) flushBatch() error {
 			parquet.DataPageStatistics(false),
 			parquet.MaxRowsPerRowGroup(rowGroupRows),
 			parquet.WriteBufferSize(1<<20),
+			// Every column of every sink buffers one page: 64 KiB pages
+			// (not parquet-go's 256 KiB) take a fifth off peak memory for
+			// half a percent more output.
+			parquet.PageBufferSize(64<<10),
 			parquet.CreatedBy("infertrace", "", ""))
 	}
 	err := s.w.write(s.batch[:s.n])
