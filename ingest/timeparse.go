@@ -179,14 +179,16 @@ func parseRFC3339(b []byte) (int64, error) {
 // nanoseconds (digits past the ninth are truncated); ok is false without a
 // digit.
 func fraction(b []byte, i int) (ns int64, next int, ok bool) {
-	scale := int64(100000000)
 	start := i
 	for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-		ns += int64(b[i]-'0') * scale
-		scale /= 10
+		if i-start < 9 {
+			ns = ns*10 + int64(b[i]-'0')
+		}
 	}
-	return ns, i, i > start
+	return ns * pow10[max(0, 9-(i-start))], i, i > start
 }
+
+var pow10 = [10]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
 
 func daysIn(month, year int) int {
 	if month == 2 {
