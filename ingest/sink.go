@@ -72,7 +72,7 @@ func (s *sink[T]) flushBatch() error {
 			// second pass over each page.
 			parquet.DataPageStatistics(false),
 			parquet.MaxRowsPerRowGroup(rowGroupRows),
-			parquet.WriteBufferSize(1<<20),
+			parquet.WriteBufferSize(256<<10),
 			// Every column of every sink buffers one page: 64 KiB pages
 			// (not parquet-go's 256 KiB) take a fifth off peak memory for
 			// half a percent more output.
