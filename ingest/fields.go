@@ -21,12 +21,7 @@ type labels struct {
 }
 
 func (s *labels) intern(b []byte) string {
-	for _, v := range s.recent[:s.n] {
-		if string(b) == v {
-			return v
-		}
-	}
-	if v, ok := s.m[string(b)]; ok {
+	if v, ok := s.known(b); ok {
 		return v
 	}
 	v := string(b)
@@ -42,6 +37,17 @@ func (s *labels) intern(b []byte) string {
 		s.m[v] = v
 	}
 	return v
+}
+
+// known returns the label equal to b if it was interned before.
+func (s *labels) known(b []byte) (string, bool) {
+	for _, v := range s.recent[:s.n] {
+		if string(b) == v {
+			return v, true
+		}
+	}
+	v, ok := s.m[string(b)]
+	return v, ok
 }
 
 // textBytes returns the text of a string (or number) value; ok=false for
@@ -70,6 +76,14 @@ func textBytes(field string, v jsonValue) ([]byte, bool, error) {
 
 // label is a low-cardinality string column.
 func (s *labels) label(field string, v jsonValue, dst *string) error {
+	if v.kind == jsonString && !v.escaped {
+		// A label seen before was checked then (valid UTF-8, not "" or
+		// "-"); most are.
+		if l, ok := s.known(v.raw); ok {
+			*dst = l
+			return nil
+		}
+	}
 	b, ok, err := textBytes(field, v)
 	if ok {
 		*dst = s.intern(b)
