@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"strconv"
 	"unicode/utf8"
 )
@@ -106,7 +107,10 @@ func integer(field string, v jsonValue, min, max int64) (int64, bool, error) {
 	if !ok || err != nil {
 		return 0, false, err
 	}
-	n, perr := strconv.ParseInt(string(b), 10, 64)
+	n, perr := digits(b)
+	if perr != nil {
+		n, perr = strconv.ParseInt(string(b), 10, 64)
+	}
 	if perr != nil {
 		// 200.0 is a whole number too.
 		f, ferr := strconv.ParseFloat(string(b), 64)
@@ -119,6 +123,23 @@ func integer(field string, v jsonValue, min, max int64) (int64, bool, error) {
 		return 0, false, fieldErr(field, ErrBadValue, "%d is outside %d..%d", n, min, max)
 	}
 	return n, true, nil
+}
+
+var errNotDigits = errors.New("not just digits")
+
+// digits reads 1 to 18 ASCII digits, the common case, without strconv.
+func digits(b []byte) (int64, error) {
+	if len(b) == 0 || len(b) > 18 {
+		return 0, errNotDigits
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, errNotDigits
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, nil
 }
 
 func count32(field string, v jsonValue, dst **int32) error {
