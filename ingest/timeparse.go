@@ -105,23 +105,19 @@ func parseRFC3339(b []byte) (int64, error) {
 	if len(b) < 20 {
 		return 0, errTimeSyntax
 	}
-	num := func(s []byte) (int, bool) {
-		n := 0
-		for _, c := range s {
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			n = n*10 + int(c-'0')
-		}
-		return n, true
+	num := func(s []byte) (int, bool) { // two digits
+		x, y := uint(s[0])-'0', uint(s[1])-'0'
+		return int(x*10 + y), x < 10 && y < 10
 	}
-	year, ok1 := num(b[0:4])
+	cent, ok0 := num(b[0:2])
+	yy, ok1 := num(b[2:4])
+	year := cent*100 + yy
 	month, ok2 := num(b[5:7])
 	day, ok3 := num(b[8:10])
 	hour, ok4 := num(b[11:13])
 	min, ok5 := num(b[14:16])
 	sec, ok6 := num(b[17:19])
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || b[4] != '-' || b[7] != '-' ||
+	if !(ok0 && ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || b[4] != '-' || b[7] != '-' ||
 		(b[10] != 'T' && b[10] != 't' && b[10] != ' ') || b[13] != ':' || b[16] != ':' {
 		return 0, errTimeSyntax
 	}
