@@ -3,6 +3,7 @@ package ingest
 import (
 	"os"
 	"runtime/debug"
+	"sync"
 )
 
 // gcPercent is the garbage collector's target while Run works, unless GOGC
@@ -12,12 +13,31 @@ import (
 // rather than Go's 100 peak RSS is a fifth lower for 2-3% more CPU.
 const gcPercent = 50
 
-// tuneGC sets the collector's target for the run and returns the function
-// that restores the previous one.
+var gcTuning struct {
+	sync.Mutex
+	runs int // Runs under way
+	old  int // the setting before the first of them
+}
+
+// tuneGC sets the collector's target for a run and returns the function
+// that ends it; the caller's setting is back when the last of concurrent
+// runs ends.
 func tuneGC() (restore func()) {
 	if os.Getenv("GOGC") != "" {
 		return func() {}
 	}
-	old := debug.SetGCPercent(gcPercent)
-	return func() { debug.SetGCPercent(old) }
+	g := &gcTuning
+	g.Lock()
+	defer g.Unlock()
+	if g.runs == 0 {
+		g.old = debug.SetGCPercent(gcPercent)
+	}
+	g.runs++
+	return func() {
+		g.Lock()
+		defer g.Unlock()
+		if g.runs--; g.runs == 0 {
+			debug.SetGCPercent(g.old)
+		}
+	}
 }

@@ -28,13 +28,22 @@ func TestRunRestoresGCPercent(t *testing.T) {
 	if got := debug.SetGCPercent(123); got != 123 {
 		t.Errorf("after Run the GC percent is %d, want the caller's 123", got)
 	}
-	restore := tuneGC()
+	// Two overlapping runs: the caller's setting is back only after both.
+	end1 := tuneGC()
+	end2 := tuneGC()
 	if now := debug.SetGCPercent(gcPercent); now != gcPercent {
 		t.Errorf("during a run the GC percent is %d, want %d", now, gcPercent)
 	}
-	restore()
+	end1()
+	if now := debug.SetGCPercent(gcPercent); now != gcPercent {
+		t.Errorf("with a run still under way the GC percent is %d, want %d", now, gcPercent)
+	}
+	end2()
+	if got := debug.SetGCPercent(123); got != 123 {
+		t.Errorf("after both runs the GC percent is %d, want the caller's 123", got)
+	}
 	t.Setenv("GOGC", "400")
-	restore = tuneGC()
+	restore := tuneGC()
 	if now := debug.SetGCPercent(123); now != 123 {
 		t.Errorf("with GOGC set, tuneGC changed the GC percent to %d", now)
 	}
