@@ -1,8 +1,10 @@
 package ingest
 
 import (
+	"errors"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Conversions from raw JSON member values to typed columns. Real logs put
@@ -21,12 +23,7 @@ type labels struct {
 }
 
 func (s *labels) intern(b []byte) string {
-	for _, v := range s.recent[:s.n] {
-		if string(b) == v {
-			return v
-		}
-	}
-	if v, ok := s.m[string(b)]; ok {
+	if v, ok := s.known(b); ok {
 		return v
 	}
 	v := string(b)
@@ -42,6 +39,17 @@ func (s *labels) intern(b []byte) string {
 		s.m[v] = v
 	}
 	return v
+}
+
+// known returns the label equal to b if it was interned before.
+func (s *labels) known(b []byte) (string, bool) {
+	for _, v := range s.recent[:s.n] {
+		if string(b) == v {
+			return v, true
+		}
+	}
+	v, ok := s.m[string(b)]
+	return v, ok
 }
 
 // textBytes returns the text of a string (or number) value; ok=false for
@@ -70,6 +78,14 @@ func textBytes(field string, v jsonValue) ([]byte, bool, error) {
 
 // label is a low-cardinality string column.
 func (s *labels) label(field string, v jsonValue, dst *string) error {
+	if v.kind == jsonString && !v.escaped {
+		// A label seen before was checked then (valid UTF-8, not "" or
+		// "-"); most are.
+		if l, ok := s.known(v.raw); ok {
+			*dst = l
+			return nil
+		}
+	}
 	b, ok, err := textBytes(field, v)
 	if ok {
 		*dst = s.intern(b)
@@ -86,13 +102,40 @@ func text(field string, v jsonValue, dst *string) error {
 	return err
 }
 
+// idArena gives the high-cardinality strings of one decoder (request IDs)
+// storage carved from 64 KiB blocks, so a row's ID costs no allocation of
+// its own. A block is never written again once a string points into it,
+// and lives as long as any of its strings (a row being written).
+type idArena struct{ buf []byte }
+
+func (a *idArena) text(field string, v jsonValue, dst *string) error {
+	b, ok, err := textBytes(field, v)
+	if !ok {
+		return err
+	}
+	if len(b) > 256 {
+		*dst = string(b)
+		return err
+	}
+	if cap(a.buf)-len(a.buf) < len(b) {
+		a.buf = make([]byte, 0, 64<<10)
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, b...)
+	*dst = unsafe.String(&a.buf[start], len(b))
+	return err
+}
+
 // integer parses a whole number (a JSON number or a numeric string).
 func integer(field string, v jsonValue, min, max int64) (int64, bool, error) {
 	b, ok, err := textBytes(field, v)
 	if !ok || err != nil {
 		return 0, false, err
 	}
-	n, perr := strconv.ParseInt(string(b), 10, 64)
+	n, perr := digits(b)
+	if perr != nil {
+		n, perr = strconv.ParseInt(string(b), 10, 64)
+	}
 	if perr != nil {
 		// 200.0 is a whole number too.
 		f, ferr := strconv.ParseFloat(string(b), 64)
@@ -105,6 +148,23 @@ func integer(field string, v jsonValue, min, max int64) (int64, bool, error) {
 		return 0, false, fieldErr(field, ErrBadValue, "%d is outside %d..%d", n, min, max)
 	}
 	return n, true, nil
+}
+
+var errNotDigits = errors.New("not just digits")
+
+// digits reads 1 to 18 ASCII digits, the common case, without strconv.
+func digits(b []byte) (int64, error) {
+	if len(b) == 0 || len(b) > 18 {
+		return 0, errNotDigits
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, errNotDigits
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, nil
 }
 
 func count32(field string, v jsonValue, dst **int32) error {

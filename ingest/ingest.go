@@ -97,6 +97,7 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	if opt.Workers < 0 || opt.Workers > MaxWorkers {
 		return nil, fmt.Errorf("workers: %d is out of range (1 to %d, or 0 for one per core)", opt.Workers, MaxWorkers)
 	}
+	defer tuneGC()()
 	files, err := expand(opt.Inputs, opt.Log)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package ingest
 import (
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -75,7 +76,10 @@ func jsonObject(data []byte, fn func(key []byte, keyEscaped bool, v jsonValue) e
 		if err != nil {
 			return err
 		}
-		i = skipSpace(data, kend+1)
+		i = kend + 1
+		if i >= len(data) || data[i] != ':' { // "name":value is the common case
+			i = skipSpace(data, i)
+		}
 		if i >= len(data) {
 			return synErr(i, errUnexpectedEnd.Error())
 		}
@@ -83,8 +87,15 @@ func jsonObject(data []byte, fn func(key []byte, keyEscaped bool, v jsonValue) e
 			return synErr(i, "expected ':' after member name")
 		}
 		i = skipSpace(data, i+1)
-		v, next, err := scanValue(data, i)
-		if err != nil {
+		var v jsonValue
+		var next int
+		if i < len(data) && data[i] == '"' { // strings inline, the commonest values
+			end, esc, err := scanString(data, i+1)
+			if err != nil {
+				return err
+			}
+			v, next = jsonValue{kind: jsonString, raw: data[i+1 : end], escaped: esc}, end+1
+		} else if v, next, err = scanValue(data, i); err != nil {
 			return err
 		}
 		if err := fn(data[kstart:kend], kesc, v); err != nil {
@@ -132,14 +143,18 @@ func scanString(data []byte, i int) (end int, escaped bool, err error) {
 		// byte by byte.
 		for i+8 <= len(data) {
 			w := binary.LittleEndian.Uint64(data[i:])
-			if hasByte(w, '"')|hasByte(w, '\\') != 0 {
-				break
+			if m := hasByte(w, '"') | hasByte(w, '\\'); m != 0 {
+				// The lowest flagged byte is exact (false flags only
+				// follow a true one).
+				i += bits.TrailingZeros64(m) / 8
+				goto found
 			}
 			i += 8
 		}
 		for i < len(data) && data[i] != '"' && data[i] != '\\' {
 			i++
 		}
+	found:
 		if i >= len(data) {
 			return 0, false, synErr(len(data), errUnexpectedEnd.Error())
 		}

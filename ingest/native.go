@@ -42,14 +42,17 @@ func sniffNative(t Tier) func(line []byte) bool {
 	}
 }
 
-type nativeClient struct{ labels labels }
+type nativeClient struct {
+	labels labels
+	ids    idArena
+}
 
 func (p *nativeClient) parseLine(line []byte, out *rowQueue[ClientRow]) error {
 	r := out.next()
 	err := jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
 		switch key := memberKey(k, esc); string(key) {
 		case "request_id":
-			return text("request_id", v, &r.RequestID)
+			return p.ids.text("request_id", v, &r.RequestID)
 		case "start":
 			return timestamp("start", v, &r.Start)
 		case "first_token":
@@ -92,14 +95,17 @@ func (p *nativeClient) parseLine(line []byte, out *rowQueue[ClientRow]) error {
 	return nil
 }
 
-type nativeGateway struct{ labels labels }
+type nativeGateway struct {
+	labels labels
+	ids    idArena
+}
 
 func (p *nativeGateway) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
 	r := out.next()
 	err := jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
 		switch key := memberKey(k, esc); string(key) {
 		case "request_id":
-			return text("request_id", v, &r.RequestID)
+			return p.ids.text("request_id", v, &r.RequestID)
 		case "start":
 			return timestamp("start", v, &r.Start)
 		case "end":
@@ -134,14 +140,17 @@ func (p *nativeGateway) parseLine(line []byte, out *rowQueue[GatewayRow]) error 
 	return nil
 }
 
-type nativeServer struct{ labels labels }
+type nativeServer struct {
+	labels labels
+	ids    idArena
+}
 
 func (p *nativeServer) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 	r := out.next()
 	err := jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
 		switch key := memberKey(k, esc); string(key) {
 		case "request_id":
-			return text("request_id", v, &r.RequestID)
+			return p.ids.text("request_id", v, &r.RequestID)
 		case "arrival":
 			return timestamp("arrival", v, &r.Arrival)
 		case "scheduled":

@@ -21,9 +21,9 @@ var Tiers = []Tier{Client, Gateway, Server}
 // durations that have a meaningful zero are pointers (nil is NULL), set with
 // int32Ptr, boolPtr and nsPtr, which share storage for common values so
 // decoding rarely allocates for them. Rows are plain values: nothing may write
-// through those pointers. The tags document the tables and serve readers;
-// rows are written through the wire types of wire.go, whose optional columns
-// are all pointers, so that every NULL is written as NULL.
+// through those pointers. The tags name the columns and say which are
+// optional; wire.go writes each column from its field and takes the files'
+// schema from its wire types, which repeat these tags.
 
 // ClientRow is one request as the client (an application or a load
 // generator) saw it.
@@ -142,7 +142,9 @@ func int32Ptr(v int32) *int32 {
 	if uint32(v) < uint32(len(smallInts)) {
 		return &smallInts[v]
 	}
-	return &v
+	p := new(int32) // not &v, which would put v on the heap on every call
+	*p = v
+	return p
 }
 
 func boolPtr(v bool) *bool {

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -47,3 +48,51 @@ func TestServerModel(t *testing.T) {
 }
 
 func readParquet[T Row](path string) ([]T, error) { return parquet.ReadFile[T](path) }
+
+// TestSinkStartsNewParts: a sink closes its part after partRows rows and
+// goes on in part-NAME-1.parquet and so on, so the footer metadata a
+// Parquet writer keeps in memory is bounded; every row is in exactly one
+// part, in order.
+func TestSinkStartsNewParts(t *testing.T) {
+	defer func(n int64) { partRows = n }(partRows)
+	partRows = 3 * batchRows
+	dir := t.TempDir()
+	s := newSink[ClientRow](dir, Client, "w00")
+	const n = 7*batchRows + 5
+	for i := range n {
+		*s.slot() = ClientRow{RequestID: fmt.Sprint("r", i), Format: "test", SourceLine: int64(i)}
+		if err := s.commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	next := 0
+	for _, part := range []struct {
+		name string
+		rows int
+	}{{"part-w00.parquet", 3 * batchRows}, {"part-w00-1.parquet", 3 * batchRows}, {"part-w00-2.parquet", batchRows + 5}} {
+		rows, err := readParquet[ClientRow](filepath.Join(dir, "client", part.name))
+		if err != nil {
+			t.Fatalf("%s: %v", part.name, err)
+		}
+		if len(rows) != part.rows {
+			t.Errorf("%s: %d rows, want %d", part.name, len(rows), part.rows)
+		}
+		for _, r := range rows {
+			if r.SourceLine != int64(next) || r.RequestID != fmt.Sprint("r", next) {
+				t.Fatalf("%s: row %+v, want line %d", part.name, r, next)
+			}
+			next++
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "client"))
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	if len(got) != 3 {
+		t.Errorf("files %v, want the three parts", got)
+	}
+}

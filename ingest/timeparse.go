@@ -105,23 +105,19 @@ func parseRFC3339(b []byte) (int64, error) {
 	if len(b) < 20 {
 		return 0, errTimeSyntax
 	}
-	num := func(s []byte) (int, bool) {
-		n := 0
-		for _, c := range s {
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			n = n*10 + int(c-'0')
-		}
-		return n, true
+	num := func(s []byte) (int, bool) { // two digits
+		x, y := uint(s[0])-'0', uint(s[1])-'0'
+		return int(x*10 + y), x < 10 && y < 10
 	}
-	year, ok1 := num(b[0:4])
+	cent, ok0 := num(b[0:2])
+	yy, ok1 := num(b[2:4])
+	year := cent*100 + yy
 	month, ok2 := num(b[5:7])
 	day, ok3 := num(b[8:10])
 	hour, ok4 := num(b[11:13])
 	min, ok5 := num(b[14:16])
 	sec, ok6 := num(b[17:19])
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || b[4] != '-' || b[7] != '-' ||
+	if !(ok0 && ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || b[4] != '-' || b[7] != '-' ||
 		(b[10] != 'T' && b[10] != 't' && b[10] != ' ') || b[13] != ':' || b[16] != ':' {
 		return 0, errTimeSyntax
 	}
@@ -179,14 +175,16 @@ func parseRFC3339(b []byte) (int64, error) {
 // nanoseconds (digits past the ninth are truncated); ok is false without a
 // digit.
 func fraction(b []byte, i int) (ns int64, next int, ok bool) {
-	scale := int64(100000000)
 	start := i
 	for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-		ns += int64(b[i]-'0') * scale
-		scale /= 10
+		if i-start < 9 {
+			ns = ns*10 + int64(b[i]-'0')
+		}
 	}
-	return ns, i, i > start
+	return ns * pow10[max(0, 9-(i-start))], i, i > start
 }
+
+var pow10 = [10]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
 
 func daysIn(month, year int) int {
 	if month == 2 {
