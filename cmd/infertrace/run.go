@@ -47,7 +47,7 @@ var commands = []*command{
 	{"run", "run --client GLOB --gateway GLOB --server GLOB --out DIR [--by COLS] [--format md,html]", cmdRun},
 	{"ingest", "ingest --client GLOB --gateway GLOB --server GLOB --out DIR", cmdIngest},
 	{"analyze", "analyze DIR [--memory-limit 1GiB] [--threads N]", cmdAnalyze},
-	{"report", "report DIR [--by model,use_case] [--format md,html] [--memory-limit 1GiB] [--threads N]", cmdReport},
+	{"report", "report DIR [--by model,use_case] [--format md,html] [--contract FILE] [--evals FILE] [--prices FILE] [--memory-limit 1GiB] [--threads N]", cmdReport},
 	{"simulate", "simulate --out DIR [--requests N] [--seed S] [--formats vllm-otlp,gateway=envoy,gw-2=nginx,client=aiperf,...]", cmdSimulate},
 }
 
