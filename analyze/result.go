@@ -157,6 +157,9 @@ type Slice struct {
 	TTFTTailClientTTFT *float64
 	TTFT               []Component
 	TTFTSplit          []Component // prefill and server overhead before the first token
+
+	// Quality and cost, where evals or prices were given.
+	Quality SliceQuality
 }
 
 // ServerFormat says what one server format present in the logs gives and
@@ -300,6 +303,13 @@ type Result struct {
 	// Headlines answer the report's questions in short sentences, for its
 	// first screen.
 	Headlines []Headline
+
+	// Evals says how the --evals rows joined (nil without); Contract is
+	// the contract judged per use case (nil without --contract).
+	Evals    *EvalsJoin
+	Contract *ContractResult
+	// Quality: evals or prices were given, so slices carry Quality.
+	Quality bool
 }
 
 // Headline is one short sentence answering one of the report's questions.
@@ -314,6 +324,7 @@ const (
 	HeadlinePhases    = "Burst and cold start"
 	HeadlineStandsOut = "What stands out"
 	HeadlineData      = "Can the data be trusted"
+	HeadlineContract  = "Does each use case meet its contract"
 )
 
 // String summarizes the stats on one line, e.g.

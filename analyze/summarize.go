@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/infertrace/infertrace/analyze/contract"
 	"github.com/infertrace/infertrace/ingest/textsafe"
 	"github.com/infertrace/infertrace/queries"
 )
@@ -21,6 +22,11 @@ type SummaryOptions struct {
 	By []string
 	// Resources bounds DuckDB's memory and threads.
 	Resources Resources
+	// Evals and Prices name the files of per-request evals and per-model
+	// prices (CSV, JSON lines or Parquet); empty: none. Contract is the
+	// product contract to judge each use case against; nil: none.
+	Evals, Prices string
+	Contract      *contract.Contract
 }
 
 // DefaultBy is the slicing used when SummaryOptions.By is empty.
@@ -137,8 +143,11 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if res.TimeSeries, err = timeSeries(ctx, db); err != nil {
 		return nil, err
 	}
+	if err := quality(ctx, db, opts, res); err != nil {
+		return nil, err
+	}
 	res.Findings = findings(res)
-	res.Headlines = headlines(res)
+	res.Headlines = append(contractHeadlines(res), headlines(res)...)
 	return res, nil
 }
 

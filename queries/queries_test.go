@@ -14,6 +14,9 @@ func TestExpectedQueriesExist(t *testing.T) {
 		"phases", "replicas", "timeseries",
 		"tgi_candidates", "tgi_round", "server_matched", "server_formats",
 		"joins", "unjoined",
+		"empty_evals", "evals_check", "evals", "evals_joined",
+		"empty_prices", "prices_check", "prices", "request_quality", "slice_quality",
+		"contract_members", "contract_values", "contract_goodput", "contract_targets",
 	} {
 		q, err := Get(name)
 		if err != nil {

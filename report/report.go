@@ -100,6 +100,13 @@ func funcs(esc func(string) string) map[string]any {
 		"mul2":   func(n int64) int64 { return 2 * n },
 		"pct":    fmtPct,
 		"base":   shortPath,
+		// The contract and quality (contract.go).
+		"verdict":   verdictText,
+		"goodput":   goodputText,
+		"causes":    causesText,
+		"passShare": passShare,
+		"usd":       usd,
+		"inc":       func(i int) int { return i + 1 },
 	}
 }
 
@@ -211,6 +218,8 @@ type view struct {
 	Curves    []curveChart    // percentile curves of client E2E and TTFT
 	Findings  []string        // the findings about latency (Result.Findings less DataQuality)
 	Rejects   []rejectRow
+
+	ContractView *contractView // nil without --contract
 }
 
 // headlineGroup is the headlines answering one question.
@@ -375,6 +384,7 @@ func newView(r *analyze.Result) *view {
 				WindowFirst: p.WindowFirst, WindowLast: p.WindowLast, First: i == 0})
 		}
 	}
+	v.ContractView = newContractView(r)
 	v.TSChart = newTSChart(r.TimeSeries)
 	v.Headlines = groupHeadlines(r.Headlines)
 	v.Summary, v.Omitted = summaryRows(r.Slices)

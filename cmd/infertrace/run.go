@@ -47,7 +47,7 @@ var commands = []*command{
 	{"run", "run --client GLOB --gateway GLOB --server GLOB --out DIR [--by COLS] [--format md,html]", cmdRun},
 	{"ingest", "ingest --client GLOB --gateway GLOB --server GLOB --out DIR", cmdIngest},
 	{"analyze", "analyze DIR [--memory-limit 1GiB] [--threads N]", cmdAnalyze},
-	{"report", "report DIR [--by model,use_case] [--format md,html] [--memory-limit 1GiB] [--threads N]", cmdReport},
+	{"report", "report DIR [--by model,use_case] [--format md,html] [--contract FILE] [--evals FILE] [--prices FILE] [--memory-limit 1GiB] [--threads N]", cmdReport},
 	{"simulate", "simulate --out DIR [--requests N] [--seed S] [--formats vllm-otlp,gateway=envoy,gw-2=nginx,client=aiperf,...]", cmdSimulate},
 }
 
@@ -441,11 +441,14 @@ func cmdAnalyze(ctx context.Context, e *env, args []string) error {
 
 type reportFlags struct {
 	by, formats []string
+	// The product contract and what it is judged on (see quality.go).
+	qualityFlags
 }
 
 func (f *reportFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.by, "by", []string{"model", "use_case"}, "slice the report by these columns")
 	fs.StringSliceVar(&f.formats, "format", []string{"md", "html"}, "report formats to write: md, html")
+	f.qualityFlags.register(fs)
 }
 
 // check refuses unknown report formats before anything is read or locked.
@@ -461,7 +464,7 @@ func (f *reportFlags) check() error {
 			return usageErr("--format names %q, which is no report format%s", format, orWant(format, []string{"md", "html"}))
 		}
 	}
-	return nil
+	return f.qualityFlags.check()
 }
 
 // orWant is ": did you mean X?" for the value nearest v, else the list of
@@ -477,7 +480,8 @@ func doReport(ctx context.Context, e *env, dir string, f reportFlags, rs analyze
 	if err := f.check(); err != nil {
 		return err
 	}
-	res, err := analyze.Summarize(e.progress.steps(ctx, "report"), dir, analyze.SummaryOptions{By: f.by, Resources: rs})
+	res, err := analyze.Summarize(e.progress.steps(ctx, "report"), dir, analyze.SummaryOptions{By: f.by, Resources: rs,
+		Evals: f.evals, Prices: f.prices, Contract: f.loaded})
 	if err != nil {
 		e.progress.done()
 		return err
@@ -588,6 +592,7 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 	fs.StringSliceVar(&cfg.Formats, "formats", cfg.Formats, "log formats per host: bare names cycle within their tier (server formats through the replicas), TIER=FORMAT sets a tier, HOST=FORMAT pins one host (server: "+strings.Join(simulate.SupportedFormats, ", ")+"; gateway: "+strings.Join(simulate.GatewayFormats, ", ")+"; client: "+strings.Join(simulate.ClientFormats, ", ")+")")
 	fs.StringSliceVar(&cfg.ColdKinds, "cold", cfg.ColdKinds, "how the late replica warms up, any of "+strings.Join(simulate.ColdKinds, ", ")+" (none: no late replica)")
 	fs.DurationVar(&cfg.ColdDelay, "cold-delay", cfg.ColdDelay, "the first prefill's extra time (prefill), the model load (load), the time before serving (queue)")
+	fs.BoolVar(&cfg.Evals, "evals", false, "also write DIR/evals.csv, an evaluation of the answers whose pass rate drops for long prompts on "+simulate.EvalsWeakModel+" (for report --evals)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -118,6 +118,10 @@ type Config struct {
 	GzipOneServer bool
 	// TruthRowGroupRows bounds the rows per Parquet row group of truth.parquet.
 	TruthRowGroupRows int
+
+	// Evals also writes evals.csv, an evaluation of the answers whose
+	// pass rate drops for long prompts on one model (see EvalsFile).
+	Evals bool
 }
 
 // DefaultConfig returns a configuration with sensible rates: 12 req/s steady,

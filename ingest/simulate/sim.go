@@ -216,6 +216,7 @@ type sim struct {
 	byModel       [][]*replica
 	files         []*hostFile
 	truth         *truthWriter
+	evals         *evalsWriter // nil unless Config.Evals
 	counts        [numImp]int
 	inFlight      int
 	maxInFl       int
@@ -662,7 +663,11 @@ func (s *sim) done(r *request) {
 	}
 	s.inFlight--
 	if s.err == nil {
-		s.err = s.truth.add(s.truthRow(r))
+		row := s.truthRow(r)
+		s.err = s.truth.add(row)
+		if s.err == nil {
+			s.err = s.evals.add(row)
+		}
 	}
 }
 
@@ -892,6 +897,9 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) (*Summary, error) {
 	if err == nil {
 		s.truth, err = newTruthWriter(cfg.Out, cfg.TruthRowGroupRows)
 	}
+	if err == nil && cfg.Evals {
+		s.evals, err = newEvalsWriter(cfg.Out)
+	}
 	if err == nil {
 		s.schedule(s.nextArrival(0), evArrive, nil)
 		for n := 0; len(s.events) > 0 && s.err == nil; n++ {
@@ -933,6 +941,9 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) (*Summary, error) {
 		if e := s.truth.close(); err == nil && e != nil {
 			err = fmt.Errorf("writing truth: %w", e)
 		}
+	}
+	if e := s.evals.close(); err == nil && e != nil {
+		err = fmt.Errorf("writing evals: %w", e)
 	}
 	if err == nil {
 		err = s.writeClocks()

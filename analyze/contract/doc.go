@@ -1,0 +1,30 @@
+// Package contract reads a product contract: per use case (or any slice of
+// requests), the constraints the service must meet, in the product's own
+// order of priority. A contract is TOML or YAML:
+//
+//	[[use_case]]
+//	name = "chat"                  # the section; by default it selects use_case = "chat"
+//	match = { use_case = "chat" }  # optional: slice columns and the value each must have
+//	by = ["model"]                 # optional: judge each of these slices too
+//
+//	  [[use_case.constraint]]      # first: what matters most
+//	  metric = "eval_pass_rate"    # share of evaluated requests that passed
+//	  op = ">="
+//	  target = "97%"
+//
+//	  [[use_case.constraint]]
+//	  metric = "client_ttft_ms"
+//	  percentile = 95
+//	  op = "<="
+//	  target = 800                 # ms; or a duration string, "800ms", "10m"
+//
+// Each metric is one of Metrics: a percentile of a per-request column of
+// requests.parquet (or of the eval score or per-request cost), a share
+// (eval pass rate, error rate, goodput), a rate over the use case's window
+// (completions per hour) or a cost aggregate. Percentile metrics need
+// percentile; the others must not have one. A constraint's kind (quality,
+// latency, cost, reliability, throughput) defaults to its metric's.
+//
+// The package only parses and checks; analyze evaluates a Contract with the
+// queries contract_*.sql.
+package contract

@@ -1,0 +1,168 @@
+package analyze
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/infertrace/infertrace/analyze/contract"
+)
+
+// SliceQuality is the quality and cost of one slice, where --evals or
+// --prices were given (queries/slice_quality.sql).
+type SliceQuality struct {
+	Evaluated  int64 // requests with at least one eval row
+	EvalPassN  int64 // requests with a pass...
+	EvalPassK  int64 // ...whose evals all passed
+	EvalPass   *float64
+	EvalPassLo *float64 // Wilson 95% interval of EvalPass
+	EvalPassHi *float64
+	EvalScoreN int64
+	EvalScore  *float64 // mean of the requests' mean scores
+	Priced     int64    // requests with a cost
+	CostPer1K  *float64 // 1000 x mean cost of the priced requests, USD
+	CostSum    *float64
+}
+
+// EvalsJoin says how the eval rows joined the requests
+// (queries/evals_joined.sql).
+type EvalsJoin struct {
+	File              string
+	Rows, Requests    int64
+	Unmatched         int64 // request IDs of the file no request has
+	UnmatchedExamples []string
+}
+
+// ContractResult is the contract judged per use case and slice.
+type ContractResult struct {
+	File  string
+	Cases []CaseResult // per use case: the whole case first, then its slices
+}
+
+// CaseResult is one use case, or one slice of it, against its contract.
+type CaseResult struct {
+	Name   string // the use case
+	Slice  string // "" for the whole use case, else "model=m"
+	Match  string // the selection, "use_case=chat"
+	Values []string
+
+	Requests, Completed     int64
+	WindowFirst, WindowLast *time.Time
+	WindowS                 *float64
+	Evaluated, Priced       int64
+
+	Constraints []ConstraintResult // in the contract's order
+	Goodput     Goodput
+	Causes      []MissCause // why requests missed, most frequent first
+	// Verdict is "pass" (every constraint passes), "fail" (one fails) or
+	// "incomplete" (none fails, but some cannot be judged); FirstFail the
+	// index of the first failing constraint, -1 when none fails.
+	Verdict   string
+	FirstFail int
+}
+
+// ConstraintResult is one constraint measured in one use case or slice.
+type ConstraintResult struct {
+	contract.Constraint
+	Title string // "client TTFT"
+	Unit  string
+	N     int64  // samples
+	K     *int64 // of them, counted (shares, rates)
+	Value *float64
+	// CILo and CIHi bound the 95% confidence interval; nil when open or
+	// when there is none.
+	CILo, CIHi *float64
+	// Verdict: "pass", "fail", "n too small" or "no data".
+	Verdict string
+	// Decided: the target lies outside the interval, so the verdict holds
+	// at this n; nil without an interval.
+	Decided *bool
+}
+
+// Goodput is the share and rate of requests meeting every per-request
+// latency target of a use case (queries/contract_goodput.sql).
+type Goodput struct {
+	Targets                      int64 // per-request targets; 0: no goodput
+	Good, Missed, Unknown, Error int64
+	Share, Lo, Hi                *float64 // Good / (Good + Missed), Wilson 95%
+	PerS                         *float64 // Good / window seconds
+}
+
+// MissCause counts the missed requests one component made miss.
+type MissCause struct {
+	Cause    string // network, application, queue, model (prefill), model (decode), model, error, not attributed
+	Requests int64
+}
+
+// Name is the constraint as a label: "client TTFT P95", "eval pass rate
+// (helpfulness)".
+func (c ConstraintResult) Name() string {
+	s := c.Title
+	if c.Percentile > 0 {
+		s += " P" + trimFloat(c.Percentile)
+	}
+	if c.Eval != "" {
+		s += " (" + c.Eval + ")"
+	}
+	return s
+}
+
+// TargetText is the target with its direction: "≤ 800 ms", "≥ 97.0%".
+func (c ConstraintResult) TargetText() string {
+	op := map[string]string{"<=": "≤", ">=": "≥", "<": "<", ">": ">"}[c.Op]
+	t := c.Target
+	return op + " " + c.Format(&t)
+}
+
+// Format prints a value of the constraint's metric with its unit; nil as
+// "–".
+func (c ConstraintResult) Format(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	switch c.Unit {
+	case "share":
+		return fmt.Sprintf("%.1f%%", 100**v)
+	case "ms":
+		return fmt.Sprintf("%.1f ms", *v)
+	case "USD":
+		if *v != 0 && *v < 0.01 && *v > -0.01 {
+			return fmt.Sprintf("$%.6f", *v)
+		}
+		return fmt.Sprintf("$%.4f", *v)
+	case "score":
+		return fmt.Sprintf("%.3f", *v)
+	}
+	return fmt.Sprintf("%.1f %s", *v, c.Unit)
+}
+
+// Interval prints the 95% interval, "[712.0, 845.3]", open bounds as "…";
+// "" without one.
+func (c ConstraintResult) Interval() string {
+	if c.CILo == nil && c.CIHi == nil {
+		if c.Value != nil && c.Percentile > 0 && c.Verdict != "n too small" {
+			return "open"
+		}
+		return ""
+	}
+	lo, hi := "…", "…"
+	if c.CILo != nil {
+		lo = c.Format(c.CILo)
+	}
+	if c.CIHi != nil {
+		hi = c.Format(c.CIHi)
+	}
+	return "[" + lo + ", " + hi + "]"
+}
+
+// Shown is the measured value, or why there is none ("n too small").
+func (c ConstraintResult) Shown() string {
+	switch c.Verdict {
+	case "n too small":
+		return "n too small"
+	case "no data":
+		return "–"
+	}
+	return c.Format(c.Value)
+}
+
+func trimFloat(f float64) string { return fmt.Sprintf("%g", f) }
