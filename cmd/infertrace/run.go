@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -588,8 +589,24 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 	fs.StringSliceVar(&cfg.Formats, "formats", cfg.Formats, "log formats per host: bare names cycle within their tier (server formats through the replicas), TIER=FORMAT sets a tier, HOST=FORMAT pins one host (server: "+strings.Join(simulate.SupportedFormats, ", ")+"; gateway: "+strings.Join(simulate.GatewayFormats, ", ")+"; client: "+strings.Join(simulate.ClientFormats, ", ")+")")
 	fs.StringSliceVar(&cfg.ColdKinds, "cold", cfg.ColdKinds, "how the late replica warms up, any of "+strings.Join(simulate.ColdKinds, ", ")+" (none: no late replica)")
 	fs.DurationVar(&cfg.ColdDelay, "cold-delay", cfg.ColdDelay, "the first prefill's extra time (prefill), the model load (load), the time before serving (queue)")
+	// Incidents to inject, for infertrace compare.
+	fs.Float64Var(&cfg.BurstMultiplier, "burst-multiplier", cfg.BurstMultiplier, "arrival rate during the burst (10 s from 40 s) over the steady rate; 1: no burst")
+	regionDelay := fs.StringArray("region-delay", nil, "REGION=DURATION: extra one-way network delay on both legs of one region's clients, e.g. eu-west=150ms (repeatable; regions: "+strings.Join(simulate.RegionNames(), ", ")+")")
+	fs.Float64Var(&cfg.SlowAuthRate, "slow-auth-rate", cfg.SlowAuthRate, "share of requests on the gateway's slow auth path (20-80 ms, plus --slow-auth-delay)")
+	fs.DurationVar(&cfg.SlowAuthExtra, "slow-auth-delay", 0, "extra gateway time of every request on the slow auth path")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	for _, rd := range *regionDelay {
+		name, dur, ok := strings.Cut(rd, "=")
+		d, err := time.ParseDuration(dur)
+		if !ok || err != nil {
+			return usageErr("--region-delay %q: want REGION=DURATION, e.g. eu-west=150ms", rd)
+		}
+		if cfg.RegionDelay == nil {
+			cfg.RegionDelay = map[string]time.Duration{}
+		}
+		cfg.RegionDelay[name] = d
 	}
 	if len(cfg.ColdKinds) == 1 && cfg.ColdKinds[0] == "none" {
 		cfg.ColdKinds = nil
@@ -611,4 +628,5 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 // simulateFlags are the flags of simulate that set a Config field, by field.
 var simulateFlags = map[string]string{
 	"Out": "out", "Requests": "requests", "Formats": "formats", "ColdKinds": "cold", "ColdDelay": "cold-delay",
+	"BurstMultiplier": "burst-multiplier", "RegionDelay": "region-delay", "SlowAuthRate": "slow-auth-rate", "SlowAuthExtra": "slow-auth-delay",
 }
