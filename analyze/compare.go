@@ -507,7 +507,7 @@ func compareFindings(c *Comparison) []string {
 			texts = append(texts, fmt.Sprintf("%s client E2E of all requests %s %s (n=%d vs %d), with no component changed on its own beyond its noise.",
 				e2e.q.Label(), verb(*e2e.q.Delta), fmtAbsMs(*e2e.q.Delta), e2e.q.BaselineN, e2e.q.TargetN))
 		} else {
-			texts = append(texts, fmt.Sprintf("No significant change: no figure of all requests, of any --by slice or of any one %s moved beyond its noise (95%% interval of the difference) by at least %d ms and %.0f%%.",
+			texts = append(texts, fmt.Sprintf("No significant change: no figure of all requests, of any --by slice or of any one %s moved beyond its noise (its 99.9%% interval of the difference excluding 0) by at least %d ms and %.0f%% of its baseline.",
 				strings.Join(CompareDims, ", "), materialMs, materialRel*100))
 		}
 	}

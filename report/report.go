@@ -100,6 +100,8 @@ func funcs(esc func(string) string) map[string]any {
 		"mul2":   func(n int64) int64 { return 2 * n },
 		"pct":    fmtPct,
 		"base":   shortPath,
+		"add":    func(a, b int) int { return a + b },
+		"dec":    func(a int) int { return a - 1 },
 	}
 }
 

@@ -49,6 +49,7 @@ var commands = []*command{
 	{"ingest", "ingest --client GLOB --gateway GLOB --server GLOB --out DIR", cmdIngest},
 	{"analyze", "analyze DIR [--memory-limit 1GiB] [--threads N]", cmdAnalyze},
 	{"report", "report DIR [--by model,use_case] [--format md,html] [--memory-limit 1GiB] [--threads N]", cmdReport},
+	{"compare", "compare BASELINE_DIR TARGET_DIR | compare DIR --baseline SPEC --target SPEC [--by COLS] [--out DIR]", cmdCompare},
 	{"simulate", "simulate --out DIR [--requests N] [--seed S] [--formats vllm-otlp,gateway=envoy,gw-2=nginx,client=aiperf,...]", cmdSimulate},
 }
 
