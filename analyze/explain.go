@@ -236,7 +236,7 @@ func explained(ctx context.Context, db *sql.DB) ([]ExplainedRequest, error) {
 		span := func(tier, name, a, b string, unc *float64) {
 			e.Spans = append(e.Spans, Span{Tier: tier, Name: name, StartMs: asFloat(r[a]), EndMs: asFloat(r[b]), UncertaintyMs: unc})
 		}
-		span("client", "request sent → response received", "c_start_at", "c_end_at", e.ClientOffset.UncertaintyMs)
+		span("client", "request → response", "c_start_at", "c_end_at", e.ClientOffset.UncertaintyMs)
 		if r["c_first_at"] != nil {
 			span("client", "first token received", "c_first_at", "c_first_at", e.ClientOffset.UncertaintyMs)
 		}

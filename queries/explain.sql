@@ -48,7 +48,7 @@ SELECT x.ord, x.request_id, x.start, x.model, x.use_case, x.client, x.region, x.
     (epoch_ns(x.g_up_start) - epoch_ns(x.g_start)) / 1e6 AS g_up_start_at,
     (epoch_ns(x.g_up_end) - epoch_ns(x.g_start)) / 1e6 AS g_up_end_at,
     (epoch_ns(x.g_end) - epoch_ns(x.g_start)) / 1e6 AS g_end_at,
-    CASE WHEN x.g_start IS NOT NULL THEN 0.0 END AS g_start_at,
+    CASE WHEN x.g_start IS NOT NULL THEN 0.0::DOUBLE END AS g_start_at,
     (epoch_ns(x.c_start) - epoch_ns(x.g_start)) / 1e6 - x.client_offset_ms AS c_start_at,
     (epoch_ns(x.c_first) - epoch_ns(x.g_start)) / 1e6 - x.client_offset_ms AS c_first_at,
     (epoch_ns(x.c_end) - epoch_ns(x.g_start)) / 1e6 - x.client_offset_ms AS c_end_at,

@@ -14,6 +14,7 @@ func TestExpectedQueriesExist(t *testing.T) {
 		"phases", "replicas", "timeseries",
 		"tgi_candidates", "tgi_round", "server_matched", "server_formats",
 		"joins", "unjoined",
+		"compare", "explain", "explain_records", "explain_components", "explain_pick", "clock_offsets",
 	} {
 		q, err := Get(name)
 		if err != nil {

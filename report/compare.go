@@ -27,6 +27,9 @@ type compareView struct {
 	*analyze.Comparison
 	Slices []compareSliceView
 	Chart  compareChart
+	// Headline is the P95 of the headline figures and components of all
+	// requests, for the first screen.
+	Headline []compareRow
 }
 
 type compareSliceView struct {
@@ -81,6 +84,14 @@ func newCompareView(c *analyze.Comparison) *compareView {
 	}
 	if len(c.Slices) > 0 {
 		v.Chart = newCompareChart(c.Slices[0])
+		for _, r := range v.Slices[0].Rows {
+			switch r.Metric {
+			case "client E2E", "client TTFT", "per-user tokens/s", "network", "application", "queue", "model":
+				if r.Quantile == "P95" {
+					v.Headline = append(v.Headline, r)
+				}
+			}
+		}
 	}
 	return v
 }

@@ -15,8 +15,8 @@ import (
 // infertrace compare DIR --baseline SPEC --target SPEC.
 func cmdCompare(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "compare")
-	baseline := fs.String("baseline", "", "the baseline within a DIR: a time window HH:MM[:SS]-HH:MM[:SS] (UTC, on the data's first day) or FROM/TO in RFC 3339, or COLUMN=VALUE of a slice column")
-	target := fs.String("target", "", "the target within a DIR, as --baseline")
+	baseline := fs.String("baseline", "", "the baseline `SPEC` within a DIR: a time window HH:MM[:SS]-HH:MM[:SS] (UTC, on the data's first day) or FROM/TO in RFC 3339, or COLUMN=VALUE of a slice column")
+	target := fs.String("target", "", "the target `SPEC` within a DIR, as --baseline")
 	by := fs.StringSlice("by", []string{"model", "use_case"}, "slice the per-slice tables by these columns")
 	out := fs.String("out", "", "write compare.md and compare.html into this directory (default: print the Markdown)")
 	quiet := quietFlag(fs)

@@ -101,7 +101,7 @@ func TestExplainTruth(t *testing.T) {
 		for _, s := range r.Spans {
 			at[s.Tier+" "+s.Name] = Span(s)
 		}
-		up, q, cl := at["gateway upstream"], at["server queue"], at["client request sent → response received"]
+		up, q, cl := at["gateway upstream"], at["server queue"], at["client request → response"]
 		if up.StartMs == nil || q.StartMs == nil || cl.StartMs == nil || *q.StartMs < *up.StartMs-offsetTol || *cl.StartMs > offsetTol {
 			t.Errorf("%s: placed upstream %v, server arrival %v, client start %v", r.RequestID, up.StartMs, q.StartMs, cl.StartMs)
 		}

@@ -50,6 +50,7 @@ var commands = []*command{
 	{"analyze", "analyze DIR [--memory-limit 1GiB] [--threads N]", cmdAnalyze},
 	{"report", "report DIR [--by model,use_case] [--format md,html] [--memory-limit 1GiB] [--threads N]", cmdReport},
 	{"compare", "compare BASELINE_DIR TARGET_DIR | compare DIR --baseline SPEC --target SPEC [--by COLS] [--out DIR]", cmdCompare},
+	{"explain", "explain DIR [REQUEST_ID...] [--client X] [--region R] [--model M] [--from T] [--to T] [--out DIR]", cmdExplain},
 	{"simulate", "simulate --out DIR [--requests N] [--seed S] [--formats vllm-otlp,gateway=envoy,gw-2=nginx,client=aiperf,...]", cmdSimulate},
 }
 
