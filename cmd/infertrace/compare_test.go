@@ -20,8 +20,19 @@ var incidentDirs sync.Map // name -> *incidentDir
 
 type incidentDir struct {
 	once sync.Once
+	root string // the temporary directory, removed after the tests
 	dir  string
 	err  string
+}
+
+// removeIncidentDirs removes what simulated wrote; TestMain calls it.
+func removeIncidentDirs() {
+	incidentDirs.Range(func(_, v any) bool {
+		if d := v.(*incidentDir); d.root != "" {
+			os.RemoveAll(d.root)
+		}
+		return true
+	})
 }
 
 // simulated simulates with the flags given (seed 5, no cold replica) and
@@ -36,6 +47,7 @@ func simulated(t *testing.T, name string, flags ...string) string {
 			d.err = err.Error()
 			return
 		}
+		d.root = root
 		sim, out := filepath.Join(root, "sim"), filepath.Join(root, "out")
 		args := append([]string{"simulate", "--out", sim, "--requests", incidentRequests, "--seed", "5", "--cold", "none"}, flags...)
 		if code, _, stderr := runCLI(t, args...); code != 0 {
