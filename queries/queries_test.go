@@ -17,6 +17,7 @@ func TestExpectedQueriesExist(t *testing.T) {
 		"empty_evals", "evals_check", "evals", "evals_joined",
 		"empty_prices", "prices_check", "prices", "request_quality", "slice_quality",
 		"contract_members", "contract_values", "contract_goodput", "contract_targets",
+		"compare", "explain", "explain_records", "explain_components", "explain_pick", "clock_offsets",
 	} {
 		q, err := Get(name)
 		if err != nil {

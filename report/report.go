@@ -107,6 +107,8 @@ func funcs(esc func(string) string) map[string]any {
 		"passShare": passShare,
 		"usd":       usd,
 		"inc":       func(i int) int { return i + 1 },
+		"add":       func(a, b int) int { return a + b },
+		"dec":       func(a int) int { return a - 1 },
 	}
 }
 

@@ -53,6 +53,27 @@ var docs = map[string]commandDoc{
 		args:    [][2]string{{"DIR", "the --out directory of an ingest, analyzed since (infertrace analyze DIR)"}},
 		example: "infertrace report --by model,replica --format md out",
 	},
+	"compare": {
+		summary: "compare a baseline with a target: per slice, what changed beyond the noise, and why",
+		about: "Compares two analyzed DIRs (last week, this week), two time windows of one DIR (--baseline 10:00-10:30 " +
+			"--target 10:30-11:00), or two values of a slice column in one DIR (--baseline model=a --target model=b). " +
+			"Per slice it shows the P50, P95 and P99 of client E2E, client TTFT, per-user tokens/s and every " +
+			"attribution component on both sides with their sample counts, the change and its 95% interval; the " +
+			"findings first, largest impact first, name the component that moved and where (model, region, use " +
+			"case, gateway, replica or client).",
+		args:    [][2]string{{"DIR", "one or two analyzed DIRs (infertrace analyze DIR)"}},
+		example: "infertrace compare out --baseline 10:00-10:30 --target 10:30-11:00 --out out/compare",
+	},
+	"explain": {
+		summary: "explain single requests: a waterfall across the tiers, components against the slice, context",
+		about: "For each request named by ID, or the slowest matching --client, --region, --model and --from/--to: " +
+			"a waterfall of its time on each tier on the gateway's clock, with each host's clock offset against " +
+			"the gateway estimated from the data (a request cannot reach a tier before it left the previous one) " +
+			"and its uncertainty; its components beside the P50 and P95 of its model and use case; its context at " +
+			"arrival (phase, concurrency and queue depth on its replica, retries) and the log lines behind it.",
+		args:    [][2]string{{"DIR", "an analyzed DIR (infertrace analyze DIR)"}, {"REQUEST_ID", "requests to explain (else the filters pick the slowest)"}},
+		example: "infertrace explain out --region eu-west --from 10:30 --to 11:00 --limit 3",
+	},
 	"simulate": {
 		summary: "write the logs of a simulated serving stack, with known ground truth",
 		about: "Writes the logs of a simulated serving stack (clients, gateways, inference servers) into " +

@@ -29,6 +29,8 @@ func TestHelp(t *testing.T) {
 		{"report.txt", []string{"report", "--help"}, 0, false},
 		{"report.txt", []string{"help", "report"}, 0, false},
 		{"simulate.txt", []string{"simulate", "--help"}, 0, false},
+		{"compare.txt", []string{"compare", "--help"}, 0, false},
+		{"explain.txt", []string{"explain", "--help"}, 0, false},
 		{"mistyped-command.txt", []string{"reprot", "out"}, 2, true},
 		{"mistyped-flag.txt", []string{"ingest", "--gatway", "logs/access.log", "--out", "out"}, 2, true},
 	} {

@@ -29,7 +29,9 @@ func TestMain(m *testing.M) {
 	case "slow-to-stop":
 		slowToStop()
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeIncidentDirs() // compare_test.go
+	os.Exit(code)
 }
 
 // slowToStop is a command that, interrupted, never finishes stopping: only

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -48,6 +49,8 @@ var commands = []*command{
 	{"ingest", "ingest --client GLOB --gateway GLOB --server GLOB --out DIR", cmdIngest},
 	{"analyze", "analyze DIR [--memory-limit 1GiB] [--threads N]", cmdAnalyze},
 	{"report", "report DIR [--by model,use_case] [--format md,html] [--contract FILE] [--evals FILE] [--prices FILE] [--memory-limit 1GiB] [--threads N]", cmdReport},
+	{"compare", "compare BASELINE_DIR TARGET_DIR | compare DIR --baseline SPEC --target SPEC [--by COLS] [--out DIR]", cmdCompare},
+	{"explain", "explain DIR [REQUEST_ID...] [--client X] [--region R] [--model M] [--from T] [--to T] [--out DIR]", cmdExplain},
 	{"simulate", "simulate --out DIR [--requests N] [--seed S] [--formats vllm-otlp,gateway=envoy,gw-2=nginx,client=aiperf,...]", cmdSimulate},
 }
 
@@ -593,8 +596,24 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 	fs.StringSliceVar(&cfg.ColdKinds, "cold", cfg.ColdKinds, "how the late replica warms up, any of "+strings.Join(simulate.ColdKinds, ", ")+" (none: no late replica)")
 	fs.DurationVar(&cfg.ColdDelay, "cold-delay", cfg.ColdDelay, "the first prefill's extra time (prefill), the model load (load), the time before serving (queue)")
 	fs.BoolVar(&cfg.Evals, "evals", false, "also write DIR/evals.csv, an evaluation of the answers whose pass rate drops for long prompts on "+simulate.EvalsWeakModel+" (for report --evals)")
+	// Incidents to inject, for infertrace compare.
+	fs.Float64Var(&cfg.BurstMultiplier, "burst-multiplier", cfg.BurstMultiplier, "arrival rate during the burst (10 s from 40 s) over the steady rate; 1: no burst")
+	regionDelay := fs.StringArray("region-delay", nil, "REGION=DURATION: extra one-way network delay on both legs of one region's clients, e.g. eu-west=150ms (repeatable; regions: "+strings.Join(simulate.RegionNames(), ", ")+")")
+	fs.Float64Var(&cfg.SlowAuthRate, "slow-auth-rate", cfg.SlowAuthRate, "share of requests on the gateway's slow auth path (20-80 ms, plus --slow-auth-delay)")
+	fs.DurationVar(&cfg.SlowAuthExtra, "slow-auth-delay", 0, "extra gateway time of every request on the slow auth path")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	for _, rd := range *regionDelay {
+		name, dur, ok := strings.Cut(rd, "=")
+		d, err := time.ParseDuration(dur)
+		if !ok || err != nil {
+			return usageErr("--region-delay %q: want REGION=DURATION, e.g. eu-west=150ms", rd)
+		}
+		if cfg.RegionDelay == nil {
+			cfg.RegionDelay = map[string]time.Duration{}
+		}
+		cfg.RegionDelay[name] = d
 	}
 	if len(cfg.ColdKinds) == 1 && cfg.ColdKinds[0] == "none" {
 		cfg.ColdKinds = nil
@@ -616,4 +635,5 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 // simulateFlags are the flags of simulate that set a Config field, by field.
 var simulateFlags = map[string]string{
 	"Out": "out", "Requests": "requests", "Formats": "formats", "ColdKinds": "cold", "ColdDelay": "cold-delay",
+	"BurstMultiplier": "burst-multiplier", "RegionDelay": "region-delay", "SlowAuthRate": "slow-auth-rate", "SlowAuthExtra": "slow-auth-delay",
 }

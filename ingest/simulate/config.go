@@ -93,6 +93,14 @@ type Config struct {
 	// SlowAuthRate is the share of requests on the gateway's slow auth path
 	// (+20..80 ms before forwarding).
 	SlowAuthRate float64
+	// SlowAuthExtra is added to every slow-auth request's gateway time, on
+	// top of the 20..80 ms (an incident on the gateway's auth path:
+	// application time). 0 keeps the default path.
+	SlowAuthExtra time.Duration
+	// RegionDelay adds a fixed one-way network delay to both legs between
+	// the clients of a region and the gateway, by region name (us-east,
+	// eu-west, ap-south): a network incident in one region. Empty: none.
+	RegionDelay map[string]time.Duration
 
 	// ClientTimeout is when any client gives up waiting for the full response.
 	ClientTimeout time.Duration
@@ -230,6 +238,17 @@ func (c *Config) validate() error {
 	if c.ColdPrefillRequests < 0 {
 		return configErr("ColdPrefillRequests", "must be 0 or more, not %d", c.ColdPrefillRequests)
 	}
+	if c.SlowAuthExtra < 0 {
+		return configErr("SlowAuthExtra", "must be 0 or more, not %v", c.SlowAuthExtra)
+	}
+	for name, d := range c.RegionDelay {
+		if !slices.ContainsFunc(regions, func(r regionSpec) bool { return r.name == name }) {
+			return configErr("RegionDelay", "names %q, which is no region (want any of %s)", name, strings.Join(RegionNames(), ", "))
+		}
+		if d < 0 {
+			return configErr("RegionDelay", "of %s must be 0 or more, not %v", name, d)
+		}
+	}
 	if c.ClientTimeout <= 0 {
 		return configErr("ClientTimeout", "must be more than 0, not %v", c.ClientTimeout)
 	}
@@ -264,4 +283,13 @@ func (c *Config) validate() error {
 		c.Epoch = DefaultConfig().Epoch
 	}
 	return nil
+}
+
+// RegionNames lists the simulated regions, for Config.RegionDelay.
+func RegionNames() []string {
+	var out []string
+	for _, r := range regions {
+		out = append(out, r.name)
+	}
+	return out
 }

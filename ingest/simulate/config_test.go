@@ -27,6 +27,8 @@ func TestConfigErrors(t *testing.T) {
 		{func(c *Config) { c.Formats = []string{"gw-9=nginx"} }, "Formats", "Config.Formats pins gw-9, which is no host (replicas: llama-3.1-8b-0, llama-3.1-8b-1, llama-3.1-8b-2, llama-3.1-70b-0, llama-3.1-70b-1; gateways: gw-1, gw-2; clients: client-us-east-1, client-us-east-2, client-eu-west-1, client-eu-west-2, client-ap-south-1, client-ap-south-2)"},
 		{func(c *Config) { c.ColdKinds = []string{"warm"} }, "ColdKinds", `Config.ColdKinds names "warm", which is no warm-up kind (want any of decode, prefill, load, queue)`},
 		{func(c *Config) { c.ColdDelay = -time.Second }, "ColdDelay", "Config.ColdDelay must be 0 or more, not -1s"},
+		{func(c *Config) { c.RegionDelay = map[string]time.Duration{"mars": time.Second} }, "RegionDelay", `Config.RegionDelay names "mars", which is no region (want any of us-east, eu-west, ap-south)`},
+		{func(c *Config) { c.SlowAuthExtra = -time.Millisecond }, "SlowAuthExtra", "Config.SlowAuthExtra must be 0 or more, not -1ms"},
 		{func(c *Config) { c.MaxDriftPPM = 101 }, "MaxDriftPPM", "Config.MaxDriftPPM must be between 0 and 100, not 101"},
 		{func(c *Config) { c.LossRate, c.CancelRate = 2, 3 }, "LossRate", "Config.LossRate must be between 0 and 1, not 2"},
 		{func(c *Config) { c.LossRate, c.TruncateRate, c.DuplicateRate = 0.5, 0.5, 0.25 }, "LossRate", "Config.LossRate plus TruncateRate and DuplicateRate must be at most 1 (each record has one fate), not 1.25"},

@@ -14,6 +14,10 @@
 //   - a gateway tier with a small jittered processing time, an occasional
 //     slow auth path, a network hop to the servers and an optional per-host
 //     rate limit that rejects with 429;
+//   - incidents to inject on top, for infertrace compare: a fixed extra
+//     network delay on both legs of one region's clients
+//     (Config.RegionDelay) and a slower gateway auth path taken by a chosen
+//     share of requests (Config.SlowAuthRate, Config.SlowAuthExtra);
 //   - inference replicas with continuous batching: a bounded running batch, a
 //     FIFO waiting queue, prefill time growing with prompt length and decode
 //     time per token growing with the running batch size.

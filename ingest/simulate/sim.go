@@ -305,6 +305,12 @@ func (s *sim) newRequest(t int64) *request {
 	leg := regions[r.region].legMs
 	r.reqLeg = ms(leg + s.exp(0.15*leg+0.5))
 	r.respLeg = ms(leg + s.exp(0.15*leg+0.5))
+	// An injected network incident: no random draw, so the rest of the
+	// run draws what it would without it.
+	if d := s.cfg.RegionDelay[regions[r.region].name]; d > 0 {
+		r.reqLeg += int64(d)
+		r.respLeg += int64(d)
+	}
 	r.gateway = rng.IntN(len(s.gateways))
 	if rng.Float64() < s.cfg.ServerErrorRate {
 		r.srvErr = 500
@@ -351,7 +357,7 @@ func (s *sim) gatewayRecv(r *request, t int64) {
 	}
 	proc := 0.6 + s.exp(0.3)
 	if s.rng.Float64() < s.cfg.SlowAuthRate {
-		proc += s.uniform(20, 80)
+		proc += s.uniform(20, 80) + float64(s.cfg.SlowAuthExtra)/1e6
 	}
 	r.forwarded = true
 	r.pending++

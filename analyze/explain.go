@@ -1,0 +1,265 @@
+package analyze
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/infertrace/infertrace/queries"
+)
+
+// ExplainOptions picks the requests Explain explains: IDs, else the
+// slowest requests matching every filter given (Client, Region, Model,
+// starting in [From, To)), at most Limit (0: 5).
+type ExplainOptions struct {
+	IDs                   []string
+	Client, Region, Model string
+	From, To              *time.Time
+	Limit                 int
+	Resources             Resources
+}
+
+// Explanation is what explain shows: each request's waterfall, components
+// against its slice, and context; the clock offsets behind the drawing.
+type Explanation struct {
+	Dir      string
+	Requests []ExplainedRequest
+	Missing  []string // IDs asked for that no request has
+	Offsets  []ClockOffset
+}
+
+// ClockOffset is one host's clock offset against one gateway host,
+// estimated from the bounds its requests give (queries/clock_offsets.sql).
+type ClockOffset struct {
+	Tier, Host, Gateway string
+	Minute              *time.Time // the minute of the gateway's clock the bounds come from
+	NLower, NUpper      int64
+	LowerMs, UpperMs    *float64
+	OffsetMs            *float64 // NULL when a bound is missing or the bounds cross by more than 5 ms
+	UncertaintyMs       *float64 // half the distance of LowerMs and UpperMs
+	CrossedMs           *float64
+}
+
+// ExplainedRequest is one request explained.
+type ExplainedRequest struct {
+	RequestID                      string
+	Start                          *time.Time
+	Model, UseCase, Client, Region string
+	Gateway, Replica, Phase        string
+	Status                         *int64
+	Streamed                       bool
+	Concurrency, QueueDepth        *int64
+	ClientRecords, GatewayRecords  int64
+	ServerRecords                  int64
+	ClientSource, GatewaySource    string
+	ServerSource, Anomaly          string
+	ClientHost, GatewayHost        string
+	ServerHost                     string
+	ClientOffset, ServerOffset     Offset
+	Components                     []ExplainComponent // E2E, its components and split, then TTFT's
+	Spans                          []Span             // the waterfall, on the gateway's clock
+}
+
+// Offset is a host's offset against the request's gateway, as used to
+// place its boxes.
+type Offset struct {
+	Ms, UncertaintyMs *float64
+	Bounds            int64 // requests whose bounds it rests on
+}
+
+// ExplainComponent is one of a request's figures beside its slice's.
+type ExplainComponent struct {
+	Metric             string // "client_e2e", "queue", "ttft_network", ...
+	Value              *float64
+	SliceN             int64
+	SliceP50, SliceP95 *float64
+}
+
+// Span is one box of the waterfall: [StartMs, EndMs] after the gateway's
+// start, on its clock; NULL ends where the time is unknown or the host's
+// offset is.
+type Span struct {
+	Tier, Name     string
+	StartMs, EndMs *float64
+	// UncertaintyMs is the placement's ± from the host's offset (0 for
+	// the gateway's own times).
+	UncertaintyMs *float64
+}
+
+// Explain explains requests of the analyzed dir.
+func Explain(ctx context.Context, dir string, opts ExplainOptions) (*Explanation, error) {
+	sum, err := manifestSum(dir)
+	if err != nil {
+		return nil, err
+	}
+	db, closeDB, err := openIn(ctx, dir, opts.Resources)
+	if err != nil {
+		return nil, err
+	}
+	defer closeDB()
+	path := filepath.Join(dir, RequestsFile)
+	if err := registerRequests(ctx, db, path); err != nil {
+		return nil, err
+	}
+	if err := checkRequestsFrom(ctx, db, dir, path, sum); err != nil {
+		return nil, err
+	}
+	if err := registerTiers(ctx, db, dir); err != nil {
+		return nil, err
+	}
+	ids := opts.IDs
+	if len(ids) == 0 {
+		if ids, err = pick(ctx, db, opts); err != nil {
+			return nil, err
+		}
+	}
+	ex := &Explanation{Dir: dir}
+	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE explain_ids (request_id VARCHAR, ord INTEGER)"); err != nil {
+		return nil, fmt.Errorf("explain: %w", err)
+	}
+	for i, id := range ids {
+		if _, err := db.ExecContext(ctx, "INSERT INTO explain_ids VALUES (?, ?)", id, i); err != nil {
+			return nil, fmt.Errorf("explain: %w", err)
+		}
+	}
+	for _, name := range []string{"explain_records", "clock_offsets"} {
+		q, err := queries.Get(name)
+		if err != nil {
+			return nil, err
+		}
+		step(ctx, name)
+		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE "+name+" AS "+stripSQL(q)); err != nil {
+			return nil, fmt.Errorf("query %s: %w", name, err)
+		}
+	}
+	rows, err := queryRows(ctx, db, "clock_offsets")
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		ex.Offsets = append(ex.Offsets, ClockOffset{
+			Tier: asString(r["tier"]), Host: asString(r["host"]), Gateway: asString(r["gateway_host"]),
+			Minute: asTime(r["minute"]),
+			NLower: asInt(r["n_lower"]), NUpper: asInt(r["n_upper"]),
+			LowerMs: asFloat(r["lower_ms"]), UpperMs: asFloat(r["upper_ms"]),
+			OffsetMs: asFloat(r["offset_ms"]), UncertaintyMs: asFloat(r["uncertainty_ms"]), CrossedMs: asFloat(r["crossed_ms"]),
+		})
+	}
+	if ex.Requests, err = explained(ctx, db); err != nil {
+		return nil, err
+	}
+	found := map[string]bool{}
+	for _, r := range ex.Requests {
+		found[r.RequestID] = true
+	}
+	for _, id := range ids {
+		if !found[id] {
+			ex.Missing = append(ex.Missing, id)
+		}
+	}
+	return ex, nil
+}
+
+func pick(ctx context.Context, db *sql.DB, o ExplainOptions) ([]string, error) {
+	q, err := queries.Get("explain_pick")
+	if err != nil {
+		return nil, err
+	}
+	limit := o.Limit
+	if limit <= 0 {
+		limit = 5
+	}
+	str := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	tm := func(t *time.Time) any {
+		if t == nil {
+			return nil
+		}
+		return *t
+	}
+	step(ctx, "explain_pick")
+	rows, err := db.QueryContext(ctx, q, str(o.Client), str(o.Region), str(o.Model), tm(o.From), tm(o.To), limit)
+	if err != nil {
+		return nil, fmt.Errorf("query explain_pick: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("query explain_pick: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+func asIntPtr(v any) *int64 {
+	if v == nil {
+		return nil
+	}
+	n := asInt(v)
+	return &n
+}
+
+func explained(ctx context.Context, db *sql.DB) ([]ExplainedRequest, error) {
+	rows, err := queryRows(ctx, db, "explain")
+	if err != nil {
+		return nil, err
+	}
+	comps, err := queryRows(ctx, db, "explain_components")
+	if err != nil {
+		return nil, err
+	}
+	var out []ExplainedRequest
+	for _, r := range rows {
+		e := ExplainedRequest{
+			RequestID: asString(r["request_id"]), Start: asTime(r["start"]),
+			Model: asString(r["model"]), UseCase: asString(r["use_case"]), Client: asString(r["client"]),
+			Region: asString(r["region"]), Gateway: asString(r["gateway"]), Replica: asString(r["replica"]),
+			Phase: asString(r["phase"]), Status: asIntPtr(r["status"]), Streamed: r["streamed"] == true,
+			Concurrency: asIntPtr(r["concurrency"]), QueueDepth: asIntPtr(r["queue_depth"]),
+			ClientRecords: asInt(r["client_records"]), GatewayRecords: asInt(r["gateway_records"]), ServerRecords: asInt(r["server_records"]),
+			ClientSource: asString(r["client_source"]), GatewaySource: asString(r["gateway_source"]), ServerSource: asString(r["server_source"]),
+			Anomaly:    asString(r["anomaly"]),
+			ClientHost: asString(r["client_host"]), GatewayHost: asString(r["gateway_host"]), ServerHost: asString(r["server_host"]),
+			ClientOffset: Offset{Ms: asFloat(r["client_offset_ms"]), UncertaintyMs: asFloat(r["client_offset_uncertainty_ms"]), Bounds: asInt(r["client_offset_bounds"])},
+			ServerOffset: Offset{Ms: asFloat(r["server_offset_ms"]), UncertaintyMs: asFloat(r["server_offset_uncertainty_ms"]), Bounds: asInt(r["server_offset_bounds"])},
+		}
+		zero := 0.0
+		span := func(tier, name, a, b string, unc *float64) {
+			e.Spans = append(e.Spans, Span{Tier: tier, Name: name, StartMs: asFloat(r[a]), EndMs: asFloat(r[b]), UncertaintyMs: unc})
+		}
+		span("client", "request → response", "c_start_at", "c_end_at", e.ClientOffset.UncertaintyMs)
+		if r["c_first_at"] != nil {
+			span("client", "first token received", "c_first_at", "c_first_at", e.ClientOffset.UncertaintyMs)
+		}
+		span("gateway", "before forwarding", "g_start_at", "g_up_start_at", &zero)
+		span("gateway", "upstream", "g_up_start_at", "g_up_end_at", &zero)
+		span("gateway", "after the upstream", "g_up_end_at", "g_end_at", &zero)
+		span("server", "queue", "s_arrival_at", "s_scheduled_at", e.ServerOffset.UncertaintyMs)
+		if r["s_first_at"] != nil {
+			span("server", "prefill", "s_scheduled_at", "s_first_at", e.ServerOffset.UncertaintyMs)
+			span("server", "decode", "s_first_at", "s_end_at", e.ServerOffset.UncertaintyMs)
+		} else {
+			span("server", "model", "s_scheduled_at", "s_end_at", e.ServerOffset.UncertaintyMs)
+		}
+		for _, c := range comps {
+			if asString(c["request_id"]) != e.RequestID {
+				continue
+			}
+			e.Components = append(e.Components, ExplainComponent{
+				Metric: asString(c["metric"]), Value: asFloat(c["value"]), SliceN: asInt(c["slice_n"]),
+				SliceP50: asFloat(c["slice_p50"]), SliceP95: asFloat(c["slice_p95"]),
+			})
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}

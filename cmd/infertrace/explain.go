@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/report"
+)
+
+// cmdExplain: infertrace explain DIR [REQUEST_ID...] [--client X] [--region R]
+// [--model M] [--from T] [--to T].
+func cmdExplain(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "explain")
+	var o analyze.ExplainOptions
+	fs.StringVar(&o.Client, "client", "", "without IDs: the slowest requests of client `NAME`")
+	fs.StringVar(&o.Region, "region", "", "without IDs: the slowest requests of `REGION`")
+	fs.StringVar(&o.Model, "model", "", "without IDs: the slowest requests of `MODEL`")
+	from := fs.String("from", "", "without IDs: requests starting at or after `TIME` (RFC 3339, or HH:MM[:SS] UTC on the data's first day)")
+	to := fs.String("to", "", "without IDs: requests starting before `TIME`")
+	fs.IntVar(&o.Limit, "limit", 5, "without IDs: how many requests, slowest first")
+	out := fs.String("out", "", "write explain.md and explain.html into this directory (default: print the Markdown)")
+	quiet := quietFlag(fs)
+	var rsf resourceFlags
+	rsf.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageErr("missing DIR, an analyzed directory (explain DIR [REQUEST_ID...])")
+	}
+	dir := fs.Arg(0)
+	o.IDs = fs.Args()[1:]
+	res, err := rsf.resources()
+	if err != nil {
+		return err
+	}
+	o.Resources = res
+	if o.Limit < 1 {
+		return usageErr("--limit %d: want 1 or more", o.Limit)
+	}
+	if len(o.IDs) > 0 && (o.Client != "" || o.Region != "" || o.Model != "" || *from != "" || *to != "") {
+		return usageErr("give request IDs or --client/--region/--model/--from/--to, not both")
+	}
+	if err := analyze.CheckIngested(dir); err != nil {
+		return err
+	}
+	if busy := ingest.CheckOutFree(dir); busy != nil {
+		return busy
+	}
+	defer e.showProgress(*quiet)()
+	for _, t := range []struct {
+		flag, v string
+		dst     **time.Time
+	}{{"--from", *from, &o.From}, {"--to", *to, &o.To}} {
+		if t.v == "" {
+			continue
+		}
+		tm, err := parseInstant(ctx, dir, t.flag, t.v, res)
+		if err != nil {
+			return err
+		}
+		*t.dst = &tm
+	}
+	ex, err := analyze.Explain(e.progress.steps(ctx, "explain"), dir, o)
+	e.progress.done()
+	if err != nil {
+		return err
+	}
+	if len(ex.Requests) == 0 {
+		if len(o.IDs) > 0 {
+			return fmt.Errorf("no request of %s has the ID %s", dir, strings.Join(o.IDs, ", "))
+		}
+		return fmt.Errorf("no request of %s matches the filters", dir)
+	}
+	if *out == "" {
+		return report.RenderExplain(e.stdout, "md", ex)
+	}
+	paths, err := report.WriteExplain(*out, ex)
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		fmt.Fprintf(e.stdout, "explain: %s\n", p)
+	}
+	return nil
+}
+
+// parseInstant reads --from or --to: RFC 3339, or HH:MM[:SS] in UTC on
+// the day of the dir's first request.
+func parseInstant(ctx context.Context, dir, flag, v string, res analyze.Resources) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t.UTC(), nil
+	}
+	first, err := analyze.FirstStart(ctx, dir, res)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if first == nil {
+		return time.Time{}, fmt.Errorf("%s holds no request to place %s %s on a day", dir, flag, v)
+	}
+	from, _, ok, err := analyze.ParseWindow(v+"-"+v, *first)
+	if !ok || err != nil {
+		return time.Time{}, usageErr("%s %q: want RFC 3339 or HH:MM[:SS]", flag, v)
+	}
+	return from, nil
+}

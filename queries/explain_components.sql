@@ -1,0 +1,38 @@
+-- explain_components.sql: each explained request's (explain_ids) latency
+-- and components from requests.parquet beside the P50 and P95 of its
+-- slice: the requests of its model and use case (the report's default
+-- slicing), over the report's samples (TTFT figures of streamed requests
+-- only; a request's own value is shown whatever it is). One row per
+-- request and metric, in explain_ids order.
+WITH
+long AS (
+    SELECT request_id, model, use_case, streamed, unnest([
+        {'metric': 'client_e2e',       'k': 1,  'v': client_e2e_ms},
+        {'metric': 'network',          'k': 2,  'v': network_ms},
+        {'metric': 'application',      'k': 3,  'v': application_ms},
+        {'metric': 'queue',            'k': 4,  'v': queue_ms},
+        {'metric': 'model',            'k': 5,  'v': model_ms},
+        {'metric': 'prefill',          'k': 6,  'v': prefill_ms},
+        {'metric': 'decode',           'k': 7,  'v': decode_ms},
+        {'metric': 'client_ttft',      'k': 8,  'v': client_ttft_ms},
+        {'metric': 'ttft_network',     'k': 9,  'v': ttft_network_ms},
+        {'metric': 'ttft_application', 'k': 10, 'v': ttft_application_ms},
+        {'metric': 'ttft_queue',       'k': 11, 'v': ttft_queue_ms},
+        {'metric': 'ttft_model',       'k': 12, 'v': ttft_model_ms}
+    ], recursive := true)
+    FROM requests
+    WHERE (model, use_case) IN (SELECT (r.model, r.use_case) FROM requests AS r JOIN explain_ids USING (request_id))
+       OR request_id IN (SELECT request_id FROM explain_ids)
+),
+q AS (
+    SELECT model, use_case, metric,
+        count(CASE WHEN k < 8 OR streamed IS TRUE THEN v END) AS slice_n,
+        quantile_cont(CASE WHEN k < 8 OR streamed IS TRUE THEN v END, [0.5, 0.95]) AS slice_q
+    FROM long
+    GROUP BY model, use_case, metric
+)
+SELECT i.ord, l.request_id, l.metric, l.k, l.v AS value, q.slice_n, q.slice_q[1] AS slice_p50, q.slice_q[2] AS slice_p95
+FROM explain_ids AS i
+JOIN long AS l USING (request_id)
+LEFT JOIN q ON q.model IS NOT DISTINCT FROM l.model AND q.use_case IS NOT DISTINCT FROM l.use_case AND q.metric = l.metric
+ORDER BY i.ord, l.k

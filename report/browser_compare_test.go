@@ -1,0 +1,144 @@
+package report
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infertrace/infertrace/analyze"
+)
+
+func fp(v float64) *float64 { return &v }
+
+// compareFixture is a comparison whose labels carry markup, with
+// hand-set changes: queue rose surely, network did not.
+func compareFixture() *analyze.Comparison {
+	slice := func(label string, all bool) analyze.CompareSlice {
+		s := analyze.CompareSlice{All: all, Label: label, BaselineN: 400, TargetN: 410}
+		for _, m := range analyze.CompareMetrics {
+			mc := analyze.MetricChange{Metric: m.Metric, Name: m.Name, Unit: m.Unit, HigherIsBetter: m.Metric == "tps_user"}
+			for _, p := range []float64{0.5, 0.95, 0.99} {
+				q := analyze.QuantileChange{P: p, BaselineN: 400, TargetN: 410, Baseline: fp(100), Target: fp(104), Delta: fp(4), Lo: fp(-3), Hi: fp(11)}
+				if m.Metric == "queue" || m.Metric == "client_e2e" {
+					q.Target, q.Delta, q.Lo, q.Hi, q.Significant, q.Strong = fp(1900), fp(1800), fp(1500), fp(2100), true, true
+				}
+				if p == 0.99 {
+					q.Lo, q.Hi, q.TooFew = nil, nil, true
+				}
+				mc.Points = append(mc.Points, q)
+			}
+			s.Metrics = append(s.Metrics, mc)
+		}
+		return s
+	}
+	return &analyze.Comparison{
+		BaselineLabel: "out/last-week", TargetLabel: "model=" + evil, BaselineN: 400, TargetN: 410, By: []string{"use_case"},
+		Slices:   []analyze.CompareSlice{slice("all requests", true), slice("use_case="+evilImg, false)},
+		Findings: []string{"Server queueing rose 1.80 s in model=" + evil + " at P95: look at capacity, not the model.", "Nothing else moved."},
+		Compared: 50, Significant: 8,
+	}
+}
+
+// explainFixture is one request with every tier placed, its labels
+// carrying markup.
+func explainFixture() *analyze.Explanation {
+	at := time.Date(2026, 11, 30, 10, 0, 1, 0, time.UTC)
+	unc := fp(4.2)
+	zero := fp(0)
+	return &analyze.Explanation{Dir: "out", Requests: []analyze.ExplainedRequest{{
+		RequestID: "req-" + evil, Start: &at, Model: evil, UseCase: "chat", Client: "client-1", Region: evilImg,
+		Gateway: "gw-1", Replica: "r-1", Phase: "steady", Status: func() *int64 { v := int64(200); return &v }(),
+		ClientRecords: 1, GatewayRecords: 1, ServerRecords: 1,
+		ClientSource: "/very/long/path/to/client/logs/client-1.jsonl:12", GatewaySource: "gw-1.jsonl:3", ServerSource: "r-1.jsonl:9",
+		ClientHost: "client-1", GatewayHost: "gw-1", ServerHost: "r-1",
+		ClientOffset: analyze.Offset{Ms: fp(-120.5), UncertaintyMs: unc, Bounds: 300},
+		ServerOffset: analyze.Offset{Ms: fp(2400), UncertaintyMs: fp(0.3), Bounds: 290},
+		Components: []analyze.ExplainComponent{
+			{Metric: "client_e2e", Value: fp(2410), SliceN: 300, SliceP50: fp(900), SliceP95: fp(2000)},
+			{Metric: "network", Value: fp(10), SliceN: 300, SliceP50: fp(9), SliceP95: fp(20)},
+			{Metric: "queue", Value: fp(1500), SliceN: 300, SliceP50: fp(0), SliceP95: fp(300)},
+		},
+		Spans: []analyze.Span{
+			{Tier: "client", Name: "request → response", StartMs: fp(-5), EndMs: fp(2405), UncertaintyMs: unc},
+			{Tier: "gateway", Name: "before forwarding", StartMs: fp(0), EndMs: fp(1), UncertaintyMs: zero},
+			{Tier: "gateway", Name: "upstream", StartMs: fp(1), EndMs: fp(2399), UncertaintyMs: zero},
+			{Tier: "server", Name: "queue", StartMs: fp(1.3), EndMs: fp(1501), UncertaintyMs: fp(0.3)},
+			{Tier: "server", Name: "prefill", StartMs: fp(1501), EndMs: fp(1600), UncertaintyMs: fp(0.3)},
+			{Tier: "server", Name: "decode", StartMs: fp(1600), EndMs: fp(2398), UncertaintyMs: fp(0.3)},
+		},
+	}}}
+}
+
+// TestBrowserCompareExplain opens a comparison and an explanation in
+// headless Chromium with the report's checks (no console error, no
+// request, the answer — findings and the before/after table, the first
+// request's waterfall and components — in the first 900 px, nothing wider
+// than 1366 px) and markup from logs shown as text.
+func TestBrowserCompareExplain(t *testing.T) {
+	ctx := newBrowser(t)
+	dir := artifactDir(t)
+	work := t.TempDir()
+	write := func(name string, render func(w io.Writer) error) string {
+		var buf bytes.Buffer
+		if err := render(&buf); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(work, name+".html")
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	l := openReport(t, ctx, write("compare", func(w io.Writer) error { return RenderCompare(w, "html", compareFixture()) }), "compare", dir)
+	for _, s := range []string{evil, evilImg, "Server queueing rose"} {
+		if !strings.Contains(l.Text, s) {
+			t.Errorf("compare: %q is not shown as text", s)
+		}
+	}
+	l = openReport(t, ctx, write("explain", func(w io.Writer) error { return RenderExplain(w, "html", explainFixture()) }), "explain", dir)
+	for _, s := range []string{evil, evilImg, "gateway: upstream", "client E2E, queue"} {
+		if !strings.Contains(l.Text, s) {
+			t.Errorf("explain: %q is not shown as text", s)
+		}
+	}
+}
+
+// TestRenderCompareExplainMarkdown: the Markdown escapes log-derived
+// labels and carries both counts and the interval of every change.
+func TestRenderCompareExplainMarkdown(t *testing.T) {
+	var b bytes.Buffer
+	if err := RenderCompare(&b, "md", compareFixture()); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		"| queue | P50 | 100.0 | 400 | 1900.0 | 410 | +1800.0 | +1500.0 … +2100.0 | strong (worse) |",
+		"| network | P50 | 100.0 | 400 | 104.0 | 410 | +4.0 | −3.0 … +11.0 | noise |",
+		"|  | P99 | 100.0 | 400 | 104.0 | 410 | +4.0 | – | too few |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("compare.md lacks %q", want)
+		}
+	}
+	if strings.Contains(md, evil) {
+		t.Errorf("compare.md carries %q unescaped", evil)
+	}
+	b.Reset()
+	if err := RenderExplain(&b, "md", explainFixture()); err != nil {
+		t.Fatal(err)
+	}
+	md = b.String()
+	for _, want := range []string{
+		"| queue | **1500.0** | 0.0 | 300.0 | 300 |",
+		"server   queue                                    1.3 →    1501.0 ms  (1499.7 ms)  placed ± 0.3 ms",
+		"client client-1 -120.5 ms ± 4.2 ms (bounds from 300 requests)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("explain.md lacks %q\n%s", want, md)
+		}
+	}
+}

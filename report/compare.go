@@ -1,0 +1,235 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	htmltemplate "html/template"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	texttemplate "text/template"
+
+	"github.com/infertrace/infertrace/analyze"
+)
+
+var (
+	compareMD = texttemplate.Must(texttemplate.New("compare.md.tmpl").
+			Funcs(texttemplate.FuncMap(funcs(mdEscape))).
+			ParseFS(templateFS, "templates/compare.md.tmpl"))
+	compareHTML = htmltemplate.Must(htmltemplate.New("compare.html.tmpl").
+			Funcs(htmltemplate.FuncMap(funcs(func(s string) string { return s }))).
+			ParseFS(templateFS, "templates/compare.html.tmpl"))
+)
+
+// compareView is what the compare templates render.
+type compareView struct {
+	*analyze.Comparison
+	Slices []compareSliceView
+	Chart  compareChart
+	// Headline is the P95 of the headline figures and components of all
+	// requests, for the first screen.
+	Headline []compareRow
+}
+
+type compareSliceView struct {
+	analyze.CompareSlice
+	Rows []compareRow
+}
+
+// compareRow is one metric at one quantile, before and after.
+type compareRow struct {
+	Metric, Quantile   string
+	First              bool // first quantile of its metric
+	Baseline, Target   string
+	BaselineN, TargetN int64
+	Delta, Interval    string
+	Mark               string // "significant", "strong", "too few", ""
+	Worse, Better      bool   // a significant change for the worse / better
+}
+
+func newCompareView(c *analyze.Comparison) *compareView {
+	v := &compareView{Comparison: c}
+	for _, s := range c.Slices {
+		sv := compareSliceView{CompareSlice: s}
+		for _, m := range s.Metrics {
+			for i, q := range m.Points {
+				r := compareRow{Metric: m.Name, Quantile: q.Label(), First: i == 0,
+					Baseline: fmtVal(q.Baseline, m.Unit), Target: fmtVal(q.Target, m.Unit),
+					BaselineN: q.BaselineN, TargetN: q.TargetN, Delta: fmtDelta(q.Delta, m.Unit)}
+				if q.Lo != nil && q.Hi != nil {
+					r.Interval = fmtDelta(q.Lo, m.Unit) + " … " + fmtDelta(q.Hi, m.Unit)
+				} else {
+					r.Interval = "–"
+				}
+				switch {
+				case q.TooFew && q.Delta != nil:
+					r.Mark = "too few"
+				case q.Strong:
+					r.Mark = "strong"
+				case q.Significant:
+					r.Mark = "significant"
+				case q.Delta != nil:
+					r.Mark = "noise"
+				}
+				if q.Significant && q.Delta != nil {
+					up := *q.Delta > 0
+					r.Worse = up != m.HigherIsBetter
+					r.Better = !r.Worse
+				}
+				sv.Rows = append(sv.Rows, r)
+			}
+		}
+		v.Slices = append(v.Slices, sv)
+	}
+	if len(c.Slices) > 0 {
+		v.Chart = newCompareChart(c.Slices[0])
+		for _, r := range v.Slices[0].Rows {
+			switch r.Metric {
+			case "client E2E", "client TTFT", "per-user tokens/s", "network", "application", "queue", "model":
+				if r.Quantile == "P95" {
+					v.Headline = append(v.Headline, r)
+				}
+			}
+		}
+	}
+	return v
+}
+
+func fmtVal(p *float64, unit string) string {
+	if p == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f", *p)
+}
+
+func fmtDelta(p *float64, unit string) string {
+	if p == nil {
+		return "–"
+	}
+	if *p < 0 {
+		return fmt.Sprintf("−%.1f", -*p)
+	}
+	return fmt.Sprintf("+%.1f", *p)
+}
+
+// compareChart draws, for all requests, the P95 of client E2E and of each
+// E2E component on both sides as paired bars on one axis in ms.
+type compareChart struct {
+	Width, Height int
+	AxisY         int
+	Ticks         []tick
+	Rows          []compareBar
+}
+
+type compareBar struct {
+	Label                string
+	Y, TextY             int
+	BaselineW, TargetW   string
+	BaselineY, TargetY   int
+	BaselineT, TargetT   string
+	BaselineTX, TargetTX string
+}
+
+func newCompareChart(all analyze.CompareSlice) compareChart {
+	const left, px, rowH = 150, 560.0, 44
+	names := []string{"client_e2e", "network", "application", "queue", "model"}
+	max := 0.0
+	for _, n := range names {
+		m, _ := all.Metric(n)
+		for _, q := range m.Points {
+			if q.P == 0.95 {
+				for _, v := range []*float64{q.Baseline, q.Target} {
+					if v != nil && *v > max {
+						max = *v
+					}
+				}
+			}
+		}
+	}
+	if max <= 0 {
+		max = 1
+	}
+	sc := newScale(max, px, 5)
+	ch := compareChart{Width: left + int(px) + 90}
+	y := 10
+	for _, n := range names {
+		m, _ := all.Metric(n)
+		var q analyze.QuantileChange
+		for _, p := range m.Points {
+			if p.P == 0.95 {
+				q = p
+			}
+		}
+		w := func(p *float64) string {
+			if p == nil {
+				return "0"
+			}
+			return f1(math.Max(sc.at(*p), 0))
+		}
+		b := compareBar{Label: m.Name + " P95", Y: y, TextY: y + 24,
+			BaselineY: y + 4, TargetY: y + 22,
+			BaselineW: w(q.Baseline), TargetW: w(q.Target),
+			BaselineT: fmtMs(q.Baseline) + " ms (n=" + fmt.Sprint(q.BaselineN) + ")",
+			TargetT:   fmtMs(q.Target) + " ms (n=" + fmt.Sprint(q.TargetN) + ")"}
+		b.BaselineTX = f1(left + 4 + math.Max(sc.at(deref(q.Baseline)), 0))
+		b.TargetTX = f1(left + 4 + math.Max(sc.at(deref(q.Target)), 0))
+		ch.Rows = append(ch.Rows, b)
+		y += rowH
+	}
+	ch.AxisY = y + 4
+	for v := 0.0; v <= sc.max+sc.step/2; v += sc.step {
+		ch.Ticks = append(ch.Ticks, tick{X: f1(left + sc.at(v)), Label: fmtTick(v)})
+	}
+	ch.Height = ch.AxisY + 40
+	return ch
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// RenderCompare writes the comparison c in format "md" or "html" to w.
+func RenderCompare(w io.Writer, format string, c *analyze.Comparison) error {
+	v := newCompareView(c)
+	switch format {
+	case "md":
+		return compareMD.Execute(w, v)
+	case "html":
+		return compareHTML.Execute(w, v)
+	}
+	return fmt.Errorf("report: unknown format %q (want md or html)", format)
+}
+
+// WriteCompare writes c as dir/compare.md and dir/compare.html.
+func WriteCompare(dir string, c *analyze.Comparison) ([]string, error) {
+	return writeEach(dir, "compare", func(w io.Writer, f string) error { return RenderCompare(w, f, c) })
+}
+
+// writeEach renders NAME.md and NAME.html into dir, each under a
+// temporary name first, and returns the paths written.
+func writeEach(dir, name string, render func(io.Writer, string) error) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	var paths []string
+	for _, f := range DefaultFormats {
+		var buf bytes.Buffer
+		if err := render(&buf, f); err != nil {
+			return paths, err
+		}
+		p := filepath.Join(dir, name+"."+f)
+		if err := os.WriteFile(p+".tmp", buf.Bytes(), 0o644); err != nil {
+			os.Remove(p + ".tmp")
+			return paths, fmt.Errorf("report: %w", err)
+		}
+		if err := os.Rename(p+".tmp", p); err != nil {
+			return paths, fmt.Errorf("report: %w", err)
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}

@@ -1,0 +1,180 @@
+package report
+
+import (
+	"fmt"
+	htmltemplate "html/template"
+	"io"
+	"math"
+	"strings"
+	texttemplate "text/template"
+
+	"github.com/infertrace/infertrace/analyze"
+)
+
+var (
+	explainMD = texttemplate.Must(texttemplate.New("explain.md.tmpl").
+			Funcs(texttemplate.FuncMap(funcs(mdEscape))).
+			ParseFS(templateFS, "templates/explain.md.tmpl"))
+	explainHTML = htmltemplate.Must(htmltemplate.New("explain.html.tmpl").
+			Funcs(htmltemplate.FuncMap(funcs(func(s string) string { return s }))).
+			ParseFS(templateFS, "templates/explain.html.tmpl"))
+)
+
+type explainView struct {
+	*analyze.Explanation
+	Requests []explainRequestView
+}
+
+type explainRequestView struct {
+	analyze.ExplainedRequest
+	Status    string
+	Rows      []explainCompRow
+	Waterfall waterfall
+	Text      []string // the waterfall as lines, for Markdown
+	ClientOff string
+	ServerOff string
+	Unplaced  bool
+	Hot       []string // the figures above the slice's P95
+}
+
+type explainCompRow struct {
+	Name, Value, P50, P95 string
+	N                     int64
+	AboveP95              bool
+}
+
+var explainNames = map[string]string{
+	"client_e2e": "client E2E", "network": "network", "application": "application", "queue": "queue",
+	"model": "model", "prefill": "  prefill", "decode": "  decode", "client_ttft": "client TTFT",
+	"ttft_network": "TTFT network", "ttft_application": "TTFT application", "ttft_queue": "TTFT queue", "ttft_model": "TTFT model",
+}
+
+// waterfall is the SVG drawing: one row per box on one time axis (ms after
+// the gateway's start, on its clock).
+type waterfall struct {
+	Width, Height, Left, AxisY int
+	Ticks                      []tick
+	Boxes                      []wfBox
+}
+
+type wfBox struct {
+	Label, Title         string
+	Y, TextY             int
+	X, W                 string
+	Color                string
+	Marker               bool   // a point in time (first token), not a span
+	WhiskerX1, WhiskerX2 string // the placement's uncertainty, when > 0
+	Whisker              bool
+}
+
+var tierColor = map[string]string{"client": "#4a7ab0", "gateway": "#8a6fb0", "server": "#c0392b"}
+
+func newWaterfall(r analyze.ExplainedRequest) (waterfall, bool) {
+	const left, px, rowH = 230, 640.0, 22
+	lo, hi := 0.0, 0.0
+	placed := false
+	for _, s := range r.Spans {
+		for _, v := range []*float64{s.StartMs, s.EndMs} {
+			if v != nil {
+				lo, hi = math.Min(lo, *v), math.Max(hi, *v)
+				placed = true
+			}
+		}
+	}
+	if !placed {
+		return waterfall{}, false
+	}
+	span := hi - lo
+	if span <= 0 {
+		span = 1
+	}
+	sc := newScale(span, px, 6)
+	x := func(v float64) float64 { return left + sc.at(v-lo) }
+	w := waterfall{Left: left, Width: left + int(px) + 20}
+	y := 6
+	for _, s := range r.Spans {
+		if s.StartMs == nil || s.EndMs == nil {
+			continue
+		}
+		a, b := *s.StartMs, *s.EndMs
+		box := wfBox{Label: s.Tier + ": " + s.Name, Y: y, TextY: y + 13, Color: tierColor[s.Tier],
+			X: f1(x(a)), W: f1(math.Max(x(b)-x(a), 1.5)), Marker: a == b,
+			Title: fmt.Sprintf("%s %s: %.1f → %.1f ms (%.1f ms)", s.Tier, s.Name, a, b, b-a)}
+		if s.UncertaintyMs != nil && *s.UncertaintyMs > 0 {
+			box.Whisker = true
+			box.WhiskerX1, box.WhiskerX2 = f1(x(a-*s.UncertaintyMs)), f1(x(a+*s.UncertaintyMs))
+			box.Title += fmt.Sprintf(", placed ± %.1f ms", *s.UncertaintyMs)
+		}
+		w.Boxes = append(w.Boxes, box)
+		y += rowH
+	}
+	w.AxisY = y + 4
+	start := math.Floor(lo/sc.step) * sc.step
+	for v := start; v <= hi+sc.step/2; v += sc.step {
+		if x(v) >= left-0.5 && x(v) <= float64(w.Width) {
+			w.Ticks = append(w.Ticks, tick{X: f1(x(v)), Label: fmtTick(v)})
+		}
+	}
+	w.Height = w.AxisY + 40
+	return w, true
+}
+
+func fmtOffset(o analyze.Offset) string {
+	if o.Ms == nil {
+		return "unknown (no bounds in that minute): its boxes are not drawn"
+	}
+	return fmt.Sprintf("%+.1f ms ± %.1f ms (bounds from %d requests)", *o.Ms, deref(o.UncertaintyMs), o.Bounds)
+}
+
+func newExplainView(ex *analyze.Explanation) *explainView {
+	v := &explainView{Explanation: ex}
+	for _, r := range ex.Requests {
+		rv := explainRequestView{ExplainedRequest: r, Status: "–", ClientOff: fmtOffset(r.ClientOffset), ServerOff: fmtOffset(r.ServerOffset)}
+		if r.Status != nil {
+			rv.Status = fmt.Sprint(*r.Status)
+		}
+		for _, c := range r.Components {
+			row := explainCompRow{Name: explainNames[c.Metric], Value: fmtMs(c.Value), P50: fmtMs(c.SliceP50), P95: fmtMs(c.SliceP95), N: c.SliceN}
+			if row.Name == "" {
+				row.Name = c.Metric
+			}
+			row.AboveP95 = c.Value != nil && c.SliceP95 != nil && *c.Value > *c.SliceP95
+			if row.AboveP95 {
+				rv.Hot = append(rv.Hot, strings.TrimSpace(row.Name))
+			}
+			rv.Rows = append(rv.Rows, row)
+		}
+		var ok bool
+		rv.Waterfall, ok = newWaterfall(r)
+		rv.Unplaced = !ok
+		for _, s := range r.Spans {
+			if s.StartMs == nil || s.EndMs == nil {
+				continue
+			}
+			line := fmt.Sprintf("%-8s %-34s %9.1f → %9.1f ms  (%.1f ms)", s.Tier, s.Name, *s.StartMs, *s.EndMs, *s.EndMs-*s.StartMs)
+			if s.UncertaintyMs != nil && *s.UncertaintyMs > 0 {
+				line += fmt.Sprintf("  placed ± %.1f ms", *s.UncertaintyMs)
+			}
+			rv.Text = append(rv.Text, line)
+		}
+		v.Requests = append(v.Requests, rv)
+	}
+	return v
+}
+
+// RenderExplain writes the explanation ex in format "md" or "html" to w.
+func RenderExplain(w io.Writer, format string, ex *analyze.Explanation) error {
+	v := newExplainView(ex)
+	switch format {
+	case "md":
+		return explainMD.Execute(w, v)
+	case "html":
+		return explainHTML.Execute(w, v)
+	}
+	return fmt.Errorf("report: unknown format %q (want md or html)", format)
+}
+
+// WriteExplain writes ex as dir/explain.md and dir/explain.html.
+func WriteExplain(dir string, ex *analyze.Explanation) ([]string, error) {
+	return writeEach(dir, "explain", func(w io.Writer, f string) error { return RenderExplain(w, f, ex) })
+}
