@@ -300,6 +300,10 @@ type Result struct {
 	// Headlines answer the report's questions in short sentences, for its
 	// first screen.
 	Headlines []Headline
+	// Window is the window of request starts the result covers (see
+	// Window): what analyze was run for, or the report's --from/--to within
+	// it; zero for the whole store.
+	Window Window
 }
 
 // Headline is one short sentence answering one of the report's questions.

@@ -21,6 +21,10 @@ type SummaryOptions struct {
 	By []string
 	// Resources bounds DuckDB's memory and threads.
 	Resources Resources
+	// Window limits the summary to the requests that start in it; it must
+	// lie within the window requests.parquet was analyzed for. Zero means
+	// that window (Result.Window).
+	Window Window
 }
 
 // DefaultBy is the slicing used when SummaryOptions.By is empty.
@@ -88,13 +92,16 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if err := checkRequestsFrom(ctx, db, dir, filepath.Join(dir, RequestsFile), sum); err != nil {
 		return nil, err
 	}
+	if res.Window, err = useWindow(ctx, db, dir, filepath.Join(dir, RequestsFile), opts.Window); err != nil {
+		return nil, err
+	}
 	if err := registerRejects(ctx, db, dir); err != nil {
 		return nil, err
 	}
 	if err := registerSliced(ctx, db, by); err != nil {
 		return nil, err
 	}
-	if err := registerTiers(ctx, db, dir); err != nil {
+	if err := registerTiersIn(ctx, db, dir, res.Window); err != nil {
 		return nil, err
 	}
 	if res.ServerFormats, err = serverFormats(ctx, db); err != nil {
