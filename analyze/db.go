@@ -147,9 +147,16 @@ func stripSQL(q string) string {
 	return strings.TrimSuffix(strings.TrimSpace(q), ";")
 }
 
-// parquetParts lists DIR/tier/*.parquet in name order; a missing directory
+// parquetParts lists the Parquet parts of a tier in name order: those in
+// the partition directories DIR/tier/date=D/ whose day may hold rows of w
+// (partitionInWindow), and any directly in DIR/tier; of the runs the
+// manifest lists when it lists batches (storeRuns). A missing directory
 // yields no parts.
-func parquetParts(dir, tier string) ([]string, error) {
+func parquetParts(dir, tier string, w Window) ([]string, error) {
+	runs, err := storeRuns(dir)
+	if err != nil {
+		return nil, err
+	}
 	entries, err := os.ReadDir(filepath.Join(dir, tier))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -158,10 +165,23 @@ func parquetParts(dir, tier string) ([]string, error) {
 		return nil, fmt.Errorf("list %s parts: %w", tier, err)
 	}
 	var parts []string
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".parquet") {
-			parts = append(parts, filepath.Join(dir, tier, e.Name()))
+	add := func(sub string, entries []os.DirEntry) {
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".parquet") && (sub == "" || partOfRuns(e.Name(), runs)) {
+				parts = append(parts, filepath.Join(dir, tier, sub, e.Name()))
+			}
 		}
+	}
+	add("", entries)
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), partitionPrefix) || !partitionInWindow(e.Name(), w) {
+			continue
+		}
+		sub, err := os.ReadDir(filepath.Join(dir, tier, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("list %s parts: %w", tier, err)
+		}
+		add(e.Name(), sub)
 	}
 	sort.Strings(parts)
 	return parts, nil
@@ -173,6 +193,15 @@ func parquetParts(dir, tier string) ([]string, error) {
 // NULL. The server tier is server_logged, as ingested; the server view that
 // requests.sql reads is made from it by matchServers.
 func registerTiers(ctx context.Context, db *sql.DB, dir string) error {
+	return registerTiersIn(ctx, db, dir, Window{})
+}
+
+// registerTiersIn is registerTiers limited to the rows whose own start
+// (tierTimeColumn) is in w, and rows without a start: only the partitions
+// that overlap w are listed, and the condition lets DuckDB skip the row
+// groups whose statistics lie outside it. The partition directory is no
+// column (hive_partitioning off), so the views have the files' columns.
+func registerTiersIn(ctx context.Context, db *sql.DB, dir string, w Window) error {
 	for _, tier := range Tiers {
 		name := tier
 		if tier == "server" {
@@ -182,7 +211,7 @@ func registerTiers(ctx context.Context, db *sql.DB, dir string) error {
 		if err != nil {
 			return err
 		}
-		parts, err := parquetParts(dir, tier)
+		parts, err := parquetParts(dir, tier, w)
 		if err != nil {
 			return err
 		}
@@ -193,7 +222,10 @@ func registerTiers(ctx context.Context, db *sql.DB, dir string) error {
 				quoted[i] = sqlString(p)
 			}
 			view += "\nUNION ALL BY NAME\nSELECT * FROM read_parquet([" +
-				strings.Join(quoted, ", ") + "], union_by_name = true)"
+				strings.Join(quoted, ", ") + "], union_by_name = true, hive_partitioning = false)"
+			if c := w.cond(tierTimeColumn[tier]); c != "" {
+				view += "\nWHERE " + c + " OR " + tierTimeColumn[tier] + " IS NULL"
+			}
 		}
 		if _, err := db.ExecContext(ctx, view); err != nil {
 			return fmt.Errorf("register %s tier: %w", tier, err)

@@ -310,6 +310,10 @@ type Result struct {
 	Contract *ContractResult
 	// Quality: evals or prices were given, so slices carry Quality.
 	Quality bool
+	// Window is the window of request starts the result covers (see
+	// Window): what analyze was run for, or the report's --from/--to within
+	// it; zero for the whole store.
+	Window Window
 }
 
 // Headline is one short sentence answering one of the report's questions.

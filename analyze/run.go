@@ -84,6 +84,16 @@ func Run(ctx context.Context, dir string) (*RunStats, error) {
 
 // RunWith is Run within the memory limit and threads of res.
 func RunWith(ctx context.Context, dir string, res Resources) (*RunStats, error) {
+	return RunWindow(ctx, dir, res, Window{})
+}
+
+// RunWindow is RunWith for the requests that start in w (see Window): it
+// reads the tiers within WindowMargin of w and records w in
+// requests.parquet's metadata, which Summarize checks.
+func RunWindow(ctx context.Context, dir string, res Resources, w Window) (*RunStats, error) {
+	if err := w.Check(); err != nil {
+		return nil, err
+	}
 	sum, err := manifestSum(dir)
 	if err != nil {
 		return nil, err
@@ -93,7 +103,7 @@ func RunWith(ctx context.Context, dir string, res Resources) (*RunStats, error) 
 		return nil, err
 	}
 	defer closeDB()
-	if err := registerTiers(ctx, db, dir); err != nil {
+	if err := registerTiersIn(ctx, db, dir, w.widen(WindowMargin)); err != nil {
 		return nil, err
 	}
 	step(ctx, "matching TGI records")
@@ -106,8 +116,8 @@ func RunWith(ctx context.Context, dir string, res Resources) (*RunStats, error) 
 	}
 	out := filepath.Join(dir, RequestsFile)
 	tmp := out + ".tmp"
-	copySQL := "COPY (\n" + stripSQL(q) + "\n) TO " + sqlString(tmp) +
-		" (FORMAT parquet, KV_METADATA {" + manifestKey + ": " + sqlString(sum) + "})"
+	copySQL := "COPY (\n" + w.selectRequests(stripSQL(q)) + "\n) TO " + sqlString(tmp) +
+		" (FORMAT parquet, KV_METADATA {" + manifestKey + ": " + sqlString(sum) + w.kvMetadata() + "})"
 	step(ctx, "joining tiers into "+RequestsFile)
 	if _, err := db.ExecContext(ctx, copySQL); err != nil {
 		os.Remove(tmp)

@@ -27,6 +27,10 @@ type SummaryOptions struct {
 	// product contract to judge each use case against; nil: none.
 	Evals, Prices string
 	Contract      *contract.Contract
+	// Window limits the summary to the requests that start in it; it must
+	// lie within the window requests.parquet was analyzed for. Zero means
+	// that window (Result.Window).
+	Window Window
 }
 
 // DefaultBy is the slicing used when SummaryOptions.By is empty.
@@ -94,13 +98,16 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if err := checkRequestsFrom(ctx, db, dir, filepath.Join(dir, RequestsFile), sum); err != nil {
 		return nil, err
 	}
+	if res.Window, err = useWindow(ctx, db, dir, filepath.Join(dir, RequestsFile), opts.Window); err != nil {
+		return nil, err
+	}
 	if err := registerRejects(ctx, db, dir); err != nil {
 		return nil, err
 	}
 	if err := registerSliced(ctx, db, by); err != nil {
 		return nil, err
 	}
-	if err := registerTiers(ctx, db, dir); err != nil {
+	if err := registerTiersIn(ctx, db, dir, res.Window); err != nil {
 		return nil, err
 	}
 	if res.ServerFormats, err = serverFormats(ctx, db); err != nil {

@@ -1,15 +1,16 @@
 // Package ingest turns the logs of the three tiers of an LLM serving stack
 // into typed Parquet, one table per tier, keyed by request ID:
 //
-//	DIR/client/part-*.parquet   what the client saw       (ClientRow)
-//	DIR/gateway/part-*.parquet  what the gateway saw      (GatewayRow)
-//	DIR/server/part-*.parquet   what the inference server saw (ServerRow)
+//	DIR/client/date=D/part-*.parquet   what the client saw       (ClientRow)
+//	DIR/gateway/date=D/part-*.parquet  what the gateway saw      (GatewayRow)
+//	DIR/server/date=D/part-*.parquet   what the inference server saw (ServerRow)
 //	DIR/rejects.jsonl           every line that was not turned into a row, with file, line and reason
 //	DIR/manifest.json           per input file: bytes, lines, rows, rejected, duplicates, blank
 //
 // Each file is written under a temporary name and renamed when complete; a
-// run first removes the previous run's files (superseded) and writes the
-// manifest last. LockOut keeps two runs out of one directory.
+// run first removes the previous run's files (superseded), or with --append
+// adds a batch to them (store.go), and writes the manifest last. Parts are
+// partitioned by day (sink.go). LockOut keeps two runs out of one directory.
 //
 // Every input line is accounted for: lines = decoded + rejected +
 // duplicates + blank, per file (and rows = decoded in the native formats).

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -81,13 +82,20 @@ type Options struct {
 	// Progress, when not nil, is told the inputs' size and what has been
 	// read of them (see Progress).
 	Progress Progress
+	// Append adds the inputs to the store in Out as a new batch instead of
+	// superseding it: files it holds already are skipped, a file that grew
+	// since it was ingested is refused (see store.go).
+	Append bool
+
+	runID string // names this run's part files
 }
 
 // MaxWorkers bounds Options.Workers: decoding is CPU-bound, so workers
 // beyond the cores only cost memory (each holds a Parquet writer per tier).
 const MaxWorkers = 256
 
-// Run removes the previous run's files from DIR (see superseded), streams
+// Run removes the previous run's files from DIR (see superseded; with
+// Options.Append it keeps the store and adds a batch to it), streams
 // every input file into DIR/<tier>/part-*.parquet, writes DIR/rejects.jsonl
 // and, last, DIR/manifest.json, and returns the manifest. A bad
 // line or an unreadable file never stops the run: it is counted in the
@@ -106,7 +114,29 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := prepareOut(opt.Out); err != nil {
+	opt.runID = newRunID()
+	var prev *Manifest
+	var skipped []SkippedFile
+	if opt.Append {
+		if prev, err = appendBase(opt.Out); err != nil {
+			return nil, err
+		}
+		if files, skipped, err = dedupe(prev, files, opt.Log); err != nil {
+			return nil, err
+		}
+		if len(files) == 0 && prev != nil { // nothing new: the store stays as it is
+			prev.Added = &Batch{Skipped: skipped}
+			return prev, nil
+		}
+		if prev != nil {
+			err = prepareAppend(opt.Out, prev)
+		} else {
+			err = prepareOut(opt.Out)
+		}
+	} else {
+		err = prepareOut(opt.Out)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if opt.Progress != nil {
@@ -115,6 +145,12 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	rejects, err := newRejectLog(filepath.Join(opt.Out, "rejects.jsonl"), opt.Log)
 	if err != nil {
 		return nil, err
+	}
+	if prev != nil { // the store's rejects first, as its manifest counts them
+		if err := copyPrefix(rejects.w, rejects.path, prev.RejectsBytes); err != nil {
+			rejects.discard()
+			return nil, err
+		}
 	}
 	workers := opt.Workers
 	if workers == 0 {
@@ -164,44 +200,64 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	decoders.Wait()
 	if err := context.Cause(ctx); err != nil {
 		rejects.discard()
-		removeParts(opt.Out)
+		removeParts(opt.Out, opt.runID)
 		return nil, err
 	}
+	if opt.Append {
+		if err := checkUnique(prev, files); err != nil {
+			rejects.discard()
+			removeParts(opt.Out, opt.runID)
+			return nil, err
+		}
+	}
+	// With --append, rejects.jsonl and manifest.json are replaced one after
+	// the other: a run killed between the two leaves rejects the manifest
+	// does not count (at the end of the file, past RejectsBytes), which the
+	// next append drops.
 	if err := rejects.close(); err != nil {
-		removeParts(opt.Out)
+		removeParts(opt.Out, opt.runID)
 		return nil, err
 	}
 
-	m := &Manifest{Version: 1, RunID: newRunID()}
+	m := &Manifest{Version: 2, RunID: opt.runID}
+	if prev != nil {
+		m.Files, m.Batches = prev.Files, prev.Batches
+	}
 	for _, s := range files {
 		st := s.stats
 		st.Rows, st.Decoded, st.Rejected = s.rows.Load(), s.decoded.Load(), s.rejected.Load()
 		if s.format != nil {
 			st.Format = s.format.name
 		}
+		st.Batch = opt.runID
 		m.Files = append(m.Files, st)
 	}
+	m.Batches = append(m.Batches, Batch{RunID: opt.runID, Files: len(files), Skipped: skipped})
+	m.Added = &m.Batches[len(m.Batches)-1]
+	if fi, err := os.Stat(filepath.Join(opt.Out, "rejects.jsonl")); err == nil {
+		m.RejectsBytes = fi.Size()
+	}
 	if err := m.write(opt.Out); err != nil {
-		removeParts(opt.Out)
-		os.Remove(filepath.Join(opt.Out, "rejects.jsonl"))
+		removeParts(opt.Out, opt.runID)
+		if prev == nil {
+			os.Remove(filepath.Join(opt.Out, "rejects.jsonl"))
+		}
 		return nil, err
 	}
 	return m, nil
 }
 
-// removeParts removes the part files of a run that did not finish (ctx
+// removeParts removes the part files of run, which did not finish (ctx
 // ended, a write failed): complete parts of some of the inputs, under their
 // final names, must not outlive the run that wrote them without a manifest
-// to say so. prepareOut removed the previous run's, so all are this run's.
-func removeParts(dir string) {
-	for _, t := range Tiers {
-		for _, pattern := range []string{"part-*.parquet", "part-*.parquet.tmp"} {
-			paths, _ := filepath.Glob(filepath.Join(dir, string(t), pattern))
-			for _, p := range paths {
-				os.Remove(p)
-			}
+// to say so. The parts of other runs (the store an append adds to) stay.
+func removeParts(dir, run string) {
+	for _, p := range partFiles(dir) {
+		if partRun(filepath.Base(p)) == run {
+			os.Remove(p)
 		}
 	}
+	removeEmptyPartitions(dir)
 }
 
 // totalSize is the size on disk of the files, for Progress.Start.
@@ -357,16 +413,13 @@ func prepareOut(dir string) error {
 	for _, name := range superseded {
 		old = append(old, filepath.Join(dir, name), filepath.Join(dir, name+".tmp"))
 	}
-	for _, t := range Tiers {
-		parts, _ := filepath.Glob(filepath.Join(dir, string(t), "part-*.parquet"))
-		tmps, _ := filepath.Glob(filepath.Join(dir, string(t), "part-*.parquet.tmp"))
-		old = append(append(old, parts...), tmps...)
-	}
+	old = append(old, partFiles(dir)...)
 	for _, p := range old {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove the previous run's %s: %w", p, err)
 		}
 	}
+	removeEmptyPartitions(dir)
 	return nil
 }
 
@@ -380,12 +433,23 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 			fmt.Fprintf(log, "error: %s\n", textsafe.Escape(err.Error()))
 		}
 	}
-	rc, size, err := openInput(s.stats.Path, &meter{ctx: ctx, p: opt.Progress})
+	m := &meter{ctx: ctx, p: opt.Progress, h: sha256.New()}
+	rc, size, err := openInput(s.stats.Path, m)
 	if err != nil {
 		fail(err)
 		return
 	}
 	defer rc.Close()
+	// The fingerprint is of every byte of the file, read or not (a file
+	// whose reading stopped at an error is still that file).
+	defer func() {
+		if ctx.Err() != nil {
+			return
+		}
+		if _, err := io.Copy(m.h, m.r); err == nil {
+			s.stats.Fingerprint = fingerprint(m.h)
+		}
+	}()
 	s.stats.Bytes = size
 	c := newChunker(s.stats.Path, rc)
 	doc := false
@@ -476,7 +540,7 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 	if !ok {
 		return fmt.Errorf("format %s is not a %s format", s.format.name, s.stats.Tier)
 	}
-	sk := newSink[T](dir, s.stats.Tier, fmt.Sprintf("f%04d", s.idx))
+	sk := newSink[T](dir, s.stats.Tier, fmt.Sprintf("%s-f%04d", opt.runID, s.idx))
 	if ss, ok := any(sk).(*sink[ServerRow]); ok {
 		ss.fill = serverDefaults(opt.ServerModel)
 	}
@@ -555,9 +619,9 @@ type worker struct {
 
 func newWorker(opt Options, id int, rejects *rejectLog) *worker {
 	w := &worker{
-		client:  newSink[ClientRow](opt.Out, Client, fmt.Sprintf("w%02d", id)),
-		gateway: newSink[GatewayRow](opt.Out, Gateway, fmt.Sprintf("w%02d", id)),
-		server:  newSink[ServerRow](opt.Out, Server, fmt.Sprintf("w%02d", id)),
+		client:  newSink[ClientRow](opt.Out, Client, fmt.Sprintf("%s-w%02d", opt.runID, id)),
+		gateway: newSink[GatewayRow](opt.Out, Gateway, fmt.Sprintf("%s-w%02d", opt.runID, id)),
+		server:  newSink[ServerRow](opt.Out, Server, fmt.Sprintf("%s-w%02d", opt.runID, id)),
 		parsers: map[*format]any{},
 		rejects: rejects,
 	}

@@ -171,7 +171,7 @@ func checkAccounting(t *testing.T, m *Manifest) {
 // by source, with NULL columns left out and times in RFC 3339.
 func dumpTable[T Row](t *testing.T, out string, tier Tier, strip string) string {
 	t.Helper()
-	parts, _ := filepath.Glob(filepath.Join(out, string(tier), "*.parquet"))
+	parts, _ := filepath.Glob(filepath.Join(out, string(tier), "*", "*.parquet"))
 	var rows []T
 	for _, p := range parts {
 		rs, err := parquet.ReadFile[T](p)

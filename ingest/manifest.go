@@ -17,8 +17,20 @@ type Manifest struct {
 	Version int `json:"version"`
 	// RunID names this ingest (random, unique): what analyze derives from
 	// it records the manifest it read, so a report never mixes two ingests.
-	RunID string      `json:"run_id"`
-	Files []FileStats `json:"files"`
+	// With --append it is the last batch's, so each batch changes it.
+	RunID string `json:"run_id"`
+	// Batches are the ingests the files came from, oldest first (see
+	// store.go); an ingest without --append starts the list anew.
+	Batches []Batch     `json:"batches,omitempty"`
+	Files   []FileStats `json:"files"`
+	// RejectsBytes is the size of rejects.jsonl this manifest accounts for:
+	// an append keeps that much of it and adds its own.
+	RejectsBytes int64 `json:"rejects_bytes"`
+	// Added is what the Run that returned the manifest did: the batch it
+	// added, or for an append that found nothing new, a batch of no files
+	// naming what it skipped (and the manifest is the store's, unchanged).
+	// Not written.
+	Added *Batch `json:"-"`
 }
 
 func newRunID() string {
@@ -39,6 +51,11 @@ type FileStats struct {
 	Rejected   int64  `json:"rejected"`
 	Duplicates int64  `json:"duplicates"`
 	Blank      int64  `json:"blank"`
+	// Batch is the run ID of the ingest that read the file; Fingerprint
+	// the SHA-256 of its bytes as stored ("sha256:<hex>"; with Bytes, the
+	// file's identity in the store), empty when it could not be read whole.
+	Batch       string `json:"batch,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
 	// Error is set when the file could not be read to its end (it could not
 	// be opened, its format is unknown, its compression is corrupt); the
 	// lines before the error are still counted and kept.

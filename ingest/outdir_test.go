@@ -22,7 +22,7 @@ func TestSinkWritesUnderTempName(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	final := filepath.Join(dir, "client", "part-w00.parquet")
+	final := filepath.Join(dir, "client", "date=__HIVE_DEFAULT_PARTITION__", "part-w00.parquet")
 	if _, err := os.Stat(final); err == nil {
 		t.Errorf("%s exists before the part is complete", final)
 	}
@@ -80,7 +80,9 @@ func TestRunSupersedesPreviousRun(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	previous := []string{"report.md", "report.html", "requests.parquet", "manifest.json", "rejects.jsonl",
 		"report.md.tmp", "requests.parquet.tmp", "manifest.json.tmp", "rejects.jsonl.tmp",
-		"client/part-w05.parquet", "server/part-f0003.parquet", "gateway/part-w01.parquet.tmp"}
+		"client/part-w05.parquet", "server/part-f0003.parquet", "gateway/part-w01.parquet.tmp",
+		"client/date=2026-11-29/part-0123456789abcdef01234567-w00.parquet",
+		"server/date=__HIVE_DEFAULT_PARTITION__/part-0123456789abcdef01234567-f0001.parquet.tmp"}
 	for _, name := range append(previous, "notes.txt") {
 		os.MkdirAll(filepath.Dir(filepath.Join(out, name)), 0o755)
 		os.WriteFile(filepath.Join(out, name), []byte("old"), 0o644)
@@ -99,11 +101,16 @@ func TestRunSupersedesPreviousRun(t *testing.T) {
 		}
 		return nil
 	})
-	if want := "client/part-w00.parquet manifest.json notes.txt rejects.jsonl"; strings.Join(got, " ") != want {
-		t.Errorf("files after the run: %v, want %s", got, want)
-	}
 	if len(m.RunID) != 24 {
 		t.Errorf("run ID %q", m.RunID)
+	}
+	if want := "client/date=2026-11-30/part-" + m.RunID + "-w00.parquet manifest.json notes.txt rejects.jsonl"; strings.Join(got, " ") != want {
+		t.Errorf("files after the run: %v, want %s", got, want)
+	}
+	for _, d := range []string{"client/date=2026-11-29", "server/date=__HIVE_DEFAULT_PARTITION__"} {
+		if _, err := os.Stat(filepath.Join(out, d)); err == nil {
+			t.Errorf("the emptied partition %s is left", d)
+		}
 	}
 	m2, err := Run(context.Background(), Options{Out: out, Workers: 1, Inputs: []Input{{Tier: Client, Pattern: in}}})
 	if err != nil || m2.RunID == m.RunID {

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"hash"
 	"io"
 )
 
@@ -29,6 +30,8 @@ type meter struct {
 	r       io.Reader
 	p       Progress
 	pending int64 // bytes read and not yet handed to p
+	// h, when not nil, is fed every byte read (the file's fingerprint).
+	h hash.Hash
 }
 
 func (m *meter) Read(b []byte) (int, error) {
@@ -36,6 +39,9 @@ func (m *meter) Read(b []byte) (int, error) {
 		return 0, context.Cause(m.ctx)
 	}
 	n, err := m.r.Read(b)
+	if m.h != nil {
+		m.h.Write(b[:n])
+	}
 	if m.p != nil {
 		m.pending += int64(n)
 		if m.pending >= chunkSize || err != nil {

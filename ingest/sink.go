@@ -1,9 +1,12 @@
 package ingest
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
@@ -21,48 +24,185 @@ const (
 // and memory stays flat however large the input.
 var partRows int64 = 64 * rowGroupRows
 
-// sink writes one worker's rows of one tier to its own Parquet part files,
-// DIR/<tier>/part-<name>.parquet, then part-<name>-1.parquet and so on after
-// every partRows rows. Each is created on its first row as NAME.tmp and
-// renamed when closed complete.
+// Parts are laid out as Hive-style partitions, so that other engines read
+// the store as it is (see the README's "The store for other engines"):
+//
+//	DIR/<tier>/date=YYYY-MM-DD/part-<run>-<worker>[-n].parquet
+//
+// date is the UTC day of the row's own start on its host's clock (client and
+// gateway start_time, server arrival_time); a row without one (formats that
+// log durations only: Triton, TensorRT-LLM, vllm-log annotations) is under
+// date=__HIVE_DEFAULT_PARTITION__, Hive's name for a NULL partition value.
+// The date is only in the path, never a column of the files.
+
+// PartitionColumn is the name of the Hive partition key of the tier
+// directories; DefaultPartition is the directory of rows without a start.
+const (
+	PartitionColumn  = "date"
+	DefaultPartition = "__HIVE_DEFAULT_PARTITION__"
+)
+
+// noDay is the day of a row without a start.
+const noDay = math.MinInt64
+
+// PartitionDir is the partition directory name (date=YYYY-MM-DD) of a row
+// starting at ns Unix nanoseconds UTC; of date=__HIVE_DEFAULT_PARTITION__
+// when ns is 0 (no start).
+func PartitionDir(ns int64) string { return partitionName(dayOf(ns)) }
+
+func dayOf(ns int64) int64 {
+	if ns == 0 {
+		return noDay
+	}
+	const day = 24 * int64(time.Hour)
+	d := ns / day
+	if ns%day < 0 {
+		d--
+	}
+	return d
+}
+
+func partitionName(day int64) string {
+	if day == noDay {
+		return PartitionColumn + "=" + DefaultPartition
+	}
+	return PartitionColumn + "=" + time.Unix(day*86400, 0).UTC().Format(time.DateOnly)
+}
+
+// maxOpenParts bounds the part files one sink writes at once: a file whose
+// rows span more days than that closes the part of the day it used least
+// recently, and goes on in a new part (-n) of that day if it comes back.
+const maxOpenParts = 4
+
+// sink writes one worker's rows of one tier to Parquet part files, one
+// partSink per day (see PartitionDir). Rows of one day are mostly together in
+// a log, so the row is decoded into the batch of the day seen last and moved
+// only when its day differs.
 type sink[T Row] struct {
-	base     string // DIR/<tier>/part-<name>
+	dir   string // DIR/<tier>
+	name  string // part-<name>
+	start func(*T) int64
+	days  map[int64]*partSink[T]
+	cur   *partSink[T]
+	use   int64 // a clock for the least recently used day
+	fill  func(*T)
+}
+
+func newSink[T Row](dir string, tier Tier, name string) *sink[T] {
+	s := &sink[T]{dir: filepath.Join(dir, string(tier)), name: name, days: map[int64]*partSink[T]{}}
+	var zero T
+	switch any(&zero).(type) {
+	case *ClientRow:
+		s.start = func(r *T) int64 { return any(r).(*ClientRow).Start }
+	case *GatewayRow:
+		s.start = func(r *T) int64 { return any(r).(*GatewayRow).Start }
+	case *ServerRow:
+		s.start = func(r *T) int64 { return any(r).(*ServerRow).Arrival }
+	}
+	return s
+}
+
+// slot returns the row to decode into next; commit keeps it.
+func (s *sink[T]) slot() *T {
+	if s.cur == nil {
+		s.cur = s.day(noDay)
+	}
+	return s.cur.slot()
+}
+
+func (s *sink[T]) commit() error {
+	p := s.cur
+	row := &p.batch[p.n]
+	if s.fill != nil {
+		s.fill(row)
+	}
+	if d := dayOf(s.start(row)); d != p.day {
+		q := s.day(d)
+		*q.slot() = *row
+		p, s.cur = q, q
+	}
+	s.use++
+	p.used = s.use
+	if p.w == nil && p.n == len(p.batch)-1 { // the batch fills: a writer opens
+		if err := s.makeRoom(p); err != nil {
+			return err
+		}
+	}
+	return p.commit()
+}
+
+// day returns the partSink of day d, creating it on first use.
+func (s *sink[T]) day(d int64) *partSink[T] {
+	p := s.days[d]
+	if p == nil {
+		p = &partSink[T]{day: d, base: filepath.Join(s.dir, partitionName(d), "part-"+s.name)}
+		s.days[d] = p
+	}
+	if p.batch == nil {
+		p.batch = make([]T, batchRows)
+	}
+	return p
+}
+
+// makeRoom closes the least recently used open part when maxOpenParts are
+// open and p is about to open one.
+func (s *sink[T]) makeRoom(p *partSink[T]) error {
+	var open int
+	var lru *partSink[T]
+	for _, q := range s.days {
+		if q.w != nil {
+			open++
+			if lru == nil || q.used < lru.used {
+				lru = q
+			}
+		}
+	}
+	if open < maxOpenParts || lru == nil || lru == p {
+		return nil
+	}
+	if err := lru.close(); err != nil {
+		return err
+	}
+	lru.batch = nil // until the day comes back
+	return nil
+}
+
+func (s *sink[T]) close() error {
+	var errs []error
+	for _, p := range s.days {
+		errs = append(errs, p.close())
+	}
+	return errors.Join(errs...)
+}
+
+// partSink writes the rows of one day to its own Parquet part files,
+// DIR/<tier>/date=D/part-<name>.parquet, then part-<name>-1.parquet and so
+// on after every partRows rows. Each is created on its first row as
+// NAME.tmp and renamed when closed complete.
+type partSink[T Row] struct {
+	day      int64
+	used     int64
+	base     string // DIR/<tier>/date=D/part-<name>
 	path     string // of the part being written
 	parts    int    // parts started
 	f        *os.File
 	w        partWriter[T]
 	batch    []T
 	n        int
-	rows     int64
 	partRows int64 // rows in the part being written
-	// fill sets what the run's settings give to rows their format leaves
-	// empty (Options.ServerModel); nil when there is nothing to set.
-	fill func(*T)
 }
 
-func newSink[T Row](dir string, tier Tier, name string) *sink[T] {
-	return &sink[T]{
-		base:  filepath.Join(dir, string(tier), "part-"+name),
-		batch: make([]T, batchRows),
-	}
-}
+func (s *partSink[T]) slot() *T { return &s.batch[s.n] }
 
-// slot returns the row to decode into next; commit keeps it.
-func (s *sink[T]) slot() *T { return &s.batch[s.n] }
-
-func (s *sink[T]) commit() error {
-	if s.fill != nil {
-		s.fill(&s.batch[s.n])
-	}
+func (s *partSink[T]) commit() error {
 	s.n++
-	s.rows++
 	if s.n == len(s.batch) {
 		return s.flushBatch()
 	}
 	return nil
 }
 
-func (s *sink[T]) flushBatch() error {
+func (s *partSink[T]) flushBatch() error {
 	if s.n == 0 {
 		return nil
 	}
@@ -103,7 +243,7 @@ func (s *sink[T]) flushBatch() error {
 	return err
 }
 
-func (s *sink[T]) close() error {
+func (s *partSink[T]) close() error {
 	if err := s.flushBatch(); err != nil {
 		return err
 	}
@@ -111,7 +251,7 @@ func (s *sink[T]) close() error {
 }
 
 // closePart completes the part being written, if any.
-func (s *sink[T]) closePart() error {
+func (s *partSink[T]) closePart() error {
 	if s.w == nil {
 		return nil
 	}

@@ -29,7 +29,7 @@ func TestServerModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	models := map[string]string{}
-	parts, _ := filepath.Glob(filepath.Join(out, "server", "*.parquet"))
+	parts, _ := filepath.Glob(filepath.Join(out, "server", "*", "*.parquet"))
 	for _, p := range parts {
 		rows, err := readParquet[ServerRow](p)
 		if err != nil {
@@ -74,7 +74,7 @@ func TestSinkStartsNewParts(t *testing.T) {
 		name string
 		rows int
 	}{{"part-w00.parquet", 3 * batchRows}, {"part-w00-1.parquet", 3 * batchRows}, {"part-w00-2.parquet", batchRows + 5}} {
-		rows, err := readParquet[ClientRow](filepath.Join(dir, "client", part.name))
+		rows, err := readParquet[ClientRow](filepath.Join(dir, "client", "date=__HIVE_DEFAULT_PARTITION__", part.name))
 		if err != nil {
 			t.Fatalf("%s: %v", part.name, err)
 		}
@@ -88,11 +88,72 @@ func TestSinkStartsNewParts(t *testing.T) {
 			next++
 		}
 	}
-	entries, _ := os.ReadDir(filepath.Join(dir, "client"))
+	entries, _ := os.ReadDir(filepath.Join(dir, "client", "date=__HIVE_DEFAULT_PARTITION__"))
 	for _, e := range entries {
 		got = append(got, e.Name())
 	}
 	if len(got) != 3 {
 		t.Errorf("files %v, want the three parts", got)
+	}
+}
+
+// TestSinkPartitionsByDay: each row lands under date=<UTC day of its own
+// start>, a row without a start under date=__HIVE_DEFAULT_PARTITION__, and
+// rows of more days than maxOpenParts, interleaved, are all written once,
+// each in its day's partition.
+func TestSinkPartitionsByDay(t *testing.T) {
+	dir := t.TempDir()
+	s := newSink[ClientRow](dir, Client, "run1-w00")
+	const day = int64(86400e9)
+	base := int64(1796083200e9) // 2026-12-01T00:00:00Z
+	want := map[string]int{}
+	n := 0
+	for range 3 {
+		for d := -1; d < maxOpenParts+2; d++ { // day -1 of base is 2026-11-30
+			for i := range batchRows + 7 {
+				start := base + int64(d)*day + int64(i)*1e6
+				if d == maxOpenParts+1 {
+					start = 0 // no start: durations only
+				}
+				*s.slot() = ClientRow{RequestID: fmt.Sprint("r", n), Start: start, Format: "test", SourceLine: int64(n)}
+				if err := s.commit(); err != nil {
+					t.Fatal(err)
+				}
+				want[PartitionDir(start)]++
+				n++
+			}
+		}
+	}
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+	if PartitionDir(base-1) != "date=2026-11-30" || PartitionDir(base) != "date=2026-12-01" || PartitionDir(0) != "date=__HIVE_DEFAULT_PARTITION__" {
+		t.Errorf("partition names: %s %s %s", PartitionDir(base-1), PartitionDir(base), PartitionDir(0))
+	}
+	got := map[string]int{}
+	seen := map[int64]bool{}
+	parts, _ := filepath.Glob(filepath.Join(dir, "client", "*", "*.parquet"))
+	for _, p := range parts {
+		rows, err := readParquet[ClientRow](p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		part := filepath.Base(filepath.Dir(p))
+		for _, r := range rows {
+			if PartitionDir(r.Start) != part {
+				t.Errorf("%s holds a row starting %d (%s)", p, r.Start, PartitionDir(r.Start))
+			}
+			if seen[r.SourceLine] {
+				t.Errorf("line %d written twice", r.SourceLine)
+			}
+			seen[r.SourceLine] = true
+			got[part]++
+		}
+	}
+	if len(seen) != n || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("%d of %d rows; per partition %v, want %v", len(seen), n, got, want)
+	}
+	if len(parts) <= len(want) {
+		t.Errorf("%d parts for %d days interleaved: the least recently used day was never closed", len(parts), len(want))
 	}
 }

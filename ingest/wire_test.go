@@ -111,7 +111,7 @@ func nullRoundTrip[T Row](t *testing.T, db *sql.DB, dir string, tier Tier) {
 		names[c] = col.name
 	}
 	q := fmt.Sprintf("SELECT source_line, %s FROM read_parquet('%s') ORDER BY source_line",
-		strings.Join(names, ", "), filepath.Join(dir, string(tier), "*.parquet"))
+		strings.Join(names, ", "), filepath.Join(dir, string(tier), "*", "*.parquet"))
 	rs, err := db.Query(q)
 	if err != nil {
 		t.Fatal(err)

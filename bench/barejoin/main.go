@@ -58,7 +58,7 @@ func run(dir string) error {
 		return err
 	}
 	defer db.Close()
-	glob := func(tier string) string { return quote(filepath.Join(dir, tier, "*.parquet")) }
+	glob := func(tier string) string { return quote(filepath.Join(dir, tier, "*", "*.parquet")) }
 	start := time.Now()
 	rows, err := db.Query(fmt.Sprintf(query, glob("client"), glob("gateway"), glob("server")))
 	if err != nil {

@@ -147,7 +147,7 @@ func gtfSimulateAndRun(t *testing.T, requests, seed int, formats []string) *sql.
 		    columns = {'file': 'VARCHAR', 'line': 'BIGINT', 'request_id': 'VARCHAR', 'engine_id': 'BIGINT', 'format': 'VARCHAR'})`,
 		`CREATE VIEW truth_f AS SELECT t.*, f.format AS server_format_true FROM truth AS t JOIN replica_format AS f USING (replica)`,
 		// The server table as ingested, before any analysis.
-		`CREATE VIEW server_rows AS SELECT * FROM read_parquet('` + filepath.Join(outDir, "server", "*.parquet") + `', union_by_name = true)`,
+		`CREATE VIEW server_rows AS SELECT * FROM read_parquet('` + filepath.Join(outDir, "server", "*", "*.parquet") + `', union_by_name = true, hive_partitioning = false)`,
 		// The request each kept server record really is (server_source is
 		// the file as ingested, under simDir, and the line).
 		`CREATE TABLE source_of AS

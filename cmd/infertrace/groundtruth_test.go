@@ -473,7 +473,7 @@ func TestGroundTruthCatchesClockMixing(t *testing.T) {
 	}
 	for _, tier := range []string{"client", "gateway", "server"} {
 		view := "CREATE VIEW " + tier + " AS SELECT * FROM (" + strings.TrimSuffix(strings.TrimSpace(queries.MustGet("empty_"+tier)), ";") +
-			") UNION ALL BY NAME SELECT * FROM read_parquet('" + filepath.Join(outDir, tier, "*.parquet") + "', union_by_name = true)"
+			") UNION ALL BY NAME SELECT * FROM read_parquet('" + filepath.Join(outDir, tier, "*", "*.parquet") + "', union_by_name = true, hive_partitioning = false)"
 		if _, err := db.Exec(view); err != nil {
 			t.Fatal(err)
 		}

@@ -36,20 +36,24 @@ var docs = map[string]commandDoc{
 		about: "Streams the logs named by --client, --gateway and --server (at least one) into DIR/<tier>/*.parquet, " +
 			"with every line accounted for in DIR/manifest.json and every rejected line in DIR/rejects.jsonl. " +
 			"Each of the three flags may be repeated and takes GLOB or FORMAT:GLOB; without a format it is sniffed " +
-			"from each file. A directory stands for the files in it. Input may be gzip or zstd compressed.",
+			"from each file. A directory stands for the files in it. Input may be gzip or zstd compressed. " +
+			"With --append the logs are added to the store in DIR as a new batch: files it holds already are skipped, " +
+			"and earlier batches are not read again.",
 		example: "infertrace ingest --client 'logs/client/*.jsonl' --gateway nginx:logs/access.log.gz --server vllm-otlp:logs/traces.jsonl --out out",
 	},
 	"analyze": {
 		summary: "join the tiers by request ID into DIR/requests.parquet",
 		about: "Joins the tiers ingested into DIR by request ID in DuckDB and writes DIR/requests.parquet: one row " +
-			"per request, its latency split into network, application, queue and model.",
+			"per request, its latency split into network, application, queue and model. --from and --to keep the " +
+			"requests that start in [FROM, TO) and read only the tiers' rows within 10 minutes of it.",
 		args:    [][2]string{{"DIR", "the --out directory of an ingest"}},
 		example: "infertrace analyze out",
 	},
 	"report": {
 		summary: "write DIR/report.md and DIR/report.html from an analyzed DIR",
 		about: "Writes DIR/report.md and DIR/report.html: percentiles with sample counts and windows per workload " +
-			"slice, where the time went, and how each metric was measured.",
+			"slice, where the time went, and how each metric was measured. --from and --to report the requests that " +
+			"start in [FROM, TO), within the window DIR was analyzed for.",
 		args:    [][2]string{{"DIR", "the --out directory of an ingest, analyzed since (infertrace analyze DIR)"}},
 		example: "infertrace report --by model,replica --format md out",
 	},

@@ -64,7 +64,7 @@ func outputState(t *testing.T, dir string) map[string]bool {
 		case rel == ingest.LockFile:
 		case strings.HasSuffix(rel, ".parquet") && strings.Contains(rel, "part-"):
 			present["parts"] = true
-			partRows[ingest.Tier(filepath.Dir(rel))] += parquetFile(t, p).NumRows()
+			partRows[ingest.Tier(strings.Split(filepath.ToSlash(rel), "/")[0])] += parquetFile(t, p).NumRows()
 		default:
 			present[rel] = true
 		}

@@ -425,10 +425,13 @@ func TestRunSupersedes(t *testing.T) {
 	if code := run(ctx, []string{"run", "--client", b, "--out", out}, &so, &se); code != exitInterrupted || se.String() != "infertrace run: interrupted\n" {
 		t.Errorf("interrupted run: exit %d: %s", code, se.String())
 	}
-	for _, name := range []string{"report.md", "report.html", "requests.parquet", "manifest.json", "rejects.jsonl", "client/part-w00.parquet"} {
+	for _, name := range []string{"report.md", "report.html", "requests.parquet", "manifest.json", "rejects.jsonl"} {
 		if _, err := os.Stat(filepath.Join(out, name)); err == nil {
 			t.Errorf("an interrupted run left the previous run's %s", name)
 		}
+	}
+	if parts, _ := filepath.Glob(filepath.Join(out, "client", "*", "part-*.parquet")); len(parts) > 0 {
+		t.Errorf("an interrupted run left the previous run's %v", parts)
 	}
 	if code, _, stderr := runCLI(t, "report", out); code != 1 || !strings.Contains(stderr, "holds no ingest output") {
 		t.Errorf("report after an interrupted run: exit %d: %s", code, stderr)

@@ -215,6 +215,7 @@ type ingestFlags struct {
 	otelGatewayService      string
 	otelClientService       string
 	serverModel             string
+	append                  bool
 	fs                      *pflag.FlagSet
 }
 
@@ -233,6 +234,7 @@ func (f *ingestFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.otelClientService, "otel-client-service", "", "service.name values (comma-separated) whose spans are the client's, in mixed OTLP files")
 	fs.StringVar(&f.serverModel, "server-model", "", "model name for server records whose format logs none (vLLM V1 spans, TGI, SGLang, TensorRT-LLM)")
 	fs.StringArrayVar(&f.maps, "map", nil, "mapping file (TOML or YAML) for the jsonl inputs of the tier it names (repeatable, one per tier)")
+	fs.BoolVar(&f.append, "append", false, "add the logs to the store in --out as a new batch, keeping earlier batches: a file already in it (same content, whatever its path) is skipped, a file that grew since it was ingested is refused")
 }
 
 func (f *ingestFlags) options(e *env) (ingest.Options, error) {
@@ -242,7 +244,7 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 	if f.fs != nil && f.fs.Changed("workers") && (f.workers < 1 || f.workers > ingest.MaxWorkers) {
 		return ingest.Options{}, usageErr("--workers %d: want 1 to %d (the default is one per core)", f.workers, ingest.MaxWorkers)
 	}
-	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr, ServerModel: f.serverModel, FormatOptions: map[string]string{
+	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr, ServerModel: f.serverModel, Append: f.append, FormatOptions: map[string]string{
 		"envoy-format":         f.envoyFormat,
 		"nginx-format":         f.nginxFormat,
 		"nginx-request-id":     f.nginxRequestID,
@@ -310,6 +312,9 @@ func doIngest(ctx context.Context, e *env, opt ingest.Options) error {
 	if err != nil {
 		return err
 	}
+	if opt.Append {
+		return appended(e, m)
+	}
 	t := m.Totals()
 	fmt.Fprintf(e.stdout, "ingested %d files: %d lines = %d decoded + %d rejected + %d duplicates + %d blank; %d rows\n",
 		len(m.Files), t.Lines, t.Decoded, t.Rejected, t.Duplicates, t.Blank, t.Rows)
@@ -318,6 +323,38 @@ func doIngest(ctx context.Context, e *env, opt ingest.Options) error {
 			fmt.Fprintf(e.stderr, "not read to the end: %s: %s\n", textsafe.Escape(f.Path), textsafe.Escape(f.Error))
 		}
 		return fmt.Errorf("%d of %d files could not be read to the end (their other lines were kept; see manifest.json)", len(failed), len(m.Files))
+	}
+	return nil
+}
+
+// appended says what an ingest --append added to the store, and the
+// store's totals; only the batch's files count for the exit status.
+func appended(e *env, m *ingest.Manifest) error {
+	batch := &ingest.Manifest{}
+	if m.Added != nil && m.Added.RunID != "" {
+		for _, f := range m.Files {
+			if f.Batch == m.Added.RunID {
+				batch.Files = append(batch.Files, f)
+			}
+		}
+	}
+	skipped := 0
+	if m.Added != nil {
+		skipped = len(m.Added.Skipped)
+	}
+	t, all := batch.Totals(), m.Totals()
+	if len(batch.Files) == 0 {
+		fmt.Fprintf(e.stdout, "appended nothing: all %d files are in the store already; it holds %d files from %d batches, %d rows\n",
+			skipped, len(m.Files), len(m.Batches), all.Rows)
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "appended %d files (%d skipped, in the store already): %d lines = %d decoded + %d rejected + %d duplicates + %d blank; %d rows; the store holds %d files from %d batches, %d rows\n",
+		len(batch.Files), skipped, t.Lines, t.Decoded, t.Rejected, t.Duplicates, t.Blank, t.Rows, len(m.Files), len(m.Batches), all.Rows)
+	if failed := batch.Failed(); len(failed) > 0 {
+		for _, f := range failed {
+			fmt.Fprintf(e.stderr, "not read to the end: %s: %s\n", textsafe.Escape(f.Path), textsafe.Escape(f.Error))
+		}
+		return fmt.Errorf("%d of %d files could not be read to the end (their other lines were kept; see manifest.json)", len(failed), len(batch.Files))
 	}
 	return nil
 }
@@ -407,8 +444,40 @@ func (f *resourceFlags) resources() (analyze.Resources, error) {
 	return analyze.Resources{MemoryLimit: limit, Threads: f.threads}, nil
 }
 
+// windowFlags are --from and --to of analyze, report and run.
+type windowFlags struct{ from, to string }
+
+func (f *windowFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.from, "from", "", "only requests that start at or after `TIME` (RFC 3339, or a date: its midnight UTC)")
+	fs.StringVar(&f.to, "to", "", "only requests that start before `TIME` (RFC 3339, or a date: its midnight UTC)")
+}
+
+func (f *windowFlags) window() (analyze.Window, error) {
+	var w analyze.Window
+	var err error
+	if f.from != "" {
+		if w.From, err = analyze.ParseWindowBound(f.from); err != nil {
+			return w, usageErr("--from %v", err)
+		}
+	}
+	if f.to != "" {
+		if w.To, err = analyze.ParseWindowBound(f.to); err != nil {
+			return w, usageErr("--to %v", err)
+		}
+	}
+	if err := w.Check(); err != nil {
+		return w, usageErr("%v", err)
+	}
+	return w, nil
+}
+
 func doAnalyze(ctx context.Context, e *env, dir string, res analyze.Resources) error {
-	st, err := analyze.RunWith(e.progress.steps(ctx, "analyze"), dir, res)
+	return doAnalyzeIn(ctx, e, dir, res, analyze.Window{})
+}
+
+// doAnalyzeIn is doAnalyze for the requests that start in w.
+func doAnalyzeIn(ctx context.Context, e *env, dir string, res analyze.Resources, w analyze.Window) error {
+	st, err := analyze.RunWindow(e.progress.steps(ctx, "analyze"), dir, res, w)
 	e.progress.done()
 	if err != nil {
 		return err
@@ -422,6 +491,8 @@ func cmdAnalyze(ctx context.Context, e *env, args []string) error {
 	quiet := quietFlag(fs)
 	var rsf resourceFlags
 	rsf.register(fs)
+	var wf windowFlags
+	wf.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -433,19 +504,24 @@ func cmdAnalyze(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	w, err := wf.window()
+	if err != nil {
+		return err
+	}
 	lock, err := lockIngested(dir)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
 	defer e.showProgress(*quiet)()
-	return doAnalyze(ctx, e, dir, res)
+	return doAnalyzeIn(ctx, e, dir, res, w)
 }
 
 type reportFlags struct {
 	by, formats []string
 	// The product contract and what it is judged on (see quality.go).
 	qualityFlags
+	window analyze.Window // --from/--to, set by the command
 }
 
 func (f *reportFlags) register(fs *pflag.FlagSet) {
@@ -483,7 +559,7 @@ func doReport(ctx context.Context, e *env, dir string, f reportFlags, rs analyze
 	if err := f.check(); err != nil {
 		return err
 	}
-	res, err := analyze.Summarize(e.progress.steps(ctx, "report"), dir, analyze.SummaryOptions{By: f.by, Resources: rs,
+	res, err := analyze.Summarize(e.progress.steps(ctx, "report"), dir, analyze.SummaryOptions{By: f.by, Resources: rs, Window: f.window,
 		Evals: f.evals, Prices: f.prices, Contract: f.loaded})
 	if err != nil {
 		e.progress.done()
@@ -512,6 +588,8 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	quiet := quietFlag(fs)
 	var rsf resourceFlags
 	rsf.register(fs)
+	var wf windowFlags
+	wf.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -521,6 +599,9 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	}
 	res, err := rsf.resources()
 	if err != nil {
+		return err
+	}
+	if f.window, err = wf.window(); err != nil {
 		return err
 	}
 	if err := f.check(); err != nil {
@@ -544,6 +625,8 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	quiet := quietFlag(fs)
 	var rsf resourceFlags
 	rsf.register(fs)
+	var wf windowFlags
+	wf.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -556,6 +639,9 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	}
 	res, err := rsf.resources()
 	if err != nil {
+		return err
+	}
+	if rf.window, err = wf.window(); err != nil {
 		return err
 	}
 	if err := rf.check(); err != nil {
@@ -577,7 +663,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if _, statErr := ingest.ReadManifest(opt.Out); statErr != nil {
 		return ingestErr
 	}
-	if err := doAnalyze(ctx, e, opt.Out, res); err != nil {
+	if err := doAnalyzeIn(ctx, e, opt.Out, res, rf.window); err != nil {
 		return err
 	}
 	if err := doReport(ctx, e, opt.Out, rf, res); err != nil {

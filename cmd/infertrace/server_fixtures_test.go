@@ -162,7 +162,7 @@ func analyzeServerFixture(t *testing.T, path string) map[string]map[string]sql.N
 	defer db.Close()
 	if _, err := db.Exec(`COPY (SELECT * REPLACE (coalesce(nullif(request_id, ''),
 	        regexp_replace(source_file, '^.*/', '') || ':' || source_line || ':' || coalesce(engine_request_id, '')) AS request_id)
-	    FROM read_parquet('` + filepath.Join(ingested, "server", "*.parquet") + `'))
+	    FROM read_parquet('` + filepath.Join(ingested, "server", "*", "*.parquet") + `', hive_partitioning = false))
 	    TO '` + filepath.Join(dir, "server", "part-0.parquet") + `' (FORMAT parquet)`); err != nil {
 		t.Fatal(err)
 	}

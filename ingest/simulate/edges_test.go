@@ -61,7 +61,7 @@ func ingestEdges(t *testing.T, dir string) ([]ingest.ClientRow, []ingest.Gateway
 	}
 	var cr []ingest.ClientRow
 	var gr []ingest.GatewayRow
-	parts, _ := filepath.Glob(filepath.Join(out, "client", "*.parquet"))
+	parts, _ := filepath.Glob(filepath.Join(out, "client", "*", "*.parquet"))
 	for _, p := range parts {
 		rs, err := parquet.ReadFile[ingest.ClientRow](p)
 		if err != nil {
@@ -69,7 +69,7 @@ func ingestEdges(t *testing.T, dir string) ([]ingest.ClientRow, []ingest.Gateway
 		}
 		cr = append(cr, rs...)
 	}
-	parts, _ = filepath.Glob(filepath.Join(out, "gateway", "*.parquet"))
+	parts, _ = filepath.Glob(filepath.Join(out, "gateway", "*", "*.parquet"))
 	for _, p := range parts {
 		rs, err := parquet.ReadFile[ingest.GatewayRow](p)
 		if err != nil {

@@ -39,7 +39,7 @@ func ingestServer(t *testing.T, dir string) ([]ingest.ServerRow, *ingest.Manifes
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts, _ := filepath.Glob(filepath.Join(out, "server", "*.parquet"))
+	parts, _ := filepath.Glob(filepath.Join(out, "server", "*", "*.parquet"))
 	var rows []ingest.ServerRow
 	for _, p := range parts {
 		rs, err := parquet.ReadFile[ingest.ServerRow](p)

@@ -1,0 +1,282 @@
+package analyze
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Window selects requests by their start (requests.parquet's start column:
+// the first tier on the request path that has a record): From <= start <
+// To, in UTC. A zero bound leaves that side open; the zero Window is
+// everything.
+//
+// Analyzing a window reads the tier rows whose own start (client and
+// gateway start_time, server arrival_time) lies within WindowMargin of it,
+// [From - WindowMargin, To + WindowMargin), and rows without a start
+// (formats that log durations only); it joins them as a whole analysis
+// would, then keeps the requests whose start is in [From, To). So a request
+// whose tiers' records straddle the window's edge (it started at 09:59:59
+// on the client, 10:00:00.2 on the gateway's clock) is joined whole and
+// counted once, by its start, as long as its records lie within the margin
+// of the window: clock skew between hosts and a request's own duration must
+// stay under WindowMargin. Only the partitions (days) and Parquet row groups
+// that overlap the widened window are read.
+//
+// Rules computed over a run of requests take the requests read: a
+// replica's cold start is its first requests within the rows read, a
+// burst's usual rate that of the rows read, TGI's matching tolerances those
+// of the rows read. Analyze the whole store (no window) to have every
+// request judged against all of it.
+type Window struct {
+	From, To time.Time
+}
+
+// WindowMargin is how far beyond a window analyze reads the tiers: it
+// covers clock skew between hosts and requests that straddle the window's
+// edges (see Window).
+const WindowMargin = 10 * time.Minute
+
+// IsZero reports whether w selects everything.
+func (w Window) IsZero() bool { return w.From.IsZero() && w.To.IsZero() }
+
+// ParseWindowBound reads a --from or --to value: an RFC 3339 time
+// (2026-11-30T10:00:00Z, any fraction, any zone) or a date (2026-11-30,
+// midnight UTC at its start).
+func ParseWindowBound(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%q is neither an RFC 3339 time (2026-11-30T10:00:00Z) nor a date (2026-11-30)", s)
+}
+
+// Check refuses a window that ends before it starts.
+func (w Window) Check() error {
+	if !w.From.IsZero() && !w.To.IsZero() && !w.From.Before(w.To) {
+		return fmt.Errorf("the window is empty: --from %s is not before --to %s", formatBound(w.From), formatBound(w.To))
+	}
+	return nil
+}
+
+// String is "[FROM, TO)" with "…" for an open side.
+func (w Window) String() string {
+	b := func(t time.Time) string {
+		if t.IsZero() {
+			return "…"
+		}
+		return formatBound(t)
+	}
+	return "[" + b(w.From) + ", " + b(w.To) + ")"
+}
+
+func formatBound(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// Contains reports whether v lies within w (open sides contain anything).
+func (w Window) Contains(v Window) bool {
+	fromOK := w.From.IsZero() || (!v.From.IsZero() && !v.From.Before(w.From))
+	toOK := w.To.IsZero() || (!v.To.IsZero() && !v.To.After(w.To))
+	return fromOK && toOK
+}
+
+// widen is w with margin added on each bounded side.
+func (w Window) widen(margin time.Duration) Window {
+	if !w.From.IsZero() {
+		w.From = w.From.Add(-margin)
+	}
+	if !w.To.IsZero() {
+		w.To = w.To.Add(margin)
+	}
+	return w
+}
+
+// cond is the SQL condition "col in w" on a TIMESTAMP_NS column; "" for
+// the zero window.
+func (w Window) cond(col string) string {
+	var c []string
+	if !w.From.IsZero() {
+		c = append(c, col+" >= "+tsLiteral(w.From))
+	}
+	if !w.To.IsZero() {
+		c = append(c, col+" < "+tsLiteral(w.To))
+	}
+	return strings.Join(c, " AND ")
+}
+
+func tsLiteral(t time.Time) string {
+	return "TIMESTAMP_NS '" + t.UTC().Format("2006-01-02 15:04:05.999999999") + "'"
+}
+
+// selectRequests wraps the requests query q so that it keeps the requests
+// whose start is in w.
+func (w Window) selectRequests(q string) string {
+	if w.IsZero() {
+		return q
+	}
+	return "SELECT * FROM (\n" + q + "\n) WHERE " + w.cond("start")
+}
+
+// windowKey is the key of requests.parquet's key-value metadata that holds
+// the window it was analyzed for (Window.encode).
+const windowKey = "infertrace_window"
+
+// encode is "FROM/TO" in RFC 3339, an open side empty: "/" for everything.
+func (w Window) encode() string {
+	b := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return formatBound(t)
+	}
+	return b(w.From) + "/" + b(w.To)
+}
+
+func decodeWindow(s string) (Window, error) {
+	from, to, ok := strings.Cut(s, "/")
+	if !ok {
+		return Window{}, fmt.Errorf("window %q", s)
+	}
+	var w Window
+	var err error
+	if from != "" {
+		if w.From, err = time.Parse(time.RFC3339Nano, from); err != nil {
+			return w, err
+		}
+	}
+	if to != "" {
+		if w.To, err = time.Parse(time.RFC3339Nano, to); err != nil {
+			return w, err
+		}
+	}
+	return w, nil
+}
+
+// kvMetadata is the part of COPY's KV_METADATA that records w.
+func (w Window) kvMetadata() string { return ", " + windowKey + ": " + sqlString(w.encode()) }
+
+// analyzedWindow reads the window the requests.parquet at path was analyzed
+// for (everything when it records none).
+func analyzedWindow(ctx context.Context, db *sql.DB, path string) (Window, error) {
+	var got string
+	err := db.QueryRowContext(ctx, "SELECT decode(value) FROM parquet_kv_metadata("+sqlString(path)+
+		") WHERE decode(key) = "+sqlString(windowKey)).Scan(&got)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Window{}, nil
+	}
+	if err != nil {
+		return Window{}, fmt.Errorf("requests table: %w", err)
+	}
+	w, err := decodeWindow(got)
+	if err != nil {
+		return Window{}, fmt.Errorf("%s: its %s metadata: %w", path, windowKey, err)
+	}
+	return w, nil
+}
+
+// ErrWindow is wrapped by the error of Summarize asked for a window that
+// requests.parquet was not analyzed for.
+var ErrWindow = errors.New("outside the analyzed window")
+
+// useWindow settles the window a summary covers: want, when given, which
+// must lie within the window requests.parquet was analyzed for, else that
+// window. The requests view is then limited to it.
+func useWindow(ctx context.Context, db *sql.DB, dir, path string, want Window) (Window, error) {
+	have, err := analyzedWindow(ctx, db, path)
+	if err != nil {
+		return Window{}, err
+	}
+	if want.IsZero() {
+		return have, nil
+	}
+	if !have.Contains(want) {
+		return Window{}, fmt.Errorf("the report's window %s is %w %s of %s: run infertrace analyze %s --from … --to … covering it first",
+			want, ErrWindow, have, path, dir)
+	}
+	q := "CREATE OR REPLACE VIEW requests AS SELECT * FROM read_parquet(" + sqlString(path) + ") WHERE " + want.cond("start")
+	if _, err := db.ExecContext(ctx, q); err != nil {
+		return Window{}, fmt.Errorf("register requests: %w", err)
+	}
+	return want, nil
+}
+
+// tierTimeColumn is the column of a tier's own start: what its partitions
+// and windows go by.
+var tierTimeColumn = map[string]string{"client": "start_time", "gateway": "start_time", "server": "arrival_time"}
+
+// partitionPrefix starts the name of a tier's partition directories
+// (ingest.PartitionColumn); defaultPartition is that of rows without a
+// start (ingest.DefaultPartition). analyze does not import ingest.
+const (
+	partitionPrefix  = "date="
+	defaultPartition = "__HIVE_DEFAULT_PARTITION__"
+)
+
+// partitionInWindow reports whether the partition directory name (date=D)
+// may hold rows within w: its day overlaps w, or it holds rows without a
+// start, or it is no day.
+func partitionInWindow(name string, w Window) bool {
+	v, ok := strings.CutPrefix(name, partitionPrefix)
+	if !ok || v == defaultPartition || w.IsZero() {
+		return true
+	}
+	day, err := time.Parse(time.DateOnly, v)
+	if err != nil {
+		return true
+	}
+	if !w.To.IsZero() && !day.Before(w.To) {
+		return false
+	}
+	if !w.From.IsZero() && !day.Add(24*time.Hour).After(w.From) {
+		return false
+	}
+	return true
+}
+
+// storeRuns are the run IDs of the batches dir's manifest lists; nil when it
+// lists none (every part file is the ingest's). Part files of other runs
+// were left by a run killed before its manifest, and are not read.
+func storeRuns(dir string) (map[string]bool, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	var m struct {
+		Batches []struct {
+			RunID string `json:"run_id"`
+		} `json:"batches"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("manifest.json: %w", err)
+	}
+	if len(m.Batches) == 0 {
+		return nil, nil
+	}
+	runs := map[string]bool{}
+	for _, b := range m.Batches {
+		runs[b.RunID] = true
+	}
+	return runs, nil
+}
+
+// partOfRuns reports whether a part file's name, part-<run>-…, is of one of
+// runs (any name when runs is nil).
+func partOfRuns(name string, runs map[string]bool) bool {
+	if runs == nil {
+		return true
+	}
+	rest, _ := strings.CutPrefix(name, "part-")
+	run, _, _ := strings.Cut(rest, "-")
+	return runs[run]
+}
