@@ -64,7 +64,10 @@ func newChunker(name string, r io.Reader) *chunker {
 }
 
 // peekFirstLine returns the first non-blank line, for sniffing; nil if the
-// input has none. The chunk read stays pending for next.
+// input has none. A lone "{" (a pretty-printed JSON document) is returned
+// joined with the next non-blank line, `{"name": "llm_request",`, so that
+// sniffers see the document's first member. The chunk read stays pending
+// for next.
 func (c *chunker) peekFirstLine() ([]byte, error) {
 	if c.pending == nil {
 		ch, err := c.next()
@@ -79,17 +82,25 @@ func (c *chunker) peekFirstLine() ([]byte, error) {
 		c.pending, c.pendingErr = ch, err
 	}
 	data := c.pending.data
+	var first []byte
 	for len(data) > 0 {
 		var line []byte
 		line, data = cutLine(data)
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			if len(line) > 64<<10 {
-				line = line[:64<<10]
-			}
-			return line, nil
+		if line = bytes.TrimSpace(line); len(line) == 0 {
+			continue
 		}
+		if first != nil {
+			line = append(first, line...)
+		} else if string(line) == "{" {
+			first = []byte{'{'}
+			continue
+		}
+		if len(line) > 64<<10 {
+			line = line[:64<<10]
+		}
+		return line, nil
 	}
-	return nil, nil
+	return first, nil
 }
 
 // rest returns the input not yet handed out as chunks, peeked data

@@ -18,14 +18,16 @@
 // Each input format is one file here implementing the same small pull
 // interface, Decoder (Next(row) error, io.EOF at the end), chosen by name
 // (--client FORMAT:GLOB) or sniffed from a file's first line. Input may be
-// gzip or zstd compressed, recognised by its magic bytes. Line formats
+// gzip or zstd compressed, recognised by its magic bytes, and an
+// OpenTelemetry Collector's length-prefixed frames (format: proto,
+// compression: zstd) are unframed into OTLP JSON lines (otlp_frames.go). Line formats
 // implement lineParser (one line to zero or more rows); formats that are one
 // document (trace arrays, benchmark reports) implement docParser and report
 // each record through DocOut. The formats:
 //
 //	client   native, jsonl (--map), aiperf, genai-perf, guidellm, vllm-bench, k6, otel-client
 //	gateway  native, envoy, nginx, otel-gateway, kong, litellm, litellm-json
-//	server   native, vllm-otlp, vllm-otlp-json, vllm-log, tgi, triton, sglang-metrics, sglang-log, trtllm
+//	server   native, vllm-otlp, vllm-otlp-json, vllm-otel-console, vllm-log, tgi, triton, sglang-metrics, sglang-log, trtllm
 //
 // Each format's file says what it fills, on which clock, and what it
 // cannot give; simulate writes several of them with known ground truth.

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -106,12 +107,22 @@ func runCase(t *testing.T, path string, ar *txtar.Archive) []map[string]string {
 	return runs
 }
 
+// writeInput writes one input file of a case. A section named NAME.base64
+// holds binary input (collector frames): it is written to NAME as the bytes
+// it decodes to, as they are. Sections named *.gz and *.zst hold text that
+// is compressed here.
 func writeInput(t *testing.T, path string, data []byte) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if strings.HasSuffix(path, ".gz") {
+	if name, ok := strings.CutSuffix(path, ".base64"); ok {
+		b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(string(data)), ""))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		path, data = name, b
+	} else if strings.HasSuffix(path, ".gz") {
 		data = gzipBytes(t, data)
 	} else if strings.HasSuffix(path, ".zst") {
 		data = zstdBytes(t, data)

@@ -13,8 +13,10 @@ import (
 
 // openInput opens a file and undoes gzip or zstd compression, recognised by
 // their magic bytes rather than by the file name (rotated logs are often
-// compressed without a .gz suffix, or renamed with one). When m is not nil
-// the file is read through it (m.r is set here).
+// compressed without a .gz suffix, or renamed with one), then the
+// OpenTelemetry Collector's length-prefixed frames, recognised by their
+// first bytes (see otlp_frames.go). When m is not nil the file is read
+// through it (m.r is set here).
 func openInput(path string, m *meter) (io.ReadCloser, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -42,17 +44,31 @@ func openInput(path string, m *meter) (io.ReadCloser, int64, error) {
 			f.Close()
 			return nil, 0, fmt.Errorf("%s: gzip: %w", path, err)
 		}
-		return &stack{Reader: zr, closers: []io.Closer{zr, f}}, st.Size(), nil
-	case bytes.HasPrefix(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		r, fc := unframe(bufio.NewReaderSize(zr, 64<<10))
+		return newStack(r, fc, zr, f), st.Size(), nil
+	case bytes.HasPrefix(magic, zstdMagic):
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
 			zstd.WithDecoderMaxWindow(128<<20))
 		if err != nil {
 			f.Close()
 			return nil, 0, fmt.Errorf("%s: zstd: %w", path, err)
 		}
-		return &stack{Reader: zr, closers: []io.Closer{closerFunc(func() error { zr.Close(); return nil }), f}}, st.Size(), nil
+		r, fc := unframe(bufio.NewReaderSize(zr, 64<<10))
+		return newStack(r, fc, closerFunc(func() error { zr.Close(); return nil }), f), st.Size(), nil
 	}
-	return &stack{Reader: br, closers: []io.Closer{f}}, st.Size(), nil
+	r, fc := unframe(br)
+	return newStack(r, fc, f), st.Size(), nil
+}
+
+// newStack reads r and closes the non-nil closers in order.
+func newStack(r io.Reader, closers ...io.Closer) *stack {
+	s := &stack{Reader: r}
+	for _, c := range closers {
+		if c != nil {
+			s.closers = append(s.closers, c)
+		}
+	}
+	return s
 }
 
 type stack struct {

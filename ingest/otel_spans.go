@@ -29,8 +29,9 @@ import (
 // is read into memory whole, and a document that is not valid JSON ends it,
 // as in vllm-otlp-json); anything else means one object per line, each line
 // a unit, and a line cut short is rejected alone. Blank lines are not units.
-// The sniffer sees only the first line, so a document file whose first
-// line is a lone `{` must be named (otel-gateway:GLOB).
+// The sniffer sees the first line (a lone `{` joined with the next one), so
+// a document whose first member is not resourceSpans must be named
+// (otel-gateway:GLOB).
 //
 // Why document formats, although the exporter writes lines: pairing needs a
 // file's units in order, which the parallel line readers do not give, and

@@ -84,9 +84,10 @@ func init() {
 
 // sniffOTLPDocument claims a first line that opens an object with the
 // resourceSpans member but does not close it on the same line, such as
-// `{"resourceSpans": [` of a pretty-printed document. A sniffer only sees the
-// first line, so a document whose first line is a lone `{` is not
-// recognised: name it as vllm-otlp-json:GLOB.
+// `{"resourceSpans": [` of a pretty-printed document; the sniffer joins a
+// lone `{` with the next line, so `{` then `"resourceSpans": [` is one too.
+// A document whose first member is not resourceSpans must be named
+// (vllm-otlp-json:GLOB).
 func sniffOTLPDocument(first []byte) bool {
 	return len(first) < 64<<10 && startsWithResourceSpans(first) && !isOTLPLine(first)
 }
