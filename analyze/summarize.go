@@ -27,13 +27,16 @@ type SummaryOptions struct {
 	// product contract to judge each use case against; nil: none.
 	Evals, Prices string
 	Contract      *contract.Contract
+	// TokenEdges are the edges of the prompt_bucket and output_bucket
+	// slice columns; empty means DefaultTokenEdges.
+	TokenEdges []int64
 }
 
 // DefaultBy is the slicing used when SummaryOptions.By is empty.
 var DefaultBy = []string{"model", "use_case"}
 
 // SliceColumns are the requests.parquet columns a summary may slice by.
-var SliceColumns = []string{"model", "use_case", "streamed", "client", "region", "gateway", "route", "replica", "status", "finish_reason", "phase", "concurrency_bucket"}
+var SliceColumns = []string{"model", "use_case", "streamed", "client", "region", "gateway", "route", "replica", "status", "finish_reason", "phase", "concurrency_bucket", "prompt_bucket", "output_bucket"}
 
 // sliceColumnSet is the whitelist behind SliceColumns: only these exact
 // names ever reach SQL.
@@ -74,6 +77,11 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if err != nil {
 		return nil, err
 	}
+	for i, e := range opts.TokenEdges {
+		if e <= 0 || i > 0 && e <= opts.TokenEdges[i-1] {
+			return nil, fmt.Errorf("token bucket edges %v: want positive, increasing token counts", opts.TokenEdges)
+		}
+	}
 	res := &Result{Dir: dir, By: by, Protocol: Protocol, Capabilities: Capabilities}
 	sum, err := manifestSum(dir)
 	if err != nil {
@@ -97,7 +105,7 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if err := registerRejects(ctx, db, dir); err != nil {
 		return nil, err
 	}
-	if err := registerSliced(ctx, db, by); err != nil {
+	if err := registerSliced(ctx, db, by, opts.TokenEdges); err != nil {
 		return nil, err
 	}
 	if err := registerTiers(ctx, db, dir); err != nil {
@@ -151,17 +159,21 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	return res, nil
 }
 
-// registerSliced creates the sliced view: requests plus slice_key, the
-// VARCHAR[] of the whitelisted slice columns.
-func registerSliced(ctx context.Context, db *sql.DB, by []string) error {
+// registerSliced creates the sliced view: requests plus the token buckets
+// (prompt_bucket, output_bucket with edges) and slice_key, the VARCHAR[]
+// of the whitelisted slice columns.
+func registerSliced(ctx context.Context, db *sql.DB, by []string, edges []int64) error {
 	keys := make([]string, len(by))
 	for i, b := range by {
 		if !sliceColumnSet[b] {
 			return fmt.Errorf("unknown slice column %q", b)
 		}
-		keys[i] = "CAST(" + b + " AS VARCHAR)"
+		keys[i] = sliceExpr(b, edges)
 	}
-	q := "CREATE OR REPLACE VIEW sliced AS SELECT *, [" + strings.Join(keys, ", ") + "]::VARCHAR[] AS slice_key FROM requests"
+	q := "CREATE OR REPLACE VIEW sliced AS SELECT *, " +
+		sliceExpr("prompt_bucket", edges) + " AS prompt_bucket, " +
+		sliceExpr("output_bucket", edges) + " AS output_bucket, [" +
+		strings.Join(keys, ", ") + "]::VARCHAR[] AS slice_key FROM requests"
 	if _, err := db.ExecContext(ctx, q); err != nil {
 		return fmt.Errorf("register slices: %w", err)
 	}
