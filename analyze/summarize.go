@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/infertrace/infertrace/analyze/contract"
@@ -410,12 +411,18 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 			return nil, fmt.Errorf("query %s: %w", name, err)
 		}
 	}
+	ci, err := pctIntervals(ctx, db, "slice")
+	if err != nil {
+		return nil, err
+	}
 	rows, err := queryRows(ctx, db, "slices")
 	if err != nil {
 		return nil, err
 	}
 	var out []Slice
 	for _, r := range rows {
+		all, grp := r["is_all"] == true, asList(r["slice_key"])
+		dist := func(r map[string]any, metric string) Dist { return withCI(dist(r, metric), ci, all, grp, metric) }
 		s := Slice{
 			All:                   r["is_all"] == true,
 			Requests:              asInt(r["requests"]),
@@ -475,13 +482,33 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 	return out, nil
 }
 
+// phaseOrder is the order of the Phases table.
+var phaseOrder = map[string]int{"cold": 0, "burst": 1, "steady": 2}
+
 func phases(ctx context.Context, db *sql.DB) ([]Phase, error) {
-	rows, err := queryRows(ctx, db, "phases")
+	q, err := queries.Get("phases")
 	if err != nil {
 		return nil, err
 	}
+	step(ctx, "phases")
+	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE phase_dists AS "+stripSQL(q)); err != nil {
+		return nil, fmt.Errorf("query phases: %w", err)
+	}
+	ci, err := pctIntervals(ctx, db, "phase")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := queryTable(ctx, db, "phase_dists")
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		return phaseOrder[asString(rows[i]["phase"])] < phaseOrder[asString(rows[j]["phase"])]
+	})
 	var out []Phase
 	for _, r := range rows {
+		grp := []any{r["phase"]}
+		dist := func(r map[string]any, metric string) Dist { return withCI(dist(r, metric), ci, false, grp, metric) }
 		out = append(out, Phase{
 			Name:          asString(r["phase"]),
 			Requests:      asInt(r["requests"]),
@@ -500,6 +527,10 @@ func phases(ctx context.Context, db *sql.DB) ([]Phase, error) {
 }
 
 func replicas(ctx context.Context, db *sql.DB) ([]Replica, error) {
+	ci, err := pctIntervals(ctx, db, "replica")
+	if err != nil {
+		return nil, err
+	}
 	rows, err := queryRows(ctx, db, "replicas")
 	if err != nil {
 		return nil, err
@@ -518,6 +549,17 @@ func replicas(ctx context.Context, db *sql.DB) ([]Replica, error) {
 			ModelPerToken:  [2]*float64{q[0], q[1]},
 			QueueN:         asInt(r["queue_n"]),
 			QueueP95:       asFloat(r["queue_p95"]),
+		}
+		grp := []any{r["replica"]}
+		if c, ok := ci[ciKey(false, grp, "model_per_token")]; ok {
+			rep.ModelPerTokenSmall, rep.ModelPerTokenCI = [2]bool{c.Small[0], c.Small[2]}, c.P95CI
+		} else {
+			rep.ModelPerTokenSmall = [2]bool{true, true}
+		}
+		if c, ok := ci[ciKey(false, grp, "queue")]; ok {
+			rep.QueueSmall, rep.QueueCI = c.Small[2], c.P95CI
+		} else {
+			rep.QueueSmall = true
 		}
 		if r["max_concurrency"] != nil {
 			c := asInt(r["max_concurrency"])
