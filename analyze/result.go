@@ -256,9 +256,9 @@ type Replica struct {
 	ModelPerTokenCI    Interval
 	QueueSmall         bool // P95 queue from too few samples
 	QueueCI            Interval
-	QueueN         int64
-	QueueP95       *float64
-	MaxConcurrency *int64 // most requests in flight at one arrival
+	QueueN             int64
+	QueueP95           *float64
+	MaxConcurrency     *int64 // most requests in flight at one arrival
 }
 
 // TimeWindow is one window of the time series of request starts.
