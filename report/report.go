@@ -109,6 +109,12 @@ func funcs(esc func(string) string) map[string]any {
 		"inc":       func(i int) int { return i + 1 },
 		"add":       func(a, b int) int { return a + b },
 		"dec":       func(a int) int { return a - 1 },
+		// Percentiles with their intervals (stats.go).
+		"pq":      statFuncs["pq"],
+		"ci":      statFuncs["ci"],
+		"ciTitle": statFuncs["ciTitle"],
+		"pqv":     statFuncs["pqv"],
+		"civ":     statFuncs["civ"],
 	}
 }
 
