@@ -228,6 +228,8 @@ type view struct {
 	Rejects   []rejectRow
 
 	ContractView *contractView // nil without --contract
+
+	Glossary []analyze.GlossaryEntry // infertrace's metrics beside other tools'
 }
 
 // headlineGroup is the headlines answering one question.
@@ -319,7 +321,7 @@ func splitRows(split []analyze.Component, name string) []attrRow {
 }
 
 func newView(r *analyze.Result) *view {
-	v := &view{Result: r}
+	v := &view{Result: r, Glossary: analyze.Glossary}
 	metrics := []struct {
 		title, unit, note string
 		get               func(analyze.Slice) analyze.Dist
