@@ -239,7 +239,7 @@ func registerSide(ctx context.Context, db *sql.DB, name string, s CompareSide) e
 		if !sliceColumnSet[s.Column] {
 			return fmt.Errorf("unknown slice column %q", s.Column)
 		}
-		where = append(where, "CAST("+s.Column+" AS VARCHAR) = "+sqlString(s.Value))
+		where = append(where, sliceExpr(s.Column, nil)+" = "+sqlString(s.Value))
 	}
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
@@ -264,7 +264,7 @@ func compareGrouping(ctx context.Context, db *sql.DB, cols []string) ([]CompareS
 			if !sliceColumnSet[c] {
 				return nil, fmt.Errorf("unknown slice column %q", c)
 			}
-			parts[i] = "CAST(" + c + " AS VARCHAR)"
+			parts[i] = sliceExpr(c, nil)
 		}
 		key = "[" + strings.Join(parts, ", ") + "]::VARCHAR[]"
 	}

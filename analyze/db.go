@@ -116,6 +116,10 @@ func openIn(ctx context.Context, dir string, res Resources) (*sql.DB, func(), er
 			return nil, nil, fmt.Errorf("duckdb: %s: %w", s, err)
 		}
 	}
+	if err := createMacros(ctx, db); err != nil {
+		done()
+		return nil, nil, err
+	}
 	return db, done, nil
 }
 

@@ -76,3 +76,54 @@ var Capabilities = []FormatCapability{
 	{"sglang-metrics, sglang-log", "queue_time (tokenization and dispatch before it are server overhead)", "prefill_finished - forward_entry", "finished - prefill_finished", "prefill_finished - received", "prompt, output", "yes (rid)", "request ID"},
 	{"trtllm", "first_scheduled - arrival", "first_token - first_scheduled", "last_token - first_token", "first_token - arrival", "–", "no (executor ID)", "none: no request ID and no wall-clock time"},
 }
+
+// GlossaryEntry sets one metric of infertrace beside the names and
+// definitions other tools give it, so a benchmark number and a production
+// number can be compared.
+type GlossaryEntry struct {
+	Metric                                     string // infertrace's metric and its definition
+	AIPerf, VLLM, GuideLLM, LLMPerf, OTelGenAI string
+}
+
+// Glossary compares infertrace's metrics with AIPerf (and GenAI-Perf, which
+// defines them alike), vllm bench serve, GuideLLM, LLMPerf and the
+// OpenTelemetry GenAI semantic conventions, as each tool's source or
+// documentation defines them.
+var Glossary = []GlossaryEntry{
+	{"Client TTFT: client start (request sent) to first content token received",
+		"time_to_first_token: request sent to first non-empty response",
+		"TTFT: request sent to first chunk with content",
+		"time_to_first_token_ms: request start to first token",
+		"ttft_s: request sent to first chunk with content",
+		"gen_ai.client.operation.time_to_first_chunk (client); gen_ai.server.time_to_first_token (server, successful responses only; seconds)"},
+	{"Client E2E: request sent to last byte received (the client's own logged duration where it has one)",
+		"request_latency: request sent to final response",
+		"E2EL: request sent to last chunk",
+		"request_latency: request start to end (seconds)",
+		"end_to_end_latency_s: request sent to last chunk",
+		"gen_ai.client.operation.duration (client); gen_ai.server.request.duration: to last byte or last output token (server)"},
+	{"TPOT (tpot_ms, contracts): (client E2E − client TTFT) / (output tokens − 1): the first token excluded",
+		"inter_token_latency: (request_latency − TTFT) / (output tokens − 1), the first token excluded",
+		"TPOT: (E2EL − TTFT) / (output tokens − 1), \"excl. 1st token\"",
+		"time_per_output_token_ms: (last token − first token) / output tokens: divides by every token though the interval starts at the first",
+		"–",
+		"gen_ai.server.time_per_output_token: per output token after the first (server, successful responses)"},
+	{"ITL: not a per-gap figure in infertrace (logs give no per-token times); mean ITL = TPOT",
+		"inter_token_latency (as above; the mean gap of one request)",
+		"ITL: every gap between consecutive chunks, pooled over requests (a chunk may hold several tokens)",
+		"inter_token_latency_ms: (last token − first token) / (output tokens − 1), as infertrace's TPOT",
+		"inter_token_latency_s: (TTFT + every later gap) / output tokens: includes the first token's wait",
+		"gen_ai.client.operation.time_per_output_chunk: each chunk after the first, from the end of the previous"},
+	{"Per-user tokens/s (tps_user): (output tokens − 1) / (E2E − TTFT) = 1000 / TPOT; streamed requests",
+		"output_token_throughput_per_user: 1 / inter_token_latency",
+		"– (1000 / TPOT)",
+		"output_tokens_per_second per request: output tokens / request latency (TTFT included)",
+		"request_output_throughput_token_per_s: output tokens / E2E (TTFT included)",
+		"–"},
+	{"Service-wide output tokens/s: output tokens of completed requests / (last − first request start)",
+		"output_token_throughput: output tokens / benchmark duration",
+		"Output token throughput: output tokens / benchmark duration",
+		"output tokens per second over the benchmark",
+		"overall_output_throughput: output tokens / test duration",
+		"– (from gen_ai.client.token.usage over time)"},
+}

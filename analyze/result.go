@@ -93,6 +93,12 @@ type Dist struct {
 	P90 *float64
 	P95 *float64
 	P99 *float64
+	// P95CI and P99CI are the distribution-free 95% confidence intervals
+	// of P95 and P99 (queries/pct_ci.sql); none where n is too small.
+	P95CI, P99CI Interval
+	// Small says which of P50, P90, P95, P99 have too few samples to be
+	// shown (n < 1/(1 − q)): "n too small", not a number.
+	Small [4]bool
 }
 
 // Component is one part of the latency attribution in one slice.
@@ -244,9 +250,15 @@ type Replica struct {
 	Cold           int64 // requests detected as cold
 	ModelPerTokenN int64
 	ModelPerToken  [2]*float64 // P50, P95 of model_ms / output_tokens
-	QueueN         int64
-	QueueP95       *float64
-	MaxConcurrency *int64 // most requests in flight at one arrival
+	// ModelPerTokenSmall: P50, P95 with too few samples; ModelPerTokenCI
+	// the 95% interval of the P95 (queries/pct_ci.sql).
+	ModelPerTokenSmall [2]bool
+	ModelPerTokenCI    Interval
+	QueueSmall         bool // P95 queue from too few samples
+	QueueCI            Interval
+	QueueN             int64
+	QueueP95           *float64
+	MaxConcurrency     *int64 // most requests in flight at one arrival
 }
 
 // TimeWindow is one window of the time series of request starts.

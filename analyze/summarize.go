@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/infertrace/infertrace/analyze/contract"
@@ -31,13 +32,16 @@ type SummaryOptions struct {
 	// lie within the window requests.parquet was analyzed for. Zero means
 	// that window (Result.Window).
 	Window Window
+	// TokenEdges are the edges of the prompt_bucket and output_bucket
+	// slice columns; empty means DefaultTokenEdges.
+	TokenEdges []int64
 }
 
 // DefaultBy is the slicing used when SummaryOptions.By is empty.
 var DefaultBy = []string{"model", "use_case"}
 
 // SliceColumns are the requests.parquet columns a summary may slice by.
-var SliceColumns = []string{"model", "use_case", "streamed", "client", "region", "gateway", "route", "replica", "status", "finish_reason", "phase", "concurrency_bucket"}
+var SliceColumns = []string{"model", "use_case", "streamed", "client", "region", "gateway", "route", "replica", "status", "finish_reason", "phase", "concurrency_bucket", "prompt_bucket", "output_bucket"}
 
 // sliceColumnSet is the whitelist behind SliceColumns: only these exact
 // names ever reach SQL.
@@ -78,6 +82,11 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if err != nil {
 		return nil, err
 	}
+	for i, e := range opts.TokenEdges {
+		if e <= 0 || i > 0 && e <= opts.TokenEdges[i-1] {
+			return nil, fmt.Errorf("token bucket edges %v: want positive, increasing token counts", opts.TokenEdges)
+		}
+	}
 	res := &Result{Dir: dir, By: by, Protocol: Protocol, Capabilities: Capabilities}
 	sum, err := manifestSum(dir)
 	if err != nil {
@@ -104,7 +113,7 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if err := registerRejects(ctx, db, dir); err != nil {
 		return nil, err
 	}
-	if err := registerSliced(ctx, db, by); err != nil {
+	if err := registerSliced(ctx, db, by, opts.TokenEdges); err != nil {
 		return nil, err
 	}
 	if err := registerTiersIn(ctx, db, dir, res.Window); err != nil {
@@ -158,17 +167,21 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	return res, nil
 }
 
-// registerSliced creates the sliced view: requests plus slice_key, the
-// VARCHAR[] of the whitelisted slice columns.
-func registerSliced(ctx context.Context, db *sql.DB, by []string) error {
+// registerSliced creates the sliced view: requests plus the token buckets
+// (prompt_bucket, output_bucket with edges) and slice_key, the VARCHAR[]
+// of the whitelisted slice columns.
+func registerSliced(ctx context.Context, db *sql.DB, by []string, edges []int64) error {
 	keys := make([]string, len(by))
 	for i, b := range by {
 		if !sliceColumnSet[b] {
 			return fmt.Errorf("unknown slice column %q", b)
 		}
-		keys[i] = "CAST(" + b + " AS VARCHAR)"
+		keys[i] = sliceExpr(b, edges)
 	}
-	q := "CREATE OR REPLACE VIEW sliced AS SELECT *, [" + strings.Join(keys, ", ") + "]::VARCHAR[] AS slice_key FROM requests"
+	q := "CREATE OR REPLACE VIEW sliced AS SELECT *, " +
+		sliceExpr("prompt_bucket", edges) + " AS prompt_bucket, " +
+		sliceExpr("output_bucket", edges) + " AS output_bucket, [" +
+		strings.Join(keys, ", ") + "]::VARCHAR[] AS slice_key FROM requests"
 	if _, err := db.ExecContext(ctx, q); err != nil {
 		return fmt.Errorf("register slices: %w", err)
 	}
@@ -405,12 +418,18 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 			return nil, fmt.Errorf("query %s: %w", name, err)
 		}
 	}
+	ci, err := pctIntervals(ctx, db, "slice")
+	if err != nil {
+		return nil, err
+	}
 	rows, err := queryRows(ctx, db, "slices")
 	if err != nil {
 		return nil, err
 	}
 	var out []Slice
 	for _, r := range rows {
+		all, grp := r["is_all"] == true, asList(r["slice_key"])
+		dist := func(r map[string]any, metric string) Dist { return withCI(dist(r, metric), ci, all, grp, metric) }
 		s := Slice{
 			All:                   r["is_all"] == true,
 			Requests:              asInt(r["requests"]),
@@ -470,13 +489,33 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 	return out, nil
 }
 
+// phaseOrder is the order of the Phases table.
+var phaseOrder = map[string]int{"cold": 0, "burst": 1, "steady": 2}
+
 func phases(ctx context.Context, db *sql.DB) ([]Phase, error) {
-	rows, err := queryRows(ctx, db, "phases")
+	q, err := queries.Get("phases")
 	if err != nil {
 		return nil, err
 	}
+	step(ctx, "phases")
+	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE phase_dists AS "+stripSQL(q)); err != nil {
+		return nil, fmt.Errorf("query phases: %w", err)
+	}
+	ci, err := pctIntervals(ctx, db, "phase")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := queryTable(ctx, db, "phase_dists")
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		return phaseOrder[asString(rows[i]["phase"])] < phaseOrder[asString(rows[j]["phase"])]
+	})
 	var out []Phase
 	for _, r := range rows {
+		grp := []any{r["phase"]}
+		dist := func(r map[string]any, metric string) Dist { return withCI(dist(r, metric), ci, false, grp, metric) }
 		out = append(out, Phase{
 			Name:          asString(r["phase"]),
 			Requests:      asInt(r["requests"]),
@@ -495,6 +534,10 @@ func phases(ctx context.Context, db *sql.DB) ([]Phase, error) {
 }
 
 func replicas(ctx context.Context, db *sql.DB) ([]Replica, error) {
+	ci, err := pctIntervals(ctx, db, "replica")
+	if err != nil {
+		return nil, err
+	}
 	rows, err := queryRows(ctx, db, "replicas")
 	if err != nil {
 		return nil, err
@@ -513,6 +556,17 @@ func replicas(ctx context.Context, db *sql.DB) ([]Replica, error) {
 			ModelPerToken:  [2]*float64{q[0], q[1]},
 			QueueN:         asInt(r["queue_n"]),
 			QueueP95:       asFloat(r["queue_p95"]),
+		}
+		grp := []any{r["replica"]}
+		if c, ok := ci[ciKey(false, grp, "model_per_token")]; ok {
+			rep.ModelPerTokenSmall, rep.ModelPerTokenCI = [2]bool{c.Small[0], c.Small[2]}, c.P95CI
+		} else {
+			rep.ModelPerTokenSmall = [2]bool{true, true}
+		}
+		if c, ok := ci[ciKey(false, grp, "queue")]; ok {
+			rep.QueueSmall, rep.QueueCI = c.Small[2], c.P95CI
+		} else {
+			rep.QueueSmall = true
 		}
 		if r["max_concurrency"] != nil {
 			c := asInt(r["max_concurrency"])

@@ -10,7 +10,8 @@
 --   unknown: completed, missing none, but a value it needed is unknown;
 --            left out of goodput (neither good nor missed).
 -- goodput_share = good / (good + missed), its n = good + missed, with its
--- Wilson 95% interval (goodput_lo, goodput_hi); goodput_per_s = good /
+-- Wilson 95% interval (goodput_lo, goodput_hi: wilson_lo and wilson_hi of
+-- macros.sql); goodput_per_s = good /
 -- window_s. Without per-request targets a case has
 -- no goodput (NULL).
 -- window: first to last request start in the case or slice (seconds).
@@ -140,10 +141,8 @@ causes AS (
 )
 SELECT *,
     CASE WHEN per_request_targets > 0 AND good + missed > 0 THEN good / (good + missed) END AS goodput_share,
-    CASE WHEN per_request_targets > 0 AND good + missed > 0
-         THEN (good + 1.920729 - 1.959964 * sqrt(good * missed / (good + missed) + 0.960365)) / (good + missed + 3.841459) END AS goodput_lo,
-    CASE WHEN per_request_targets > 0 AND good + missed > 0
-         THEN (good + 1.920729 + 1.959964 * sqrt(good * missed / (good + missed) + 0.960365)) / (good + missed + 3.841459) END AS goodput_hi,
+    CASE WHEN per_request_targets > 0 THEN wilson_lo(good, good + missed) END AS goodput_lo,
+    CASE WHEN per_request_targets > 0 THEN wilson_hi(good, good + missed) END AS goodput_hi,
     CASE WHEN per_request_targets > 0 AND window_s > 0 THEN good / window_s END AS goodput_per_s
 FROM (
 SELECT r.case_id, r.slice_key,

@@ -2,7 +2,8 @@
 -- (--contract), each once for the use case as a whole (slice_key = [])
 -- and, where the use case names slice columns (by), once in its slice
 -- (slice_key: the values of those columns, '(none)' for NULL). Over the
--- requests view, request_quality (its evals and cost) and the contract
+-- sliced view (the requests with their prompt_bucket and output_bucket),
+-- request_quality (its evals and cost) and the contract
 -- tables analyze fills from the file:
 --   contract_cases(case_id, name, by_cols), contract_match(case_id, col,
 --   value): a request belongs to a case when each of the case's columns
@@ -16,11 +17,11 @@ WITH r AS (
         q.ttft_queue_ms, q.ttft_model_ms,
         qq.eval_rows, qq.eval_pass_n, qq.eval_pass, qq.eval_score_n, qq.eval_score, qq.cost_usd,
         map(['model', 'use_case', 'streamed', 'client', 'region', 'gateway', 'route', 'replica',
-             'status', 'finish_reason', 'phase', 'concurrency_bucket'],
+             'status', 'finish_reason', 'phase', 'concurrency_bucket', 'prompt_bucket', 'output_bucket'],
             [q.model, q.use_case, CAST(q.streamed AS VARCHAR), q.client, q.region, q.gateway,
              q.route, q.replica, CAST(q.status AS VARCHAR), q.finish_reason, q.phase,
-             q.concurrency_bucket]) AS labels
-    FROM requests AS q
+             q.concurrency_bucket, q.prompt_bucket, q.output_bucket]) AS labels
+    FROM sliced AS q
     LEFT JOIN request_quality AS qq ON qq.request_id = q.request_id
 ),
 m AS (

@@ -6,12 +6,11 @@
 -- Percentiles (contract_values, the requests the metric applies to with a
 -- value): value as quantile_cont (position q(n-1)+1 between ranks,
 -- interpolated). Its interval is distribution-free, from order statistics:
--- the ranks floor(nq - 1.96 sqrt(nq(1-q))) and ceil(nq + 1.96
--- sqrt(nq(1-q))) + 1 (the number of samples below the true quantile is
--- Binomial(n, q), normal approximation); a rank outside 1..n leaves that
--- bound open. A percentile from fewer than 1/(1-q) samples (P99 from fewer
--- than 100, P95 from fewer than 20) is 'n too small', not a verdict.
--- Shares, k of n, with the Wilson score interval:
+-- the ranks pct_lo_rank(n, q) and pct_hi_rank(n, q) of macros.sql; a rank
+-- outside 1..n leaves that bound open. A percentile from fewer than
+-- 1/(1-q) samples (pct_too_small: P99 from fewer than 100, P95 from fewer
+-- than 20) is 'n too small', not a verdict.
+-- Shares, k of n, with the Wilson score interval (wilson_lo, wilson_hi):
 --   eval_pass_rate: requests whose evals all passed / requests with a pass
 --     (of the named eval: that eval's row);
 --   error_rate: requests not completed / requests;
@@ -45,8 +44,8 @@ ranked AS (
 ),
 ranks AS (
     SELECT *, q * (n - 1) + 1 AS pos,
-        floor(n * q - 1.959964 * sqrt(n * q * (1 - q))) AS lo_rank,
-        ceil(n * q + 1.959964 * sqrt(n * q * (1 - q))) + 1 AS hi_rank
+        pct_lo_rank(n, q) AS lo_rank,
+        pct_hi_rank(n, q) AS hi_rank
     FROM ranked
 ),
 pct AS (
@@ -56,7 +55,7 @@ pct AS (
         any_value(pos) - floor(any_value(pos)) AS frac,
         max(value) FILTER (WHERE rk = lo_rank) AS ci_lo,
         max(value) FILTER (WHERE rk = hi_rank) AS ci_hi,
-        any_value(n) < ceil(round(1 / (1 - any_value(q)), 6)) AS too_small
+        pct_too_small(any_value(n), any_value(q)) AS too_small
     FROM ranks
     GROUP BY ALL
 ),
@@ -109,8 +108,8 @@ measured AS (
     -- shares, Wilson score interval (z = 1.96)
     SELECT case_id, slice_key, target_id, coalesce(n, 0), k,
         CASE WHEN n > 0 THEN k / n END,
-        CASE WHEN n > 0 THEN (k + 1.920729 - 1.959964 * sqrt(k * (n - k) / n + 0.960365)) / (n + 3.841459) END,
-        CASE WHEN n > 0 THEN (k + 1.920729 + 1.959964 * sqrt(k * (n - k) / n + 0.960365)) / (n + 3.841459) END,
+        wilson_lo(k, n),
+        wilson_hi(k, n),
         false
     FROM shares
     UNION ALL

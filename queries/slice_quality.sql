@@ -2,7 +2,8 @@
 -- slices.sql, with the all-requests row is_all), from request_quality:
 --   evaluated: requests with at least one eval row;
 --   eval_pass_n / eval_pass_k: requests with a pass / whose evals all
---     passed; the share with its Wilson 95% interval;
+--     passed; the share with its Wilson 95% interval (wilson_lo,
+--     wilson_hi of macros.sql);
 --   eval_score_n / eval_score_mean: requests with a score, mean of their
 --     mean scores;
 --   priced: requests with a cost; cost_per_1k = 1000 x their mean cost;
@@ -28,6 +29,6 @@ g AS (
 )
 SELECT *,
     CASE WHEN eval_pass_n > 0 THEN eval_pass_k / eval_pass_n END AS eval_pass_share,
-    CASE WHEN eval_pass_n > 0 THEN (eval_pass_k + 1.920729 - 1.959964 * sqrt(eval_pass_k * (eval_pass_n - eval_pass_k) / eval_pass_n + 0.960365)) / (eval_pass_n + 3.841459) END AS eval_pass_lo,
-    CASE WHEN eval_pass_n > 0 THEN (eval_pass_k + 1.920729 + 1.959964 * sqrt(eval_pass_k * (eval_pass_n - eval_pass_k) / eval_pass_n + 0.960365)) / (eval_pass_n + 3.841459) END AS eval_pass_hi
+    wilson_lo(eval_pass_k, eval_pass_n) AS eval_pass_lo,
+    wilson_hi(eval_pass_k, eval_pass_n) AS eval_pass_hi
 FROM g

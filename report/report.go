@@ -109,6 +109,12 @@ func funcs(esc func(string) string) map[string]any {
 		"inc":       func(i int) int { return i + 1 },
 		"add":       func(a, b int) int { return a + b },
 		"dec":       func(a int) int { return a - 1 },
+		// Percentiles with their intervals (stats.go).
+		"pq":      statFuncs["pq"],
+		"ci":      statFuncs["ci"],
+		"ciTitle": statFuncs["ciTitle"],
+		"pqv":     statFuncs["pqv"],
+		"civ":     statFuncs["civ"],
 	}
 }
 
@@ -222,6 +228,8 @@ type view struct {
 	Rejects   []rejectRow
 
 	ContractView *contractView // nil without --contract
+
+	Glossary []analyze.GlossaryEntry // infertrace's metrics beside other tools'
 }
 
 // headlineGroup is the headlines answering one question.
@@ -313,7 +321,7 @@ func splitRows(split []analyze.Component, name string) []attrRow {
 }
 
 func newView(r *analyze.Result) *view {
-	v := &view{Result: r}
+	v := &view{Result: r, Glossary: analyze.Glossary}
 	metrics := []struct {
 		title, unit, note string
 		get               func(analyze.Slice) analyze.Dist

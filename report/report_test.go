@@ -70,8 +70,10 @@ func TestRenderedFigures(t *testing.T) {
 	}
 	s := md.String()
 	for _, want := range []string{
-		// all requests, client E2E: n 7, P50 1000, P90 1820, P95 2210, P99 2522
-		"| all requests | 7 | 1000.0 | 1820.0 | 2210.0 | 2522.0 | 2026-03-01 12:00:00.000 – 12:00:08.000 UTC |",
+		// all requests, client E2E: n 7, P50 1000; P90, P95 and P99 need
+		// 10, 20 and 100 samples, so they are "n too small", without an
+		// interval.
+		"| all requests | 7 | 1000.0 | n too small | n too small |  | n too small |  | 2026-03-01 12:00:00.000 – 12:00:08.000 UTC |",
 		// 705 output tokens over 8 s.
 		"| all requests | 8 | 705 | 8.000 | 88.1 | 2026-03-01 12:00:00.000 – 12:00:08.000 UTC |",
 		// queue 5 10 10 50 50 100 300: P95 at 5.7 = 100 + 0.7*200 = 240;
@@ -83,12 +85,13 @@ func TestRenderedFigures(t *testing.T) {
 		"| client end before start | 1 | r8 |",
 		// Phases: too few arrivals per host to call a burst and too few
 		// requests per model to call a replica cold, so all are steady.
-		"| Client E2E (ms) | cold | 0 | – | – | – | – | – |",
-		"| Client E2E (ms) | steady | 7 | 1000.0 | 1820.0 | 2210.0 | 2522.0 | 2026-03-01 12:00:00.000 – 12:00:08.000 UTC |",
+		"| Client E2E (ms) | cold | 0 | – | – | – |  | – |  | – |",
+		"| Client E2E (ms) | steady | 7 | 1000.0 | n too small | n too small |  | n too small |  | 2026-03-01 12:00:00.000 – 12:00:08.000 UTC |",
 		// Replicas in order of first start. a-0 serves r1 (1210 ms / 100
 		// tokens) and r5 (790 / 80, starting 12:00:06.5 on the gateway clock
-		// as it has no client record); queue 50 and 100; no overlap.
-		"| a-0 | m1 | 2 | 2026-03-01 12:00:00.000 | 2026-03-01 12:00:06.500 | 0 | 11.0 | 12.0 | 2 | 97.5 | 2 | 1 |",
+		// as it has no client record); queue 50 and 100; no overlap. Its
+		// P95s from 2 requests are too small.
+		"| a-0 | m1 | 2 | 2026-03-01 12:00:00.000 | 2026-03-01 12:00:06.500 | 0 | 11.0 | n too small |  | 2 | n too small |  | 2 | 1 |",
 		// Time series: 8 s span, 1 s windows; r8 alone in the last.
 		"Windows of 1 s by request start",
 		"| 2026-03-01 12:00:08.000 | 1 | 1.0 | -100.0 | 1 | 10.0 | 1 | 50.0 | 1 | 0 | 0 |",

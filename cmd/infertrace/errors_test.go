@@ -64,7 +64,7 @@ func TestErrorMessages(t *testing.T) {
 		{"simulate --out x --formats bogus", 2, "infertrace simulate: --formats names \"bogus\", which is no format simulate writes (" + formats + ")\n" + simHelp},
 		{"simulate --out x --formats gateway=tgi", 2, "infertrace simulate: --formats sets the gateway tier to \"tgi\", which no gateway writes (gateway formats: native, envoy, envoy-json, nginx, otel-gateway)\n" + simHelp},
 		{"report --by modle $DIR/ingested", 2, "infertrace report: --by names \"modle\", which is no column to slice by: did you mean model?\n" + reportHelp},
-		{"report --by foo $DIR/ingested", 2, "infertrace report: --by names \"foo\", which is no column to slice by (want any of model, use_case, streamed, client, region, gateway, route, replica, status, finish_reason, phase, concurrency_bucket)\n" + reportHelp},
+		{"report --by foo $DIR/ingested", 2, "infertrace report: --by names \"foo\", which is no column to slice by (want any of model, use_case, streamed, client, region, gateway, route, replica, status, finish_reason, phase, concurrency_bucket, prompt_bucket, output_bucket)\n" + reportHelp},
 		{"report --format htm $DIR/ingested", 2, "infertrace report: --format names \"htm\", which is no report format: did you mean html?\n" + reportHelp},
 		{"ingest --out o --server ", 2, "infertrace ingest: --server needs GLOB or FORMAT:GLOB, not an empty string\n" + ingestHelp},
 		{"ingest --out o --server tgi:", 2, "infertrace ingest: --server tgi: names the format but no files: want --server tgi:GLOB\n" + ingestHelp},

@@ -560,7 +560,7 @@ func doReport(ctx context.Context, e *env, dir string, f reportFlags, rs analyze
 		return err
 	}
 	res, err := analyze.Summarize(e.progress.steps(ctx, "report"), dir, analyze.SummaryOptions{By: f.by, Resources: rs, Window: f.window,
-		Evals: f.evals, Prices: f.prices, Contract: f.loaded})
+		Evals: f.evals, Prices: f.prices, Contract: f.loaded, TokenEdges: f.edges})
 	if err != nil {
 		e.progress.done()
 		return err

@@ -1,0 +1,106 @@
+package analyze
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/infertrace/infertrace/queries"
+)
+
+// Interval bounds a 95% confidence interval; a nil bound is open.
+type Interval struct {
+	Lo, Hi *float64
+}
+
+// pctCI is one row of queries/pct_ci.sql: the intervals of P95 and P99
+// and which percentiles have too few samples.
+type pctCI struct {
+	Small        [4]bool // P50, P90, P95, P99
+	P95CI, P99CI Interval
+}
+
+// pctIntervals runs queries/pct_ci.sql over the groups and samples of
+// table (slice, phase or replica: the queries TABLE_ci_groups and
+// TABLE_ci_values), keyed by ciKey.
+func pctIntervals(ctx context.Context, db *sql.DB, table string) (map[string]pctCI, error) {
+	if err := tempTable(ctx, db, table+"_ci_groups"); err != nil {
+		return nil, err
+	}
+	q, err := queries.Get(table + "_ci_values")
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range []string{
+		"CREATE OR REPLACE TEMP TABLE ci_groups AS SELECT * FROM " + table + "_ci_groups",
+		"CREATE OR REPLACE TEMP VIEW ci_values AS " + stripSQL(q),
+	} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return nil, fmt.Errorf("query %s_ci: %w", table, err)
+		}
+	}
+	rows, err := queryRows(ctx, db, "pct_ci")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]pctCI{}
+	for _, r := range rows {
+		var c pctCI
+		for i, s := range asList(r["small"]) {
+			if i < len(c.Small) {
+				c.Small[i] = s == true
+			}
+		}
+		c.P95CI = Interval{asFloat(r["p95_lo"]), asFloat(r["p95_hi"])}
+		c.P99CI = Interval{asFloat(r["p99_lo"]), asFloat(r["p99_hi"])}
+		out[ciKey(r["grp_all"] == true, asList(r["grp"]), asString(r["metric"]))] = c
+	}
+	return out, nil
+}
+
+// ciKey identifies a group and metric of pct_ci.sql.
+func ciKey(all bool, grp []any, metric string) string {
+	return fmt.Sprint(all, grp, metric)
+}
+
+// withCI gives d the intervals and small flags of its group and metric.
+func withCI(d Dist, ci map[string]pctCI, all bool, grp []any, metric string) Dist {
+	c, ok := ci[ciKey(all, grp, metric)]
+	if !ok {
+		// No row: no samples, so every percentile is too small.
+		c.Small = [4]bool{true, true, true, true}
+	}
+	d.Small, d.P95CI, d.P99CI = c.Small, c.P95CI, c.P99CI
+	return d
+}
+
+// queryTable returns every row of the temporary table name, as queryRows
+// does for a query.
+func queryTable(ctx context.Context, db *sql.DB, name string) ([]map[string]any, error) {
+	rows, err := db.QueryContext(ctx, "SELECT * FROM "+name)
+	if err != nil {
+		return nil, fmt.Errorf("query %s: %w", name, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, fmt.Errorf("query %s: %w", name, err)
+	}
+	var out []map[string]any
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, fmt.Errorf("query %s: %w", name, err)
+		}
+		m := make(map[string]any, len(cols))
+		for i, c := range cols {
+			m[c] = vals[i]
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
