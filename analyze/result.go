@@ -310,6 +310,9 @@ type Result struct {
 	Contract *ContractResult
 	// Quality: evals or prices were given, so slices carry Quality.
 	Quality bool
+	// Trend is each slice's figures per day or week (nil without
+	// --period).
+	Trend *Trend
 }
 
 // Headline is one short sentence answering one of the report's questions.

@@ -27,6 +27,9 @@ type SummaryOptions struct {
 	// product contract to judge each use case against; nil: none.
 	Evals, Prices string
 	Contract      *contract.Contract
+	// Period, when PeriodDay or PeriodWeek, also computes the trend of
+	// each slice over the periods present (Result.Trend); empty: none.
+	Period string
 }
 
 // DefaultBy is the slicing used when SummaryOptions.By is empty.
@@ -145,6 +148,11 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	}
 	if err := quality(ctx, db, opts, res); err != nil {
 		return nil, err
+	}
+	if opts.Period != "" {
+		if res.Trend, err = trend(ctx, db, opts.Period, by); err != nil {
+			return nil, err
+		}
 	}
 	res.Findings = findings(res)
 	res.Headlines = append(contractHeadlines(res), headlines(res)...)
