@@ -29,7 +29,9 @@ type Trend struct {
 	Slices  []TrendSlice
 	// Changes holds every change between consecutive periods of a slice
 	// that both periods have enough samples to judge, larger than the
-	// noise first, then by relative size (largestFirst).
+	// noise first, then by impact (largestFirst); a slice holding
+	// all requests of both periods is left out (its changes are those of
+	// all requests).
 	Changes []TrendChange
 }
 
@@ -75,6 +77,8 @@ type TrendChange struct {
 	Slice  string
 	All    bool
 	Period string // the later period's label
+	// Share is the slice's share of all requests in the later period.
+	Share float64
 	TrendFigure
 }
 
@@ -182,8 +186,12 @@ func (c TrendChange) Text() string {
 			verdict += " (better)"
 		}
 	}
-	return fmt.Sprintf("%s %s %s%s in %s against %s (%s → %s, n=%d vs %d; 95%% interval %s to %s): %s.",
-		c.Title(), in, v, amount, c.Period, c.PrevLabel, c.Format(c.PrevValue), c.Format(c.Value),
+	on := "on "
+	if strings.HasPrefix(c.Period, "week of") {
+		on = "in the "
+	}
+	return fmt.Sprintf("%s %s %s%s %s%s against %s (%s → %s, n=%d vs %d; 95%% interval %s to %s): %s.",
+		capital(c.Title()), in, v, amount, on, c.Period, c.PrevLabel, c.Format(c.PrevValue), c.Format(c.Value),
 		c.PrevN, c.N, c.FormatSigned(c.Lo), c.FormatSigned(c.Hi), verdict)
 }
 
@@ -283,13 +291,23 @@ func trend(ctx context.Context, db *sql.DB, unit string, by []string) (*Trend, e
 		}
 	}
 	sort.Slice(t.Periods, func(i, j int) bool { return t.Periods[i].Before(t.Periods[j]) })
+	allRequests := map[time.Time]int64{}
 	for si := range t.Slices {
 		s := &t.Slices[si]
 		sort.Slice(s.Periods, func(i, j int) bool { return s.Periods[i].Start.Before(s.Periods[j].Start) })
-		for _, p := range s.Periods {
+		for pi, p := range s.Periods {
+			if s.All {
+				allRequests[p.Start] = p.Requests
+			} else if pi > 0 && p.Requests == allRequests[p.Start] && s.Periods[pi-1].Requests == allRequests[s.Periods[pi-1].Start] {
+				continue // the slice is all requests in both periods: the same change
+			}
 			for _, f := range p.Figures {
 				if f.Prev != nil && f.Delta != nil && f.Lo != nil && f.Hi != nil {
-					t.Changes = append(t.Changes, TrendChange{Slice: s.Label, All: s.All, Period: p.Label, TrendFigure: f})
+					share := 1.0
+					if n := allRequests[p.Start]; n > 0 {
+						share = float64(p.Requests) / float64(n)
+					}
+					t.Changes = append(t.Changes, TrendChange{Slice: s.Label, All: s.All, Period: p.Label, Share: share, TrendFigure: f})
 				}
 			}
 		}
@@ -298,15 +316,17 @@ func trend(ctx context.Context, db *sql.DB, unit string, by []string) (*Trend, e
 	return t, nil
 }
 
-// largestFirst orders changes: larger than the noise first, then by size
-// relative to the previous period's value (an error rate's relative to
-// it or to 1%, whichever is larger, so that a rise from 0 is not
-// infinitely large), then all requests before slices.
+// largestFirst orders changes: larger than the noise first, then by
+// impact: the size relative to the previous period's value (an error
+// rate's relative to it or to 1%, whichever is larger, so that a rise
+// from 0 is not infinitely large) times the slice's share of the
+// period's requests, so that a change of all requests comes before the
+// same change in each of its slices; then all requests before slices.
 func largestFirst(a, b TrendChange) bool {
 	if a.Significant != b.Significant {
 		return a.Significant
 	}
-	ra, rb := relSize(a.TrendFigure), relSize(b.TrendFigure)
+	ra, rb := relSize(a.TrendFigure)*a.Share, relSize(b.TrendFigure)*b.Share
 	if ra != rb {
 		return ra > rb
 	}

@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -10,34 +9,6 @@ import (
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
 )
-
-// TrendFixture is three days of 400 client records each, one every 100
-// ms from 12:00 UTC (analyzetest.Base is Sunday 2026-03-01): client E2E
-// 100+i ms on Sunday, 101+i on Monday (a 1 ms shift: noise), and on
-// Tuesday 100+i but 1100+i for the slowest 40 (i >= 360): a slower day
-// at P95, not at P50. TTFT 50 + i%50 every day; no errors.
-func TrendFixture() analyzetest.Fixture {
-	var f analyzetest.Fixture
-	for d := int64(0); d < 3; d++ {
-		for i := int64(0); i < 400; i++ {
-			e2e := 100 + i
-			switch {
-			case d == 1:
-				e2e++
-			case d == 2 && i >= 360:
-				e2e += 1000
-			}
-			start := d*24*3600*1000 + i*100
-			f.Clients = append(f.Clients, analyzetest.Client{
-				ID: fmt.Sprintf("d%d-%03d", d, i), Start: analyzetest.At(start),
-				FirstToken: analyzetest.At(start + 50 + i%50), End: analyzetest.At(start + e2e),
-				Status: analyzetest.Int(200), Streamed: analyzetest.Bool(true), Model: "m", UseCase: "chat",
-				Line: int(d*400 + i + 1),
-			})
-		}
-	}
-	return f
-}
 
 func figure(t *testing.T, p TrendPeriod, metric string, q float64) TrendFigure {
 	t.Helper()
@@ -58,7 +29,7 @@ func figure(t *testing.T, p TrendPeriod, metric string, q float64) TrendFigure {
 // sqrt(2) 4.348 = 12.05 ms: Monday's +1 ms is noise, Tuesday's +999 ms is
 // not. P99 needs 1000 samples: too few.
 func TestTrendByDay(t *testing.T) {
-	dir, _, _ := runFixture(t, TrendFixture(), analyzetest.DefaultOffsets)
+	dir, _, _ := runFixture(t, analyzetest.Trend(), analyzetest.DefaultOffsets)
 	res, err := Summarize(context.Background(), dir, SummaryOptions{Period: PeriodDay})
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +88,7 @@ func TestTrendByDay(t *testing.T) {
 	if !first.All || first.Title() != "P95 client E2E" || first.Period != "2026-03-03" || !first.Significant {
 		t.Fatalf("largest change = %+v, want P95 client E2E of all requests on 2026-03-03", first)
 	}
-	want := "P95 client E2E of all requests rose 999.0 ms in 2026-03-03 against 2026-03-02 (480.0 ms → 1.48 s, n=400 vs 400; 95% interval +986.9 ms to +1.01 s): larger than the noise (worse)."
+	want := "P95 client E2E of all requests rose 999.0 ms on 2026-03-03 against 2026-03-02 (480.0 ms → 1.48 s, n=400 vs 400; 95% interval +986.9 ms to +1.01 s): larger than the noise (worse)."
 	if got := first.Text(); got != want {
 		t.Errorf("largest change says\n%s\nwant\n%s", got, want)
 	}
@@ -143,7 +114,7 @@ func TestTrendByDay(t *testing.T) {
 // Tuesday's 1460..1499: P95 at position 0.95 x 799 = 759.05 is 500 + 0.05
 // (1460 - 500) = 548.
 func TestTrendByWeek(t *testing.T) {
-	dir, _, _ := runFixture(t, TrendFixture(), analyzetest.DefaultOffsets)
+	dir, _, _ := runFixture(t, analyzetest.Trend(), analyzetest.DefaultOffsets)
 	res, err := Summarize(context.Background(), dir, SummaryOptions{Period: PeriodWeek, By: []string{"model"}})
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +137,7 @@ func TestTrendByWeek(t *testing.T) {
 }
 
 func TestTrendRejectsUnknownPeriod(t *testing.T) {
-	dir, _, _ := runFixture(t, TrendFixture(), analyzetest.DefaultOffsets)
+	dir, _, _ := runFixture(t, analyzetest.Trend(), analyzetest.DefaultOffsets)
 	if _, err := Summarize(context.Background(), dir, SummaryOptions{Period: "month"}); err == nil || !strings.Contains(err.Error(), "day or week") {
 		t.Errorf("period month: err = %v, want one naming day or week", err)
 	}

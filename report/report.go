@@ -222,6 +222,7 @@ type view struct {
 	Rejects   []rejectRow
 
 	ContractView *contractView // nil without --contract
+	TrendView    *trendView    // nil without --period
 }
 
 // headlineGroup is the headlines answering one question.
@@ -387,6 +388,7 @@ func newView(r *analyze.Result) *view {
 		}
 	}
 	v.ContractView = newContractView(r)
+	v.TrendView = newTrendView(r.Trend)
 	v.TSChart = newTSChart(r.TimeSeries)
 	v.Headlines = groupHeadlines(r.Headlines)
 	v.Summary, v.Omitted = summaryRows(r.Slices)

@@ -49,7 +49,9 @@ var docs = map[string]commandDoc{
 	"report": {
 		summary: "write DIR/report.md and DIR/report.html from an analyzed DIR",
 		about: "Writes DIR/report.md and DIR/report.html: percentiles with sample counts and windows per workload " +
-			"slice, where the time went, and how each metric was measured.",
+			"slice, where the time went, and how each metric was measured. With --period day or week (--weekly), " +
+			"also the trend of each slice over the days or weeks in the data: per period its headline figures with " +
+			"n and window, and their changes from the previous period, largest first, each beyond the noise or not.",
 		args:    [][2]string{{"DIR", "the --out directory of an ingest, analyzed since (infertrace analyze DIR)"}},
 		example: "infertrace report --by model,replica --format md out",
 	},
