@@ -81,4 +81,3 @@ func TestRenderTrend(t *testing.T) {
 		}
 	}
 }
-

@@ -29,7 +29,7 @@ func TestReportPeriodSimulatedDays(t *testing.T) {
 		cfg.Out = filepath.Join(root, "sim", string(rune('a'+i)))
 		cfg.Requests = 2500
 		cfg.Seed = int64(21 + i)
-		cfg.ColdKinds, cfg.BurstMultiplier = nil, 1 // no cold replica, no burst: one steady stack
+		cfg.ColdKinds, cfg.BurstMultiplier = nil, 1                    // no cold replica, no burst: one steady stack
 		cfg.Epoch = time.Date(2026, 11, 30+day, 10, 0, 0, 0, time.UTC) // Monday 2026-11-30
 		if day == 2 {
 			cfg.SlowAuthRate, cfg.SlowAuthExtra = 0.5, 300*time.Millisecond
