@@ -69,7 +69,7 @@ func explainFixture() *analyze.Explanation {
 	at := time.Date(2026, 11, 30, 10, 0, 1, 0, time.UTC)
 	unc := fp(4.2)
 	zero := fp(0)
-	return &analyze.Explanation{Dir: "out", Requests: []analyze.ExplainedRequest{{
+	return &analyze.Explanation{By: []string{"model", "use_case"}, Dir: "out", Requests: []analyze.ExplainedRequest{{
 		RequestID: "req-" + evil, Start: &at, Model: evil, UseCase: "chat", Client: "client-1", Region: evilImg,
 		Gateway: "gw-1", Replica: "r-1", Phase: "steady", Status: func() *int64 { v := int64(200); return &v }(),
 		ClientRecords: 1, GatewayRecords: 1, ServerRecords: 1,
