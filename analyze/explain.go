@@ -56,19 +56,19 @@ type ExplainedRequest struct {
 	Slice                          string // "model=m, use_case=u": the requests it is set against
 	// ServerJoin is how its server record joined ("id", or "time" for a
 	// TGI record matched by time, whose host then gets no offset).
-	ServerJoin string
-	Status                         *int64
-	Streamed                       bool
-	Concurrency, QueueDepth        *int64
-	ClientRecords, GatewayRecords  int64
-	ServerRecords                  int64
-	ClientSource, GatewaySource    string
-	ServerSource, Anomaly          string
-	ClientHost, GatewayHost        string
-	ServerHost                     string
-	ClientOffset, ServerOffset     Offset
-	Components                     []ExplainComponent // E2E, its components and split, then TTFT's
-	Spans                          []Span             // the waterfall, on the gateway's clock
+	ServerJoin                    string
+	Status                        *int64
+	Streamed                      bool
+	Concurrency, QueueDepth       *int64
+	ClientRecords, GatewayRecords int64
+	ServerRecords                 int64
+	ClientSource, GatewaySource   string
+	ServerSource, Anomaly         string
+	ClientHost, GatewayHost       string
+	ServerHost                    string
+	ClientOffset, ServerOffset    Offset
+	Components                    []ExplainComponent // E2E, its components and split, then TTFT's
+	Spans                         []Span             // the waterfall, on the gateway's clock
 }
 
 // Offset is a host's offset against the request's gateway, as used to
@@ -240,7 +240,7 @@ func explained(ctx context.Context, db *sql.DB, by []string) ([]ExplainedRequest
 			Model: asString(r["model"]), UseCase: asString(r["use_case"]), Client: asString(r["client"]),
 			Region: asString(r["region"]), Gateway: asString(r["gateway"]), Replica: asString(r["replica"]),
 			Phase: asString(r["phase"]), Status: asIntPtr(r["status"]), Streamed: r["streamed"] == true,
-			ServerJoin: asString(r["server_join"]),
+			ServerJoin:  asString(r["server_join"]),
 			Concurrency: asIntPtr(r["concurrency"]), QueueDepth: asIntPtr(r["queue_depth"]),
 			ClientRecords: asInt(r["client_records"]), GatewayRecords: asInt(r["gateway_records"]), ServerRecords: asInt(r["server_records"]),
 			ClientSource: asString(r["client_source"]), GatewaySource: asString(r["gateway_source"]), ServerSource: asString(r["server_source"]),
