@@ -19,10 +19,11 @@ type ExplainOptions struct {
 	Client, Region, Model string
 	From, To              *time.Time
 	Limit                 int
+	Resources             Resources
+
 	// By lists the slice columns of the slice each request is set
 	// against; empty means DefaultBy (model, use case).
-	By        []string
-	Resources Resources
+	By []string
 }
 
 // Explanation is what explain shows: each request's waterfall, components
@@ -53,22 +54,23 @@ type ExplainedRequest struct {
 	Start                          *time.Time
 	Model, UseCase, Client, Region string
 	Gateway, Replica, Phase        string
-	Slice                          string // "model=m, use_case=u": the requests it is set against
-	// ServerJoin is how its server record joined ("id", or "time" for a
-	// TGI record matched by time, whose host then gets no offset).
-	ServerJoin                    string
-	Status                        *int64
-	Streamed                      bool
-	Concurrency, QueueDepth       *int64
-	ClientRecords, GatewayRecords int64
-	ServerRecords                 int64
-	ClientSource, GatewaySource   string
-	ServerSource, Anomaly         string
-	ClientHost, GatewayHost       string
-	ServerHost                    string
-	ClientOffset, ServerOffset    Offset
-	Components                    []ExplainComponent // E2E, its components and split, then TTFT's
-	Spans                         []Span             // the waterfall, on the gateway's clock
+	Status                         *int64
+	Streamed                       bool
+	Concurrency, QueueDepth        *int64
+	ClientRecords, GatewayRecords  int64
+	ServerRecords                  int64
+	ClientSource, GatewaySource    string
+	ServerSource, Anomaly          string
+	ClientHost, GatewayHost        string
+	ServerHost                     string
+	ClientOffset, ServerOffset     Offset
+	Components                     []ExplainComponent // E2E, its components and split, then TTFT's
+	Spans                          []Span             // the waterfall, on the gateway's clock
+
+	// Slice is the requests it is set against, "model=m, use_case=u";
+	// ServerJoin how its server record joined ("id", or "time" for a TGI
+	// record matched by time, whose host then gets no offset).
+	Slice, ServerJoin string
 }
 
 // Offset is a host's offset against the request's gateway, as used to
