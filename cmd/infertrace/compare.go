@@ -21,6 +21,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	out := fs.String("out", "", "write compare.md and compare.html into this directory (default: print the Markdown)")
 	var qf qualityFlags // --contract, --evals, --prices: the verdict on the change
 	qf.register(fs)
+	fs.Lookup("contract").Usage = "judge the change against the contract in `FILE` (TOML or YAML): each constraint on both sides, against its may_worsen; the verdict first"
 	quiet := quietFlag(fs)
 	var rsf resourceFlags
 	rsf.register(fs)

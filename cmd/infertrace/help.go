@@ -62,7 +62,9 @@ var docs = map[string]commandDoc{
 			"Per slice it shows the P50, P95 and P99 of client E2E, client TTFT, per-user tokens/s and every " +
 			"attribution component on both sides with their sample counts, the change and its 95% interval; the " +
 			"findings first, largest impact first, name the component that moved and where (model, region, use " +
-			"case, gateway, replica or client).",
+			"case, gateway, replica or client). With --contract (and --evals, --prices) the verdict comes first: " +
+			"each constraint measured on both sides, in the contract's order, improved, unchanged or worsened and " +
+			"whether within its may_worsen allowance; accept only when quality holds and every worsening is allowed.",
 		args:    [][2]string{{"DIR", "one or two analyzed DIRs (infertrace analyze DIR)"}},
 		example: "infertrace compare out --baseline 10:00-10:30 --target 10:30-11:00 --out out/compare",
 	},
@@ -71,8 +73,8 @@ var docs = map[string]commandDoc{
 		about: "For each request named by ID, or the slowest matching --client, --region, --model and --from/--to: " +
 			"a waterfall of its time on each tier on the gateway's clock, with each host's clock offset against " +
 			"the gateway estimated from the data (a request cannot reach a tier before it left the previous one) " +
-			"and its uncertainty; its components beside the P50 and P95 of its model and use case; its context at " +
-			"arrival (phase, concurrency and queue depth on its replica, retries) and the log lines behind it.",
+			"and its uncertainty; its components beside the P50 and P95 of its slice (--by, default model and use " +
+			"case); its context at arrival (phase, concurrency and queue depth on its replica, retries) and the log lines behind it.",
 		args:    [][2]string{{"DIR", "an analyzed DIR (infertrace analyze DIR)"}, {"REQUEST_ID", "requests to explain (else the filters pick the slowest)"}},
 		example: "infertrace explain out --region eu-west --from 10:30 --to 11:00 --limit 3",
 	},
