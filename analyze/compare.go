@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/infertrace/infertrace/analyze/contract"
 )
 
 // CompareSide is one side of a comparison: the requests of Dir, optionally
@@ -43,6 +45,11 @@ type CompareOptions struct {
 	// DefaultBy. A column that selects a side is left out.
 	By        []string
 	Resources Resources
+	// Contract, when not nil, is judged on both sides with the evals and
+	// prices of Evals and Prices (files as report's; empty: none), for
+	// the verdict on the change (compare_contract.go).
+	Contract      *contract.Contract
+	Evals, Prices string
 }
 
 // CompareDims are the columns Compare also slices by one at a time, to
@@ -62,6 +69,9 @@ type Comparison struct {
 	Dims                  []CompareSlice // the one-column slices of CompareDims
 	Findings              []string
 	Significant, Compared int // quantile changes significant / compared (all requests and --by slices)
+	// Verdict is the change judged against the contract (nil without
+	// one).
+	Verdict *ContractVerdict
 }
 
 // CompareSlice is one slice of a comparison.
@@ -211,6 +221,11 @@ func Compare(ctx context.Context, opts CompareOptions) (*Comparison, error) {
 		}
 	}
 	cmp.Findings = compareFindings(cmp)
+	if opts.Contract != nil {
+		if cmp.Verdict, err = compareContract(ctx, db, opts); err != nil {
+			return nil, err
+		}
+	}
 	return cmp, nil
 }
 

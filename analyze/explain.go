@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/infertrace/infertrace/queries"
@@ -19,12 +20,17 @@ type ExplainOptions struct {
 	From, To              *time.Time
 	Limit                 int
 	Resources             Resources
+
+	// By lists the slice columns of the slice each request is set
+	// against; empty means DefaultBy (model, use case).
+	By []string
 }
 
 // Explanation is what explain shows: each request's waterfall, components
 // against its slice, and context; the clock offsets behind the drawing.
 type Explanation struct {
 	Dir      string
+	By       []string // the slice columns
 	Requests []ExplainedRequest
 	Missing  []string // IDs asked for that no request has
 	Offsets  []ClockOffset
@@ -60,6 +66,11 @@ type ExplainedRequest struct {
 	ClientOffset, ServerOffset     Offset
 	Components                     []ExplainComponent // E2E, its components and split, then TTFT's
 	Spans                          []Span             // the waterfall, on the gateway's clock
+
+	// Slice is the requests it is set against, "model=m, use_case=u";
+	// ServerJoin how its server record joined ("id", or "time" for a TGI
+	// record matched by time, whose host then gets no offset).
+	Slice, ServerJoin string
 }
 
 // Offset is a host's offset against the request's gateway, as used to
@@ -90,6 +101,10 @@ type Span struct {
 
 // Explain explains requests of the analyzed dir.
 func Explain(ctx context.Context, dir string, opts ExplainOptions) (*Explanation, error) {
+	by, err := ValidateBy(opts.By)
+	if err != nil {
+		return nil, err
+	}
 	sum, err := manifestSum(dir)
 	if err != nil {
 		return nil, err
@@ -109,13 +124,16 @@ func Explain(ctx context.Context, dir string, opts ExplainOptions) (*Explanation
 	if err := registerTiers(ctx, db, dir); err != nil {
 		return nil, err
 	}
+	if err := registerSliced(ctx, db, by, nil); err != nil { // default token buckets
+		return nil, err
+	}
 	ids := opts.IDs
 	if len(ids) == 0 {
 		if ids, err = pick(ctx, db, opts); err != nil {
 			return nil, err
 		}
 	}
-	ex := &Explanation{Dir: dir}
+	ex := &Explanation{Dir: dir, By: by}
 	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE explain_ids (request_id VARCHAR, ord INTEGER)"); err != nil {
 		return nil, fmt.Errorf("explain: %w", err)
 	}
@@ -147,7 +165,7 @@ func Explain(ctx context.Context, dir string, opts ExplainOptions) (*Explanation
 			OffsetMs: asFloat(r["offset_ms"]), UncertaintyMs: asFloat(r["uncertainty_ms"]), CrossedMs: asFloat(r["crossed_ms"]),
 		})
 	}
-	if ex.Requests, err = explained(ctx, db); err != nil {
+	if ex.Requests, err = explained(ctx, db, by); err != nil {
 		return nil, err
 	}
 	found := map[string]bool{}
@@ -208,7 +226,7 @@ func asIntPtr(v any) *int64 {
 	return &n
 }
 
-func explained(ctx context.Context, db *sql.DB) ([]ExplainedRequest, error) {
+func explained(ctx context.Context, db *sql.DB, by []string) ([]ExplainedRequest, error) {
 	rows, err := queryRows(ctx, db, "explain")
 	if err != nil {
 		return nil, err
@@ -224,6 +242,7 @@ func explained(ctx context.Context, db *sql.DB) ([]ExplainedRequest, error) {
 			Model: asString(r["model"]), UseCase: asString(r["use_case"]), Client: asString(r["client"]),
 			Region: asString(r["region"]), Gateway: asString(r["gateway"]), Replica: asString(r["replica"]),
 			Phase: asString(r["phase"]), Status: asIntPtr(r["status"]), Streamed: r["streamed"] == true,
+			ServerJoin:  asString(r["server_join"]),
 			Concurrency: asIntPtr(r["concurrency"]), QueueDepth: asIntPtr(r["queue_depth"]),
 			ClientRecords: asInt(r["client_records"]), GatewayRecords: asInt(r["gateway_records"]), ServerRecords: asInt(r["server_records"]),
 			ClientSource: asString(r["client_source"]), GatewaySource: asString(r["gateway_source"]), ServerSource: asString(r["server_source"]),
@@ -253,6 +272,19 @@ func explained(ctx context.Context, db *sql.DB) ([]ExplainedRequest, error) {
 		for _, c := range comps {
 			if asString(c["request_id"]) != e.RequestID {
 				continue
+			}
+			if e.Slice == "" {
+				var parts []string
+				for i, v := range asList(c["slice_key"]) {
+					s := "(none)"
+					if v != nil {
+						s = asString(v)
+					}
+					if i < len(by) {
+						parts = append(parts, by[i]+"="+s)
+					}
+				}
+				e.Slice = strings.Join(parts, ", ")
 			}
 			e.Components = append(e.Components, ExplainComponent{
 				Metric: asString(c["metric"]), Value: asFloat(c["value"]), SliceN: asInt(c["slice_n"]),

@@ -326,6 +326,9 @@ type Result struct {
 	// Window): what analyze was run for, or the report's --from/--to within
 	// it; zero for the whole store.
 	Window Window
+	// Trend is each slice's figures per day or week (nil without
+	// --period).
+	Trend *Trend
 }
 
 // Headline is one short sentence answering one of the report's questions.

@@ -35,6 +35,9 @@ type SummaryOptions struct {
 	// TokenEdges are the edges of the prompt_bucket and output_bucket
 	// slice columns; empty means DefaultTokenEdges.
 	TokenEdges []int64
+	// Period, when PeriodDay or PeriodWeek, also computes the trend of
+	// each slice over the periods present (Result.Trend); empty: none.
+	Period string
 }
 
 // DefaultBy is the slicing used when SummaryOptions.By is empty.
@@ -161,6 +164,11 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	}
 	if err := quality(ctx, db, opts, res); err != nil {
 		return nil, err
+	}
+	if opts.Period != "" {
+		if res.Trend, err = trend(ctx, db, opts.Period, by); err != nil {
+			return nil, err
+		}
 	}
 	res.Findings = findings(res)
 	res.Headlines = append(contractHeadlines(res), headlines(res)...)

@@ -12,6 +12,9 @@
 -- arrived: server records of the same replica (its own clock) that arrived
 -- before it and were scheduled after its arrival; NULL without its
 -- arrival and scheduled instants.
+-- server_join: 'time' for a TGI record matched to the gateway's by time
+-- (requests.sql): explain_records takes server records joined by ID
+-- only, so such a record's host gets no offset and its boxes no place.
 WITH
 p AS (
     SELECT i.ord, r.*
@@ -38,7 +41,7 @@ depth AS (
     GROUP BY x.request_id
 )
 SELECT x.ord, x.request_id, x.start, x.model, x.use_case, x.client, x.region, x.gateway, x.replica,
-    x.status, x.streamed, x.phase, x.concurrency,
+    x.status, x.streamed, x.phase, x.concurrency, x.server_join,
     CASE WHEN x.s_arrival IS NOT NULL AND x.s_scheduled IS NOT NULL THEN coalesce(d.queue_depth, 0) END AS queue_depth,
     x.client_records, x.gateway_records, x.server_records,
     x.client_source, x.gateway_source, x.server_source, x.anomaly,

@@ -1,12 +1,13 @@
 -- explain_components.sql: each explained request's (explain_ids) latency
 -- and components from requests.parquet beside the P50 and P95 of its
--- slice: the requests of its model and use case (the report's default
--- slicing), over the report's samples (TTFT figures of streamed requests
+-- slice: the requests with its values of the --by columns (the sliced
+-- view's slice_key, as in slices.sql; by default model and use case, the
+-- report's slicing), over the report's samples (TTFT figures of streamed requests
 -- only; a request's own value is shown whatever it is). One row per
 -- request and metric, in explain_ids order.
 WITH
 long AS (
-    SELECT request_id, model, use_case, streamed, unnest([
+    SELECT request_id, slice_key, streamed, unnest([
         {'metric': 'client_e2e',       'k': 1,  'v': client_e2e_ms},
         {'metric': 'network',          'k': 2,  'v': network_ms},
         {'metric': 'application',      'k': 3,  'v': application_ms},
@@ -20,19 +21,19 @@ long AS (
         {'metric': 'ttft_queue',       'k': 11, 'v': ttft_queue_ms},
         {'metric': 'ttft_model',       'k': 12, 'v': ttft_model_ms}
     ], recursive := true)
-    FROM requests
-    WHERE (model, use_case) IN (SELECT (r.model, r.use_case) FROM requests AS r JOIN explain_ids USING (request_id))
+    FROM sliced
+    WHERE slice_key IN (SELECT r.slice_key FROM sliced AS r JOIN explain_ids USING (request_id))
        OR request_id IN (SELECT request_id FROM explain_ids)
 ),
 q AS (
-    SELECT model, use_case, metric,
+    SELECT slice_key, metric,
         count(CASE WHEN k < 8 OR streamed IS TRUE THEN v END) AS slice_n,
         quantile_cont(CASE WHEN k < 8 OR streamed IS TRUE THEN v END, [0.5, 0.95]) AS slice_q
     FROM long
-    GROUP BY model, use_case, metric
+    GROUP BY slice_key, metric
 )
-SELECT i.ord, l.request_id, l.metric, l.k, l.v AS value, q.slice_n, q.slice_q[1] AS slice_p50, q.slice_q[2] AS slice_p95
+SELECT i.ord, l.request_id, l.slice_key, l.metric, l.k, l.v AS value, q.slice_n, q.slice_q[1] AS slice_p50, q.slice_q[2] AS slice_p95
 FROM explain_ids AS i
 JOIN long AS l USING (request_id)
-LEFT JOIN q ON q.model IS NOT DISTINCT FROM l.model AND q.use_case IS NOT DISTINCT FROM l.use_case AND q.metric = l.metric
+LEFT JOIN q ON q.slice_key IS NOT DISTINCT FROM l.slice_key AND q.metric = l.metric
 ORDER BY i.ord, l.k

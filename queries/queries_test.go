@@ -18,6 +18,7 @@ func TestExpectedQueriesExist(t *testing.T) {
 		"empty_prices", "prices_check", "prices", "request_quality", "slice_quality",
 		"contract_members", "contract_values", "contract_goodput", "contract_targets",
 		"compare", "explain", "explain_records", "explain_components", "explain_pick", "clock_offsets",
+		"periods",
 	} {
 		q, err := Get(name)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/analyze/contract"
 )
 
 func fp(v float64) *float64 { return &v }
@@ -45,11 +46,30 @@ func compareFixture() *analyze.Comparison {
 
 // explainFixture is one request with every tier placed, its labels
 // carrying markup.
+// verdictFixture is a rejection on quality: the eval pass rate fell 15
+// points with no allowance, while P95 TTFT worsened within its 50 ms.
+func verdictFixture() *analyze.ContractVerdict {
+	q := contract.Constraint{Kind: "quality", Metric: "eval_pass_rate", Op: ">=", Target: 0.9}
+	l := contract.Constraint{Kind: "latency", Metric: "client_ttft_ms", Percentile: 95, Op: "<=", Target: 800, MayWorsen: 50}
+	side := func(k contract.Constraint, unit, title string, v, lo, hi float64) analyze.ConstraintResult {
+		return analyze.ConstraintResult{Constraint: k, Title: title, Unit: unit, N: 400, Value: fp(v), CILo: fp(lo), CIHi: fp(hi), Verdict: "pass"}
+	}
+	return &analyze.ContractVerdict{File: "contract.toml", Verdict: analyze.VerdictReject,
+		Text: "REJECT: " + evil + " quality drops (constraint 1): eval pass rate 95.0% → 80.0% (−15.0 pp, 95% interval −20.0 pp to −10.0 pp; n=400 vs 400), allowance none.",
+		Cases: []analyze.CaseChange{{Name: evil, Match: "use_case=" + evil, BaselineN: 400, TargetN: 400, Verdict: analyze.VerdictReject,
+			Constraints: []analyze.ConstraintChange{
+				{Baseline: side(q, "share", "eval pass rate", 0.95, 0.924, 0.969), Target: side(q, "share", "eval pass rate", 0.8, 0.758, 0.836),
+					Delta: fp(-0.15), Lo: fp(-0.2), Hi: fp(-0.1), Status: analyze.ChangeBeyond},
+				{Baseline: side(l, "ms", "client TTFT", 479, 470, 489), Target: side(l, "ms", "client TTFT", 509, 500, 519),
+					Delta: fp(30), Lo: fp(16.6), Hi: fp(43.4), Allowed: 50, Status: analyze.ChangeWithin},
+			}}}}
+}
+
 func explainFixture() *analyze.Explanation {
 	at := time.Date(2026, 11, 30, 10, 0, 1, 0, time.UTC)
 	unc := fp(4.2)
 	zero := fp(0)
-	return &analyze.Explanation{Dir: "out", Requests: []analyze.ExplainedRequest{{
+	return &analyze.Explanation{By: []string{"model", "use_case"}, Dir: "out", Requests: []analyze.ExplainedRequest{{
 		RequestID: "req-" + evil, Start: &at, Model: evil, UseCase: "chat", Client: "client-1", Region: evilImg,
 		Gateway: "gw-1", Replica: "r-1", Phase: "steady", Status: func() *int64 { v := int64(200); return &v }(),
 		ClientRecords: 1, GatewayRecords: 1, ServerRecords: 1,
@@ -97,6 +117,16 @@ func TestBrowserCompareExplain(t *testing.T) {
 	for _, s := range []string{evil, evilImg, "Server queueing rose"} {
 		if !strings.Contains(l.Text, s) {
 			t.Errorf("compare: %q is not shown as text", s)
+		}
+	}
+	// The verdict against a contract, first; its use case named from a
+	// contract file is shown as text too.
+	cv := compareFixture()
+	cv.Verdict = verdictFixture()
+	l = openReport(t, ctx, write("compare-verdict", func(w io.Writer) error { return RenderCompare(w, "html", cv) }), "compare-verdict", dir)
+	for _, s := range []string{"REJECT: " + evil + " quality drops", "worsened beyond its allowance"} {
+		if !strings.Contains(l.Text, s) {
+			t.Errorf("compare verdict: %q is not shown as text", s)
 		}
 	}
 	l = openReport(t, ctx, write("explain", func(w io.Writer) error { return RenderExplain(w, "html", explainFixture()) }), "explain", dir)

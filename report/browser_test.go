@@ -239,6 +239,9 @@ func TestBrowser(t *testing.T) {
 		t.Error("standard report: no collapsed long table (<details>)")
 	}
 
+	// The trend section (report --period day) within the width too.
+	openReport(t, ctx, write("trend", trendResult(t)), "trend", dir)
+
 	l = openReport(t, ctx, write("markup", evilResult()), "markup", dir)
 	for _, s := range []string{evil, evilImg} {
 		if !strings.Contains(l.Text, s) {

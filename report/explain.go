@@ -119,6 +119,10 @@ func newWaterfall(r analyze.ExplainedRequest) (waterfall, bool) {
 	return w, true
 }
 
+// tgiByTime is said of the server's offset when its record was matched
+// by time: the offsets rest on records joined by ID only.
+const tgiByTime = "none: its record was matched to the gateway's by time (TGI logs no request ID), and a record matched by time gets no clock offset, so its boxes are not drawn; its components still come from its own durations"
+
 func fmtOffset(o analyze.Offset) string {
 	if o.Ms == nil {
 		return "unknown (no bounds in that minute): its boxes are not drawn"
@@ -130,6 +134,9 @@ func newExplainView(ex *analyze.Explanation) *explainView {
 	v := &explainView{Explanation: ex}
 	for _, r := range ex.Requests {
 		rv := explainRequestView{ExplainedRequest: r, Status: "–", ClientOff: fmtOffset(r.ClientOffset), ServerOff: fmtOffset(r.ServerOffset)}
+		if r.ServerJoin == "time" {
+			rv.ServerOff = tgiByTime
+		}
 		if r.Status != nil {
 			rv.Status = fmt.Sprint(*r.Status)
 		}

@@ -229,7 +229,8 @@ type view struct {
 
 	ContractView *contractView // nil without --contract
 
-	Glossary []analyze.GlossaryEntry // infertrace's metrics beside other tools'
+	Glossary  []analyze.GlossaryEntry // infertrace's metrics beside other tools'
+	TrendView *trendView              // nil without --period
 }
 
 // headlineGroup is the headlines answering one question.
@@ -395,6 +396,7 @@ func newView(r *analyze.Result) *view {
 		}
 	}
 	v.ContractView = newContractView(r)
+	v.TrendView = newTrendView(r.Trend)
 	v.TSChart = newTSChart(r.TimeSeries)
 	v.Headlines = groupHeadlines(r.Headlines)
 	v.Summary, v.Omitted = summaryRows(r.Slices)

@@ -46,6 +46,12 @@ type Constraint struct {
 	Op         string  // "<=", "<", ">=" or ">"
 	Target     float64 // in the metric's unit (a share as a fraction)
 	Eval       string  // eval metrics: only rows of this eval name; empty: all
+	// MayWorsen is how much the constraint's value may worsen from a
+	// baseline to a target for infertrace compare to accept the change:
+	// in the metric's unit (a share as a fraction), or, when MayWorsenRel,
+	// as a fraction of the baseline's value. 0: not at all.
+	MayWorsen    float64
+	MayWorsenRel bool
 }
 
 // Metric describes one metric a constraint can name.
@@ -128,6 +134,7 @@ type rawConstraint struct {
 	Op         string `toml:"op" yaml:"op"`
 	Target     any    `toml:"target" yaml:"target"`
 	Eval       string `toml:"eval" yaml:"eval"`
+	MayWorsen  any    `toml:"may_worsen" yaml:"may_worsen"`
 }
 
 // Load reads and checks the contract file at path: TOML (.toml) or YAML
@@ -157,7 +164,7 @@ func Parse(path string, data []byte, columns []string) (*Contract, error) {
 			if len(key) >= 2 && key[0] == "use_case" && key[1] == "match" {
 				continue // match's keys are checked below
 			}
-			return fail("%s: unknown key (known: use_case.name, .match, .by, .constraint.kind, .metric, .percentile, .op, .target, .eval)", key)
+			return fail("%s: unknown key (known: use_case.name, .match, .by, .constraint.kind, .metric, .percentile, .op, .target, .eval, .may_worsen)", key)
 		}
 	case ".yaml", ".yml":
 		dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -276,7 +283,37 @@ func constraint(rk rawConstraint) (Constraint, error) {
 		return k, fmt.Errorf("%s: target: %v", m.Name, err)
 	}
 	k.Target = t
+	if rk.MayWorsen != nil {
+		if k.MayWorsen, k.MayWorsenRel, err = allowance(rk.MayWorsen, m); err != nil {
+			return k, fmt.Errorf("%s: may_worsen: %v", m.Name, err)
+		}
+	}
 	return k, nil
+}
+
+// allowance reads may_worsen: as a target, in the metric's unit ("50ms",
+// "$0.01", a number; a share as "0.5%" or 0.005, in points of the share),
+// or, for a metric that is no share, "5%" of the baseline's value. It is
+// never negative.
+func allowance(v any, m Metric) (float64, bool, error) {
+	if s, ok := v.(string); ok && m.Unit != "share" && strings.HasSuffix(strings.TrimSpace(s), "%") {
+		f, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%")), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, false, fmt.Errorf("%q is not a percentage", s)
+		}
+		if f < 0 {
+			return 0, false, fmt.Errorf("%q: an allowance is not negative", s)
+		}
+		return f / 100, true, nil
+	}
+	a, err := target(v, m)
+	if err != nil {
+		return 0, false, err
+	}
+	if a < 0 {
+		return 0, false, fmt.Errorf("%v: an allowance is not negative", v)
+	}
+	return a, false, nil
 }
 
 func contains(list []string, s string) bool {

@@ -84,3 +84,68 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+// may_worsen: in the metric's unit, a share in points, or a percentage of
+// the baseline for a metric that is no share.
+func TestMayWorsen(t *testing.T) {
+	c, err := Parse("c.toml", []byte(`
+[[use_case]]
+name = "chat"
+  [[use_case.constraint]]
+  metric = "eval_pass_rate"
+  op = ">="
+  target = "95%"
+  may_worsen = "0.5%"
+  [[use_case.constraint]]
+  metric = "client_ttft_ms"
+  percentile = 95
+  op = "<="
+  target = "800ms"
+  may_worsen = "50ms"
+  [[use_case.constraint]]
+  metric = "client_e2e_ms"
+  percentile = 50
+  op = "<="
+  target = 5000
+  may_worsen = "5%"
+  [[use_case.constraint]]
+  metric = "cost_per_1k_requests"
+  op = "<="
+  target = "$0.40"
+  may_worsen = "$0.02"
+  [[use_case.constraint]]
+  metric = "error_rate"
+  op = "<="
+  target = 0.01
+`), columns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		v   float64
+		rel bool
+	}{{0.005, false}, {50, false}, {0.05, true}, {0.02, false}, {0, false}}
+	for i, w := range want {
+		k := c.Cases[0].Constraints[i]
+		if k.MayWorsen != w.v || k.MayWorsenRel != w.rel {
+			t.Errorf("constraint %d (%s): may_worsen %v rel %v, want %v %v", i+1, k.Metric, k.MayWorsen, k.MayWorsenRel, w.v, w.rel)
+		}
+	}
+	y, err := Parse("c.yaml", []byte("use_case:\n  - name: chat\n    constraint:\n      - {metric: client_ttft_ms, percentile: 95, op: \"<=\", target: 800ms, may_worsen: 10%}\n"), columns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := y.Cases[0].Constraints[0]; k.MayWorsen != 0.1 || !k.MayWorsenRel {
+		t.Errorf("YAML may_worsen 10%% = %v rel %v", k.MayWorsen, k.MayWorsenRel)
+	}
+	for _, tc := range []struct{ allow, want string }{
+		{`"-5ms"`, "may_worsen: -5ms: an allowance is not negative"},
+		{`"$1"`, "may_worsen: \"$1\": dollars, but client_ttft_ms is in ms"},
+		{`"x%"`, `may_worsen: "x%" is not a percentage`},
+	} {
+		_, err := Parse("c.toml", []byte("[[use_case]]\nname = \"a\"\n[[use_case.constraint]]\nmetric = \"client_ttft_ms\"\npercentile = 95\nop = \"<=\"\ntarget = 1\nmay_worsen = "+tc.allow+"\n"), columns)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("may_worsen %s: error %v, want %q", tc.allow, err, tc.want)
+		}
+	}
+}

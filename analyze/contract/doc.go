@@ -17,6 +17,7 @@
 //	  percentile = 95
 //	  op = "<="
 //	  target = 800                 # ms; or a duration string, "800ms", "10m"
+//	  may_worsen = "50ms"          # optional, for infertrace compare (below)
 //
 // Each metric is one of Metrics: a percentile of a per-request column of
 // requests.parquet (or of the eval score or per-request cost), a share
@@ -24,6 +25,13 @@
 // (completions per hour) or a cost aggregate. Percentile metrics need
 // percentile; the others must not have one. A constraint's kind (quality,
 // latency, cost, reliability, throughput) defaults to its metric's.
+//
+// may_worsen, optional, is how much infertrace compare may see the
+// constraint worsen from a baseline to a target and still accept the
+// change: in the metric's unit as a target is ("50ms", "$0.01", "0.5%" of
+// a share, i.e. half a point), or "5%" of the baseline's value for a
+// metric that is no share. Without it the constraint may not worsen at
+// all beyond the noise.
 //
 // The package only parses and checks; analyze evaluates a Contract with the
 // queries contract_*.sql.

@@ -19,6 +19,9 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	target := fs.String("target", "", "the target `SPEC` within a DIR, as --baseline")
 	by := fs.StringSlice("by", []string{"model", "use_case"}, "slice the per-slice tables by these columns")
 	out := fs.String("out", "", "write compare.md and compare.html into this directory (default: print the Markdown)")
+	var qf qualityFlags // --contract, --evals, --prices: the verdict on the change
+	qf.register(fs)
+	fs.Lookup("contract").Usage = "judge the change against the contract in `FILE` (TOML or YAML): each constraint on both sides, against its may_worsen; the verdict first"
 	quiet := quietFlag(fs)
 	var rsf resourceFlags
 	rsf.register(fs)
@@ -27,6 +30,9 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	}
 	res, err := rsf.resources()
 	if err != nil {
+		return err
+	}
+	if err := qf.check(); err != nil {
 		return err
 	}
 	for _, b := range *by {
@@ -65,13 +71,17 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 		}
 		sides[i] = side
 	}
-	cmp, err := analyze.Compare(e.progress.steps(ctx, "compare"), analyze.CompareOptions{Baseline: sides[0], Target: sides[1], By: *by, Resources: res})
+	cmp, err := analyze.Compare(e.progress.steps(ctx, "compare"), analyze.CompareOptions{Baseline: sides[0], Target: sides[1], By: *by, Resources: res,
+		Contract: qf.loaded, Evals: qf.evals, Prices: qf.prices})
 	e.progress.done()
 	if err != nil {
 		return err
 	}
 	if *out == "" {
 		return report.RenderCompare(e.stdout, "md", cmp)
+	}
+	if cmp.Verdict != nil {
+		fmt.Fprintln(e.stdout, cmp.Verdict.Text)
 	}
 	for _, f := range cmp.Findings {
 		fmt.Fprintf(e.stdout, "- %s\n", f)

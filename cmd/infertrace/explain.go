@@ -22,6 +22,7 @@ func cmdExplain(ctx context.Context, e *env, args []string) error {
 	from := fs.String("from", "", "without IDs: requests starting at or after `TIME` (RFC 3339, or HH:MM[:SS] UTC on the data's first day)")
 	to := fs.String("to", "", "without IDs: requests starting before `TIME`")
 	fs.IntVar(&o.Limit, "limit", 5, "without IDs: how many requests, slowest first")
+	fs.StringSliceVar(&o.By, "by", []string{"model", "use_case"}, "set each request against the requests with its values of these columns")
 	out := fs.String("out", "", "write explain.md and explain.html into this directory (default: print the Markdown)")
 	quiet := quietFlag(fs)
 	var rsf resourceFlags
@@ -39,6 +40,11 @@ func cmdExplain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	o.Resources = res
+	for _, b := range o.By {
+		if !contains(analyze.SliceColumns, b) {
+			return usageErr("--by names %q, which is no column to slice by%s", b, orWant(b, analyze.SliceColumns))
+		}
+	}
 	if o.Limit < 1 {
 		return usageErr("--limit %d: want 1 or more", o.Limit)
 	}

@@ -53,7 +53,10 @@ var docs = map[string]commandDoc{
 		summary: "write DIR/report.md and DIR/report.html from an analyzed DIR",
 		about: "Writes DIR/report.md and DIR/report.html: percentiles with sample counts and windows per workload " +
 			"slice, where the time went, and how each metric was measured. --from and --to report the requests that " +
-			"start in [FROM, TO), within the window DIR was analyzed for.",
+			"start in [FROM, TO), within the window DIR was analyzed for. " +
+			"With --period day or week (--weekly), " +
+			"also the trend of each slice over the days or weeks in the data: per period its headline figures with " +
+			"n and window, and their changes from the previous period, largest first, each beyond the noise or not.",
 		args:    [][2]string{{"DIR", "the --out directory of an ingest, analyzed since (infertrace analyze DIR)"}},
 		example: "infertrace report --by model,replica --format md out",
 	},
@@ -64,7 +67,9 @@ var docs = map[string]commandDoc{
 			"Per slice it shows the P50, P95 and P99 of client E2E, client TTFT, per-user tokens/s and every " +
 			"attribution component on both sides with their sample counts, the change and its 95% interval; the " +
 			"findings first, largest impact first, name the component that moved and where (model, region, use " +
-			"case, gateway, replica or client).",
+			"case, gateway, replica or client). With --contract (and --evals, --prices) the verdict comes first: " +
+			"each constraint measured on both sides, in the contract's order, improved, unchanged or worsened and " +
+			"whether within its may_worsen allowance; accept only when quality holds and every worsening is allowed.",
 		args:    [][2]string{{"DIR", "one or two analyzed DIRs (infertrace analyze DIR)"}},
 		example: "infertrace compare out --baseline 10:00-10:30 --target 10:30-11:00 --out out/compare",
 	},
@@ -73,8 +78,8 @@ var docs = map[string]commandDoc{
 		about: "For each request named by ID, or the slowest matching --client, --region, --model and --from/--to: " +
 			"a waterfall of its time on each tier on the gateway's clock, with each host's clock offset against " +
 			"the gateway estimated from the data (a request cannot reach a tier before it left the previous one) " +
-			"and its uncertainty; its components beside the P50 and P95 of its model and use case; its context at " +
-			"arrival (phase, concurrency and queue depth on its replica, retries) and the log lines behind it.",
+			"and its uncertainty; its components beside the P50 and P95 of its slice (--by, default model and use " +
+			"case); its context at arrival (phase, concurrency and queue depth on its replica, retries) and the log lines behind it.",
 		args:    [][2]string{{"DIR", "an analyzed DIR (infertrace analyze DIR)"}, {"REQUEST_ID", "requests to explain (else the filters pick the slowest)"}},
 		example: "infertrace explain out --region eu-west --from 10:30 --to 11:00 --limit 3",
 	},

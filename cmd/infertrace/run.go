@@ -522,12 +522,15 @@ type reportFlags struct {
 	// The product contract and what it is judged on (see quality.go).
 	qualityFlags
 	window analyze.Window // --from/--to, set by the command
+	// The trend per day or week (see period.go).
+	periodFlags
 }
 
 func (f *reportFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.by, "by", []string{"model", "use_case"}, "slice the report by these columns")
 	fs.StringSliceVar(&f.formats, "format", []string{"md", "html"}, "report formats to write: md, html")
 	f.qualityFlags.register(fs)
+	f.periodFlags.register(fs)
 }
 
 // check refuses unknown report formats before anything is read or locked.
@@ -542,6 +545,9 @@ func (f *reportFlags) check() error {
 		if format != "md" && format != "html" {
 			return usageErr("--format names %q, which is no report format%s", format, orWant(format, []string{"md", "html"}))
 		}
+	}
+	if _, err := f.periodFlags.unit(); err != nil {
+		return err
 	}
 	return f.qualityFlags.check()
 }
@@ -559,8 +565,9 @@ func doReport(ctx context.Context, e *env, dir string, f reportFlags, rs analyze
 	if err := f.check(); err != nil {
 		return err
 	}
+	period, _ := f.periodFlags.unit() // checked above
 	res, err := analyze.Summarize(e.progress.steps(ctx, "report"), dir, analyze.SummaryOptions{By: f.by, Resources: rs, Window: f.window,
-		Evals: f.evals, Prices: f.prices, Contract: f.loaded, TokenEdges: f.edges})
+		Evals: f.evals, Prices: f.prices, Contract: f.loaded, TokenEdges: f.edges, Period: period})
 	if err != nil {
 		e.progress.done()
 		return err

@@ -1,0 +1,318 @@
+package analyze
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/ingest/textsafe"
+)
+
+// A change judged against the product contract (compare --contract): a
+// change is a falsifiable experiment. Each constraint of each use case is
+// measured on both sides by the report's own contract queries
+// (queries/contract_*.sql over each side's requests, with the same
+// --evals and --prices), and its change judged:
+//
+//   - the change is target − baseline; it worsens when it moves against
+//     the constraint's op (up for <=, down for >=);
+//   - its 95% interval is change ± 1.96 √(se_b² + se_t²), each side's se
+//     its contract interval's width / (2 × 1.96) (order statistics for a
+//     percentile, Wilson for a share, Poisson for a rate, the mean's for a
+//     cost); a side without a value, with "n too small" or without an
+//     interval cannot tell;
+//   - a change whose interval holds 0 is no significant change;
+//   - a significant worsening is within its allowance when its size is at
+//     most the constraint's may_worsen (in the metric's unit, or its
+//     fraction of the baseline's value); without may_worsen none is
+//     allowed.
+//
+// A use case is rejected when a constraint worsened beyond its allowance
+// (a quality constraint is said first), else undecided when some
+// constraint cannot tell, else accepted: its quality holds and every
+// worsening is allowed. The change is accepted only when every use case
+// is.
+const (
+	ChangeImproved     = "improved"
+	ChangeWithin       = "worsened within its allowance"
+	ChangeBeyond       = "worsened beyond its allowance"
+	ChangeNone         = "no significant change"
+	ChangeCannotTell   = "cannot tell"
+	VerdictAccept      = "accept"
+	VerdictReject      = "reject"
+	VerdictUndecided   = "undecided"
+	contractZ          = 1.959964
+	contractQualityKey = "quality"
+)
+
+// The contract's constraints on both sides, compare's verdict.
+
+// ContractVerdict is compare's verdict on the change against the
+// contract.
+type ContractVerdict struct {
+	File    string
+	Verdict string // VerdictAccept, VerdictReject or VerdictUndecided
+	Text    string // the verdict in a sentence, said first
+	Cases   []CaseChange
+}
+
+// CaseChange is one use case of the contract on both sides.
+type CaseChange struct {
+	Name, Match                string
+	BaselineN, TargetN         int64 // the use case's requests on each side
+	Verdict                    string
+	Reason                     string // why, in a sentence
+	Constraints                []ConstraintChange
+	QualityHolds, QualityKnown bool
+}
+
+// ConstraintChange is one constraint measured on both sides.
+type ConstraintChange struct {
+	Baseline, Target ConstraintResult
+	Delta, Lo, Hi    *float64
+	// Allowed is the allowance in the metric's unit (may_worsen, or its
+	// fraction of the baseline's value); 0: none.
+	Allowed float64
+	Status  string // ChangeImproved, ChangeWithin, ChangeBeyond, ChangeNone, ChangeCannotTell
+	Why     string // for ChangeCannotTell: "n too small on the target", ...
+}
+
+// Name is the constraint as a label ("client TTFT P95").
+func (c ConstraintChange) Name() string { return c.Target.Name() }
+
+// Kind is the constraint's kind ("quality").
+func (c ConstraintChange) Kind() string { return c.Target.Kind }
+
+// FormatChange prints a change of the constraint's metric with its sign:
+// "+30.0 ms", "−8.0 pp", "+$0.0100".
+func (c ConstraintChange) FormatChange(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	sign, a := "+", *v
+	if a < 0 {
+		sign, a = "−", -a
+	}
+	if c.Target.Unit == "share" {
+		return fmt.Sprintf("%s%.1f pp", sign, 100*a)
+	}
+	return sign + c.Target.Format(&a)
+}
+
+// Interval prints the change's 95% interval, "" without one.
+func (c ConstraintChange) Interval() string {
+	if c.Lo == nil || c.Hi == nil {
+		return ""
+	}
+	return c.FormatChange(c.Lo) + " to " + c.FormatChange(c.Hi)
+}
+
+// AllowanceText says how much the constraint may worsen.
+func (c ConstraintChange) AllowanceText() string {
+	k := c.Target.Constraint
+	if k.MayWorsen == 0 {
+		return "none"
+	}
+	a := c.Allowed
+	s := strings.TrimPrefix(c.FormatChange(&a), "+")
+	if k.MayWorsenRel {
+		return fmt.Sprintf("%g%% of the baseline (%s)", 100*k.MayWorsen, s)
+	}
+	return s
+}
+
+// compareContract judges the contract on each side and the change.
+func compareContract(ctx context.Context, db *sql.DB, opts CompareOptions) (*ContractVerdict, error) {
+	var sides [2]*ContractResult
+	for i, name := range []string{"baseline", "target"} {
+		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE VIEW requests AS SELECT * FROM "+name+"_requests"); err != nil {
+			return nil, fmt.Errorf("contract on the %s: %w", name, err)
+		}
+		// quality also measures each slice (unused here): over no column.
+		if err := registerSliced(ctx, db, nil, nil); err != nil {
+			return nil, err
+		}
+		var res Result
+		if err := quality(ctx, db, SummaryOptions{Evals: opts.Evals, Prices: opts.Prices, Contract: opts.Contract}, &res); err != nil {
+			return nil, fmt.Errorf("contract on the %s: %w", name, err)
+		}
+		sides[i] = res.Contract
+	}
+	return judgeChange(opts.Contract, sides[0], sides[1]), nil
+}
+
+// judgeChange sets each use case's constraints of the target against
+// the baseline's.
+func judgeChange(c *contract.Contract, b, t *ContractResult) *ContractVerdict {
+	v := &ContractVerdict{File: t.File}
+	whole := func(r *ContractResult, name string) *CaseResult {
+		for i := range r.Cases {
+			if r.Cases[i].Name == name && r.Cases[i].Slice == "" {
+				return &r.Cases[i]
+			}
+		}
+		return nil
+	}
+	for _, uc := range c.Cases {
+		bc, tc := whole(b, textsafe.Label(uc.Name)), whole(t, textsafe.Label(uc.Name))
+		if bc == nil || tc == nil {
+			continue
+		}
+		cc := CaseChange{Name: tc.Name, Match: tc.Match, BaselineN: bc.Requests, TargetN: tc.Requests, QualityHolds: true, QualityKnown: true}
+		for i := range tc.Constraints {
+			if i >= len(bc.Constraints) {
+				break
+			}
+			cc.Constraints = append(cc.Constraints, constraintChange(bc.Constraints[i], tc.Constraints[i]))
+		}
+		judgeCase(&cc)
+		v.Cases = append(v.Cases, cc)
+	}
+	v.Verdict, v.Text = overall(v.Cases)
+	return v
+}
+
+func constraintChange(b, t ConstraintResult) ConstraintChange {
+	ch := ConstraintChange{Baseline: b, Target: t}
+	cannot := func(why string) ConstraintChange {
+		ch.Status, ch.Why = ChangeCannotTell, why
+		return ch
+	}
+	for _, s := range []struct {
+		side string
+		r    ConstraintResult
+	}{{"baseline", b}, {"target", t}} {
+		switch {
+		case s.r.Verdict == "n too small":
+			return cannot("n too small on the " + s.side)
+		case s.r.Value == nil:
+			return cannot("no data on the " + s.side)
+		}
+	}
+	d := *t.Value - *b.Value
+	ch.Delta = &d
+	k := t.Constraint
+	ch.Allowed = k.MayWorsen
+	if k.MayWorsenRel {
+		ch.Allowed = k.MayWorsen * math.Abs(*b.Value)
+	}
+	if b.CILo == nil || b.CIHi == nil || t.CILo == nil || t.CIHi == nil {
+		if d == 0 {
+			ch.Status = ChangeNone
+			return ch
+		}
+		return cannot("no interval to tell the change from the noise")
+	}
+	seB, seT := (*b.CIHi-*b.CILo)/(2*contractZ), (*t.CIHi-*t.CILo)/(2*contractZ)
+	half := contractZ * math.Sqrt(seB*seB+seT*seT)
+	lo, hi := d-half, d+half
+	ch.Lo, ch.Hi = &lo, &hi
+	lowerIsBetter := k.Op == "<=" || k.Op == "<"
+	worse := (lowerIsBetter && d > 0) || (!lowerIsBetter && d < 0)
+	switch {
+	case lo <= 0 && hi >= 0:
+		ch.Status = ChangeNone
+	case !worse:
+		ch.Status = ChangeImproved
+	case math.Abs(d) <= ch.Allowed:
+		ch.Status = ChangeWithin
+	default:
+		ch.Status = ChangeBeyond
+	}
+	return ch
+}
+
+// judgeCase sets the use case's verdict and reason.
+func judgeCase(cc *CaseChange) {
+	first := -1
+	var open []string
+	for i, k := range cc.Constraints {
+		quality := k.Kind() == contractQualityKey
+		switch k.Status {
+		case ChangeBeyond:
+			if quality {
+				cc.QualityHolds = false
+			}
+			if first < 0 || (quality && cc.Constraints[first].Kind() != contractQualityKey) {
+				first = i
+			}
+		case ChangeCannotTell:
+			if quality {
+				cc.QualityKnown = false
+			}
+			open = append(open, k.Name()+" ("+k.Why+")")
+		}
+	}
+	switch {
+	case first >= 0:
+		k := cc.Constraints[first]
+		what := k.Kind()
+		if what == contractQualityKey {
+			what = "quality drops"
+		} else {
+			what += " worsens beyond its allowance"
+		}
+		cc.Verdict = VerdictReject
+		cc.Reason = fmt.Sprintf("%s %s (constraint %d): %s", cc.Name, what, first+1, changeSentence(k))
+	case len(open) > 0:
+		cc.Verdict = VerdictUndecided
+		cc.Reason = fmt.Sprintf("%s: nothing worsened beyond its allowance, but %s cannot tell", cc.Name, strings.Join(open, ", "))
+	default:
+		cc.Verdict = VerdictAccept
+		var moved []string
+		for _, k := range cc.Constraints {
+			switch k.Status {
+			case ChangeWithin:
+				moved = append(moved, fmt.Sprintf("%s %s, within its allowance of %s", k.Name(), k.FormatChange(k.Delta), k.AllowanceText()))
+			case ChangeImproved:
+				moved = append(moved, fmt.Sprintf("%s improved %s", k.Name(), k.FormatChange(k.Delta)))
+			}
+		}
+		cc.Reason = cc.Name + ": quality holds and every worsening is allowed"
+		if len(moved) > 0 {
+			cc.Reason += " (" + strings.Join(moved, "; ") + ")"
+		}
+	}
+}
+
+// changeSentence is "eval pass rate 95.0% → 80.0% (−15.0 pp, 95% interval
+// −20.5 pp to −9.5 pp; n=400 vs 400), allowance none".
+func changeSentence(k ConstraintChange) string {
+	return fmt.Sprintf("%s %s → %s (%s, 95%% interval %s; n=%d vs %d), allowance %s",
+		k.Name(), k.Baseline.Format(k.Baseline.Value), k.Target.Format(k.Target.Value), k.FormatChange(k.Delta),
+		k.Interval(), k.Baseline.N, k.Target.N, k.AllowanceText())
+}
+
+// overall is the change's verdict: reject when a use case rejects (the
+// first whose quality drops, else the first in the contract's order),
+// undecided when one cannot be decided, else accept.
+func overall(cases []CaseChange) (string, string) {
+	reject := -1
+	for i, c := range cases {
+		if c.Verdict == VerdictReject && (reject < 0 || (!c.QualityHolds && cases[reject].QualityHolds)) {
+			reject = i
+		}
+	}
+	if reject >= 0 {
+		return VerdictReject, "REJECT: " + cases[reject].Reason + "."
+	}
+	var undecided, accepted []string
+	for _, c := range cases {
+		switch c.Verdict {
+		case VerdictUndecided:
+			undecided = append(undecided, c.Reason)
+		case VerdictAccept:
+			accepted = append(accepted, c.Reason)
+		}
+	}
+	if len(undecided) > 0 {
+		return VerdictUndecided, "UNDECIDED: " + strings.Join(undecided, "; ") + "."
+	}
+	if len(accepted) == 0 {
+		return VerdictUndecided, "UNDECIDED: no use case of the contract has requests on both sides."
+	}
+	return VerdictAccept, "ACCEPT: " + strings.Join(accepted, "; ") + "."
+}

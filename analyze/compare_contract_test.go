@@ -1,0 +1,121 @@
+package analyze
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/infertrace/infertrace/analyze/analyzetest"
+	"github.com/infertrace/infertrace/analyze/contract"
+)
+
+// verdictContract: chat's quality first, then P95 client TTFT, which may
+// worsen by 50 ms, then the error rate.
+const verdictContract = `
+[[use_case]]
+name = "chat"
+  [[use_case.constraint]]
+  metric = "eval_pass_rate"
+  op = ">="
+  target = "90%"
+  [[use_case.constraint]]
+  metric = "client_ttft_ms"
+  percentile = 95
+  op = "<="
+  target = "800ms"
+  may_worsen = "50ms"
+  [[use_case.constraint]]
+  metric = "error_rate"
+  op = "<="
+  target = "1%"
+`
+
+func verdictCompare(t *testing.T, shift int64, pass int) *Comparison {
+	t.Helper()
+	bf, be := analyzetest.Chat("b", 0, 380)
+	tf, te := analyzetest.Chat("t", shift, pass)
+	base, _, _ := runFixture(t, bf, analyzetest.DefaultOffsets)
+	target, _, _ := runFixture(t, tf, analyzetest.DefaultOffsets)
+	evals := filepath.Join(t.TempDir(), "evals.csv")
+	if err := os.WriteFile(evals, []byte("request_id,pass\n"+be+te), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.Parse("contract.toml", []byte(verdictContract), SliceColumns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmp, err := Compare(context.Background(), CompareOptions{Baseline: CompareSide{Dir: base}, Target: CompareSide{Dir: target},
+		Contract: c, Evals: evals})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmp.Verdict == nil || len(cmp.Verdict.Cases) != 1 || len(cmp.Verdict.Cases[0].Constraints) != 3 {
+		t.Fatalf("verdict = %+v, want chat with its three constraints", cmp.Verdict)
+	}
+	return cmp
+}
+
+// P95 client TTFT of 100..499 (+30 on the target) by quantile_cont is
+// 479.05 (509.05): +30 ms. Its contract interval has the order
+// statistics of ranks floor(380 - 1.96 sqrt(19)) = 371 and ceil(380 +
+// 1.96 sqrt(19)) + 1 = 390, values 470 and 489 (500 and 519): se 19 /
+// 3.92 on each side, the change's 95% half-width 1.96 sqrt(2) 19 / 3.92
+// = 13.4 ms, so +30 ms is a worsening, within its 50 ms. The eval pass
+// rate is 380 of 400 on both sides: no change. No errors on either side.
+func TestCompareContractAccept(t *testing.T) {
+	cmp := verdictCompare(t, 30, 380)
+	v := cmp.Verdict
+	ks := v.Cases[0].Constraints
+	if ks[0].Status != ChangeNone || !nearTol(ks[0].Delta, 0, 1e-12) || ks[0].Kind() != "quality" {
+		t.Errorf("eval pass rate: %+v, want no significant change", ks[0])
+	}
+	ttft := ks[1]
+	half := contractZ * math.Sqrt2 * 19 / (2 * contractZ)
+	if ttft.Status != ChangeWithin || !nearTol(ttft.Delta, 30, 1e-6) || !nearTol(ttft.Lo, 30-half, 1e-6) || !nearTol(ttft.Hi, 30+half, 1e-6) || ttft.Allowed != 50 {
+		t.Errorf("client TTFT P95: %s %s [%s, %s] allowed %v, want worsened within 50 ms by 30 ± %.2f",
+			ttft.Status, fmtp(ttft.Delta), fmtp(ttft.Lo), fmtp(ttft.Hi), ttft.Allowed, half)
+	}
+	if ks[2].Status != ChangeNone {
+		t.Errorf("error rate: %+v, want no significant change", ks[2])
+	}
+	if v.Verdict != VerdictAccept || !v.Cases[0].QualityHolds {
+		t.Errorf("verdict %s (%s), want accept", v.Verdict, v.Text)
+	}
+	want := "ACCEPT: chat: quality holds and every worsening is allowed (client TTFT P95 +30.0 ms, within its allowance of 50.0 ms)."
+	if v.Text != want {
+		t.Errorf("verdict says\n%s\nwant\n%s", v.Text, want)
+	}
+
+	// The same +30 ms with an allowance of 5% of the baseline's 479.05
+	// (23.95 ms) is beyond it.
+	c, _ := contract.Parse("c.toml", []byte(strings.Replace(verdictContract, `may_worsen = "50ms"`, `may_worsen = "5%"`, 1)), SliceColumns)
+	b, tr := cmp.Verdict.Cases[0].Constraints[1].Baseline, cmp.Verdict.Cases[0].Constraints[1].Target
+	b.Constraint, tr.Constraint = c.Cases[0].Constraints[1], c.Cases[0].Constraints[1]
+	if ch := constraintChange(b, tr); ch.Status != ChangeBeyond || math.Abs(ch.Allowed-0.05*479.05) > 1e-6 {
+		t.Errorf("5%% of the baseline: %s allowed %v, want beyond 23.95", ch.Status, ch.Allowed)
+	}
+}
+
+// Quality drops: 320 of 400 pass on the target against 380 (95% → 80%,
+// Wilson intervals [92.4%, 96.9%] and [75.8%, 83.6%]), so the change is
+// rejected on quality, said first, whatever the latency (unchanged here).
+func TestCompareContractRejectQuality(t *testing.T) {
+	v := verdictCompare(t, 0, 320).Verdict
+	q := v.Cases[0].Constraints[0]
+	if q.Status != ChangeBeyond || !nearTol(q.Delta, -0.15, 1e-12) || q.Hi == nil || *q.Hi >= 0 {
+		t.Errorf("eval pass rate: %s %s [%s, %s], want a drop beyond the noise", q.Status, fmtp(q.Delta), fmtp(q.Lo), fmtp(q.Hi))
+	}
+	if v.Cases[0].Constraints[1].Status != ChangeNone {
+		t.Errorf("client TTFT: %s, want no significant change", v.Cases[0].Constraints[1].Status)
+	}
+	if v.Verdict != VerdictReject || v.Cases[0].QualityHolds {
+		t.Errorf("verdict %s, want reject", v.Verdict)
+	}
+	if !strings.HasPrefix(v.Text, "REJECT: chat quality drops (constraint 1): eval pass rate 95.0% → 80.0% (−15.0 pp, 95% interval ") ||
+		!strings.HasSuffix(v.Text, "n=400 vs 400), allowance none.") {
+		t.Errorf("verdict says %q", v.Text)
+	}
+}

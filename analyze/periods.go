@@ -1,0 +1,373 @@
+package analyze
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Period units of report --period (--weekly is week).
+const (
+	PeriodDay  = "day"
+	PeriodWeek = "week"
+)
+
+// PeriodUnits lists the units --period accepts.
+var PeriodUnits = []string{PeriodDay, PeriodWeek}
+
+// Trend is the headline figures of each slice per period (day or week)
+// present in the data, and their changes from one period to the next
+// (queries/periods.sql).
+type Trend struct {
+	Unit    string      // PeriodDay or PeriodWeek
+	By      []string    // the slice columns
+	Periods []time.Time // the periods present, oldest first
+	Slices  []TrendSlice
+	// Changes holds every change between consecutive periods of a slice
+	// that both periods have enough samples to judge, larger than the
+	// noise first, then by impact (largestFirst); a slice holding
+	// all requests of both periods is left out (its changes are those of
+	// all requests).
+	Changes []TrendChange
+}
+
+// TrendSlice is one slice's figures per period, oldest first.
+type TrendSlice struct {
+	All     bool
+	Label   string // "all requests" or "model=m, use_case=u"
+	Periods []TrendPeriod
+}
+
+// TrendPeriod is one period of one slice.
+type TrendPeriod struct {
+	Start                   time.Time // the period's first instant (UTC)
+	Label                   string    // "2026-03-02" or "week of 2026-03-02"
+	Requests                int64
+	WindowFirst, WindowLast *time.Time
+	Figures                 []TrendFigure // in TrendFigures order
+}
+
+// TrendFigure is one figure of one period, and its change from the
+// slice's previous period present (Prev nil for the first).
+type TrendFigure struct {
+	Metric, Name, Unit string
+	P                  float64 // 0.5, 0.95, 0.99; 0 for the error rate
+	HigherIsBetter     bool
+	N                  int64
+	K                  *int64 // errors, for the error rate
+	Value              *float64
+	TooFew             bool
+
+	Prev         *time.Time
+	PrevLabel    string
+	PrevN        int64
+	PrevValue    *float64
+	Delta        *float64
+	Lo, Hi       *float64 // the change's 95% interval; nil when too few
+	ChangeTooFew bool
+	Significant  bool
+}
+
+// TrendChange is one figure's change between consecutive periods.
+type TrendChange struct {
+	Slice  string
+	All    bool
+	Period string // the later period's label
+	// Share is the slice's share of all requests in the later period.
+	Share float64
+	TrendFigure
+}
+
+// TrendFigures are the figures of a trend, in the order a report shows
+// them: metric, quantile (0: a share), name.
+var TrendFigures = []struct {
+	Metric string
+	P      float64
+	Name   string
+	Unit   string
+}{
+	{"client_e2e", 0.5, "client E2E", "ms"},
+	{"client_e2e", 0.95, "client E2E", "ms"},
+	{"client_e2e", 0.99, "client E2E", "ms"},
+	{"client_ttft", 0.95, "client TTFT", "ms"},
+	{"tps_user", 0.5, "per-user tokens/s", "tok/s"},
+	{"network", 0.95, "network", "ms"},
+	{"application", 0.95, "application", "ms"},
+	{"queue", 0.95, "queue", "ms"},
+	{"model", 0.95, "model", "ms"},
+	{"error_rate", 0, "error rate", "share"},
+}
+
+// Title is the figure's name with its quantile: "P95 client E2E", "error
+// rate".
+func (f TrendFigure) Title() string {
+	if f.P == 0 {
+		return f.Name
+	}
+	return fmt.Sprintf("P%g %s", f.P*100, f.Name)
+}
+
+// Format prints a value of the figure in its unit; nil as "–".
+func (f TrendFigure) Format(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	switch f.Unit {
+	case "share":
+		return fmt.Sprintf("%.2f%%", 100**v)
+	case "tok/s":
+		return fmt.Sprintf("%.1f tok/s", *v)
+	}
+	return fmtDur(*v)
+}
+
+// FormatSigned prints a change of the figure with its sign.
+func (f TrendFigure) FormatSigned(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	sign, a := "+", *v
+	if a < 0 {
+		sign, a = "−", -a
+	}
+	switch f.Unit {
+	case "share":
+		return fmt.Sprintf("%s%.2f pp", sign, 100*a)
+	case "tok/s":
+		return fmt.Sprintf("%s%.1f tok/s", sign, a)
+	}
+	return sign + fmtDur(a)
+}
+
+// Worse reports whether the change makes the figure worse.
+func (f TrendFigure) Worse() bool {
+	if f.Delta == nil {
+		return false
+	}
+	if f.HigherIsBetter {
+		return *f.Delta < 0
+	}
+	return *f.Delta > 0
+}
+
+// Short is the change as a table cell: "P95 client E2E +1.00 s".
+func (f TrendFigure) Short() string { return f.Title() + " " + f.FormatSigned(f.Delta) }
+
+// Text says the change in a sentence, with both n, its interval and
+// whether it is larger than the noise.
+func (c TrendChange) Text() string {
+	in := "of all requests"
+	if !c.All {
+		in = "in " + c.Slice
+	}
+	v := "rose"
+	if *c.Delta < 0 {
+		v = "fell"
+	} else if *c.Delta == 0 {
+		v = "did not move"
+	}
+	abs := math.Abs(*c.Delta)
+	amount := strings.TrimPrefix(strings.TrimPrefix(c.FormatSigned(&abs), "+"), "−")
+	if *c.Delta == 0 {
+		amount = ""
+	} else {
+		amount = " " + amount
+	}
+	verdict := "within the noise"
+	if c.Significant {
+		verdict = "larger than the noise"
+		if c.Worse() {
+			verdict += " (worse)"
+		} else {
+			verdict += " (better)"
+		}
+	}
+	on := "on "
+	if strings.HasPrefix(c.Period, "week of") {
+		on = "in the "
+	}
+	return fmt.Sprintf("%s %s %s%s %s%s against %s (%s → %s, n=%d vs %d; 95%% interval %s to %s): %s.",
+		capital(c.Title()), in, v, amount, on, c.Period, c.PrevLabel, c.Format(c.PrevValue), c.Format(c.Value),
+		c.PrevN, c.N, c.FormatSigned(c.Lo), c.FormatSigned(c.Hi), verdict)
+}
+
+// PeriodLabel names a period: its UTC day, or "week of" its Monday.
+func PeriodLabel(unit string, t time.Time) string {
+	d := t.UTC().Format("2006-01-02")
+	if unit == PeriodWeek {
+		return "week of " + d
+	}
+	return d
+}
+
+// trend runs queries/periods.sql over the sliced view.
+func trend(ctx context.Context, db *sql.DB, unit string, by []string) (*Trend, error) {
+	if unit != PeriodDay && unit != PeriodWeek {
+		return nil, fmt.Errorf("period %q: want %s", unit, strings.Join(PeriodUnits, " or "))
+	}
+	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE period_unit AS SELECT "+sqlString(unit)+" AS unit"); err != nil {
+		return nil, fmt.Errorf("period: %w", err)
+	}
+	rows, err := queryRows(ctx, db, "periods")
+	if err != nil {
+		return nil, err
+	}
+	t := &Trend{Unit: unit, By: by}
+	type key struct{ slice, period string }
+	sliceAt := map[string]int{}
+	periodAt := map[key]int{}
+	seen := map[time.Time]bool{}
+	for _, r := range rows {
+		start := asTime(r["period"])
+		if start == nil {
+			continue
+		}
+		all := r["is_all"] == true
+		label := "all requests"
+		if !all {
+			var parts []string
+			for i, v := range asList(r["slice_key"]) {
+				s := "(none)"
+				if v != nil {
+					s = asString(v)
+				}
+				col := "?"
+				if i < len(t.By) {
+					col = t.By[i]
+				}
+				parts = append(parts, col+"="+s)
+			}
+			label = strings.Join(parts, ", ")
+		}
+		si, ok := sliceAt[label]
+		if !ok {
+			t.Slices = append(t.Slices, TrendSlice{All: all, Label: label})
+			si = len(t.Slices) - 1
+			sliceAt[label] = si
+		}
+		pk := key{label, start.String()}
+		pi, ok := periodAt[pk]
+		if !ok {
+			p := TrendPeriod{Start: start.UTC(), Label: PeriodLabel(unit, *start), Requests: asInt(r["requests"]),
+				WindowFirst: asTime(r["window_first"]), WindowLast: asTime(r["window_last"])}
+			for _, f := range TrendFigures {
+				p.Figures = append(p.Figures, TrendFigure{Metric: f.Metric, Name: f.Name, Unit: f.Unit, P: f.P,
+					HigherIsBetter: f.Metric == "tps_user"})
+			}
+			t.Slices[si].Periods = append(t.Slices[si].Periods, p)
+			pi = len(t.Slices[si].Periods) - 1
+			periodAt[pk] = pi
+		}
+		if all && !seen[start.UTC()] {
+			seen[start.UTC()] = true
+			t.Periods = append(t.Periods, start.UTC())
+		}
+		metric := asString(r["metric"])
+		p := 0.0
+		if v := asFloat(r["p"]); v != nil {
+			p = *v
+		}
+		for fi := range t.Slices[si].Periods[pi].Figures {
+			f := &t.Slices[si].Periods[pi].Figures[fi]
+			if f.Metric != metric || f.P != p {
+				continue
+			}
+			f.N, f.Value, f.TooFew = asInt(r["n"]), asFloat(r["value"]), r["too_few"] == true
+			if r["k"] != nil {
+				k := asInt(r["k"])
+				f.K = &k
+			}
+			if prev := asTime(r["prev_period"]); prev != nil {
+				u := prev.UTC()
+				f.Prev, f.PrevLabel = &u, PeriodLabel(unit, u)
+				f.PrevN, f.PrevValue, f.Delta = asInt(r["prev_n"]), asFloat(r["prev_value"]), asFloat(r["delta"])
+				f.Lo, f.Hi = asFloat(r["lo"]), asFloat(r["hi"])
+				f.ChangeTooFew, f.Significant = r["change_too_few"] == true, r["significant"] == true
+			}
+		}
+	}
+	sort.Slice(t.Periods, func(i, j int) bool { return t.Periods[i].Before(t.Periods[j]) })
+	allRequests := map[time.Time]int64{}
+	for si := range t.Slices {
+		s := &t.Slices[si]
+		sort.Slice(s.Periods, func(i, j int) bool { return s.Periods[i].Start.Before(s.Periods[j].Start) })
+		for pi, p := range s.Periods {
+			if s.All {
+				allRequests[p.Start] = p.Requests
+			} else if pi > 0 && p.Requests == allRequests[p.Start] && s.Periods[pi-1].Requests == allRequests[s.Periods[pi-1].Start] {
+				continue // the slice is all requests in both periods: the same change
+			}
+			for _, f := range p.Figures {
+				if f.Prev != nil && f.Delta != nil && f.Lo != nil && f.Hi != nil {
+					share := 1.0
+					if n := allRequests[p.Start]; n > 0 {
+						share = float64(p.Requests) / float64(n)
+					}
+					t.Changes = append(t.Changes, TrendChange{Slice: s.Label, All: s.All, Period: p.Label, Share: share, TrendFigure: f})
+				}
+			}
+		}
+	}
+	sort.SliceStable(t.Changes, func(i, j int) bool { return largestFirst(t.Changes[i], t.Changes[j]) })
+	return t, nil
+}
+
+// largestFirst orders changes: larger than the noise first, then by
+// impact: the size relative to the previous period's value (an error
+// rate's relative to it or to 1%, whichever is larger, so that a rise
+// from 0 is not infinitely large) times the slice's share of the
+// period's requests, so that a change of all requests comes before the
+// same change in each of its slices; then all requests before slices.
+func largestFirst(a, b TrendChange) bool {
+	if a.Significant != b.Significant {
+		return a.Significant
+	}
+	ra, rb := relSize(a.TrendFigure)*a.Share, relSize(b.TrendFigure)*b.Share
+	if ra != rb {
+		return ra > rb
+	}
+	return a.All && !b.All
+}
+
+func relSize(f TrendFigure) float64 {
+	base := 0.0
+	if f.PrevValue != nil {
+		base = math.Abs(*f.PrevValue)
+	}
+	if f.Unit == "share" {
+		base = math.Max(base, 0.01)
+	}
+	if base == 0 {
+		return math.Inf(1)
+	}
+	return math.Abs(*f.Delta) / base
+}
+
+// Changed is the period's figures whose change from the previous period
+// is larger than the noise; Compared how many could be judged.
+func (p TrendPeriod) Changed() (changed []TrendFigure, compared int) {
+	for _, f := range p.Figures {
+		if f.Lo != nil && f.Hi != nil {
+			compared++
+		}
+		if f.Significant {
+			changed = append(changed, f)
+		}
+	}
+	return changed, compared
+}
+
+// First reports whether the period is the slice's first (nothing to
+// compare with).
+func (p TrendPeriod) First() bool {
+	for _, f := range p.Figures {
+		if f.Prev != nil {
+			return false
+		}
+	}
+	return true
+}
