@@ -202,6 +202,7 @@ func sliceQuality(ctx context.Context, db *sql.DB, res *Result) error {
 			EvalPass: asFloat(r["eval_pass_share"]), EvalPassLo: asFloat(r["eval_pass_lo"]), EvalPassHi: asFloat(r["eval_pass_hi"]),
 			EvalScoreN: asInt(r["eval_score_n"]), EvalScore: asFloat(r["eval_score_mean"]),
 			Priced: asInt(r["priced"]), CostPer1K: asFloat(r["cost_per_1k"]), CostSum: asFloat(r["cost_sum"]),
+			CostPerSuccess: asFloat(r["cost_per_success"]),
 		}
 		all := r["is_all"] == true
 		key := fmt.Sprint(asList(r["slice_key"]))

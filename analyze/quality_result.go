@@ -21,6 +21,9 @@ type SliceQuality struct {
 	Priced     int64    // requests with a cost
 	CostPer1K  *float64 // 1000 x mean cost of the priced requests, USD
 	CostSum    *float64
+	// CostPerSuccess is CostSum over the priced requests that completed:
+	// failed requests are paid for too.
+	CostPerSuccess *float64
 }
 
 // EvalsJoin says how the eval rows joined the requests

@@ -270,6 +270,15 @@ func checkContractFixture(t *testing.T, res *Result) {
 	if q := s.Quality; q.Evaluated != 1 || q.EvalPassK != 1 || !nearTol(q.CostPer1K, 3.044, 1e-9) || !nearTol(q.EvalScore, 1, 1e-9) {
 		t.Errorf("m2/chat quality = %+v", q)
 	}
+	// Cost per successful request: m1/chat's 3 priced requests all
+	// completed, so it is their mean, 1.022 / 1000; m2/chat's 3 cost 3.044 /
+	// 1000 on average and c5 failed, so their total is shared by 2.
+	if q := findSlice(t, res, "model=m1, use_case=chat").Quality; !nearTol(q.CostPerSuccess, 1.022/1000, 1e-12) {
+		t.Errorf("m1/chat cost per successful request = %s, want %v", fmtp(q.CostPerSuccess), 1.022/1000)
+	}
+	if q := findSlice(t, res, "model=m2, use_case=chat").Quality; q.Priced != 3 || !nearTol(q.CostPerSuccess, 3*3.044/1000/2, 1e-12) {
+		t.Errorf("m2/chat cost per successful request = %s (%d priced), want %v", fmtp(q.CostPerSuccess), q.Priced, 3*3.044/1000/2)
+	}
 	if q := res.Slices[0].Quality; q.Evaluated != 4 || q.EvalPassK != 3 || !nearTol(q.EvalScore, (0.9+0.8+0.2+1)/4, 1e-9) {
 		t.Errorf("all requests quality = %+v", q)
 	}

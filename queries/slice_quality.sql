@@ -7,10 +7,13 @@
 --   eval_score_n / eval_score_mean: requests with a score, mean of their
 --     mean scores;
 --   priced: requests with a cost; cost_per_1k = 1000 x their mean cost;
---   cost_sum: their total.
+--   cost_sum: their total; cost_per_success = cost_sum / the priced
+--     requests that completed (the `completed` column of requests.sql):
+--     what one successful answer costs when failed requests are paid for
+--     too; NULL when none completed.
 -- Slices without any eval or cost are rows too (n = 0, values NULL).
 WITH q AS (
-    SELECT s.slice_key, rq.eval_rows, rq.eval_pass, rq.eval_score, rq.cost_usd
+    SELECT s.slice_key, s.completed, rq.eval_rows, rq.eval_pass, rq.eval_score, rq.cost_usd
     FROM sliced AS s
     LEFT JOIN request_quality AS rq ON rq.request_id = s.request_id
 ),
@@ -23,7 +26,8 @@ g AS (
         avg(eval_score)                               AS eval_score_mean,
         count(cost_usd)                               AS priced,
         1000 * avg(cost_usd)                          AS cost_per_1k,
-        sum(cost_usd)                                 AS cost_sum
+        sum(cost_usd)                                 AS cost_sum,
+        sum(cost_usd) / nullif(count(cost_usd) FILTER (WHERE completed), 0) AS cost_per_success
     FROM q
     GROUP BY GROUPING SETS ((slice_key), ())
 )
