@@ -21,8 +21,8 @@ import (
 // quote) with Python escapes, numbers, None, True and False. They are read
 // as the JSON the --log-requests-format json line holds, and a "Finish:"
 // line gives the row that line gives (sglang.go: every column from
-// out['meta_info'], the ID from its 'id', else obj's rid), with Format
-// "sglang-text". Values that are not literals (an object's repr, SGLang's
+// out['meta_info'], the ID from its 'id', else obj's rid), Format
+// "sglang-log" included (the manifest names the reader, sglang-text). Values that are not literals (an object's repr, SGLang's
 // "'head' ... 'tail'" cut of a value longer than the log level allows, inf
 // and nan) read as None. "Receive:" lines and every other line give zero
 // rows; obj's text, input_ids and sampling parameters and out's text and
@@ -95,7 +95,7 @@ func (p *sglangTextParser) parseLine(line []byte, out *rowQueue[ServerRow]) erro
 			return err
 		}
 	}
-	return p.finished(rid, outV, formatSGLangText, out)
+	return p.finished(rid, outV, formatSGLangLog, out)
 }
 
 // Python reprs as JSON. The converters append the JSON form of the repr at

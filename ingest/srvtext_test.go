@@ -19,7 +19,7 @@ func FuzzTGIText(f *testing.F) {
 		rows, _ := decodeServerLines(t, formatTGIText, in)
 		for i := range rows {
 			r := &rows[i]
-			checkServerRow(t, formatTGIText, r)
+			checkServerRow(t, formatTGI, r)
 			if r.RequestID != "" || r.End == 0 || (r.Error == "") == (r.E2ENS == nil) {
 				t.Fatalf("a TGI row is either a success with total_time or an error, has an end and no ID: %+v", r)
 			}
@@ -39,7 +39,7 @@ func FuzzSGLangText(f *testing.F) {
 		rows, _ := decodeServerLines(t, formatSGLangText, in)
 		for i := range rows {
 			r := &rows[i]
-			checkServerRow(t, formatSGLangText, r)
+			checkServerRow(t, formatSGLangLog, r)
 			if r.RequestID == "" || r.RequestID != r.EngineRequestID {
 				t.Fatalf("an SGLang row has its rid as both IDs: %+v", r)
 			}

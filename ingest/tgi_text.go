@@ -21,8 +21,9 @@ import (
 // key=value pairs separated by spaces; TGI records its timings as Rust
 // Duration Debug strings in quotes, and "parameters" is the Debug text of
 // the request's parameters (stop sequences included), which is skipped
-// unread. The rows are those of the tgi format (tgi.go), with Format
-// "tgi-text":
+// unread. The rows are those of the tgi format (tgi.go), Format "tgi"
+// included (the manifest names the reader, tgi-text), so that they are
+// matched to gateway records by time like the JSON form's:
 //
 //   - an INFO "Success" event gives a row from the innermost span carrying
 //     total_time, exactly as a --json-output line does: End = the
@@ -36,8 +37,7 @@ import (
 //
 // A Success line that lacks total_time or holds a bad duration or time is
 // rejected. Like the JSON form, the text form logs no request ID: the rows
-// are matched to gateway records by time (queries/tgi_candidates.sql, which
-// must accept format 'tgi-text' as well as 'tgi').
+// are matched to gateway records by time (queries/tgi_candidates.sql).
 
 const formatTGIText = "tgi-text"
 
@@ -120,7 +120,7 @@ func (p *tgiTextParser) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 		if err != nil {
 			return err
 		}
-		return tgiSuccessRow(formatTGIText, end, s, out)
+		return tgiSuccessRow(formatTGI, end, s, out)
 	}
 	inRequest := false
 	for i := range p.spans {
@@ -134,7 +134,7 @@ func (p *tgiTextParser) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 		return err
 	}
 	r := out.next()
-	r.Format = formatTGIText
+	r.Format = formatTGI
 	r.End = end
 	if len(msg) == 0 {
 		msg = []byte("error")
