@@ -144,7 +144,9 @@ func pyValue(dst, b []byte, i int) ([]byte, int, error) {
 		if tok[0] == '+' {
 			tok = tok[1:]
 		}
-		if e, serr := scanNumber(tok, 0); serr == nil && e == len(tok) {
+		if len(tok) == 0 { // a lone '+'
+			ok = false
+		} else if e, serr := scanNumber(tok, 0); serr == nil && e == len(tok) {
 			dst = append(dst, tok...)
 		} else {
 			ok = false // inf, nan, 0x1f, 1_000: no JSON number
