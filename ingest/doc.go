@@ -25,9 +25,10 @@
 // document (trace arrays, benchmark reports) implement docParser and report
 // each record through DocOut. The formats:
 //
-//	client   native, jsonl (--map), aiperf, genai-perf, guidellm, vllm-bench, k6, otel-client
+//	client   native, jsonl (--map), aiperf, genai-perf, guidellm, vllm-bench, llmperf, k6, otel-client
 //	gateway  native, envoy, nginx, otel-gateway, kong, litellm, litellm-json
-//	server   native, vllm-otlp, vllm-otlp-json, vllm-otel-console, vllm-log, tgi, triton, sglang-metrics, sglang-log, trtllm
+//	server   native, vllm-otlp, vllm-otlp-json, vllm-otel-console, vllm-log, tgi, tgi-text, triton, sglang-metrics,
+//	         sglang-log, sglang-text, trtllm, ollama-json, ollama-gin
 //
 // Each format's file says what it fills, on which clock, and what it
 // cannot give; simulate writes several of them with known ground truth.

@@ -104,12 +104,17 @@ type ServerRow struct {
 	// Durations the server measured, in nanoseconds: arrival to end, in the
 	// queue, arrival to first token, prefill, decode, and prefill+decode where
 	// a format does not split them.
-	E2ENS        *int64 `parquet:"e2e_ns,optional"`
-	QueueNS      *int64 `parquet:"queue_ns,optional"`
-	TTFTNS       *int64 `parquet:"ttft_ns,optional"`
-	PrefillNS    *int64 `parquet:"prefill_ns,optional"`
-	DecodeNS     *int64 `parquet:"decode_ns,optional"`
-	InferenceNS  *int64 `parquet:"inference_ns,optional"`
+	E2ENS       *int64 `parquet:"e2e_ns,optional"`
+	QueueNS     *int64 `parquet:"queue_ns,optional"`
+	TTFTNS      *int64 `parquet:"ttft_ns,optional"`
+	PrefillNS   *int64 `parquet:"prefill_ns,optional"`
+	DecodeNS    *int64 `parquet:"decode_ns,optional"`
+	InferenceNS *int64 `parquet:"inference_ns,optional"`
+	// LoadNS is the time the server spent getting the model ready to run
+	// the request, before its prefill and outside queue_ns, prefill_ns and
+	// decode_ns (Ollama's load_duration: waiting for a runner, plus loading
+	// the model when it was not resident): a cold start when it is large.
+	LoadNS       *int64 `parquet:"load_ns,optional"`
 	Model        string `parquet:"model,optional,dict"`
 	Replica      string `parquet:"replica,optional,dict"`
 	PromptTokens *int32 `parquet:"prompt_tokens,optional"`

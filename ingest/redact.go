@@ -40,17 +40,19 @@ func init() {
 			"prefill_finished_time", "e2e_latency", "queue_time", "inference_time", "validation_time", "total_time",
 			"time_per_token", "startTimeUnixNano", "endTimeUnixNano", "timeUnixNano", "observedTimeUnixNano",
 			"START_TIME", "DURATION", "REQUEST_DURATION", "RESPONSE_DURATION", "ttft", "time_to_first_token",
-			"request_latency", "token_latency_ttft"},
+			"request_latency", "token_latency_ttft", "created_at", "total_duration", "load_duration",
+			"prompt_eval_duration", "eval_duration", "ttft_s", "end_to_end_latency_s", "inter_token_latency_s"},
 		// numbers logged as strings
 		{"status", "status_code", "response_code", "upstream_status", "intValue", "doubleValue", "prompt_tokens",
 			"completion_tokens", "output_tokens", "input_tokens", "RESPONSE_CODE", "bytes_sent", "body_bytes_sent",
-			"request_length", "tries"},
+			"request_length", "tries", "prompt_eval_count", "eval_count", "number_input_tokens",
+			"number_output_tokens", "error_code"},
 		// labels
 		{"model", "model_name", "model_group", "model_id", "model_version", "request_model", "response_model",
 			"use_case", "client", "region", "route", "upstream", "upstream_addr", "gateway", "replica",
 			"finish_reason", "call_type", "streamed", "method", "request_method", "name", "type", "object", "level",
 			"event", "metric", "unit", "code", "kind", "backend", "endpoint_type", "x-ai-eg-model", "ROUTE_NAME",
-			"UPSTREAM_HOST", "HOSTNAME", "RESPONSE_FLAGS"},
+			"UPSTREAM_HOST", "HOSTNAME", "RESPONSE_FLAGS", "done_reason"},
 	} {
 		for _, n := range names {
 			readMembers[n] = true

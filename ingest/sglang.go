@@ -172,11 +172,18 @@ func (p *sglangParser) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 	if string(event) != "request.finished" {
 		return nil
 	}
+	return p.finished(rid, outV, formatSGLangLog, out)
+}
+
+// finished gives the row of a finished request from its "out" (which holds
+// meta_info) and the rid it was logged with.
+func (p *sglangParser) finished(rid string, outV jsonValue, format string, out *rowQueue[ServerRow]) error {
+	var m sglangMeta
 	if outV.kind != jsonObjectKind {
 		return missing("out")
 	}
 	var meta jsonValue
-	err = jsonObject(outV.raw, func(k []byte, esc bool, v jsonValue) error {
+	err := jsonObject(outV.raw, func(k []byte, esc bool, v jsonValue) error {
 		if string(memberKey(k, esc)) == "meta_info" {
 			meta = v
 		}
@@ -197,7 +204,7 @@ func (p *sglangParser) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 	if m.id == "" {
 		m.id = rid
 	}
-	return p.row(&m, formatSGLangLog, out)
+	return p.row(&m, format, out)
 }
 
 func (p *sglangParser) row(m *sglangMeta, format string, out *rowQueue[ServerRow]) error {

@@ -192,11 +192,19 @@ func (p *tgiParser) success(ts, span, spans jsonValue, out *rowQueue[ServerRow])
 	if !found {
 		return missing("span.total_time")
 	}
-	r := out.next()
-	r.Format = formatTGI
-	if err := tgiTime(ts, &r.End); err != nil {
+	var end int64
+	if err := tgiTime(ts, &end); err != nil {
 		return err
 	}
+	return tgiSuccessRow(formatTGI, end, &s, out)
+}
+
+// tgiSuccessRow fills the row of a Success event logged at end from the
+// timings of its handler span; the JSON and the text output share it.
+func tgiSuccessRow(format string, end int64, s *tgiSpan, out *rowQueue[ServerRow]) error {
+	r := out.next()
+	r.Format = format
+	r.End = end
 	total, ok, err := rustDurationField("total_time", s.total)
 	if err != nil {
 		return err

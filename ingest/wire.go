@@ -90,6 +90,7 @@ type serverWire struct {
 	PrefillNS       *int64  `parquet:"prefill_ns,optional"`
 	DecodeNS        *int64  `parquet:"decode_ns,optional"`
 	InferenceNS     *int64  `parquet:"inference_ns,optional"`
+	LoadNS          *int64  `parquet:"load_ns,optional"`
 	Model           *string `parquet:"model,optional,dict"`
 	Replica         *string `parquet:"replica,optional,dict"`
 	PromptTokens    *int32  `parquet:"prompt_tokens,optional"`

@@ -17,6 +17,7 @@ SELECT
     NULL::BIGINT       AS prefill_ns,
     NULL::BIGINT       AS decode_ns,
     NULL::BIGINT       AS inference_ns,      -- prefill and decode together
+    NULL::BIGINT       AS load_ns,           -- model load / runner wait before prefill (Ollama)
     NULL::VARCHAR      AS model,
     NULL::VARCHAR      AS replica,
     NULL::INTEGER      AS prompt_tokens,

@@ -69,7 +69,7 @@ func TestErrorMessages(t *testing.T) {
 		{"ingest --out o --server ", 2, "infertrace ingest: --server needs GLOB or FORMAT:GLOB, not an empty string\n" + ingestHelp},
 		{"ingest --out o --server tgi:", 2, "infertrace ingest: --server tgi: names the format but no files: want --server tgi:GLOB\n" + ingestHelp},
 		{"ingest --out o --gateway tgi:x.log", 2, "infertrace ingest: --gateway tgi:x.log: unknown gateway format \"tgi\": it is read with --server (the gateway formats are envoy, jsonl, kong, litellm, litellm-json, native, nginx, otel-gateway)\n" + ingestHelp},
-		{"ingest --out o --server vllm-otpl:x.jsonl", 2, "infertrace ingest: --server vllm-otpl:x.jsonl: unknown server format \"vllm-otpl\" (known: jsonl, native, sglang-log, sglang-metrics, tgi, triton, trtllm, vllm-log, vllm-otel-console, vllm-otlp, vllm-otlp-json), and no file matches \"vllm-otpl:x.jsonl\" either: did you mean vllm-otlp:x.jsonl?\n" + ingestHelp},
+		{"ingest --out o --server vllm-otpl:x.jsonl", 2, "infertrace ingest: --server vllm-otpl:x.jsonl: unknown server format \"vllm-otpl\" (known: jsonl, native, ollama-gin, ollama-json, sglang-log, sglang-metrics, sglang-text, tgi, tgi-text, triton, trtllm, vllm-log, vllm-otel-console, vllm-otlp, vllm-otlp-json), and no file matches \"vllm-otpl:x.jsonl\" either: did you mean vllm-otlp:x.jsonl?\n" + ingestHelp},
 		{"ingest --client $DIR/c.jsonl --map $DIR/nosuch.toml --out o", 2, "infertrace ingest: cannot read --map $DIR/nosuch.toml: no such file or directory\n" + ingestHelp},
 		// Runs that fail.
 		{"analyze $DIR/empty", 1, "infertrace analyze: $DIR/empty holds no ingest output (no manifest.json: no ingest into it finished): run infertrace ingest --out $DIR/empty first\n"},
