@@ -109,20 +109,35 @@ func (c *chunker) peekFirstLine() ([]byte, error) {
 const (
 	sniffLines = 8
 	sniffBytes = 4 << 10
+	// A pretty-printed document is sniffed from up to its first 64 KiB,
+	// so that a sniffer that wants a whole record (LiteLLM's) sees one.
+	sniffDocBytes = 64 << 10
 )
 
 // peekSniffLines returns the lines a file's format is sniffed from: up to
 // sniffLines non-blank lines of its first chunk that are not comments (#,
 // //), each trimmed. A JSON document that starts on a line of its own ("{",
 // "[", "[{") is one candidate: its first sniffBytes joined and with the
-// whitespace between JSON tokens removed. The chunk read stays pending.
-func (c *chunker) peekSniffLines() ([][]byte, error) {
-	if _, err := c.peekFirstLine(); err != nil || c.pending == nil {
-		return nil, err
+// whitespace between JSON tokens removed, returned as doc rather than
+// among the lines. The chunk read stays pending.
+func (c *chunker) peekSniffLines() (lines [][]byte, doc []byte, err error) {
+	first, err := c.peekFirstLine()
+	if err != nil || c.pending == nil {
+		return nil, nil, err
 	}
+	lines, doc = c.sniffLines()
+	// The first line as peekFirstLine joins it (`{` and the document's
+	// first member) is tried first, as before.
+	if first != nil && (len(lines) == 0 || !bytes.Equal(lines[0], first)) {
+		lines = append([][]byte{first}, lines...)
+	}
+	return lines, doc, nil
+}
+
+func (c *chunker) sniffLines() ([][]byte, []byte) {
 	data := c.pending.data
 	var out [][]byte
-	for len(data) > 0 && len(out) < sniffLines {
+	for len(data) > 0 && len(out) < sniffLines && len(c.pending.data)-len(data) < sniffBytes {
 		start := data
 		var line []byte
 		line, data = cutLine(data)
@@ -132,11 +147,10 @@ func (c *chunker) peekSniffLines() ([][]byte, error) {
 		}
 		if s := string(line); s == "{" || s == "[" || s == "[{" || s == "[ {" {
 			doc := start
-			if len(doc) > sniffBytes {
-				doc = doc[:sniffBytes]
+			if len(doc) > sniffDocBytes {
+				doc = doc[:sniffDocBytes]
 			}
-			out = append(out, compactJSON(doc))
-			break
+			return out, compactJSON(doc)
 		}
 		if len(line) > 64<<10 {
 			line = line[:64<<10]

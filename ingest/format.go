@@ -139,7 +139,7 @@ func lookupFormat(t Tier, name string) (*format, error) {
 
 // sniffFormat picks the format of a file from its first non-blank line.
 func sniffFormat(t Tier, firstLine []byte) (*format, error) {
-	return sniffFrom(t, "", [][]byte{firstLine})
+	return sniffFrom(t, "", [][]byte{firstLine}, nil)
 }
 
 // sniffFrom picks the format of file from the lines peekSniffLines
@@ -149,7 +149,24 @@ func sniffFormat(t Tier, firstLine []byte) (*format, error) {
 // is also tried with its whitespace removed, as log shippers re-serialize
 // records with spaces. When no line is recognised the error names the
 // formats whose parsers accepted most of the lines and the flag to pass.
-func sniffFrom(t Tier, file string, lines [][]byte) (*format, error) {
+//
+// doc, when not nil, is a pretty-printed JSON document the lines end with,
+// compacted: it is one record of a document format, never a line, so a
+// line format that recognises it stands for its document form, NAME-json.
+func sniffFrom(t Tier, file string, lines [][]byte, doc []byte) (*format, error) {
+	if doc != nil {
+		for _, f := range registry[t] {
+			if f.sniff == nil || !f.sniff(doc) {
+				continue
+			}
+			if f.doc != nil {
+				return f, nil
+			}
+			if d, err := lookupFormat(t, f.name+"-json"); err == nil && d.doc != nil {
+				return d, nil
+			}
+		}
+	}
 	for _, line := range lines {
 		variants := [][]byte{line}
 		if len(line) > 0 && (line[0] == '{' || line[0] == '[') {

@@ -474,8 +474,8 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 		if first == nil { // empty file: nothing to decode
 			s.format, _ = lookupFormat(s.stats.Tier, formatNative)
 		} else {
-			lines, _ := c.peekSniffLines()
-			if s.format, err = sniffFrom(s.stats.Tier, s.stats.Path, append([][]byte{first}, lines...)); err != nil {
+			lines, doc, _ := c.peekSniffLines()
+			if s.format, err = sniffFrom(s.stats.Tier, s.stats.Path, lines, doc); err != nil {
 				// Said once, by the caller's summary of the files not
 				// read; the reject is not echoed.
 				s.stats.Error = err.Error()
