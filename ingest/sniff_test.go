@@ -117,6 +117,10 @@ func TestSniffPastBanner(t *testing.T) {
 		{Server, "banner.log", "# shipped by fluent-bit\n\n// node 3\ntext-generation-launcher 2.4.0\n" + tgi + "\n", "tgi", ""},
 		{Client, "pretty.json", "[\n  {\n    \"benchmarks\": []\n  }\n]\n", "", "no known format decodes them"},
 		{Gateway, "csv.log", "ts,request_id\n2026-11-30T10:00:00Z,r1\n", "", "name it with --gateway FORMAT:"},
+		// A TGI record whose target is not TGI's is not sniffed, but TGI's
+		// parser decodes it: tgi is named, with the flag.
+		{Server, "router.log", `{"timestamp":"2026-11-30T10:00:02.639812Z","level":"INFO","message":"Success","target":"router::server","span":{"total_time":"2.5ms","name":"generate"}}` + "\nbanner\n", "",
+			"(closest: tgi decodes 1 of 2); name it with --server tgi:" + filepath.Join(dir, "router.log")},
 	}
 	for _, c := range cases {
 		p := filepath.Join(dir, c.name)
