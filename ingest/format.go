@@ -193,11 +193,28 @@ func sniffFrom(t Tier, file string, lines [][]byte, doc []byte) (*format, error)
 		}
 		near = "closest: " + strings.Join(parts, ", ")
 	}
+	if len(closest) == 0 && t == Gateway && accessLogLike(lines) {
+		near = "an access log in a format of its own: closest nginx or envoy, given the format string"
+		flag = "--gateway nginx:" + shellQuote(file) + " --nginx-format '…' (or envoy with --envoy-format)"
+	}
 	if file == "" {
 		flag = "FORMAT:GLOB"
 	}
 	return nil, fmt.Errorf("%w: cannot tell the %s format from the first lines (%s); name it with %s",
 		ErrUnknownFormat, t, near, flag)
+}
+
+// accessLogLike reports whether one of lines holds a quoted HTTP request
+// line (`"POST /v1/chat/completions HTTP/1.1"`), as access logs do.
+func accessLogLike(lines [][]byte) bool {
+	for _, l := range lines {
+		for _, m := range []string{`"GET /`, `"POST /`, `"PUT /`, `"DELETE /`, `"HEAD /`, `"PATCH /`, `"OPTIONS /`} {
+			if strings.Contains(string(l), m) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // closestFormats lists the line formats of tier t whose parsers turn the

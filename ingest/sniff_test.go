@@ -95,6 +95,9 @@ func TestSniffSamples(t *testing.T) {
 			if w == "" && (err == nil || !strings.Contains(err.Error(), "name it with --"+string(tier)+" ")) {
 				t.Errorf("%s: error %v does not give the flag to pass", key, err)
 			}
+			if key == "gateway/nginx_timing_text.log" && (err == nil || !strings.Contains(err.Error(), "--nginx-format")) {
+				t.Errorf("%s: error %v does not say to give the log format", key, err)
+			}
 		}
 	}
 	if seen != len(want) {
