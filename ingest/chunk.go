@@ -103,6 +103,90 @@ func (c *chunker) peekFirstLine() ([]byte, error) {
 	return first, nil
 }
 
+// Sniffing looks at up to sniffLines non-blank, non-comment lines of the
+// first sniffBytes of a file, so that a banner or a comment before the
+// records does not hide the format.
+const (
+	sniffLines = 8
+	sniffBytes = 4 << 10
+	// A pretty-printed document is sniffed from up to its first 64 KiB,
+	// so that a sniffer that wants a whole record (LiteLLM's) sees one.
+	sniffDocBytes = 64 << 10
+)
+
+// peekSniffLines returns the lines a file's format is sniffed from: up to
+// sniffLines non-blank lines of its first chunk that are not comments (#,
+// //), each trimmed. A JSON document that starts on a line of its own ("{",
+// "[", "[{") is one candidate: its first sniffBytes joined and with the
+// whitespace between JSON tokens removed, returned as doc rather than
+// among the lines. The chunk read stays pending.
+func (c *chunker) peekSniffLines() (lines [][]byte, doc []byte, err error) {
+	first, err := c.peekFirstLine()
+	if err != nil || c.pending == nil {
+		return nil, nil, err
+	}
+	lines, doc = c.sniffLines()
+	// The first line as peekFirstLine joins it (`{` and the document's
+	// first member) is tried first, as before.
+	if first != nil && (len(lines) == 0 || !bytes.Equal(lines[0], first)) {
+		lines = append([][]byte{first}, lines...)
+	}
+	return lines, doc, nil
+}
+
+func (c *chunker) sniffLines() ([][]byte, []byte) {
+	data := c.pending.data
+	var out [][]byte
+	for len(data) > 0 && len(out) < sniffLines && len(c.pending.data)-len(data) < sniffBytes {
+		start := data
+		var line []byte
+		line, data = cutLine(data)
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] == '#' || bytes.HasPrefix(line, []byte("//")) {
+			continue
+		}
+		if s := string(line); s == "{" || s == "[" || s == "[{" || s == "[ {" {
+			doc := start
+			if len(doc) > sniffDocBytes {
+				doc = doc[:sniffDocBytes]
+			}
+			return out, compactJSON(doc)
+		}
+		if len(line) > 64<<10 {
+			line = line[:64<<10]
+		}
+		out = append(out, line)
+	}
+	return out, nil
+}
+
+// compactJSON returns b with the whitespace outside JSON strings removed,
+// so that `{"timestamp": "…"` sniffs as `{"timestamp":"…"`.
+func compactJSON(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	inStr, esc := false, false
+	for _, ch := range b {
+		switch {
+		case inStr:
+			out = append(out, ch)
+			if esc {
+				esc = false
+			} else if ch == '\\' {
+				esc = true
+			} else if ch == '"' {
+				inStr = false
+			}
+		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r':
+		default:
+			if ch == '"' {
+				inStr = true
+			}
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
 // rest returns the input not yet handed out as chunks, peeked data
 // included, for the formats that read a whole document.
 func (c *chunker) rest() io.Reader {

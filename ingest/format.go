@@ -139,13 +139,148 @@ func lookupFormat(t Tier, name string) (*format, error) {
 
 // sniffFormat picks the format of a file from its first non-blank line.
 func sniffFormat(t Tier, firstLine []byte) (*format, error) {
-	for _, f := range registry[t] {
-		if f.sniff != nil && f.sniff(firstLine) {
-			return f, nil
+	return sniffFrom(t, "", [][]byte{firstLine}, nil)
+}
+
+// sniffFrom picks the format of file from the lines peekSniffLines
+// returned (the first line peekFirstLine returned ahead of them): the
+// first line some format recognises decides, so leading lines that tell
+// nothing (a launcher banner, a CSV header) are passed over. A JSON line
+// is also tried with its whitespace removed, as log shippers re-serialize
+// records with spaces. When no line is recognised the error names the
+// formats whose parsers accepted most of the lines and the flag to pass.
+//
+// doc, when not nil, is a pretty-printed JSON document the lines end with,
+// compacted: it is one record of a document format, never a line, so a
+// line format that recognises it stands for its document form, NAME-json.
+func sniffFrom(t Tier, file string, lines [][]byte, doc []byte) (*format, error) {
+	if doc != nil {
+		for _, f := range registry[t] {
+			if f.sniff == nil || !f.sniff(doc) {
+				continue
+			}
+			if f.doc != nil {
+				return f, nil
+			}
+			if d, err := lookupFormat(t, f.name+"-json"); err == nil && d.doc != nil {
+				return d, nil
+			}
 		}
 	}
-	return nil, fmt.Errorf("%w: cannot tell the %s format from the first line; name it as FORMAT:GLOB (known: %s)",
-		ErrUnknownFormat, t, strings.Join(Formats(t), ", "))
+	for _, line := range lines {
+		variants := [][]byte{line}
+		if len(line) > 0 && (line[0] == '{' || line[0] == '[') {
+			if c := compactJSON(line); len(c) != len(line) {
+				variants = append(variants, c)
+			}
+		}
+		for _, v := range variants {
+			for _, f := range registry[t] {
+				if f.sniff != nil && f.sniff(v) {
+					return f, nil
+				}
+			}
+		}
+	}
+	closest, counts := closestFormats(t, lines)
+	flag := "--" + string(t) + " FORMAT:" + shellQuote(file)
+	near := "no known format decodes them; known: " + strings.Join(Formats(t), ", ")
+	if len(closest) > 0 {
+		flag = "--" + string(t) + " " + closest[0] + ":" + shellQuote(file)
+		var parts []string
+		for i, name := range closest {
+			parts = append(parts, fmt.Sprintf("%s decodes %d of %d", name, counts[i], len(lines)))
+		}
+		near = "closest: " + strings.Join(parts, ", ")
+	}
+	if len(closest) == 0 && t == Gateway && accessLogLike(lines) {
+		near = "an access log in a format of its own: closest nginx or envoy, given the format string"
+		flag = "--gateway nginx:" + shellQuote(file) + " --nginx-format '…' (or envoy with --envoy-format)"
+	}
+	if file == "" {
+		flag = "FORMAT:GLOB"
+	}
+	return nil, fmt.Errorf("%w: cannot tell the %s format from the first lines (%s); name it with %s",
+		ErrUnknownFormat, t, near, flag)
+}
+
+// accessLogLike reports whether one of lines holds a quoted HTTP request
+// line (`"POST /v1/chat/completions HTTP/1.1"`), as access logs do.
+func accessLogLike(lines [][]byte) bool {
+	for _, l := range lines {
+		for _, m := range []string{`"GET /`, `"POST /`, `"PUT /`, `"DELETE /`, `"HEAD /`, `"PATCH /`, `"OPTIONS /`} {
+			if strings.Contains(string(l), m) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// closestFormats lists the line formats of tier t whose parsers turn the
+// most of lines into rows (at least one), best first.
+func closestFormats(t Tier, lines [][]byte) (names []string, counts []int) {
+	type score struct {
+		name string
+		n    int
+	}
+	var scores []score
+	for _, f := range registry[t] {
+		var n int
+		switch t {
+		case Client:
+			n = rowLines[ClientRow](f.newParser, lines)
+		case Gateway:
+			n = rowLines[GatewayRow](f.newParser, lines)
+		case Server:
+			n = rowLines[ServerRow](f.newParser, lines)
+		}
+		if n > 0 {
+			scores = append(scores, score{f.name, n})
+		}
+	}
+	sort.SliceStable(scores, func(i, j int) bool { return scores[i].n > scores[j].n })
+	for i, s := range scores {
+		if i == 3 {
+			break
+		}
+		names = append(names, s.name)
+		counts = append(counts, s.n)
+	}
+	return names, counts
+}
+
+// rowLines counts the lines that the line parser newParser makes at least
+// one row of without an error; 0 for a document format.
+func rowLines[T Row](newParser any, lines [][]byte) (n int) {
+	np, ok := newParser.(func() lineParser[T])
+	if !ok {
+		return 0
+	}
+	defer func() {
+		if recover() != nil {
+			n = 0
+		}
+	}()
+	p := np()
+	for _, line := range lines {
+		var q rowQueue[T]
+		if err := p.parseLine(line, &q); err == nil && len(q.rows) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but the
+// characters of ordinary paths and globs.
+func shellQuote(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./*?+=,@%", r)) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
 }
 
 // NewDecoder returns a streaming decoder of the named format (empty: sniffed

@@ -229,6 +229,9 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 		if s.format != nil {
 			st.Format = s.format.name
 		}
+		if units := st.Lines - st.Blank - st.Duplicates; st.Error == "" && st.Rows == 0 && units > 0 && st.Format != "" {
+			st.Error = noRowsError(st.Format, units)
+		}
 		st.Batch = opt.runID
 		m.Files = append(m.Files, st)
 	}
@@ -470,10 +473,15 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 		}
 		if first == nil { // empty file: nothing to decode
 			s.format, _ = lookupFormat(s.stats.Tier, formatNative)
-		} else if s.format, err = sniffFormat(s.stats.Tier, first); err != nil {
-			fail(fmt.Errorf("%s: %w", s.stats.Path, err))
-			rejectWholeFile(s, c, rejects, 1, first, err)
-			return
+		} else {
+			lines, doc, _ := c.peekSniffLines()
+			if s.format, err = sniffFrom(s.stats.Tier, s.stats.Path, lines, doc); err != nil {
+				// Said once, by the caller's summary of the files not
+				// read; the reject is not echoed.
+				s.stats.Error = err.Error()
+				rejectWholeFile(s, c, rejects, 1, first, err)
+				return
+			}
 		}
 	}
 	if err := checkMappedFile(s, c, rejects); err != nil {
@@ -585,7 +593,7 @@ func rejectWholeFile(s *source, c *chunker, rejects *rejectLog, line int64, raw 
 		}
 	}
 	s.rejected.Add(units)
-	rejects.add(s.stats.Tier, &ParseError{File: s.stats.Path, Line: line, Raw: raw,
+	rejects.addQuiet(s.stats.Tier, &ParseError{File: s.stats.Path, Line: line, Raw: raw,
 		Err: fmt.Errorf("%w; none of the file's %d non-blank lines were decoded", reason, units)})
 }
 

@@ -37,6 +37,7 @@ type rejectLog struct {
 	echo  io.Writer
 	shown int
 	n     int64
+	quiet int64 // of n, not echoed
 }
 
 const rejectsShown = 10
@@ -52,12 +53,21 @@ func newRejectLog(path string, echo io.Writer) (*rejectLog, error) {
 	return &rejectLog{path: path, f: f, w: w, enc: enc, echo: echo}, nil
 }
 
-func (l *rejectLog) add(tier Tier, e *ParseError) error {
+func (l *rejectLog) add(tier Tier, e *ParseError) error { return l.record(tier, e, true) }
+
+// addQuiet records a reject the user is told of otherwise (a file whose
+// format cannot be told), without echoing it.
+func (l *rejectLog) addQuiet(tier Tier, e *ParseError) error { return l.record(tier, e, false) }
+
+func (l *rejectLog) record(tier Tier, e *ParseError, echo bool) error {
 	rec := Reject{Tier: tier, File: e.File, Line: e.Line, Kind: Kind(e.Err), Reason: shortReason(e.Err.Error()), Raw: cutRaw(e.Raw)}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.n++
-	if l.echo != nil && l.shown < rejectsShown {
+	if !echo {
+		l.quiet++
+	}
+	if echo && l.echo != nil && l.shown < rejectsShown {
 		l.shown++
 		fmt.Fprintf(l.echo, "rejected %s:%d: %s\n", textsafe.Escape(e.File), e.Line, rec.Reason)
 	}
@@ -65,8 +75,8 @@ func (l *rejectLog) add(tier Tier, e *ParseError) error {
 }
 
 func (l *rejectLog) close() error {
-	if l.echo != nil && l.n > int64(l.shown) {
-		fmt.Fprintf(l.echo, "… and %d more rejected lines; all are listed in rejects.jsonl\n", l.n-int64(l.shown))
+	if more := l.n - l.quiet - int64(l.shown); l.echo != nil && more > 0 {
+		fmt.Fprintf(l.echo, "… and %d more rejected lines; all are listed in rejects.jsonl\n", more)
 	}
 	if err := l.w.Flush(); err != nil {
 		l.f.Close()

@@ -318,13 +318,30 @@ func doIngest(ctx context.Context, e *env, opt ingest.Options) error {
 	t := m.Totals()
 	fmt.Fprintf(e.stdout, "ingested %d files: %d lines = %d decoded + %d rejected + %d duplicates + %d blank; %d rows\n",
 		len(m.Files), t.Lines, t.Decoded, t.Rejected, t.Duplicates, t.Blank, t.Rows)
-	if failed := m.Failed(); len(failed) > 0 {
-		for _, f := range failed {
-			fmt.Fprintf(e.stderr, "not read to the end: %s: %s\n", textsafe.Escape(f.Path), textsafe.Escape(f.Error))
-		}
-		return fmt.Errorf("%d of %d files could not be read to the end (their other lines were kept; see manifest.json)", len(failed), len(m.Files))
+	return reportFailed(e, m.Failed(), len(m.Files))
+}
+
+// reportFailed says once, one line each, which files were not read whole:
+// a file whose format could not be told or that made no rows is named
+// with its manifest error (which says which flag to pass); any other with
+// where its reading stopped.
+func reportFailed(e *env, failed []ingest.FileStats, files int) error {
+	if len(failed) == 0 {
+		return nil
 	}
-	return nil
+	notRead := 0
+	for _, f := range failed {
+		if ingest.IsFormatError(f.Error) {
+			fmt.Fprintf(e.stderr, "%s: %s\n", textsafe.Escape(f.Path), textsafe.Escape(f.Error))
+			continue
+		}
+		notRead++
+		fmt.Fprintf(e.stderr, "not read to the end: %s: %s\n", textsafe.Escape(f.Path), textsafe.Escape(f.Error))
+	}
+	if notRead == 0 {
+		return fmt.Errorf("%d of %d files gave no rows (see above; their lines are accounted for in manifest.json)", len(failed), files)
+	}
+	return fmt.Errorf("%d of %d files could not be read to the end (their other lines were kept; see manifest.json)", len(failed), files)
 }
 
 // appended says what an ingest --append added to the store, and the
@@ -350,13 +367,7 @@ func appended(e *env, m *ingest.Manifest) error {
 	}
 	fmt.Fprintf(e.stdout, "appended %d files (%d skipped, in the store already): %d lines = %d decoded + %d rejected + %d duplicates + %d blank; %d rows; the store holds %d files from %d batches, %d rows\n",
 		len(batch.Files), skipped, t.Lines, t.Decoded, t.Rejected, t.Duplicates, t.Blank, t.Rows, len(m.Files), len(m.Batches), all.Rows)
-	if failed := batch.Failed(); len(failed) > 0 {
-		for _, f := range failed {
-			fmt.Fprintf(e.stderr, "not read to the end: %s: %s\n", textsafe.Escape(f.Path), textsafe.Escape(f.Error))
-		}
-		return fmt.Errorf("%d of %d files could not be read to the end (their other lines were kept; see manifest.json)", len(failed), len(batch.Files))
-	}
-	return nil
+	return reportFailed(e, batch.Failed(), len(batch.Files))
 }
 
 func cmdIngest(ctx context.Context, e *env, args []string) error {

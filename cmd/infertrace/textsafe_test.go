@@ -24,7 +24,7 @@ func TestTerminalEscapesFileNames(t *testing.T) {
 	if strings.ContainsAny(stderr, "\x1b\u202e") || strings.Contains(stderr, "\nfake") {
 		t.Errorf("stderr holds the raw control characters:\n%q", stderr)
 	}
-	if !strings.Contains(stderr, `not read to the end: `+filepath.Join(dir, `bad\x1b[2J\u202e\x0afake.jsonl.gz`)) {
+	if !strings.HasPrefix(stderr, filepath.Join(dir, `bad\x1b[2J\u202e\x0afake.jsonl.gz`)+": unknown format: ") {
 		t.Errorf("stderr does not name the file, escaped:\n%q", stderr)
 	}
 }
