@@ -41,7 +41,7 @@ func TestSniffSamples(t *testing.T) {
 		"client/guidellm_benchmarks_constructed.json":                  "guidellm",
 		"client/k6_json_output.jsonl":                                  "k6",
 		"client/k6_json_output_llm_constructed.jsonl":                  "k6",
-		"client/llmperf_individual_responses_constructed.json":         "", // no LLMPerf reader yet
+		"client/llmperf_individual_responses_constructed.json":         "llmperf",
 		"client/vllm_bench_serve_detailed_constructed.json":            "vllm-bench",
 		"gateway/envoy_ai_gateway_json_docs.jsonl":                     "envoy",
 		"gateway/envoy_common_duration_text.log":                       "", // custom format: --envoy-format
@@ -56,13 +56,13 @@ func TestSniffSamples(t *testing.T) {
 		"gateway/nginx_escape_json.jsonl":                              "nginx",
 		"gateway/nginx_timing_text.log":                                "", // custom log_format: --nginx-format
 		"gateway/otel_collector_fileexporter_traces.jsonl":             "otel-gateway",
-		"server/ollama_generate_final.json":                            "", // no Ollama reader yet
-		"server/ollama_gin_access.log":                                 "", // no Ollama reader yet
+		"server/ollama_generate_final.json":                            "ollama-json",
+		"server/ollama_gin_access.log":                                 "ollama-gin",
 		"server/sglang_log_requests.json.log":                          "sglang-log",
-		"server/sglang_log_requests.text.log":                          "", // no SGLang text reader yet
+		"server/sglang_log_requests.text.log":                          "sglang-text",
 		"server/sglang_request_metrics_export.jsonl":                   "sglang-metrics",
 		"server/tgi_json_output.jsonl":                                 "tgi",
-		"server/tgi_text_output.log":                                   "", // no TGI text reader yet
+		"server/tgi_text_output.log":                                   "tgi-text",
 		"server/triton_trace_file.json":                                "triton",
 		"server/trtllm_perf_metrics.json":                              "trtllm",
 		"server/vllm_otel_llm_request_span.collector_file.jsonl":       "vllm-otlp",
