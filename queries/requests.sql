@@ -68,7 +68,7 @@
 -- runs as one ordered pass over all hosts or replicas rather than one per
 -- partition; the local rate reads the frame's ends 15 rows back and ahead
 -- (lag/lead); and the tiers' records and every per-request flag are
--- gathered in one grouped pass. analyze runs each MATERIALIZED CTE as a
+-- joined one at a time. analyze runs each MATERIALIZED CTE as a
 -- statement of its own into a temporary table (as one statement the query
 -- gives the same rows), so that each step holds only its own hash tables and
 -- sorts, and can spill to disk under a memory limit.
@@ -807,33 +807,32 @@ server_w AS (
     FROM server_k AS s
     LEFT JOIN server_files AS f ON f.fid = s.src.file
 ),
--- Each request's records, one per tier (each tier's row as a struct column
--- named after it: c, g, s), and its per-request flags (a), gathered in one
--- grouped pass: one hash table, which can spill.
-rec AS (
+flags AS MATERIALIZED (
     SELECT request_id,
-           any_value(c) AS c,
-           any_value(g) AS g,
-           any_value(s) AS s,
-           {'n_annotations': any_value(n_annotations),
-            'finish_reason': any_value(finish_reason),
-            'error': any_value(error),
-            'concurrency': any_value(concurrency),
-            'cold': bool_or(cold),
-            'is_burst': any_value(is_burst),
-            'behind_cold': any_value(behind_cold),
-            'behind_burst': any_value(behind_burst)} AS a
-    FROM (SELECT request_id, c FROM client_w AS c
-          UNION ALL BY NAME SELECT request_id, g FROM gateway_w AS g
-          UNION ALL BY NAME SELECT request_id, s FROM server_w AS s
-          UNION ALL BY NAME SELECT request_id, n_annotations, finish_reason, error FROM annot
+           any_value(n_annotations) AS n_annotations,
+           any_value(finish_reason) AS finish_reason,
+           any_value(error) AS error,
+           any_value(concurrency) AS concurrency,
+           bool_or(cold) AS cold,
+           any_value(is_burst) AS is_burst,
+           any_value(behind_cold) AS behind_cold,
+           any_value(behind_burst) AS behind_burst
+    FROM (SELECT request_id, n_annotations, finish_reason, error FROM annot
           UNION ALL BY NAME SELECT request_id, concurrency FROM conc
           UNION ALL BY NAME SELECT request_id, true AS cold FROM cold
           UNION ALL BY NAME SELECT request_id, is_burst FROM burst
           UNION ALL BY NAME SELECT request_id, behind_cold, behind_burst FROM queued)
     GROUP BY request_id
-    -- a request is a record of some tier; flags alone (an annotation) are none
-    HAVING count(c) > 0 OR count(g) > 0 OR count(s) > 0
+),
+-- Each request's records, joined one tier at a time (each tier's row as a
+-- struct column named after it: c, g, s), one hash table per step.
+j_cg AS MATERIALIZED (
+    SELECT coalesce(c.request_id, g.request_id) AS request_id, c, g
+    FROM client_w AS c FULL JOIN gateway_w AS g ON g.request_id = c.request_id
+),
+j_cgs AS MATERIALIZED (
+    SELECT coalesce(i.request_id, s.request_id) AS request_id, i.c, i.g, s
+    FROM j_cg AS i FULL JOIN server_w AS s ON s.request_id = i.request_id
 ),
 -- Same-tier durations in integer nanoseconds.
 j AS (
@@ -891,7 +890,8 @@ j AS (
         c.src AS c_src,
         g.src AS g_src,
         s.src AS s_src
-    FROM rec AS i
+    FROM j_cgs AS i
+    LEFT JOIN flags AS a ON a.request_id = i.request_id
 ),
 -- Server measures: the server's own durations first, else its instants;
 -- the client's the same way (measured beats derived, see the header).
