@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 
 	"github.com/infertrace/infertrace/queries"
 )
@@ -114,12 +116,14 @@ func RunWindow(ctx context.Context, dir string, res Resources, w Window) (*RunSt
 	if err != nil {
 		return nil, err
 	}
+	step(ctx, "joining tiers into "+RequestsFile)
 	out := filepath.Join(dir, RequestsFile)
 	tmp := out + ".tmp"
-	copySQL := "COPY (\n" + w.selectRequests(stripSQL(q)) + "\n) TO " + sqlString(tmp) +
-		" (FORMAT parquet, KV_METADATA {" + manifestKey + ": " + sqlString(sum) + w.kvMetadata() + "})"
-	step(ctx, "joining tiers into "+RequestsFile)
-	if _, err := db.ExecContext(ctx, copySQL); err != nil {
+	err = execStaged(ctx, db, q, func(final string) string {
+		return "COPY (\n" + w.selectRequests(final) + "\n) TO " + sqlString(tmp) +
+			" (FORMAT parquet, KV_METADATA {" + manifestKey + ": " + sqlString(sum) + w.kvMetadata() + "})"
+	})
+	if err != nil {
 		os.Remove(tmp)
 		return nil, fmt.Errorf("write %s: %w", RequestsFile, err)
 	}
@@ -159,3 +163,143 @@ func coverage(ctx context.Context, db *sql.DB) (cov Coverage, anomalous, retried
 	}
 	return cov, asInt(r["anomalous"]), asInt(r["retried"]), nil
 }
+
+// execStaged runs q as stageQuery splits it: each stage into its temporary
+// table, dropped once no later statement reads it, then the final statement
+// as wrap makes it (e.g. a COPY of it to a file).
+func execStaged(ctx context.Context, db *sql.DB, q string, wrap func(final string) string) error {
+	stages, final, err := stageQuery(q)
+	if err != nil {
+		return err
+	}
+	// drop drops the tables of the stages that no statement after k reads.
+	drop := func(k int) error {
+		for _, st := range stages {
+			if st.lastUse == k {
+				if _, err := db.ExecContext(ctx, "DROP TABLE "+st.name); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for k, st := range stages {
+		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE "+st.name+" AS "+st.query); err != nil {
+			return fmt.Errorf("step %s: %w", st.name, err)
+		}
+		if err := drop(k); err != nil {
+			return err
+		}
+	}
+	if _, err := db.ExecContext(ctx, wrap(final)); err != nil {
+		return err
+	}
+	return drop(len(stages))
+}
+
+// A stage is one MATERIALIZED CTE of a query, run on its own into a
+// temporary table of the CTE's name.
+type stage struct {
+	name  string
+	query string
+	// lastUse is the index of the last stage that reads the table, or
+	// len(stages) when the final statement does.
+	lastUse int
+}
+
+// stageQuery splits q, a query laid out as requests.sql is (comments, a
+// line "WITH", then CTEs that each begin with a line "name AS (", "name AS
+// MATERIALIZED (" or "name AS NOT MATERIALIZED (" and end with a line ")" or
+// "),", then the final statement), into one stage per MATERIALIZED CTE, in
+// order, and the final statement with the other CTEs. Each stage and the
+// final statement bring with them the CTEs that are not materialized, and
+// read the earlier stages' tables by the CTE's name, so they compute what
+// q computes. Run so, each step holds only its own operators' memory, and
+// what it leaves behind is a table DuckDB can spill to disk, rather than a
+// materialized CTE that stays in memory until the whole query ends.
+func stageQuery(q string) (stages []stage, final string, err error) {
+	lines := strings.Split(stripSQL(q), "\n")
+	i := 0
+	for i < len(lines) && strings.TrimSpace(lines[i]) != "WITH" {
+		i++
+	}
+	if i == len(lines) {
+		return nil, "", errors.New("no line WITH")
+	}
+	var inline []cte // the CTEs that are not materialized, in order
+	// with prefixes body with the inline CTEs it needs.
+	with := func(body string) string {
+		need := map[string]bool{}
+		for _, n := range sqlNames.FindAllString(body, -1) {
+			need[n] = true
+		}
+		for k := len(inline) - 1; k >= 0; k-- {
+			if need[inline[k].name] {
+				for _, n := range sqlNames.FindAllString(inline[k].body, -1) {
+					need[n] = true
+				}
+			}
+		}
+		var parts []string
+		for _, c := range inline {
+			if need[c.name] {
+				parts = append(parts, c.name+" AS "+c.how+"(\n"+c.body+"\n)")
+			}
+		}
+		if len(parts) == 0 {
+			return body
+		}
+		return "WITH\n" + strings.Join(parts, ",\n") + "\n" + body
+	}
+	for i++; i < len(lines); {
+		l := lines[i]
+		if l == "" || strings.HasPrefix(l, "--") {
+			i++
+			continue
+		}
+		m := cteStart.FindStringSubmatch(l)
+		if m == nil {
+			break // the final statement
+		}
+		start := i
+		for i < len(lines) && lines[i] != ")" && lines[i] != ")," {
+			i++
+		}
+		if i == len(lines) {
+			return nil, "", fmt.Errorf("CTE %s: no line ) or ), ends it", m[1])
+		}
+		body := strings.Join(lines[start+1:i], "\n")
+		i++
+		if m[2] == "MATERIALIZED " {
+			stages = append(stages, stage{name: m[1], query: with(body)})
+		} else {
+			inline = append(inline, cte{name: m[1], how: m[2], body: body})
+		}
+	}
+	if i == len(lines) {
+		return nil, "", errors.New("no statement after the CTEs")
+	}
+	final = with(strings.Join(lines[i:], "\n"))
+	// Each stage's table is dropped after the last statement that reads it.
+	last := map[string]int{}
+	for k, st := range append(stages, stage{query: final}) {
+		for _, n := range sqlNames.FindAllString(st.query, -1) {
+			last[n] = k
+		}
+	}
+	for k := range stages {
+		stages[k].lastUse = max(last[stages[k].name], k)
+	}
+	return stages, final, nil
+}
+
+// A cte is one CTE of a query: name AS how (body).
+type cte struct {
+	name, how, body string
+}
+
+// sqlNames matches the words of a query that may name a CTE.
+var sqlNames = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// cteStart matches the first line of a CTE in stageQuery's layout.
+var cteStart = regexp.MustCompile(`^([a-z_][a-z0-9_]*) AS ((?:NOT )?MATERIALIZED )?\($`)

@@ -57,14 +57,21 @@
 --     distinct records per tier (0 when the tier has none), so retries remain
 --     visible.
 --
--- Cost (how the rules above are computed; they do not change them): the
--- '#n' numbering sorts only the records whose source is shared, the retry
--- choice ranks only the records of keys a tier holds more than once, the
--- local rate reads the frame's ends 15 rows back and ahead (lag/lead) rather
--- than aggregating the frame, and the tiers are joined one at a time to
--- the request keys (each tier's kept record as a struct column: c, g, s),
--- with every per-request flag gathered in one grouped table, so that each
--- step holds one hash table and can spill to disk under a memory limit.
+-- Cost (how the rules above are computed; they do not change them): exact
+-- duplicates are found by a hash of each row's columns (only the rows whose
+-- hash repeats are compared in full); the '#n' numbering sorts only the
+-- records whose source is shared, and the retry choice ranks only the
+-- records of keys a tier holds more than once; keys, trace matching and
+-- phases read narrow tables (a few columns per record, a source as a file
+-- number and a line), and a kept record's other columns are picked up once,
+-- at the end, by its ref (client, gateway) or key (server); each window
+-- runs as one ordered pass over all hosts or replicas rather than one per
+-- partition; the local rate reads the frame's ends 15 rows back and ahead
+-- (lag/lead); and the tiers' records and every per-request flag are
+-- joined one at a time. analyze runs each MATERIALIZED CTE as a
+-- statement of its own into a temporary table (as one statement the query
+-- gives the same rows), so that each step holds only its own hash tables and
+-- sorts, and can spill to disk under a memory limit.
 --
 -- Clocks: each tier's times come from that tier's host clock. Every duration
 -- is the difference of two times of the SAME tier, taken in integer
@@ -273,68 +280,126 @@
 --   server overhead, or a cross-tier component below zero. Anomalous rows
 --   are kept.
 WITH
--- Every distinct record of a tier (exact duplicates collapsed, '' IDs read
--- as none), with ref, its source 'file:line' made unique: rows that share
--- one source location (a JSON document's rows, several spans of one OTLP
--- line) get '#n' in the order of their values.
-client_x AS NOT MATERIALIZED (
-    SELECT * EXCLUDE (source_file, source_line),
-           min({'file': source_file, 'line': source_line}) AS src
+-- Each tier's rows as read ('' IDs read as none), with h, a hash of every
+-- column but the source: two rows are exact duplicates only if their h are
+-- equal, so only the rows whose h repeats are compared in full.
+client_r AS NOT MATERIALIZED (
+    SELECT *, hash(*COLUMNS(* EXCLUDE (source_file, source_line))) AS h
     FROM (SELECT * REPLACE (nullif(request_id, '') AS request_id,
                             nullif(response_id, '') AS response_id,
                             nullif(trace_id, '') AS trace_id)
           FROM client)
+),
+client_dup AS MATERIALIZED (
+    SELECT h FROM client_r GROUP BY h HAVING count(*) > 1
+),
+-- The tier's source files numbered in name order, so that a source
+-- {'file': fid, 'line': n} orders like the file name and line it stands for.
+client_files AS MATERIALIZED (
+    SELECT source_file AS file, row_number() OVER (ORDER BY source_file) AS fid
+    FROM client WHERE source_file IS NOT NULL GROUP BY source_file
+),
+-- Every distinct record of a tier (exact duplicates collapsed), with src,
+-- its first source, and ref, its source 'file:line' made unique: rows that
+-- share one source location (a JSON document's rows, several spans of one
+-- OTLP line) get '#n' in the order of their values.
+client_x AS NOT MATERIALIZED (
+    SELECT r.* EXCLUDE (source_file, source_line, h),
+           {'file': f.fid, 'line': r.source_line} AS src
+    FROM (SELECT * FROM client_r ANTI JOIN client_dup USING (h)) AS r
+    LEFT JOIN client_files AS f ON f.file = r.source_file
+    UNION ALL
+    SELECT r.* EXCLUDE (source_file, source_line, h),
+           min({'file': f.fid, 'line': r.source_line}) AS src
+    FROM (SELECT * FROM client_r SEMI JOIN client_dup USING (h)) AS r
+    LEFT JOIN client_files AS f ON f.file = r.source_file
     GROUP BY ALL
 ),
-client_shared AS (
+client_shared AS MATERIALIZED (
     SELECT src FROM client_x GROUP BY src HAVING count(*) > 1
 ),
-client_u AS (
+client_u AS NOT MATERIALIZED (
     SELECT x.*,
-           concat(coalesce(x.src.file, '?'), ':', coalesce(x.src.line::VARCHAR, '?'),
-                  '#' || row_number() OVER (PARTITION BY x.src ORDER BY x)) AS ref
+           {'file': x.src.file, 'line': x.src.line,
+            'n': (row_number() OVER (PARTITION BY x.src ORDER BY x))::VARCHAR} AS ref
     FROM client_x AS x SEMI JOIN client_shared AS d ON d.src IS NOT DISTINCT FROM x.src
     UNION ALL
-    SELECT x.*,
-           concat(coalesce(x.src.file, '?'), ':', coalesce(x.src.line::VARCHAR, '?')) AS ref
+    SELECT x.*, {'file': x.src.file, 'line': x.src.line, 'n': NULL::VARCHAR} AS ref
     FROM client_x AS x ANTI JOIN client_shared AS d ON d.src IS NOT DISTINCT FROM x.src
 ),
-gateway_x AS NOT MATERIALIZED (
-    SELECT * EXCLUDE (source_file, source_line),
-           min({'file': source_file, 'line': source_line}) AS src
+gateway_r AS NOT MATERIALIZED (
+    SELECT *, hash(*COLUMNS(* EXCLUDE (source_file, source_line))) AS h
     FROM (SELECT * REPLACE (nullif(request_id, '') AS request_id,
                             nullif(trace_id, '') AS trace_id)
           FROM gateway)
+),
+gateway_dup AS MATERIALIZED (
+    SELECT h FROM gateway_r GROUP BY h HAVING count(*) > 1
+),
+-- The tier's source files numbered in name order, so that a source
+-- {'file': fid, 'line': n} orders like the file name and line it stands for.
+gateway_files AS MATERIALIZED (
+    SELECT source_file AS file, row_number() OVER (ORDER BY source_file) AS fid
+    FROM gateway WHERE source_file IS NOT NULL GROUP BY source_file
+),
+gateway_x AS NOT MATERIALIZED (
+    SELECT r.* EXCLUDE (source_file, source_line, h),
+           {'file': f.fid, 'line': r.source_line} AS src
+    FROM (SELECT * FROM gateway_r ANTI JOIN gateway_dup USING (h)) AS r
+    LEFT JOIN gateway_files AS f ON f.file = r.source_file
+    UNION ALL
+    SELECT r.* EXCLUDE (source_file, source_line, h),
+           min({'file': f.fid, 'line': r.source_line}) AS src
+    FROM (SELECT * FROM gateway_r SEMI JOIN gateway_dup USING (h)) AS r
+    LEFT JOIN gateway_files AS f ON f.file = r.source_file
     GROUP BY ALL
 ),
-gateway_shared AS (
+gateway_shared AS MATERIALIZED (
     SELECT src FROM gateway_x GROUP BY src HAVING count(*) > 1
 ),
-gateway_u AS (
+gateway_u AS NOT MATERIALIZED (
     SELECT x.*,
-           concat(coalesce(x.src.file, '?'), ':', coalesce(x.src.line::VARCHAR, '?'),
-                  '#' || row_number() OVER (PARTITION BY x.src ORDER BY x)) AS ref
+           {'file': x.src.file, 'line': x.src.line,
+            'n': (row_number() OVER (PARTITION BY x.src ORDER BY x))::VARCHAR} AS ref
     FROM gateway_x AS x SEMI JOIN gateway_shared AS d ON d.src IS NOT DISTINCT FROM x.src
     UNION ALL
-    SELECT x.*,
-           concat(coalesce(x.src.file, '?'), ':', coalesce(x.src.line::VARCHAR, '?')) AS ref
+    SELECT x.*, {'file': x.src.file, 'line': x.src.line, 'n': NULL::VARCHAR} AS ref
     FROM gateway_x AS x ANTI JOIN gateway_shared AS d ON d.src IS NOT DISTINCT FROM x.src
 ),
-server_u AS NOT MATERIALIZED (
-    SELECT * EXCLUDE (source_file, source_line),
-           min({'file': source_file, 'line': source_line}) AS src
+server_r AS NOT MATERIALIZED (
+    SELECT *, hash(*COLUMNS(* EXCLUDE (source_file, source_line))) AS h
     FROM (SELECT * REPLACE (nullif(request_id, '') AS request_id,
                             nullif(trace_id, '') AS trace_id)
           FROM server)
     WHERE request_id IS NOT NULL AND format IS DISTINCT FROM 'vllm-log'
+),
+server_dup AS MATERIALIZED (
+    SELECT h FROM server_r GROUP BY h HAVING count(*) > 1
+),
+-- The tier's source files numbered in name order, so that a source
+-- {'file': fid, 'line': n} orders like the file name and line it stands for.
+server_files AS MATERIALIZED (
+    SELECT source_file AS file, row_number() OVER (ORDER BY source_file) AS fid
+    FROM server WHERE source_file IS NOT NULL GROUP BY source_file
+),
+server_u AS NOT MATERIALIZED (
+    SELECT r.* EXCLUDE (source_file, source_line, h),
+           {'file': f.fid, 'line': r.source_line} AS src
+    FROM (SELECT * FROM server_r ANTI JOIN server_dup USING (h)) AS r
+    LEFT JOIN server_files AS f ON f.file = r.source_file
+    UNION ALL
+    SELECT r.* EXCLUDE (source_file, source_line, h),
+           min({'file': f.fid, 'line': r.source_line}) AS src
+    FROM (SELECT * FROM server_r SEMI JOIN server_dup USING (h)) AS r
+    LEFT JOIN server_files AS f ON f.file = r.source_file
     GROUP BY ALL
 ),
 -- The retry choice (see the header) ranks only the records of request keys
 -- that a tier holds more than once; a key's only record is kept as it is.
-server_multi AS (
+server_multi AS MATERIALIZED (
     SELECT request_id FROM server_u GROUP BY request_id HAVING count(*) > 1
 ),
-server_k AS (
+server_k AS NOT MATERIALIZED (
     SELECT *, 1::BIGINT AS n_records
     FROM server_u ANTI JOIN server_multi USING (request_id)
     UNION ALL
@@ -344,6 +409,18 @@ server_k AS (
         PARTITION BY request_id
         ORDER BY arrival_time DESC NULLS LAST, end_time DESC NULLS LAST, src DESC) = 1
 ),
+-- The keys, joins and phases below read only the few columns they need,
+-- one narrow table per tier; the other columns are picked up once, at the
+-- end, by the record's ref (client, gateway) or request key (server).
+server_n AS MATERIALIZED (
+    SELECT request_id, trace_id, arrival_time, scheduled_time, first_token_time, end_time, src,
+           replica, model, output_tokens, queue_ns, prefill_ns, decode_ns, inference_ns
+    FROM server_k
+),
+gateway_n AS MATERIALIZED (
+    SELECT ref, request_id, trace_id, start_time, end_time, src, gateway
+    FROM gateway_u
+),
 -- Trace matching (see the header): within each trace, the records of each
 -- tier that did not join the other tier by ID, numbered by start on that
 -- tier's own clock.
@@ -351,17 +428,17 @@ gateway_tr AS (
     SELECT ref, trace_id,
            row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, src, ref) AS rk,
            count(*) OVER (PARTITION BY trace_id) AS n
-    FROM gateway_u
+    FROM gateway_n
     WHERE trace_id IS NOT NULL
-      AND (request_id IS NULL OR request_id NOT IN (SELECT request_id FROM server_k))
+      AND (request_id IS NULL OR request_id NOT IN (SELECT request_id FROM server_n))
 ),
 server_tr AS (
     SELECT request_id, trace_id,
            row_number() OVER (PARTITION BY trace_id ORDER BY arrival_time NULLS LAST, src) AS rk,
            count(*) OVER (PARTITION BY trace_id) AS n
-    FROM server_k
+    FROM server_n
     WHERE trace_id IS NOT NULL
-      AND request_id NOT IN (SELECT request_id FROM gateway_u WHERE request_id IS NOT NULL)
+      AND request_id NOT IN (SELECT request_id FROM gateway_n WHERE request_id IS NOT NULL)
 ),
 gateway_server_tr AS (
     SELECT g.ref, s.request_id AS key,
@@ -370,28 +447,29 @@ gateway_server_tr AS (
     JOIN server_tr AS s ON s.trace_id = g.trace_id AND s.n = g.n AND s.rk = g.rk
 ),
 -- Each gateway record's request key and how it was found.
-gateway_j AS NOT MATERIALIZED (
+gateway_j AS (
     SELECT g.*,
            CASE WHEN g.request_id IS NOT NULL THEN g.request_id
                 WHEN gs.key IS NOT NULL THEN gs.key
                 WHEN gt.n = 1 THEN 'trace:' || g.trace_id
                 WHEN gt.n > 1 THEN 'trace:' || g.trace_id || '#' || gt.rk
-                ELSE 'unjoined:' || g.ref END AS key,
+                ELSE concat('unjoined:', coalesce(f.file, '?'), ':', coalesce(g.ref.line::VARCHAR, '?'),
+                            '#' || g.ref.n) END AS key,
            CASE WHEN g.request_id IS NOT NULL THEN 'id'
                 ELSE coalesce(gs.how, 'none') END AS how
-    FROM gateway_u AS g
+    FROM gateway_n AS g
     LEFT JOIN gateway_server_tr AS gs ON gs.ref = g.ref
     LEFT JOIN gateway_tr AS gt ON gt.ref = g.ref
+    LEFT JOIN gateway_files AS f ON f.fid = g.ref.file
 ),
 gateway_multi AS (
     SELECT key FROM gateway_j GROUP BY key HAVING count(*) > 1
 ),
-gateway_k AS (
-    SELECT * REPLACE (key AS request_id), request_id AS own_id, 1::BIGINT AS n_records
+gateway_k AS MATERIALIZED (
+    SELECT * REPLACE (key AS request_id), 1::BIGINT AS n_records
     FROM gateway_j ANTI JOIN gateway_multi USING (key)
     UNION ALL
-    SELECT * REPLACE (key AS request_id), request_id AS own_id,
-           count(*) OVER (PARTITION BY key) AS n_records
+    SELECT * REPLACE (key AS request_id), count(*) OVER (PARTITION BY key) AS n_records
     FROM gateway_j SEMI JOIN gateway_multi USING (key)
     QUALIFY row_number() OVER (
         PARTITION BY key
@@ -401,12 +479,12 @@ gateway_k AS (
 join_keys AS (
     SELECT request_id AS key FROM gateway_k
     UNION
-    SELECT request_id FROM server_k
+    SELECT request_id FROM server_n
 ),
 -- A client's response_id mapped back to the request ID vLLM built it from
 -- (the one definition of that rule in SQL; see the header).
 client_m AS (
-    SELECT *,
+    SELECT ref, request_id, trace_id, start_time, end_time, src, client,
            CASE WHEN starts_with(response_id, 'chatcmpl-') AND response_id <> 'chatcmpl-'
                     THEN substr(response_id, 10)
                 WHEN regexp_matches(response_id, '(?s)^cmpl-.+-[0-9]+$')
@@ -417,7 +495,7 @@ client_m AS (
     FROM client_u
 ),
 -- Client joins by request ID, else by response ID.
-client_id AS (
+client_id AS MATERIALIZED (
     SELECT c.* EXCLUDE (response_request_id),
            CASE WHEN k1.key IS NOT NULL THEN c.request_id
                 WHEN k2.key IS NOT NULL THEN k2.key END AS id_key,
@@ -453,7 +531,7 @@ client_server_tr AS (
     JOIN (SELECT request_id, trace_id,
                  row_number() OVER (PARTITION BY trace_id ORDER BY arrival_time NULLS LAST, src) AS rk,
                  count(*) OVER (PARTITION BY trace_id) AS n
-          FROM server_k
+          FROM server_n
           WHERE trace_id IS NOT NULL
             AND request_id NOT IN (SELECT request_id FROM gateway_k)
             AND request_id NOT IN (SELECT id_key FROM client_id WHERE id_key IS NOT NULL)) AS s
@@ -461,23 +539,25 @@ client_server_tr AS (
     -- a trace the gateway logged is matched to the gateway only
     WHERE c.trace_id NOT IN (SELECT trace_id FROM gateway_k WHERE trace_id IS NOT NULL)
 ),
-client_j AS NOT MATERIALIZED (
+client_j AS (
     SELECT c.* EXCLUDE (id_key, id_how),
-           coalesce(c.id_key, cg.key, cs.key, c.request_id, 'unjoined:' || c.ref) AS key,
+           coalesce(c.id_key, cg.key, cs.key, c.request_id,
+                    concat('unjoined:', coalesce(f.file, '?'), ':', coalesce(c.ref.line::VARCHAR, '?'),
+                           '#' || c.ref.n)) AS key,
            coalesce(c.id_how, cg.how, cs.how, 'none') AS how
     FROM client_id AS c
     LEFT JOIN client_gateway_tr AS cg ON cg.ref = c.ref
     LEFT JOIN client_server_tr AS cs ON cs.ref = c.ref
+    LEFT JOIN client_files AS f ON f.fid = c.ref.file
 ),
 client_multi AS (
     SELECT key FROM client_j GROUP BY key HAVING count(*) > 1
 ),
-client_k AS (
-    SELECT * REPLACE (key AS request_id), request_id AS own_id, 1::BIGINT AS n_records
+client_k AS MATERIALIZED (
+    SELECT * REPLACE (key AS request_id), 1::BIGINT AS n_records
     FROM client_j ANTI JOIN client_multi USING (key)
     UNION ALL
-    SELECT * REPLACE (key AS request_id), request_id AS own_id,
-           count(*) OVER (PARTITION BY key) AS n_records
+    SELECT * REPLACE (key AS request_id), count(*) OVER (PARTITION BY key) AS n_records
     FROM client_j SEMI JOIN client_multi USING (key)
     QUALIFY row_number() OVER (
         PARTITION BY key
@@ -501,18 +581,20 @@ annot AS (
 -- flight then.
 conc_ev AS (
     SELECT request_id, replica, arrival_time::TIMESTAMP_NS AS t, 1 AS d, true AS is_arrival
-    FROM server_k
+    FROM server_n
     WHERE replica IS NOT NULL AND end_time >= arrival_time
     UNION ALL
     SELECT request_id, replica, end_time::TIMESTAMP_NS AS t, -1 AS d, false AS is_arrival
-    FROM server_k
+    FROM server_n
     WHERE replica IS NOT NULL AND end_time >= arrival_time
 ),
 conc AS (
     SELECT request_id, in_flight AS concurrency
     FROM (
+        -- one ordered pass over all replicas: a replica's events sum to 0,
+        -- so the running sum restarts at 0 at each replica
         SELECT request_id, is_arrival,
-               sum(d) OVER (PARTITION BY replica ORDER BY t
+               sum(d) OVER (ORDER BY replica, t
                             RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS in_flight
         FROM conc_ev
     )
@@ -529,7 +611,7 @@ srv_p AS (
            END AS tpot_ns,
            coalesce(prefill_ns, epoch_ns(first_token_time) - epoch_ns(scheduled_time)) AS pf_ns,
            coalesce(epoch_ns(end_time) - epoch_ns(scheduled_time), prefill_ns + decode_ns, inference_ns) AS work_ns
-    FROM server_k
+    FROM server_n
     WHERE replica IS NOT NULL AND arrival_time IS NOT NULL
 ),
 -- A replica's usual: the lower of its own quantile and its model's over
@@ -579,27 +661,43 @@ arrivals AS (
     FROM client_k WHERE start_time IS NOT NULL
     UNION ALL
     SELECT request_id, 3, 'server', replica, arrival_time::TIMESTAMP_NS
-    FROM server_k WHERE arrival_time IS NOT NULL
+    FROM server_n WHERE arrival_time IS NOT NULL
 ),
--- One pass over each host's arrivals in order (t, request_id): rn numbers
--- them; the 31-arrival frame around one runs from row max(rn - 15, 1) to
--- min(rn + 15, host_n), so its first and last times are those 15 rows back
--- and ahead, else the host's first and last.
+-- Each host's arrivals in order (t, request_id), numbered rn; the 31-arrival
+-- frame around one runs from row max(rn - 15, 1) to min(rn + 15, host_n), so
+-- its first and last times are those 15 rows back and ahead, else the
+-- host's first and last. The windows below run as one ordered pass over all
+-- hosts (hid numbers them, off counts the arrivals of the hosts before),
+-- and a look back or ahead stays within the host by its rn.
+arr_host AS MATERIALIZED (
+    SELECT tier, host, count(*) AS host_n,
+           epoch_ns(min(t)) AS first_ns, epoch_ns(max(t)) AS last_ns,
+           row_number() OVER (ORDER BY tier, host) AS hid,
+           sum(count(*)) OVER (ORDER BY tier, host ROWS UNBOUNDED PRECEDING) - count(*) AS off
+    FROM arrivals
+    GROUP BY tier, host
+),
 local_pos AS (
-    SELECT request_id, pref, tier, host, epoch_ns(t) AS t_ns,
-           row_number() OVER w AS rn,
-           count(*) OVER w_all AS host_n,
-           coalesce(epoch_ns(lag(t, 15) OVER w), epoch_ns(min(t) OVER w_all)) AS lo_ns,
-           coalesce(epoch_ns(lead(t, 15) OVER w), epoch_ns(max(t) OVER w_all)) AS hi_ns,
+    SELECT request_id, pref, hid, rn, host_n,
+           CASE WHEN rn > 15 THEN back_ns ELSE first_ns END AS lo_ns,
+           CASE WHEN rn + 15 <= host_n THEN ahead_ns ELSE last_ns END AS hi_ns,
            -- the time until the host's next arrival: the weight of this
            -- rate in the host's time-weighted median
-           coalesce(epoch_ns(lead(t) OVER w) - epoch_ns(t), 0) AS gap_ns
-    FROM arrivals
-    WINDOW w AS (PARTITION BY tier, host ORDER BY t, request_id),
-           w_all AS (PARTITION BY tier, host)
+           CASE WHEN rn < host_n THEN next_ns - t_ns ELSE 0 END AS gap_ns
+    FROM (
+        SELECT a.request_id, a.pref, h.hid, h.host_n, h.first_ns, h.last_ns,
+               epoch_ns(a.t) AS t_ns,
+               row_number() OVER w - h.off AS rn,
+               epoch_ns(lag(a.t, 15) OVER w) AS back_ns,
+               epoch_ns(lead(a.t, 15) OVER w) AS ahead_ns,
+               epoch_ns(lead(a.t) OVER w) AS next_ns
+        FROM arrivals AS a
+        JOIN arr_host AS h ON h.tier = a.tier AND h.host IS NOT DISTINCT FROM a.host
+        WINDOW w AS (ORDER BY h.hid, a.t, a.request_id)
+    )
 ),
-local_rate AS (
-    SELECT request_id, pref, tier, host, rn, host_n, gap_ns,
+local_rate AS MATERIALIZED (
+    SELECT request_id, pref, hid, rn, host_n, gap_ns,
            CASE WHEN hi_ns > lo_ns
                 THEN (least(rn + 15, host_n) - greatest(rn - 15, 1)) * 1e9 / (hi_ns - lo_ns)
            END AS rate
@@ -608,93 +706,108 @@ local_rate AS (
 -- A host's usual rate: the median of its local rate over time (each rate
 -- weighted by the time to the next arrival), not over requests, so that a
 -- burst, which packs many requests into little time, cannot become the norm.
+-- The running sum runs over all hosts in order (hid, rate); before_ns is
+-- the weight of the hosts before.
+rate_w AS (
+    SELECT hid, rate, gap_ns FROM local_rate WHERE host_n >= 31 AND rate IS NOT NULL
+),
+rate_total AS (
+    SELECT hid, sum(gap_ns) AS total_ns,
+           sum(sum(gap_ns)) OVER (ORDER BY hid ROWS UNBOUNDED PRECEDING) - sum(gap_ns) AS before_ns
+    FROM rate_w
+    GROUP BY hid
+),
 usual_rate AS (
-    SELECT tier, host, min(rate) FILTER (WHERE 2 * cum_ns >= total_ns) AS usual
-    FROM (
-        SELECT tier, host, rate,
-               sum(gap_ns) OVER (PARTITION BY tier, host ORDER BY rate
-                                 ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cum_ns,
-               sum(gap_ns) OVER (PARTITION BY tier, host) AS total_ns
-        FROM local_rate
-        WHERE host_n >= 31 AND rate IS NOT NULL
-    )
-    GROUP BY tier, host
+    SELECT w.hid, min(w.rate) FILTER (WHERE 2 * (w.cum_ns - t.before_ns) >= t.total_ns) AS usual
+    FROM (SELECT hid, rate,
+                 sum(gap_ns) OVER (ORDER BY hid, rate ROWS UNBOUNDED PRECEDING) AS cum_ns
+          FROM rate_w) AS w
+    JOIN rate_total AS t USING (hid)
+    GROUP BY w.hid
 ),
 -- Runs of consecutive arrivals of a host at >= 2x its usual rate; only a
 -- run of >= 31 is a burst (a chance cluster of a steady stream is shorter).
--- A run is a block of consecutive rn of one host with one value of high:
--- rn minus the rank among the host's rows of that value is constant in it.
-rate_high AS (
-    SELECT l.request_id, l.pref, l.tier, l.host, l.rn,
+-- A run is a block of consecutive rn of one host that are all high: rn
+-- minus the rank of the row among the high rows is constant in it.
+rate_high AS MATERIALIZED (
+    SELECT l.request_id, l.pref, l.hid, l.rn,
            coalesce(l.rate >= 2 * u.usual, false) AS high
-    FROM local_rate AS l JOIN usual_rate AS u USING (tier, host)
+    FROM local_rate AS l JOIN usual_rate AS u USING (hid)
     WHERE l.host_n >= 31 AND u.usual > 0
 ),
 rate_runs AS (
-    SELECT request_id, pref, tier, host, high,
-           rn - row_number() OVER (PARTITION BY tier, host, high ORDER BY rn) AS run
+    SELECT request_id, pref, hid, rn - row_number() OVER (ORDER BY hid, rn) AS run
     FROM rate_high
+    WHERE high
+    UNION ALL
+    SELECT request_id, pref, hid, NULL
+    FROM rate_high
+    WHERE NOT high
 ),
 burst_runs AS (
-    SELECT tier, host, run
+    SELECT hid, run
     FROM rate_runs
-    WHERE high
-    GROUP BY tier, host, run
+    WHERE run IS NOT NULL
+    GROUP BY hid, run
     HAVING count(*) >= 31
 ),
 -- A request's burst flag comes from its first tier on the path that has a
 -- rate (gateway, else client, else server: pref).
-burst AS (
+burst AS MATERIALIZED (
     SELECT r.request_id, arg_min(b.run IS NOT NULL, r.pref) AS is_burst
     FROM rate_runs AS r
-    LEFT JOIN burst_runs AS b ON r.high AND b.tier = r.tier AND b.host = r.host AND b.run = r.run
+    LEFT JOIN burst_runs AS b ON b.hid = r.hid AND b.run = r.run
     GROUP BY r.request_id
 ),
 -- Queue busy periods of each replica, on its clock: a request opens a new
 -- one when every earlier arrival had left the queue (arrival + queue <= its
 -- arrival); later arrivals of the period waited behind the earlier ones.
-srv_busy AS (
-    SELECT *, sum(opens) OVER (PARTITION BY replica ORDER BY a_ns, request_id ROWS UNBOUNDED PRECEDING) AS period
-    FROM (
-        SELECT request_id, replica, a_ns,
-               CASE WHEN a_ns < max(a_ns + q_ns) OVER (PARTITION BY replica ORDER BY a_ns, request_id
-                                                       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-                    THEN 0 ELSE 1 END AS opens
-        FROM srv_p
-    )
+-- One ordered pass over all replicas (replica, arrival, request_id), g the
+-- position in it: prev is the latest queue exit of the rows before, tagged
+-- with their replica so that only the request's own replica counts.
+srv_open AS (
+    SELECT p.request_id, p.replica, p.a_ns,
+           cd.request_id IS NOT NULL AS is_cold,
+           coalesce(b.is_burst, false) AS is_burst,
+           row_number() OVER w AS g,
+           max(CASE WHEN p.q_ns IS NOT NULL THEN {'replica': p.replica, 'exit': p.a_ns + p.q_ns} END)
+               OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev
+    FROM srv_p AS p
+    LEFT JOIN cold AS cd ON cd.request_id = p.request_id
+    LEFT JOIN burst AS b ON b.request_id = p.request_id
+    WINDOW w AS (ORDER BY p.replica, p.a_ns, p.request_id)
 ),
+-- A request is behind a cold (burst) one when the latest cold (burst)
+-- position at or before it is at or after its busy period's first position.
 queued AS (
-    SELECT q.request_id,
-           bool_or(cd.request_id IS NOT NULL) OVER p AS behind_cold,
-           bool_or(coalesce(b.is_burst, false)) OVER p AS behind_burst
-    FROM srv_busy AS q
-    LEFT JOIN cold AS cd ON cd.request_id = q.request_id
-    LEFT JOIN burst AS b ON b.request_id = q.request_id
-    WINDOW p AS (PARTITION BY q.replica, q.period ORDER BY q.a_ns, q.request_id ROWS UNBOUNDED PRECEDING)
+    SELECT request_id,
+           coalesce(max(CASE WHEN is_cold THEN g END) OVER w >= max(CASE WHEN opens THEN g END) OVER w,
+                    false) AS behind_cold,
+           coalesce(max(CASE WHEN is_burst THEN g END) OVER w >= max(CASE WHEN opens THEN g END) OVER w,
+                    false) AS behind_burst
+    FROM (SELECT *, NOT coalesce(prev.replica = replica AND a_ns < prev.exit, false) AS opens FROM srv_open)
+    WINDOW w AS (ORDER BY replica, a_ns, request_id ROWS UNBOUNDED PRECEDING)
 ),
-ids AS (
-    SELECT request_id FROM client_k
-    UNION
-    SELECT request_id FROM gateway_k
-    UNION
-    SELECT request_id FROM server_k
+-- Each kept record's other columns, picked up by its ref (client,
+-- gateway; unique per record) or its request key (server).
+client_w AS (
+    SELECT k.request_id, k.n_records, k.how, u.* EXCLUDE (request_id, ref, src),
+           {'file': f.file, 'line': u.src.line} AS src
+    FROM client_u AS u JOIN client_k AS k USING (ref)
+    LEFT JOIN client_files AS f ON f.fid = u.src.file
 ),
--- Each request's records, joined one tier at a time (each tier's row as a
--- struct column named after it), and its per-request flags in one table:
--- one hash table at a time, so that each step can spill.
-j_c AS MATERIALIZED (
-    SELECT i.request_id, c
-    FROM ids AS i LEFT JOIN client_k AS c ON c.request_id = i.request_id
+gateway_w AS (
+    SELECT k.request_id, k.n_records, k.how, u.* EXCLUDE (request_id, ref, src),
+           {'file': f.file, 'line': u.src.line} AS src
+    FROM gateway_u AS u JOIN gateway_k AS k USING (ref)
+    LEFT JOIN gateway_files AS f ON f.fid = u.src.file
 ),
-j_cg AS MATERIALIZED (
-    SELECT i.*, g
-    FROM j_c AS i LEFT JOIN gateway_k AS g ON g.request_id = i.request_id
+server_w AS (
+    SELECT s.* EXCLUDE (src), {'file': f.file, 'line': s.src.line} AS src
+    FROM server_k AS s
+    LEFT JOIN server_files AS f ON f.fid = s.src.file
 ),
-j_cgs AS MATERIALIZED (
-    SELECT i.*, s
-    FROM j_cg AS i LEFT JOIN server_k AS s ON s.request_id = i.request_id
-),
-flags AS (
+flags AS MATERIALIZED (
     SELECT request_id,
            any_value(n_annotations) AS n_annotations,
            any_value(finish_reason) AS finish_reason,
@@ -710,6 +823,16 @@ flags AS (
           UNION ALL BY NAME SELECT request_id, is_burst FROM burst
           UNION ALL BY NAME SELECT request_id, behind_cold, behind_burst FROM queued)
     GROUP BY request_id
+),
+-- Each request's records, joined one tier at a time (each tier's row as a
+-- struct column named after it: c, g, s), one hash table per step.
+j_cg AS MATERIALIZED (
+    SELECT coalesce(c.request_id, g.request_id) AS request_id, c, g
+    FROM client_w AS c FULL JOIN gateway_w AS g ON g.request_id = c.request_id
+),
+j_cgs AS MATERIALIZED (
+    SELECT coalesce(i.request_id, s.request_id) AS request_id, i.c, i.g, s
+    FROM j_cg AS i FULL JOIN server_w AS s ON s.request_id = i.request_id
 ),
 -- Same-tier durations in integer nanoseconds.
 j AS (
@@ -806,7 +929,10 @@ k AS (
              ELSE coalesce(sv_ttft - sv_queue, s_ttft_model) END AS ttft_model_ns,
         CASE WHEN sv_ttft IS NOT NULL THEN sv_prefill END AS ttft_prefill_ns
     FROM o
-)
+),
+-- The rows, in full; sorted on their own below, so that the sort has the
+-- memory to itself.
+r AS MATERIALIZED (
 SELECT
     request_id,
     has_client,
@@ -907,4 +1033,6 @@ SELECT
     CASE WHEN s_src.file IS NOT NULL
          THEN concat(s_src.file, ':', coalesce(s_src.line::VARCHAR, '?')) END AS server_source
 FROM k
+)
+SELECT * FROM r
 ORDER BY start NULLS LAST, request_id
