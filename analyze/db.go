@@ -287,6 +287,12 @@ func queryRows(ctx context.Context, db *sql.DB, name string) ([]map[string]any, 
 		return nil, err
 	}
 	step(ctx, name)
+	return queryMaps(ctx, db, name, q)
+}
+
+// queryMaps runs the statement q (named name in errors) and returns every
+// row as a map from column name to value.
+func queryMaps(ctx context.Context, db *sql.DB, name, q string) ([]map[string]any, error) {
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("query %s: %w", name, err)

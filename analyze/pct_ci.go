@@ -77,30 +77,5 @@ func withCI(d Dist, ci map[string]pctCI, all bool, grp []any, metric string) Dis
 // queryTable returns every row of the temporary table name, as queryRows
 // does for a query.
 func queryTable(ctx context.Context, db *sql.DB, name string) ([]map[string]any, error) {
-	rows, err := db.QueryContext(ctx, "SELECT * FROM "+name)
-	if err != nil {
-		return nil, fmt.Errorf("query %s: %w", name, err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, fmt.Errorf("query %s: %w", name, err)
-	}
-	var out []map[string]any
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, fmt.Errorf("query %s: %w", name, err)
-		}
-		m := make(map[string]any, len(cols))
-		for i, c := range cols {
-			m[c] = vals[i]
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return queryMaps(ctx, db, name, "SELECT * FROM "+name)
 }
