@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -436,7 +435,7 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 			fmt.Fprintf(log, "error: %s\n", textsafe.Escape(err.Error()))
 		}
 	}
-	m := &meter{ctx: ctx, p: opt.Progress, h: sha256.New()}
+	m := &meter{ctx: ctx, p: opt.Progress, h: newHash()}
 	rc, size, err := openInput(s.stats.Path, m)
 	if err != nil {
 		fail(err)

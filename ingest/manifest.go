@@ -52,7 +52,7 @@ type FileStats struct {
 	Duplicates int64  `json:"duplicates"`
 	Blank      int64  `json:"blank"`
 	// Batch is the run ID of the ingest that read the file; Fingerprint
-	// the SHA-256 of its bytes as stored ("sha256:<hex>"; with Bytes, the
+	// the XXH3-128 of its bytes as stored ("xxh3-128:<hex>"; with Bytes, the
 	// file's identity in the store), empty when it could not be read whole.
 	Batch       string `json:"batch,omitempty"`
 	Fingerprint string `json:"fingerprint,omitempty"`

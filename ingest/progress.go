@@ -2,8 +2,9 @@ package ingest
 
 import (
 	"context"
-	"hash"
 	"io"
+
+	"github.com/zeebo/xxh3"
 )
 
 // Progress receives how far Run has got, for a display of it: ingest only
@@ -31,7 +32,7 @@ type meter struct {
 	p       Progress
 	pending int64 // bytes read and not yet handed to p
 	// h, when not nil, is fed every byte read (the file's fingerprint).
-	h hash.Hash
+	h *xxh3.Hasher
 }
 
 func (m *meter) Read(b []byte) (int, error) {
