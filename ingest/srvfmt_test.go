@@ -116,19 +116,7 @@ func FuzzTGI(f *testing.F) {
 	fixtureSeeds(f, "tgi")
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rows, _ := decodeServerLines(t, formatTGI, in)
-		for i := range rows {
-			r := &rows[i]
-			checkServerRow(t, formatTGI, r)
-			if r.RequestID != "" || r.End == 0 || (r.Error == "") == (r.E2ENS == nil) {
-				t.Fatalf("a TGI row is either a success with total_time or an error, has an end and no ID: %+v", r)
-			}
-			if r.E2ENS != nil && r.Arrival != r.End-*r.E2ENS {
-				t.Fatalf("arrival is not end − total_time: %+v", r)
-			}
-			if len(r.Error) > tgiErrorMax {
-				t.Fatalf("error text not cut: %d bytes", len(r.Error))
-			}
-		}
+		checkTGIRows(t, rows)
 	})
 }
 
@@ -245,6 +233,23 @@ func TestServerCasesLeakNoText(t *testing.T) {
 					t.Errorf("%s %s holds %q", name, f.Name, s)
 				}
 			}
+		}
+	}
+}
+
+// checkTGIRows holds for the rows of either TGI form.
+func checkTGIRows(t *testing.T, rows []ServerRow) {
+	for i := range rows {
+		r := &rows[i]
+		checkServerRow(t, formatTGI, r)
+		if r.RequestID != "" || r.End == 0 || (r.Error == "") == (r.E2ENS == nil) {
+			t.Fatalf("a TGI row is either a success with total_time or an error, has an end and no ID: %+v", r)
+		}
+		if r.E2ENS != nil && r.Arrival != r.End-*r.E2ENS {
+			t.Fatalf("arrival is not end − total_time: %+v", r)
+		}
+		if len(r.Error) > tgiErrorMax {
+			t.Fatalf("error text not cut: %d bytes", len(r.Error))
 		}
 	}
 }

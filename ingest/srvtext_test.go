@@ -17,19 +17,7 @@ func FuzzTGIText(f *testing.F) {
 	fixtureSeeds(f, "tgi_text")
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rows, _ := decodeServerLines(t, formatTGIText, in)
-		for i := range rows {
-			r := &rows[i]
-			checkServerRow(t, formatTGI, r)
-			if r.RequestID != "" || r.End == 0 || (r.Error == "") == (r.E2ENS == nil) {
-				t.Fatalf("a TGI row is either a success with total_time or an error, has an end and no ID: %+v", r)
-			}
-			if r.E2ENS != nil && r.Arrival != r.End-*r.E2ENS {
-				t.Fatalf("arrival is not end − total_time: %+v", r)
-			}
-			if len(r.Error) > tgiErrorMax {
-				t.Fatalf("error text not cut: %d bytes", len(r.Error))
-			}
-		}
+		checkTGIRows(t, rows)
 	})
 }
 

@@ -77,21 +77,13 @@ type tgiSpan struct {
 func (s *tgiSpan) read(raw []byte) error {
 	*s = tgiSpan{}
 	return jsonObject(raw, func(k []byte, esc bool, v jsonValue) error {
-		switch string(memberKey(k, esc)) {
+		switch key := string(memberKey(k, esc)); key {
 		case "name":
 			if v.kind == jsonString {
 				s.name, _ = unquote(v.raw, v.escaped)
 			}
-		case "total_time":
-			s.total = v
-		case "validation_time":
-			s.validation = v
-		case "queue_time":
-			s.queue = v
-		case "inference_time":
-			s.inference = v
-		case "time_per_token":
-			s.perTk = v
+		default:
+			s.setDuration(key, v)
 		}
 		return nil
 	})
@@ -352,5 +344,22 @@ func srvEachValue(raw []byte, fn func(v jsonValue) error) error {
 		default:
 			return synErr(i, "expected ',' or ']' in an array")
 		}
+	}
+}
+
+// setDuration keeps v when key is one of the span's duration fields; the
+// JSON and text forms name them alike.
+func (s *tgiSpan) setDuration(key string, v jsonValue) {
+	switch key {
+	case "total_time":
+		s.total = v
+	case "validation_time":
+		s.validation = v
+	case "queue_time":
+		s.queue = v
+	case "inference_time":
+		s.inference = v
+	case "time_per_token":
+		s.perTk = v
 	}
 }

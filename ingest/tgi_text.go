@@ -273,18 +273,7 @@ func tgiTextFields(b []byte, s *tgiSpan) {
 		if len(val) >= 2 && val[0] == '"' && val[len(val)-1] == '"' {
 			v.raw = val[1 : len(val)-1]
 		}
-		switch string(key) {
-		case "total_time":
-			s.total = v
-		case "validation_time":
-			s.validation = v
-		case "queue_time":
-			s.queue = v
-		case "inference_time":
-			s.inference = v
-		case "time_per_token":
-			s.perTk = v
-		}
+		s.setDuration(string(key), v)
 	}
 }
 
