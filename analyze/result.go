@@ -111,6 +111,10 @@ type Component struct {
 	TailN    int64    // slowest-5% requests having the component
 	TailMean *float64 // mean over the slowest 5%, n = TailN
 	Formats  []string // server formats of the requests behind it (server-derived components)
+	// Small: P50, P95 from too few samples ("n too small"); P95CI the
+	// 95% interval of the P95 (queries/pct_ci.sql), none where small.
+	Small [2]bool
+	P95CI Interval
 }
 
 // Slice holds the figures of one slice (or of all requests).
@@ -277,6 +281,11 @@ type TimeWindow struct {
 	// AroundBurst: the series is the windows around the burst, not the
 	// whole span (its width shows the burst; see queries/timeseries.sql).
 	AroundBurst bool
+	// ClientE2ESmall, QueueSmall, ModelSmall: that P95 from too few
+	// samples (n < 20, "n too small"); the *CI fields its 95% interval
+	// (queries/pct_ci.sql), none where small.
+	ClientE2ESmall, QueueSmall, ModelSmall bool
+	ClientE2ECI, QueueCI, ModelCI          Interval
 }
 
 // Result is everything a report shows; report renders it without SQL.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/infertrace/infertrace/analyze/contract"
@@ -359,13 +360,13 @@ func dist(r map[string]any, metric string) Dist {
 
 func component(r map[string]any, name, prefix string) Component {
 	key := prefix + name
-	q := quantiles(r[key+"_q"], 2)
+	q := quantiles(r[key+"_q"], 3) // P50, P90, P95
 	c := Component{
 		Name:     strings.ReplaceAll(name, "_", " "),
 		Column:   key + "_ms",
 		N:        asInt(r[key+"_n"]),
 		P50:      q[0],
-		P95:      q[1],
+		P95:      q[2],
 		TailN:    asInt(r[key+"_tail_n"]),
 		TailMean: asFloat(r[key+"_tail_mean"]),
 	}
@@ -430,6 +431,10 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 	if err != nil {
 		return nil, err
 	}
+	compCI, err := pctIntervals(ctx, db, "slice_component")
+	if err != nil {
+		return nil, err
+	}
 	rows, err := queryRows(ctx, db, "slices")
 	if err != nil {
 		return nil, err
@@ -438,6 +443,12 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 	for _, r := range rows {
 		all, grp := r["is_all"] == true, asList(r["slice_key"])
 		dist := func(r map[string]any, metric string) Dist { return withCI(dist(r, metric), ci, all, grp, metric) }
+		component := func(r map[string]any, name, prefix string) Component {
+			c := component(r, name, prefix)
+			d := withCI(Dist{}, compCI, all, grp, prefix+name)
+			c.Small, c.P95CI = [2]bool{d.Small[0], d.Small[2]}, d.P95CI
+			return c
+		}
 		s := Slice{
 			All:                   r["is_all"] == true,
 			Requests:              asInt(r["requests"]),
@@ -585,8 +596,18 @@ func replicas(ctx context.Context, db *sql.DB) ([]Replica, error) {
 	return out, nil
 }
 
+// timeSeries runs timeseries.sql into a temporary table of its name, so
+// that window_ci_groups.sql and window_ci_values.sql give its P95s their
+// intervals (pct_ci.sql; a window's group is [epoch_ns(window_start)]).
 func timeSeries(ctx context.Context, db *sql.DB) ([]TimeWindow, error) {
-	rows, err := queryRows(ctx, db, "timeseries")
+	if err := tempTable(ctx, db, "timeseries"); err != nil {
+		return nil, err
+	}
+	ci, err := pctIntervals(ctx, db, "window")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := queryMaps(ctx, db, "timeseries", "SELECT * FROM timeseries ORDER BY window_start")
 	if err != nil {
 		return nil, err
 	}
@@ -596,14 +617,24 @@ func timeSeries(ctx context.Context, db *sql.DB) ([]TimeWindow, error) {
 			Start:        asTime(r["window_start"]),
 			Requests:     asInt(r["requests"]),
 			ClientE2EN:   asInt(r["client_e2e_n"]),
-			ClientE2EP95: asFloat(r["client_e2e_p95"]),
+			ClientE2EP95: quantiles(r["client_e2e_q"], 3)[2],
 			QueueN:       asInt(r["queue_n"]),
-			QueueP95:     asFloat(r["queue_p95"]),
+			QueueP95:     quantiles(r["queue_q"], 3)[2],
 			ModelN:       asInt(r["model_n"]),
-			ModelP95:     asFloat(r["model_p95"]),
+			ModelP95:     quantiles(r["model_q"], 3)[2],
 			Burst:        asInt(r["burst"]),
 			Cold:         asInt(r["cold"]),
 			AroundBurst:  r["around_burst"] == true,
+		}
+		if w.Start != nil {
+			grp := []any{strconv.FormatInt(w.Start.UnixNano(), 10)}
+			p95 := func(metric string) (bool, Interval) {
+				d := withCI(Dist{}, ci, false, grp, metric)
+				return d.Small[2], d.P95CI
+			}
+			w.ClientE2ESmall, w.ClientE2ECI = p95("client_e2e")
+			w.QueueSmall, w.QueueCI = p95("queue")
+			w.ModelSmall, w.ModelCI = p95("model")
 		}
 		if f := asFloat(r["width_s"]); f != nil {
 			w.WidthS = *f

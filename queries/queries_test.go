@@ -12,6 +12,7 @@ func TestExpectedQueriesExist(t *testing.T) {
 		"requests", "coverage", "anomalies", "rejects", "slices", "slowest",
 		"slice_dists", "slice_components", "slice_ttft_components",
 		"phases", "replicas", "timeseries",
+		"slice_component_ci_groups", "slice_component_ci_values", "window_ci_groups", "window_ci_values",
 		"tgi_candidates", "tgi_round", "server_matched", "server_formats",
 		"joins", "unjoined",
 		"empty_evals", "evals_check", "evals", "evals_joined",

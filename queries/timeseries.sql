@@ -15,8 +15,10 @@
 -- clock), so host clock offsets blur window edges by that much.
 --
 -- Per window: requests (all requests starting in it, including rejected
--- ones), arrivals_per_s = requests / width, P95 by quantile_cont of
--- client_e2e_ms, queue_ms and model_ms with their n, and how many of its
+-- ones), arrivals_per_s = requests / width, P50, P90 and P95 (*_q) by
+-- quantile_cont of client_e2e_ms, queue_ms and model_ms with their n (the
+-- report shows the P95, with the 95% interval and "n too small" rule of
+-- pct_ci.sql; P50 and P90 are its thresholds), and how many of its
 -- requests were detected as burst and as cold.
 WITH
 bounds AS (
@@ -84,11 +86,11 @@ SELECT
     count(r.request_id)                                  AS requests,
     count(r.request_id) / any_value(x.width_s)           AS arrivals_per_s,
     count(r.client_e2e_ms)                               AS client_e2e_n,
-    quantile_cont(r.client_e2e_ms, 0.95)                 AS client_e2e_p95,
+    quantile_cont(r.client_e2e_ms, [0.5, 0.9, 0.95])     AS client_e2e_q,
     count(r.queue_ms)                                    AS queue_n,
-    quantile_cont(r.queue_ms, 0.95)                      AS queue_p95,
+    quantile_cont(r.queue_ms, [0.5, 0.9, 0.95])          AS queue_q,
     count(r.model_ms)                                    AS model_n,
-    quantile_cont(r.model_ms, 0.95)                      AS model_p95,
+    quantile_cont(r.model_ms, [0.5, 0.9, 0.95])          AS model_q,
     count(*) FILTER (WHERE r.phase = 'burst')            AS burst,
     count(*) FILTER (WHERE r.phase = 'cold')             AS cold
 FROM windows AS x LEFT JOIN r USING (window_start)
