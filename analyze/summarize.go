@@ -431,9 +431,18 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The components' intervals in two runs (E2E, TTFT), each ranking the
+	// tails of half the metrics.
 	compCI, err := pctIntervals(ctx, db, "slice_component")
 	if err != nil {
 		return nil, err
+	}
+	ttftCI, err := pctIntervals(ctx, db, "slice_ttft_component")
+	if err != nil {
+		return nil, err
+	}
+	for k, c := range ttftCI {
+		compCI[k] = c
 	}
 	rows, err := queryRows(ctx, db, "slices")
 	if err != nil {

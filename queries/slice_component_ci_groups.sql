@@ -1,8 +1,10 @@
 -- slice_component_ci_groups.sql: the ci_groups input of pct_ci.sql for the
--- attribution tables: per slice (and the all-requests row) and component
--- of slice_components and slice_ttft_components (the temporary tables of
--- the queries of those names), its n, P50 and P90. The metric is the
--- component's name as analyze reads it: "queue", "ttft_queue", ...
+-- E2E tables of the attribution: per slice (and the all-requests row) and
+-- component of slice_components (the temporary table of the query of that
+-- name), its n, P50 and P90. The metric is the component's name as analyze
+-- reads it ("queue", "prefill", ...). The TTFT components are
+-- slice_ttft_component_ci_*.sql: two runs of pct_ci.sql, so that each
+-- ranks the tails of half the metrics at a time.
 SELECT is_all AS grp_all, slice_key AS grp, m.metric, m.n, m.q[1] AS t50, m.q[2] AS t90
 FROM (
     SELECT is_all, slice_key, unnest([
@@ -14,13 +16,4 @@ FROM (
         {'metric': 'decode', 'n': decode_n, 'q': decode_q},
         {'metric': 'server_overhead', 'n': server_overhead_n, 'q': server_overhead_q}]) AS m
     FROM slice_components
-    UNION ALL
-    SELECT is_all, slice_key, unnest([
-        {'metric': 'ttft_prefill', 'n': ttft_prefill_n, 'q': ttft_prefill_q},
-        {'metric': 'ttft_server_overhead', 'n': ttft_server_overhead_n, 'q': ttft_server_overhead_q},
-        {'metric': 'ttft_network', 'n': ttft_network_n, 'q': ttft_network_q},
-        {'metric': 'ttft_application', 'n': ttft_application_n, 'q': ttft_application_q},
-        {'metric': 'ttft_queue', 'n': ttft_queue_n, 'q': ttft_queue_q},
-        {'metric': 'ttft_model', 'n': ttft_model_n, 'q': ttft_model_q}]) AS m
-    FROM slice_ttft_components
 )
