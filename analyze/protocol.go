@@ -88,42 +88,65 @@ type GlossaryEntry struct {
 // Glossary compares infertrace's metrics with AIPerf (and GenAI-Perf, which
 // defines them alike), vllm bench serve, GuideLLM, LLMPerf and the
 // OpenTelemetry GenAI semantic conventions, as each tool's source or
-// documentation defines them.
+// documentation defines them: vLLM's vllm/benchmarks/serve.py
+// (calculate_metrics) and vllm/benchmarks/lib/endpoint_request_func.py
+// (where each timer starts and stops); OpenTelemetry's
+// docs/gen-ai/gen-ai-metrics.md (open-telemetry/semantic-conventions, since
+// moved to open-telemetry/semantic-conventions-genai). The README's
+// glossary is this table and GlossaryNotes as the Markdown report renders
+// them (report's TestREADMEGlossary checks it).
 var Glossary = []GlossaryEntry{
 	{"Client TTFT: client start (request sent) to first content token received",
 		"time_to_first_token: request sent to first non-empty response",
-		"TTFT: request sent to first chunk with content",
+		"TTFT: request sent (after the benchmark's own concurrency wait) to the first streamed chunk carrying a choice, even an empty one (a chat stream's role chunk)",
 		"time_to_first_token_ms: request start to first token",
 		"ttft_s: request sent to first chunk with content",
-		"gen_ai.client.operation.time_to_first_chunk (client); gen_ai.server.time_to_first_token (server, successful responses only; seconds)"},
+		"gen_ai.client.operation.time_to_first_chunk: request issued to the first chunk received, streaming calls only (client); gen_ai.server.time_to_first_token: time to generate the first token, successful responses only (server)"},
 	{"Client E2E: request sent to last byte received (the client's own logged duration where it has one)",
 		"request_latency: request sent to final response",
-		"E2EL: request sent to last chunk",
+		"E2EL: request sent to the last chunk carrying a choice (not the trailing usage chunk or [DONE]); successful requests only; the concurrency wait is apart (E2EL incl. Client Queue)",
 		"request_latency: request start to end (seconds)",
 		"end_to_end_latency_s: request sent to last chunk",
-		"gen_ai.client.operation.duration (client); gen_ai.server.request.duration: to last byte or last output token (server)"},
+		"gen_ai.client.operation.duration: the whole operation, failed ones included (error.type) (client); gen_ai.server.request.duration: e.g. to the last byte or last output token, errors included (server)"},
 	{"TPOT (tpot_ms, contracts): (client E2E − client TTFT) / (output tokens − 1): the first token excluded",
 		"inter_token_latency: (request_latency − TTFT) / (output tokens − 1), the first token excluded",
-		"TPOT: (E2EL − TTFT) / (output tokens − 1), \"excl. 1st token\"",
+		"TPOT: (E2EL − TTFT) / (output tokens − 1), \"excl. 1st token\"; output tokens from the usage chunk, else the text re-tokenized; requests with one token left out",
 		"time_per_output_token_ms: (last token − first token) / output tokens: divides by every token though the interval starts at the first",
 		"–",
-		"gen_ai.server.time_per_output_token: per output token after the first (server, successful responses)"},
+		"gen_ai.server.time_per_output_token: (request duration − time to first token) / output tokens after the first, successful responses only (server)"},
 	{"ITL: not a per-gap figure in infertrace (logs give no per-token times); mean ITL = TPOT",
 		"inter_token_latency (as above; the mean gap of one request)",
-		"ITL: every gap between consecutive chunks, pooled over requests (a chunk may hold several tokens)",
+		"ITL: every gap between consecutive chunks carrying a choice, pooled over requests (a chunk may hold several tokens, e.g. with speculative decoding)",
 		"inter_token_latency_ms: (last token − first token) / (output tokens − 1), as infertrace's TPOT",
 		"inter_token_latency_s: (TTFT + every later gap) / output tokens: includes the first token's wait",
-		"gen_ai.client.operation.time_per_output_chunk: each chunk after the first, from the end of the previous"},
+		"gen_ai.client.operation.time_per_output_chunk: each chunk after the first, from the end of the previous chunk to the end of this one, streaming calls only"},
 	{"Per-user tokens/s (tps_user): (output tokens − 1) / (E2E − TTFT) = 1000 / TPOT; streamed requests",
 		"output_token_throughput_per_user: 1 / inter_token_latency",
-		"– (1000 / TPOT)",
+		"– (no per-request rate; 1000 / TPOT)",
 		"output_tokens_per_second per request: output tokens / request latency (TTFT included)",
 		"request_output_throughput_token_per_s: output tokens / E2E (TTFT included)",
 		"–"},
 	{"Service-wide output tokens/s: output tokens of completed requests / (last − first request start)",
 		"output_token_throughput: output tokens / benchmark duration",
-		"Output token throughput: output tokens / benchmark duration",
+		"Output token throughput (output_throughput): output tokens of successful requests / benchmark duration (start to the last response); Total token throughput adds the input tokens; Peak output token throughput: the most tokens in one 1-s bucket",
 		"output tokens per second over the benchmark",
 		"overall_output_throughput: output tokens / test duration",
 		"– (from gen_ai.client.token.usage over time)"},
+	{"Request rate and goodput (contracts): completions_per_hour = completed requests / (last − first request start); goodput_per_s = requests meeting every per-request latency target / that window",
+		"request_throughput: requests / benchmark duration; goodput: requests per second meeting every --goodput constraint",
+		"Request throughput (request_throughput): successful requests / benchmark duration; Request goodput: successful requests meeting every --goodput SLO (TTFT, TPOT, E2EL) / benchmark duration",
+		"requests_per_second: its distribution over the benchmark, by status (successful, errored, incomplete)",
+		"num_completed_requests_per_min: requests without error / test duration × 60",
+		"–"},
+}
+
+// GlossaryNotes say where the definitions of the Glossary differ, so a
+// benchmark number and a production number are compared for what they are.
+var GlossaryNotes = []string{
+	"TPOT and ITL: GuideLLM's TPOT and LLMPerf's ITL divide by every output token, so for short answers they are smaller than vLLM's and AIPerf's TPOT (and LLMPerf's includes the wait for the first token); vLLM's ITL is per chunk gap, pooled, so its percentiles are of gaps, not of requests.",
+	"Per-user tokens/s: GuideLLM's and LLMPerf's per-request rates include TTFT; infertrace's tps_user and AIPerf's per-user throughput do not; vllm bench has none.",
+	"Where the timers stop: vllm bench's TTFT stops at the first chunk carrying a choice even when it is empty, so it can be shorter than infertrace's client TTFT (the first content token) where the server sends a role chunk first; its E2EL stops at the last chunk carrying a choice, so it is shorter than infertrace's client E2E (the last byte) by the trailing usage chunk and [DONE].",
+	"Where the timers start: the client tools start when they send the request (vllm bench after its own concurrency limit, whose wait it reports apart), as infertrace's client TTFT and E2E do, so the server's tokenization is inside them; a server's TTFT and E2E (infertrace's server TTFT and server E2E, from the server's arrival) leave out the network and the gateway but hold the server's own tokenization and queue; OpenTelemetry's server metrics do not say where the server's timer starts.",
+	"Which requests: vllm bench and LLMPerf leave failed requests out of every latency and throughput, and OpenTelemetry's server TTFT and TPOT count successful responses only, while its client and server durations include errors (error.type); infertrace's latency percentiles take every request with the value, its tokens/s and completions count completed requests.",
+	"Rates: the benchmarks divide by the benchmark's duration (until the last response), infertrace by the window from the first to the last request start, so over a short run infertrace's rate is the higher: its window leaves out the last requests' own run time. OpenTelemetry's durations are in seconds, infertrace's in milliseconds.",
 }

@@ -209,8 +209,8 @@
 -- tps_user = (output_tokens - 1) / (client_e2e - client_ttft) in tokens
 --   per second: the rate of the tokens that came after the first, over the
 --   time they took (the first token's own time is TTFT), which is 1 / the
---   mean inter-token latency as AIPerf, GenAI-Perf and vLLM's benchmark
---   define it. The interval is (e2e_ns - ttft_ns), the client's own
+--   mean inter-token latency as AIPerf and GenAI-Perf define it (= 1 / the
+--   TPOT of vllm bench serve). The interval is (e2e_ns - ttft_ns), the client's own
 --   durations on one clock, else (client end - client first_token); for
 --   streamed requests only; NULL when that interval is <= 0 or the response
 --   had fewer than two tokens.

@@ -229,8 +229,9 @@ type view struct {
 
 	ContractView *contractView // nil without --contract
 
-	Glossary  []analyze.GlossaryEntry // infertrace's metrics beside other tools'
-	TrendView *trendView              // nil without --period
+	Glossary      []analyze.GlossaryEntry // infertrace's metrics beside other tools'
+	GlossaryNotes []string                // where their definitions differ
+	TrendView     *trendView              // nil without --period
 }
 
 // headlineGroup is the headlines answering one question.
@@ -322,7 +323,7 @@ func splitRows(split []analyze.Component, name string) []attrRow {
 }
 
 func newView(r *analyze.Result) *view {
-	v := &view{Result: r, Glossary: analyze.Glossary}
+	v := &view{Result: r, Glossary: analyze.Glossary, GlossaryNotes: analyze.GlossaryNotes}
 	metrics := []struct {
 		title, unit, note string
 		get               func(analyze.Slice) analyze.Dist

@@ -295,3 +295,29 @@ func TestGatewayTTFTAndJoins(t *testing.T) {
 		t.Error("gateway TTFT table shown without samples")
 	}
 }
+
+// The README's metric glossary is the report's: its table and the notes on
+// where the tools differ, as the Markdown report renders analyze.Glossary
+// and analyze.GlossaryNotes.
+func TestREADMEGlossary(t *testing.T) {
+	var md bytes.Buffer
+	if err := Render(&md, "md", standardResult(t)); err != nil {
+		t.Fatal(err)
+	}
+	s := md.String()
+	start := strings.Index(s, "| infertrace | AIPerf, GenAI-Perf |")
+	end := strings.Index(s, "\nEach tier's times are on its own host clock")
+	if start < 0 || end < start {
+		t.Fatal("the report has no glossary table followed by its notes")
+	}
+	glossary := strings.TrimSpace(s[start:end])
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), glossary) {
+		got := filepath.Join(t.TempDir(), "glossary.md")
+		os.WriteFile(got, []byte(glossary+"\n"), 0o644)
+		t.Errorf("README.md does not hold the report's glossary (written to %s); paste it under \"Metric glossary\"", got)
+	}
+}
