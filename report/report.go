@@ -483,7 +483,12 @@ func summaryRows(slices []analyze.Slice) ([]summaryRow, int) {
 				best = c
 			}
 		}
-		if best != nil && s.E2ETailN > 0 {
+		switch {
+		case s.ClientE2E.Small[2]:
+			// The slowest 5% are those above a P95 the sample cannot
+			// support: not singled out, as in the findings.
+			rows[i].Tail = tooSmall
+		case best != nil && s.E2ETailN > 0:
 			rows[i].TailName = best.Name
 			rows[i].Tail = fmt.Sprintf("%s %s of %s", best.Name, fmtMs(best.TailMean), fmtMs(s.E2ETailClientE2E))
 		}
