@@ -13,9 +13,13 @@ type ProtocolEntry struct {
 }
 
 const (
-	quantileMethod = "P50/P90/P95/P99 by quantile_cont (linear interpolation between ranks), n shown"
-	componentAgg   = "P50/P95 by quantile_cont, n shown; mean over the slowest 5% by client E2E"
-	ttftAgg        = "P50/P95 by quantile_cont, n shown; mean over the slowest 5% by client TTFT"
+	// pctRule is how every percentile of a report is shown, the rule of
+	// queries/macros.sql (pct_too_small, pct_lo_rank, pct_hi_rank) and
+	// queries/pct_ci.sql.
+	pctRule        = `; every P95 and P99 with its 95% interval from order statistics (distribution-free: the samples of ranks floor(nq − 1.96 √(nq(1 − q))) and ceil(nq + 1.96 √(nq(1 − q))) + 1, a bound beyond the n samples open, "…"); a percentile from n < 1/(1 − q) samples (P50 from fewer than 2, P90 from fewer than 10, P95 from fewer than 20, P99 from fewer than 100) is "n too small", never a number, and no finding rests on it`
+	quantileMethod = "P50/P90/P95/P99 by quantile_cont (linear interpolation between ranks), n shown" + pctRule
+	componentAgg   = "P50/P95 by quantile_cont, n shown; mean over the slowest 5% by client E2E" + pctRule
+	ttftAgg        = "P50/P95 by quantile_cont, n shown; mean over the slowest 5% by client TTFT" + pctRule
 )
 
 // Protocol is the measurement protocol: for every metric, where its timer
@@ -44,10 +48,10 @@ var Protocol = []ProtocolEntry{
 	{"TTFT model", "ttft_model_ms", "server scheduled_time", "server first_token_time; the logged prefill duration where the server logged one", "server", "streamed requests with a server record", ttftAgg},
 	{"TTFT prefill", "ttft_prefill_ms", "server scheduled_time", "server first_token_time; or the logged prefill duration", "server", "streamed requests whose server has a first token and a prefill", ttftAgg},
 	{"TTFT server overhead (part of TTFT application)", "ttft_server_overhead_ms", "server TTFT", "minus queue minus the logged prefill duration", "server", "streamed requests whose server logged prefill as a duration", ttftAgg},
-	{"Model per output token", "", "server scheduled_time", "server end_time; value = model_ms / output_tokens", "server", "requests with a server record and output_tokens > 0", "P50/P90/P95/P99 per phase and P50/P95 per replica by quantile_cont, n shown"},
+	{"Model per output token", "", "server scheduled_time", "server end_time; value = model_ms / output_tokens", "server", "requests with a server record and output_tokens > 0", "P50/P90/P95/P99 per phase and P50/P95 per replica by quantile_cont, n shown" + pctRule},
 	{"Concurrency", "concurrency", "–", "value = requests of the same replica with arrival_time <= this arrival_time < end_time, this one included", "server (one replica's clock)", "requests with a server record, replica and end_time", "max per replica; concurrency_bucket 1, 2-4, 5-8, 9-16, 17+ can slice the report (--by)"},
 	{"Phase", "phase", "–", "cold: arrived at a replica during its warm-up, from its first request (when slow) until its first request that is not: slow = decode per token >= 2.5x the replica's usual P25, or prefill >= 2.5x its usual P90, or queue >= 2.5x its usual median model time (usual: the lower of its own and its model's); else burst: in a run of >= 31 arrivals of one host whose local rate (30 arrivals over the span of the 31 centred on each) is >= 2x that host's usual rate (its median over time); a request waiting in a replica's queue behind a cold, else burst, request of the same busy period takes that phase; else steady", "one host per decision: the replica for cold; the gateway host, else the client host, else the replica for burst", "every request; cold needs a server record, burst a host with >= 31 arrivals", "each phase reported on its own (Phases), never merged; phase can slice the report (--by)"},
-	{"Time series", "", "window start, aligned by time_bucket", "window start + width; width is the smallest of 1 s to 24 h giving at most 40 windows", "start of each request (first tier on its path)", "every request; P95s over requests with the value", "per window: arrivals/s = requests / width, P95 by quantile_cont with n"},
+	{"Time series", "", "window start, aligned by time_bucket", "window start + width; width is the smallest of 1 s to 24 h giving at most 40 windows", "start of each request (first tier on its path)", "every request; P95s over requests with the value", "per window: arrivals/s = requests / width, P95 by quantile_cont with n" + pctRule},
 }
 
 // FormatCapability says what one server log format can give the analysis:
