@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/infertrace/infertrace/ingest/record"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -75,7 +76,7 @@ func BenchmarkRun(b *testing.B) {
 			})
 			b.ResetTimer()
 			for range b.N {
-				if _, err := Run(context.Background(), Options{Inputs: []Input{{Tier: tier, Format: formatNative, Pattern: path}}, Out: out}); err != nil {
+				if _, err := Run(context.Background(), Options{Inputs: []Input{{Tier: tier, Format: record.NativeFormat, Pattern: path}}, Out: out}); err != nil {
 					b.Fatal(err)
 				}
 			}

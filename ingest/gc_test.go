@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"github.com/infertrace/infertrace/ingest/record"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -17,7 +18,7 @@ func TestRunRestoresGCPercent(t *testing.T) {
 	run := func() {
 		t.Helper()
 		if _, err := Run(context.Background(), Options{Out: filepath.Join(dir, "out"),
-			Inputs: []Input{{Tier: Server, Format: formatNative, Pattern: in}}}); err != nil {
+			Inputs: []Input{{Tier: Server, Format: record.NativeFormat, Pattern: in}}}); err != nil {
 			t.Fatal(err)
 		}
 	}

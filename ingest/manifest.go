@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/infertrace/infertrace/ingest/record"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -121,7 +122,7 @@ func writeFileAtomic(path string, b []byte) error {
 type source struct {
 	idx      int // position in the input list, names its part file
 	stats    FileStats
-	format   *format
+	format   *record.Format
 	rows     atomic.Int64
 	decoded  atomic.Int64
 	rejected atomic.Int64

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -22,8 +23,8 @@ func TestServerModel(t *testing.T) {
 		`[{"request_id":7,"perf_metrics":{"first_iter":1,"last_iter":3,"timing_metrics":{"arrival_time":100.0,"first_scheduled_time":100.5,"first_token_time":100.75,"last_token_time":101.0}}}]`), 0o644)
 	out := filepath.Join(dir, "out")
 	_, err := Run(context.Background(), Options{Out: out, ServerModel: "llama-3.1-8b", Inputs: []Input{
-		{Tier: Server, Format: formatNative, Pattern: filepath.Join(dir, "a.jsonl")},
-		{Tier: Server, Format: formatTRTLLM, Pattern: filepath.Join(dir, "perf.json")},
+		{Tier: Server, Format: record.NativeFormat, Pattern: filepath.Join(dir, "a.jsonl")},
+		{Tier: Server, Format: "trtllm", Pattern: filepath.Join(dir, "perf.json")},
 	}})
 	if err != nil {
 		t.Fatal(err)

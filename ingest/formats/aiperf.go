@@ -1,8 +1,10 @@
-package ingest
+package formats
 
 import (
 	"bytes"
 	"errors"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"math"
 	"math/bits"
 	"strconv"
@@ -44,7 +46,7 @@ import (
 const formatAIPerf = "aiperf"
 
 func init() {
-	registerLine(Client, formatAIPerf, sniffAIPerf, func() lineParser[ClientRow] { return &aiperfParser{} })
+	record.RegisterLine(record.Client, formatAIPerf, sniffAIPerf, func() record.LineParser[record.ClientRow] { return &aiperfParser{} })
 }
 
 // sniffAIPerf accepts a line whose top-level members include a "metadata"
@@ -55,11 +57,11 @@ func sniffAIPerf(line []byte) bool {
 		return false
 	}
 	var start, metrics bool
-	lgSniffMembers(line, func(key []byte, v jsonValue, complete bool) bool {
+	lgSniffMembers(line, func(key []byte, v scan.Value, complete bool) bool {
 		switch string(key) {
 		case "metadata":
-			if complete && v.kind == jsonObjectKind {
-				lgSniffMembers(v.raw, func(k []byte, _ jsonValue, _ bool) bool {
+			if complete && v.Kind == scan.ObjectKind {
+				lgSniffMembers(v.Raw, func(k []byte, _ scan.Value, _ bool) bool {
 					if string(k) == "request_start_ns" {
 						start = true
 					}
@@ -74,19 +76,19 @@ func sniffAIPerf(line []byte) bool {
 	return start && metrics
 }
 
-type aiperfParser struct{ labels labels }
+type aiperfParser struct{ labels scan.Labels }
 
-func (p *aiperfParser) parseLine(line []byte, out *rowQueue[ClientRow]) error {
-	var r ClientRow
+func (p *aiperfParser) ParseLine(line []byte, out *record.RowQueue[record.ClientRow]) error {
+	var r record.ClientRow
 	var ttft, e2e, osl, tokenCount *int64
 	var isl, errISL *int32
-	err := jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
-		switch string(memberKey(k, esc)) {
+	err := scan.Object(line, func(k []byte, esc bool, v scan.Value) error {
+		switch string(scan.MemberKey(k, esc)) {
 		case "metadata":
-			return lgMembers("metadata", v, func(key []byte, v jsonValue) error {
+			return lgMembers("metadata", v, func(key []byte, v scan.Value) error {
 				switch string(key) {
 				case "x_request_id":
-					return text("metadata.x_request_id", v, &r.RequestID)
+					return scan.Text("metadata.x_request_id", v, &r.RequestID)
 				case "request_start_ns":
 					return lgEpochField("metadata.request_start_ns", v, 1, &r.Start)
 				case "request_end_ns":
@@ -95,7 +97,7 @@ func (p *aiperfParser) parseLine(line []byte, out *rowQueue[ClientRow]) error {
 				return nil
 			})
 		case "metrics":
-			return lgMembers("metrics", v, func(key []byte, v jsonValue) error {
+			return lgMembers("metrics", v, func(key []byte, v scan.Value) error {
 				name := "metrics." + string(key)
 				switch string(key) {
 				case "time_to_first_token", "ttft":
@@ -121,20 +123,20 @@ func (p *aiperfParser) parseLine(line []byte, out *rowQueue[ClientRow]) error {
 				return nil
 			})
 		case "error":
-			if v.kind == jsonNull {
+			if v.Kind == scan.Null {
 				return nil
 			}
 			r.Error = "error" // an error object says the request failed, whatever it holds
-			return lgMembers("error", v, func(key []byte, v jsonValue) error {
+			return lgMembers("error", v, func(key []byte, v scan.Value) error {
 				switch string(key) {
 				case "code":
-					n, ok, err := integer("error.code", v, math.MinInt32, math.MaxInt32)
+					n, ok, err := scan.Integer("error.code", v, math.MinInt32, math.MaxInt32)
 					if ok && n >= 100 && n <= 999 {
 						r.Status = int32(n)
 					}
 					return err
 				case "type":
-					return p.labels.label("error.type", v, &r.Error)
+					return p.labels.Label("error.type", v, &r.Error)
 				}
 				return nil
 			})
@@ -146,14 +148,14 @@ func (p *aiperfParser) parseLine(line []byte, out *rowQueue[ClientRow]) error {
 	}
 	switch {
 	case r.Start == 0:
-		return missing("metadata.request_start_ns")
+		return record.Missing("metadata.request_start_ns")
 	case r.End == 0:
-		return missing("metadata.request_end_ns")
+		return record.Missing("metadata.request_end_ns")
 	}
 	r.TTFTNS, r.E2ENS = ttft, e2e
 	if ttft != nil {
 		r.FirstToken = r.Start + *ttft
-		r.Streamed = boolPtr(true)
+		r.Streamed = record.BoolPtr(true)
 	}
 	r.PromptTokens = isl
 	if r.PromptTokens == nil {
@@ -163,21 +165,21 @@ func (p *aiperfParser) parseLine(line []byte, out *rowQueue[ClientRow]) error {
 		osl = tokenCount
 	}
 	if osl != nil {
-		r.OutputTokens = int32Ptr(int32(*osl))
+		r.OutputTokens = record.Int32Ptr(int32(*osl))
 	}
 	r.Format = formatAIPerf
-	*out.next() = r
+	*out.Next() = r
 	return nil
 }
 
 // aiperfMetric reads a MetricValue, {"value":…,"unit":"…"}.
-func aiperfMetric(field string, v jsonValue) (value jsonValue, unit []byte, err error) {
-	err = lgMembers(field, v, func(key []byte, v jsonValue) error {
+func aiperfMetric(field string, v scan.Value) (value scan.Value, unit []byte, err error) {
+	err = lgMembers(field, v, func(key []byte, v scan.Value) error {
 		switch string(key) {
 		case "value":
 			value = v
 		case "unit":
-			b, _, err := textBytes(field+".unit", v)
+			b, _, err := scan.TextBytes(field+".unit", v)
 			unit = b
 			return err
 		}
@@ -186,24 +188,24 @@ func aiperfMetric(field string, v jsonValue) (value jsonValue, unit []byte, err 
 	return value, unit, err
 }
 
-func aiperfDuration(field string, v jsonValue, dst **int64) error {
+func aiperfDuration(field string, v scan.Value, dst **int64) error {
 	value, unit, err := aiperfMetric(field, v)
-	if err != nil || value.kind == 0 || value.kind == jsonNull {
+	if err != nil || value.Kind == 0 || value.Kind == scan.Null {
 		return err
 	}
 	scale, ok := lgUnitScale(string(unit))
 	if !ok {
-		return fieldErr(field, ErrBadValue, "unknown time unit %.20q", unit)
+		return record.FieldErrorf(field, record.ErrBadValue, "unknown time unit %.20q", unit)
 	}
 	return lgDurationField(field, value, scale, dst)
 }
 
-func aiperfCount(field string, v jsonValue, dst **int32) error {
+func aiperfCount(field string, v scan.Value, dst **int32) error {
 	value, _, err := aiperfMetric(field, v)
-	if err != nil || value.kind == 0 {
+	if err != nil || value.Kind == 0 {
 		return err
 	}
-	return count32(field, value, dst)
+	return scan.Count32(field, value, dst)
 }
 
 // Helpers shared by the load-generator formats (aiperf, genai-perf,
@@ -302,118 +304,81 @@ func lgScaledNS(b []byte, perUnit int64) (int64, error) {
 
 // lgDurationField reads a duration in units of perUnit nanoseconds (a JSON
 // number or a numeric string; null, "" and "-" leave dst nil).
-func lgDurationField(field string, v jsonValue, perUnit int64, dst **int64) error {
-	b, ok, err := textBytes(field, v)
+func lgDurationField(field string, v scan.Value, perUnit int64, dst **int64) error {
+	b, ok, err := scan.TextBytes(field, v)
 	if !ok || err != nil {
 		return err
 	}
 	ns, perr := lgScaledNS(b, perUnit)
 	if perr != nil {
-		return fieldErr(field, ErrBadValue, "%.40q: %v", b, perr)
+		return record.FieldErrorf(field, record.ErrBadValue, "%.40q: %v", b, perr)
 	}
-	*dst = nsPtr(ns)
+	*dst = record.NSPtr(ns)
 	return nil
 }
 
 // lgEpochField reads a Unix epoch time in units of perUnit nanoseconds
 // (1 for epoch ns) into dst, checking it is a plausible wall-clock time.
-func lgEpochField(field string, v jsonValue, perUnit int64, dst *int64) error {
-	b, ok, err := textBytes(field, v)
+func lgEpochField(field string, v scan.Value, perUnit int64, dst *int64) error {
+	b, ok, err := scan.TextBytes(field, v)
 	if !ok || err != nil {
 		return err
 	}
 	ns, perr := lgScaledNS(b, perUnit)
 	if perr != nil {
-		return fieldErr(field, ErrBadTime, "%.40q: %v", b, perr)
+		return record.FieldErrorf(field, record.ErrBadTime, "%.40q: %v", b, perr)
 	}
-	if ns < minEpochSec*1e9 || ns > maxEpochSec*1e9 {
-		return fieldErr(field, ErrBadTime, "%.40q: outside 2000-01-01..2100-01-01 (is the unit right?)", b)
+	if ns < scan.MinEpochSec*1e9 || ns > scan.MaxEpochSec*1e9 {
+		return record.FieldErrorf(field, record.ErrBadTime, "%.40q: outside 2000-01-01..2100-01-01 (is the unit right?)", b)
 	}
 	*dst = ns
 	return nil
 }
 
 // lgMembers walks a member that must be an object (or null).
-func lgMembers(field string, v jsonValue, fn func(key []byte, v jsonValue) error) error {
-	switch v.kind {
-	case jsonNull:
+func lgMembers(field string, v scan.Value, fn func(key []byte, v scan.Value) error) error {
+	switch v.Kind {
+	case scan.Null:
 		return nil
-	case jsonObjectKind:
-		return jsonObject(v.raw, func(k []byte, esc bool, v jsonValue) error { return fn(memberKey(k, esc), v) })
+	case scan.ObjectKind:
+		return scan.Object(v.Raw, func(k []byte, esc bool, v scan.Value) error { return fn(scan.MemberKey(k, esc), v) })
 	}
-	return fieldErr(field, ErrBadValue, "want an object, got %s", kindName(v.kind))
-}
-
-// lgElements walks a member that must be an array (or null).
-func lgElements(field string, v jsonValue, fn func(i int, v jsonValue) error) error {
-	switch v.kind {
-	case jsonNull:
-		return nil
-	case jsonArray:
-	default:
-		return fieldErr(field, ErrBadValue, "want an array, got %s", kindName(v.kind))
-	}
-	data := v.raw
-	i := skipSpace(data, 1)
-	if i < len(data) && data[i] == ']' {
-		return nil
-	}
-	for n := 0; ; n++ {
-		e, next, err := scanValue(data, i)
-		if err != nil {
-			return err
-		}
-		if err := fn(n, e); err != nil {
-			return err
-		}
-		i = skipSpace(data, next)
-		if i >= len(data) {
-			return synErr(i, errUnexpectedEnd.Error())
-		}
-		switch data[i] {
-		case ',':
-			i = skipSpace(data, i+1)
-		case ']':
-			return nil
-		default:
-			return synErr(i, "expected ',' or ']' after array element")
-		}
-	}
+	return record.FieldErrorf(field, record.ErrBadValue, "want an object, got %s", scan.KindName(v.Kind))
 }
 
 // lgSniffMembers walks the top-level members of a JSON object that may be
 // cut short (a sniffed first line is at most 64 KiB): fn gets each key and
 // its value, complete=false for a value cut off, and returns false to stop.
-func lgSniffMembers(data []byte, fn func(key []byte, v jsonValue, complete bool) bool) {
-	i := skipSpace(data, 0)
+func lgSniffMembers(data []byte, fn func(key []byte, v scan.Value, complete bool) bool) {
+	i := scan.SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return
 	}
-	i = skipSpace(data, i+1)
+	i = scan.SkipSpace(data, i+1)
 	for i < len(data) && data[i] == '"' {
-		kend, kesc, err := scanString(data, i+1)
+		kend, kesc, err := scan.StringAt(data, i+1)
 		if err != nil {
 			return
 		}
-		key := memberKey(data[i+1:kend], kesc)
-		i = skipSpace(data, kend+1)
+		key := scan.MemberKey(data[i+1:kend], kesc)
+		i = scan.SkipSpace(data, kend+1)
 		if i >= len(data) || data[i] != ':' {
 			return
 		}
-		i = skipSpace(data, i+1)
-		v, next, err := scanValue(data, i)
+		i = scan.SkipSpace(data, i+1)
+		v, next, err := scan.ValueAt(data, i)
 		if err != nil {
-			fn(key, jsonValue{}, false)
+			fn(key, scan.Value{}, false)
 			return
 		}
 		if !fn(key, v, true) {
 			return
 		}
-		i = skipSpace(data, next)
+		i = scan.SkipSpace(data, next)
 		if i >= len(data) || data[i] != ',' {
 			return
 		}
-		i = skipSpace(data, i+1)
+		i = scan.SkipSpace(data, i+1)
 	}
 }
 
@@ -422,7 +387,7 @@ func lgSniffMembers(data []byte, fn func(key []byte, v jsonValue, complete bool)
 // level: such a line is left to the native sniffer.
 func lgNativeLike(line []byte) bool {
 	var id, start bool
-	lgSniffMembers(line, func(key []byte, _ jsonValue, _ bool) bool {
+	lgSniffMembers(line, func(key []byte, _ scan.Value, _ bool) bool {
 		switch string(key) {
 		case "request_id":
 			id = true

@@ -1,4 +1,4 @@
-package ingest
+package formats
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infertrace/infertrace/ingest/record"
 	"golang.org/x/tools/txtar"
 )
 
@@ -57,22 +58,22 @@ func TestScaledNS(t *testing.T) {
 // lgDecodeLines runs a line parser over each non-blank line of input, as
 // the chunk decoder does (the chunker itself is fuzzed with the native
 // formats; leaving it out makes an execution many times cheaper).
-func lgDecodeLines(t testing.TB, p lineParser[ClientRow], input []byte) (rows []ClientRow, rejects []error) {
-	var q rowQueue[ClientRow]
+func lgDecodeLines(t testing.TB, p record.LineParser[record.ClientRow], input []byte) (rows []record.ClientRow, rejects []error) {
+	var q record.RowQueue[record.ClientRow]
 	for n, line := range bytes.Split(input, []byte("\n")) {
-		if line = trimCR(line); isBlank(line) {
+		if line = record.TrimCR(line); record.IsBlank(line) {
 			continue
 		}
-		q.reset()
-		if err := p.parseLine(line, &q); err != nil {
-			var fe *FieldError
-			if !errors.As(err, &fe) && !errors.Is(err, ErrSyntax) {
+		q.Reset()
+		if err := p.ParseLine(line, &q); err != nil {
+			var fe *record.FieldError
+			if !errors.As(err, &fe) && !errors.Is(err, record.ErrSyntax) {
 				t.Fatalf("line %d: an error that is neither a field nor a syntax error: %v", n+1, err)
 			}
 			rejects = append(rejects, err)
 			continue
 		}
-		for _, r := range q.rows {
+		for _, r := range q.Rows {
 			if r.Format == "" {
 				t.Fatalf("line %d: row without its format: %+v", n+1, r)
 			}
@@ -85,7 +86,7 @@ func lgDecodeLines(t testing.TB, p lineParser[ClientRow], input []byte) (rows []
 // txtarSeeds adds the input files of a testdata/ingest case as fuzz seeds,
 // whole and line by line.
 func txtarSeeds(f *testing.F, name string) {
-	ar, err := txtar.ParseFile("../testdata/ingest/" + name)
+	ar, err := txtar.ParseFile("../../testdata/ingest/" + name)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package ingest
+package formats
 
 // The envoy gateway format: Envoy access logs, one request per line.
 //
@@ -50,6 +50,8 @@ package ingest
 import (
 	"bytes"
 	"fmt"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"strings"
 	"unicode/utf8"
 )
@@ -61,12 +63,12 @@ var envoyDefaultConfig = mustEnvoyConfig("")
 
 func init() {
 	def := envoyDefaultConfig
-	registry[Gateway] = append(registry[Gateway], &format{
-		tier:      Gateway,
-		name:      formatEnvoy,
-		sniff:     sniffEnvoy,
-		newParser: func() lineParser[GatewayRow] { return newEnvoyParser(def) },
-		options:   envoyOptions,
+	record.Register(&record.Format{
+		Tier:      record.Gateway,
+		Name:      formatEnvoy,
+		Sniff:     sniffEnvoy,
+		NewParser: func() record.LineParser[record.GatewayRow] { return newEnvoyParser(def) },
+		Options:   envoyOptions,
 	})
 }
 
@@ -75,7 +77,7 @@ func envoyOptions(opts map[string]string) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--envoy-format: %w", err)
 	}
-	return func() lineParser[GatewayRow] { return newEnvoyParser(cfg) }, nil
+	return func() record.LineParser[record.GatewayRow] { return newEnvoyParser(cfg) }, nil
 }
 
 // envoyConfig is what one run reads Envoy lines with; shared by workers,
@@ -143,11 +145,11 @@ func compileEnvoyJSON(obj []byte, depth int) (*envoyJSONNode, error) {
 		return nil, fmt.Errorf("JSON format nested too deeply")
 	}
 	node := &envoyJSONNode{members: map[string]*envoyJSONMember{}}
-	err := jsonObject(obj, func(k []byte, esc bool, v jsonValue) error {
-		key := string(memberKey(k, esc))
-		switch v.kind {
-		case jsonString:
-			s, ok := unquote(v.raw, v.escaped)
+	err := scan.Object(obj, func(k []byte, esc bool, v scan.Value) error {
+		key := string(scan.MemberKey(k, esc))
+		switch v.Kind {
+		case scan.String:
+			s, ok := scan.Unquote(v.Raw, v.Escaped)
 			if !ok {
 				return fmt.Errorf("member %q: bad escape", key)
 			}
@@ -159,8 +161,8 @@ func compileEnvoyJSON(obj []byte, depth int) (*envoyJSONNode, error) {
 				return fmt.Errorf("member %q: %w", key, err)
 			}
 			node.members[key] = &envoyJSONMember{format: f}
-		case jsonObjectKind:
-			n, err := compileEnvoyJSON(v.raw, depth+1)
+		case scan.ObjectKind:
+			n, err := compileEnvoyJSON(v.Raw, depth+1)
 			if err != nil {
 				return fmt.Errorf("member %q: %w", key, err)
 			}
@@ -243,8 +245,8 @@ func sniffEnvoy(line []byte) bool {
 	c := envoyDefaultConfig // the defaults only
 	if line[0] == '{' {
 		var start, id, ngx bool
-		err := jsonObject(line, func(k []byte, esc bool, _ jsonValue) error {
-			switch string(memberKey(k, esc)) {
+		err := scan.Object(line, func(k []byte, esc bool, _ scan.Value) error {
+			switch string(scan.MemberKey(k, esc)) {
 			case "start_time":
 				start = true
 			case "x-request-id", "x_request_id", "request_id":
@@ -293,7 +295,7 @@ func (f *envoyFormat) valid(i int, v []byte) bool {
 
 type envoyParser struct {
 	cfg    *envoyConfig
-	labels labels
+	labels scan.Labels
 	vals   [][]byte
 	rec    envoyRec
 }
@@ -350,7 +352,7 @@ type envoyRec struct {
 	hasTTFT     bool
 }
 
-func (p *envoyParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
+func (p *envoyParser) ParseLine(line []byte, out *record.RowQueue[record.GatewayRow]) error {
 	p.rec = envoyRec{}
 	r := &p.rec
 	if t := bytes.TrimSpace(line); len(t) > 0 && t[0] == '{' {
@@ -360,7 +362,7 @@ func (p *envoyParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
 		} else {
 			err = p.jsonConventional(t)
 		}
-		if _, syntax := err.(*syntaxError); syntax {
+		if _, syntax := err.(*scan.SyntaxError); syntax {
 			// Not JSON: a JSON-shaped text format with an unescaped value?
 			*r = envoyRec{}
 			if p.text(line) == nil {
@@ -373,7 +375,7 @@ func (p *envoyParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
 	} else if err := p.text(line); err != nil {
 		return err
 	}
-	return p.row(out.next())
+	return p.row(out.Next())
 }
 
 func (p *envoyParser) text(line []byte) error {
@@ -398,8 +400,8 @@ func (p *envoyParser) text(line []byte) error {
 }
 
 func (p *envoyParser) jsonConventional(line []byte) error {
-	return jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
-		key := memberKey(k, esc)
+	return scan.Object(line, func(k []byte, esc bool, v scan.Value) error {
+		key := scan.MemberKey(k, esc)
 		op, ok := envoyJSONKeys[string(key)]
 		if !ok {
 			if !bytes.HasPrefix(key, []byte("start_time")) {
@@ -416,18 +418,18 @@ func (p *envoyParser) jsonConventional(line []byte) error {
 }
 
 func (p *envoyParser) jsonNode(obj []byte, node *envoyJSONNode, depth int) error {
-	return jsonObject(obj, func(k []byte, esc bool, v jsonValue) error {
-		m := node.members[string(memberKey(k, esc))]
+	return scan.Object(obj, func(k []byte, esc bool, v scan.Value) error {
+		m := node.members[string(scan.MemberKey(k, esc))]
 		if m == nil {
 			return nil
 		}
 		if m.nested != nil {
-			if v.kind != jsonObjectKind || depth > 8 {
+			if v.Kind != scan.ObjectKind || depth > 8 {
 				return nil
 			}
-			return p.jsonNode(v.raw, m.nested, depth+1)
+			return p.jsonNode(v.Raw, m.nested, depth+1)
 		}
-		b, ok, err := memberText(memberKey(k, esc), v)
+		b, ok, err := memberText(scan.MemberKey(k, esc), v)
 		if !ok || err != nil {
 			return err
 		}
@@ -437,7 +439,7 @@ func (p *envoyParser) jsonNode(obj []byte, node *envoyJSONNode, depth int) error
 		}
 		vals := p.vals[:len(f.ops)]
 		if !f.matchText(b, vals) {
-			return &lfMismatch{msg: fmt.Sprintf("member %q does not match its format %q", memberKey(k, esc), f.src)}
+			return &lfMismatch{msg: fmt.Sprintf("member %q does not match its format %q", scan.MemberKey(k, esc), f.src)}
 		}
 		for i := range f.ops {
 			if vals[i] != nil {
@@ -452,9 +454,9 @@ func (p *envoyParser) jsonNode(obj []byte, node *envoyJSONNode, depth int) error
 
 // memberText is textBytes naming the member only when it is wrong, so that
 // the good ones cost no allocation.
-func memberText(key []byte, v jsonValue) ([]byte, bool, error) {
-	b, ok, err := textBytes("", v)
-	if fe, isFE := err.(*FieldError); isFE {
+func memberText(key []byte, v scan.Value) ([]byte, bool, error) {
+	b, ok, err := scan.TextBytes("", v)
+	if fe, isFE := err.(*record.FieldError); isFE {
 		fe.Field = string(key)
 	}
 	return b, ok, err
@@ -480,7 +482,7 @@ func (p *envoyParser) set(op *envoyOp, v []byte) error {
 			ns, err = parseEnvoyTime(v)
 		}
 		if err != nil {
-			return fieldErr("START_TIME", ErrBadTime, "%.60q: %v", v, err)
+			return record.FieldErrorf("START_TIME", record.ErrBadTime, "%.60q: %v", v, err)
 		}
 		d := 0
 		if i := bytes.IndexByte(v, '.'); i >= 0 {
@@ -494,7 +496,7 @@ func (p *envoyParser) set(op *envoyOp, v []byte) error {
 	case erEdge:
 		ns, ok := parseScaledDecimal(v, op.unit)
 		if !ok {
-			return fieldErr(envoyOpName(op), ErrBadValue, "want a duration, got %.40q", v)
+			return record.FieldErrorf(envoyOpName(op), record.ErrBadValue, "want a duration, got %.40q", v)
 		}
 		if r.nedges < len(r.edges) {
 			r.edges[r.nedges] = envoyEdge{from: op.from, to: op.to, ns: ns, unit: op.unit}
@@ -503,13 +505,13 @@ func (p *envoyParser) set(op *envoyOp, v []byte) error {
 	case erStatus:
 		n, ok := parseScaledDecimal(v, 1)
 		if !ok || n < 0 || n > 999 {
-			return fieldErr("RESPONSE_CODE", ErrBadValue, "want an HTTP status, got %.40q", v)
+			return record.FieldErrorf("RESPONSE_CODE", record.ErrBadValue, "want an HTTP status, got %.40q", v)
 		}
 		r.status = int32(n)
 	case erAttempts, erInputTokens, erOutputTokens:
 		n, ok := parseScaledDecimal(v, 1)
 		if !ok || n < 0 || n > 1<<31-1 {
-			return fieldErr(envoyOpName(op), ErrBadValue, "want a count, got %.40q", v)
+			return record.FieldErrorf(envoyOpName(op), record.ErrBadValue, "want a count, got %.40q", v)
 		}
 		switch op.role {
 		case erAttempts:
@@ -522,7 +524,7 @@ func (p *envoyParser) set(op *envoyOp, v []byte) error {
 	case erTTFT:
 		ns, ok := parseScaledDecimal(v, 1e6)
 		if !ok || ns < 0 {
-			return fieldErr("token_latency_ttft", ErrBadValue, "want milliseconds, got %.40q", v)
+			return record.FieldErrorf("token_latency_ttft", record.ErrBadValue, "want milliseconds, got %.40q", v)
 		}
 		r.ttft, r.hasTTFT = ns, true
 	case erRequestID:
@@ -622,17 +624,17 @@ func (r *envoyRec) points() (off [numPoints]int64, unit [numPoints]int64) {
 	}
 }
 
-func (p *envoyParser) row(row *GatewayRow) error {
+func (p *envoyParser) row(row *record.GatewayRow) error {
 	r := &p.rec
 	if !r.hasStart {
-		return missing("START_TIME")
+		return record.Missing("START_TIME")
 	}
 	id := r.rid
 	if id == nil {
 		id = r.sid
 	}
 	if id == nil {
-		return missing("x-request-id")
+		return record.Missing("x-request-id")
 	}
 	off, unit := r.points()
 	at := func(pts ...envoyPoint) int64 {
@@ -645,7 +647,7 @@ func (p *envoyParser) row(row *GatewayRow) error {
 	}
 	for _, b := range [...][]byte{id, r.path, r.route, r.upstream, r.gateway, r.flags, r.traceID, r.model[0], r.model[1], r.model[2]} {
 		if !utf8.Valid(b) {
-			return fieldErr("value", ErrBadValue, "%.40q is not valid UTF-8", b)
+			return record.FieldErrorf("value", record.ErrBadValue, "%.40q is not valid UTF-8", b)
 		}
 	}
 	row.RequestID = string(id)
@@ -666,36 +668,36 @@ func (p *envoyParser) row(row *GatewayRow) error {
 	row.Status = r.status
 	if r.path != nil {
 		path, _, _ := bytes.Cut(r.path, []byte("?"))
-		row.Route = p.labels.intern(path)
+		row.Route = p.labels.Intern(path)
 	} else if r.route != nil {
-		row.Route = p.labels.intern(r.route)
+		row.Route = p.labels.Intern(r.route)
 	}
 	if r.upstream != nil {
-		row.Upstream = p.labels.intern(r.upstream)
+		row.Upstream = p.labels.Intern(r.upstream)
 	}
 	if r.gateway != nil {
-		row.Gateway = p.labels.intern(r.gateway)
+		row.Gateway = p.labels.Intern(r.gateway)
 	}
 	if r.flags != nil {
-		row.ResponseFlags = p.labels.intern(r.flags)
+		row.ResponseFlags = p.labels.Intern(r.flags)
 	}
 	if r.hasAttempts {
-		row.Attempts = int32Ptr(r.attempts)
+		row.Attempts = record.Int32Ptr(r.attempts)
 	}
 	for _, m := range r.model {
 		if m != nil {
-			row.Model = p.labels.intern(m)
+			row.Model = p.labels.Intern(m)
 			break
 		}
 	}
 	if r.hasIn {
-		row.PromptTokens = int32Ptr(r.in)
+		row.PromptTokens = record.Int32Ptr(r.in)
 	}
 	if r.hasOut {
-		row.OutputTokens = int32Ptr(r.out)
+		row.OutputTokens = record.Int32Ptr(r.out)
 	}
 	if r.hasTTFT {
-		row.TTFTNS = nsPtr(r.ttft)
+		row.TTFTNS = record.NSPtr(r.ttft)
 	}
 	if r.traceID != nil {
 		row.TraceID = string(r.traceID)

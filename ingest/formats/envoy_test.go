@@ -1,12 +1,16 @@
-package ingest
+package formats
 
 import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/infertrace/infertrace/ingest/internal/rowtext"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
-func envoyRows(t testing.TB, format, input string) ([]GatewayRow, []*ParseError) {
+func envoyRows(t testing.TB, format, input string) ([]record.GatewayRow, []*record.ParseError) {
 	t.Helper()
 	cfg, err := compileEnvoyConfig(format)
 	if err != nil {
@@ -64,7 +68,7 @@ func TestEnvoyDerivation(t *testing.T) {
 				got = append(got, "-")
 				continue
 			}
-			got = append(got, strings.TrimSuffix(strings.TrimPrefix(formatNS(ns), at[:17]), "Z"))
+			got = append(got, strings.TrimSuffix(strings.TrimPrefix(scan.FormatNS(ns), at[:17]), "Z"))
 		}
 		if g := strings.Join(got, " "); g != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, g, c.want)
@@ -86,7 +90,7 @@ func TestEnvoyFields(t *testing.T) {
 	if r.Status != 0 || r.ResponseFlags != "DC" || r.Upstream != "" || r.Route != "httproute/llm" || *r.Attempts != 2 ||
 		r.Gateway != "gw-7" || r.TraceID != "4bf92f3577b34da6a3ce929d0e0e4736" || r.Model != "m-served" ||
 		*r.PromptTokens != 15 || r.OutputTokens != nil || *r.TTFTNS != 179_250_000 || r.End != 0 {
-		t.Errorf("%s", renderRow(&r, ""))
+		t.Errorf("%s", rowtext.Render(&r, ""))
 	}
 	for line, reason := range map[string]string{
 		`{"start_time":"2026-01-15T10:00:00.004Z","duration":5}`:                                            "x-request-id: missing required field",
@@ -116,9 +120,9 @@ func TestEnvoyJSONFormat(t *testing.T) {
 		t.Fatalf("rows %v, rejects %v", rows, rejects)
 	}
 	r := rows[0]
-	if r.RequestID != "r1" || r.Route != "/v1/chat/completions" || formatNS(r.UpstreamFirstByte) != "2026-01-15T10:00:00.1828Z" ||
-		formatNS(r.End) != "2026-01-15T10:00:02.148Z" {
-		t.Errorf("%s", renderRow(&r, ""))
+	if r.RequestID != "r1" || r.Route != "/v1/chat/completions" || scan.FormatNS(r.UpstreamFirstByte) != "2026-01-15T10:00:00.1828Z" ||
+		scan.FormatNS(r.End) != "2026-01-15T10:00:02.148Z" {
+		t.Errorf("%s", rowtext.Render(&r, ""))
 	}
 	if !strings.Contains(rejects[0].Error(), `member "req" does not match its format`) {
 		t.Error(rejects[0])
@@ -137,8 +141,8 @@ func TestEnvoyUserFormatAndDefaults(t *testing.T) {
 		t.Fatalf("rows %v, rejects %v", rows, rejects)
 	}
 	for i, r := range rows {
-		if r.RequestID != "r"+strconv.Itoa(i+1) || formatNS(r.End) != "2026-01-15T10:00:02.148Z" {
-			t.Errorf("%s", renderRow(&r, ""))
+		if r.RequestID != "r"+strconv.Itoa(i+1) || scan.FormatNS(r.End) != "2026-01-15T10:00:02.148Z" {
+			t.Errorf("%s", rowtext.Render(&r, ""))
 		}
 	}
 	if !strings.Contains(rejects[0].Error(), "does not match the --envoy-format string, nor a default format") {
@@ -206,13 +210,13 @@ func BenchmarkEnvoyJSON(b *testing.B) {
 	benchParser(b, newEnvoyParser(envoyDefaultConfig), line)
 }
 
-func benchParser(b *testing.B, p lineParser[GatewayRow], line []byte) {
-	var q rowQueue[GatewayRow]
+func benchParser(b *testing.B, p record.LineParser[record.GatewayRow], line []byte) {
+	var q record.RowQueue[record.GatewayRow]
 	b.SetBytes(int64(len(line)))
 	b.ReportAllocs()
 	for b.Loop() {
-		q.reset()
-		if err := p.parseLine(line, &q); err != nil {
+		q.Reset()
+		if err := p.ParseLine(line, &q); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -228,8 +232,8 @@ func TestGatewaySniffing(t *testing.T) {
 		`10.0.0.15 - - [15/Jan/2026:10:00:02 +0000] "POST /v1/chat/completions HTTP/1.1" 200 61440 "-" "python-requests/2.32.3"`:                                        formatNginx,
 		`{"request_id":"r1","start":"2026-11-30T10:00:02.5Z","upstream_start":"2026-11-30T10:00:02.51Z","end":"2026-11-30T10:00:04.41Z"}`:                               formatNative,
 	} {
-		f, err := sniffFormat(Gateway, []byte(line))
-		if err != nil || f.name != want {
+		f, err := record.SniffFormat(record.Gateway, []byte(line))
+		if err != nil || f.Name != want {
 			t.Errorf("%s: got %v %v, want %s", line, f, err, want)
 		}
 	}

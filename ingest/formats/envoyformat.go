@@ -1,9 +1,11 @@
-package ingest
+package formats
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"strconv"
 	"strings"
 )
@@ -175,7 +177,7 @@ func lfClassOK(c lfClass, v []byte, from, to int) bool {
 type lfMismatch struct{ msg string }
 
 func (e *lfMismatch) Error() string { return e.msg }
-func (e *lfMismatch) Unwrap() error { return ErrSyntax }
+func (e *lfMismatch) Unwrap() error { return record.ErrSyntax }
 
 // Envoy's format strings: %COMMAND%, %COMMAND(ARG)% or %COMMAND(ARG):LEN%,
 // COMMAND of A-Z, 0-9 and _, and %% for a literal % (envoy
@@ -609,7 +611,7 @@ func (l *strftime) parse(b []byte) (int64, error) {
 	yday, pm, h12 := 0, -1, false
 	var frac, offset int64
 	epoch := int64(-1)
-	bad := errTimeSyntax
+	bad := scan.ErrTimeSyntax
 	digits := func(max int, exact bool) (int, bool) {
 		n, v := 0, 0
 		for n < max && n < len(b) && b[n] >= '0' && b[n] <= '9' {
@@ -754,8 +756,8 @@ func (l *strftime) parse(b []byte) (int64, error) {
 		return 0, bad
 	}
 	if epoch >= 0 {
-		if epoch < minEpochSec || epoch > maxEpochSec {
-			return 0, errTimeRange
+		if epoch < scan.MinEpochSec || epoch > scan.MaxEpochSec {
+			return 0, scan.ErrTimeRange
 		}
 		return epoch*1e9 + frac, nil
 	}
@@ -765,13 +767,13 @@ func (l *strftime) parse(b []byte) (int64, error) {
 	if yday > 0 {
 		month, day = 1, 1
 	}
-	if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || min > 59 || sec > 60 {
+	if month < 1 || month > 12 || day < 1 || day > scan.DaysIn(month, year) || hour > 23 || min > 59 || sec > 60 {
 		return 0, bad
 	}
-	days := daysFromCivil(year, month, day) + int64(max(yday-1, 0))
+	days := scan.DaysFromCivil(year, month, day) + int64(max(yday-1, 0))
 	unix := days*86400 + int64(hour*3600+min*60+sec) - offset
-	if unix < minEpochSec || unix > maxEpochSec {
-		return 0, errTimeRange
+	if unix < scan.MinEpochSec || unix > scan.MaxEpochSec {
+		return 0, scan.ErrTimeRange
 	}
 	return unix*1e9 + frac, nil
 }
@@ -783,15 +785,15 @@ func parseEnvoyTime(b []byte) (int64, error) {
 	if n := len(b); n > 5 && (b[n-5] == '+' || b[n-5] == '-') && b[n-3] != ':' && b[4] == '-' {
 		var buf [48]byte
 		if n+1 > len(buf) {
-			return 0, errTimeSyntax
+			return 0, scan.ErrTimeSyntax
 		}
 		c := append(buf[:0], b[:n-2]...)
 		c = append(c, ':')
 		b = append(c, b[n-2:]...)
 	}
-	ns, ok, err := parseTimeText(b)
+	ns, ok, err := scan.ParseTimeText(b)
 	if err == nil && !ok {
-		err = errTimeSyntax
+		err = scan.ErrTimeSyntax
 	}
 	return ns, err
 }

@@ -1,9 +1,12 @@
-package ingest
+package formats
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"io"
 	"path/filepath"
 	"strings"
@@ -20,8 +23,8 @@ func TestFormatOptionErrors(t *testing.T) {
 		{"envoy-format", "%START_TIME(%Q)% %REQ(X-REQUEST-ID)%"}:     "%Q is not a supported time specifier",
 		{"envoy-format", "%COMMON_DURATION(DS_RX_BEG:US_TX_BEG:s)%"}: `precision "s" is not ms, us or ns`,
 	} {
-		_, err := Run(context.Background(), Options{
-			Inputs:        []Input{{Tier: Gateway, Pattern: "../testdata/ingest/native.txtar"}},
+		_, err := ingest.Run(context.Background(), ingest.Options{
+			Inputs:        []ingest.Input{{Tier: record.Gateway, Pattern: "../../testdata/ingest/native.txtar"}},
 			Out:           filepath.Join(dir, "out"),
 			FormatOptions: map[string]string{opts[0]: opts[1]},
 		})
@@ -33,16 +36,16 @@ func TestFormatOptionErrors(t *testing.T) {
 
 // decodeWith runs a line parser over input as the pipeline does and checks
 // the line accounting.
-func decodeWith(t testing.TB, p lineParser[GatewayRow], input []byte) (rows []GatewayRow, rejects []*ParseError) {
+func decodeWith(t testing.TB, p record.LineParser[record.GatewayRow], input []byte) (rows []record.GatewayRow, rejects []*record.ParseError) {
 	t.Helper()
-	d := &lineStream[GatewayRow]{c: newChunker("in.log", bytes.NewReader(input)), parser: p}
+	d := ingest.NewLineDecoder(p, bytes.NewReader(input), "in.log")
 	for {
-		var row GatewayRow
+		var row record.GatewayRow
 		err := d.Next(&row)
 		if err == io.EOF {
 			break
 		}
-		var pe *ParseError
+		var pe *record.ParseError
 		if errors.As(err, &pe) {
 			rejects = append(rejects, pe)
 			continue
@@ -52,9 +55,9 @@ func decodeWith(t testing.TB, p lineParser[GatewayRow], input []byte) (rows []Ga
 		}
 		rows = append(rows, row)
 	}
-	c := d.c
-	if got := d.decoded + int64(len(rejects)) + c.dups + c.blank; got != c.lines {
-		t.Fatalf("lines %d != decoded %d + rejected %d + duplicates %d + blank %d", c.lines, d.decoded, len(rejects), c.dups, c.blank)
+	c, _ := ingest.Counts(d)
+	if got := c.Decoded + int64(len(rejects)) + c.Duplicates + c.Blank; got != c.Lines {
+		t.Fatalf("lines %d != decoded %d + rejected %d + duplicates %d + blank %d", c.Lines, c.Decoded, len(rejects), c.Duplicates, c.Blank)
 	}
 	return rows, rejects
 }
@@ -144,8 +147,8 @@ func TestTemplateWorkBound(t *testing.T) {
 	line := []byte(`[2026-01-15T10:00:00.004Z] "POST /v1 HTTP/1.1" 200 - 1 2 3 4 "-" "` + strings.Repeat(`" "`, 1<<18) + `x`)
 	p := newEnvoyParser(envoyDefaultConfig)
 	start := time.Now()
-	var q rowQueue[GatewayRow]
-	if err := p.parseLine(line, &q); err == nil {
+	var q record.RowQueue[record.GatewayRow]
+	if err := p.ParseLine(line, &q); err == nil {
 		t.Fatal("hostile line matched")
 	}
 	if d := time.Since(start); d > 2*time.Second {
@@ -174,7 +177,7 @@ func TestStrftime(t *testing.T) {
 		}
 		got := "error"
 		if ns, err := l.parse([]byte(c.in)); err == nil {
-			got = formatNS(ns)
+			got = scan.FormatNS(ns)
 		}
 		if got != c.want {
 			t.Errorf("%s %q: got %s, want %s", c.layout, c.in, got, c.want)
@@ -212,7 +215,7 @@ func FuzzEnvoyFormatString(f *testing.F) {
 			return
 		}
 		p := newEnvoyParser(cfg)
-		var q rowQueue[GatewayRow]
-		p.parseLine([]byte(line), &q)
+		var q record.RowQueue[record.GatewayRow]
+		p.ParseLine([]byte(line), &q)
 	})
 }

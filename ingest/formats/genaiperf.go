@@ -1,10 +1,12 @@
-package ingest
+package formats
 
 import (
 	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"io"
 	"strconv"
 )
@@ -40,7 +42,7 @@ import (
 const formatGenAIPerf = "genai-perf"
 
 func init() {
-	registerDoc(Client, formatGenAIPerf, sniffGenAIPerf, parseGenAIPerf)
+	record.RegisterDoc(record.Client, formatGenAIPerf, sniffGenAIPerf, parseGenAIPerf)
 }
 
 // sniffGenAIPerf accepts a first line that opens the document with its
@@ -52,7 +54,7 @@ func sniffGenAIPerf(line []byte) bool {
 		return false
 	}
 	found := false
-	lgSniffMembers(line, func(key []byte, _ jsonValue, _ bool) bool {
+	lgSniffMembers(line, func(key []byte, _ scan.Value, _ bool) bool {
 		found = string(key) == "experiments"
 		return false // it is the first member
 	})
@@ -60,9 +62,9 @@ func sniffGenAIPerf(line []byte) bool {
 }
 
 // lgMaxUnit bounds the bytes of one request record read at once.
-const lgMaxUnit = MaxLineBytes
+const lgMaxUnit = record.MaxLineBytes
 
-func parseGenAIPerf(r io.Reader, file string, out *DocOut[ClientRow]) error {
+func parseGenAIPerf(r io.Reader, file string, out *record.DocOut[record.ClientRow]) error {
 	d := newLgDocReader(r)
 	var p genaiPerfParser
 	found := false
@@ -85,24 +87,24 @@ func parseGenAIPerf(r io.Reader, file string, out *DocOut[ClientRow]) error {
 		})
 	})
 	if err == nil && !found && d.docs > 0 {
-		err = fmt.Errorf("%w: no \"experiments\" member: not a GenAI-Perf profile_export.json", ErrSyntax)
+		err = fmt.Errorf("%w: no \"experiments\" member: not a GenAI-Perf profile_export.json", record.ErrSyntax)
 	}
 	return lgDocEnd(err)
 }
 
-type genaiPerfParser struct{ labels labels }
+type genaiPerfParser struct{ labels scan.Labels }
 
-func (p *genaiPerfParser) request(raw []byte, out *DocOut[ClientRow]) error {
-	var r ClientRow
+func (p *genaiPerfParser) request(raw []byte, out *record.DocOut[record.ClientRow]) error {
+	var r record.ClientRow
 	var first, last int64
 	n := 0
 	var respModel string
-	err := jsonObject(raw, func(k []byte, esc bool, v jsonValue) error {
-		switch string(memberKey(k, esc)) {
+	err := scan.Object(raw, func(k []byte, esc bool, v scan.Value) error {
+		switch string(scan.MemberKey(k, esc)) {
 		case "timestamp":
 			return lgEpochField("timestamp", v, 1, &r.Start)
 		case "response_timestamps":
-			return lgElements("response_timestamps", v, func(_ int, e jsonValue) error {
+			return scan.Elements("response_timestamps", v, func(_ int, e scan.Value) error {
 				var ns int64
 				if err := lgEpochField("response_timestamps", e, 1, &ns); err != nil || ns == 0 {
 					return err
@@ -115,24 +117,24 @@ func (p *genaiPerfParser) request(raw []byte, out *DocOut[ClientRow]) error {
 				return nil
 			})
 		case "response_outputs":
-			return lgElements("response_outputs", v, func(_ int, e jsonValue) error {
-				if r.ResponseID != "" || e.kind != jsonObjectKind {
+			return scan.Elements("response_outputs", v, func(_ int, e scan.Value) error {
+				if r.ResponseID != "" || e.Kind != scan.ObjectKind {
 					return nil
 				}
-				return jsonObject(e.raw, func(k []byte, esc bool, v jsonValue) error {
-					if v.kind == jsonString && r.ResponseID == "" {
+				return scan.Object(e.Raw, func(k []byte, esc bool, v scan.Value) error {
+					if v.Kind == scan.String && r.ResponseID == "" {
 						p.response(v, &r, &respModel)
 					}
 					return nil
 				})
 			})
 		case "request_inputs":
-			return lgMembers("request_inputs", v, func(key []byte, v jsonValue) error {
-				if string(key) == "payload" && v.kind == jsonString {
-					if body, ok := unquote(v.raw, v.escaped); ok {
-						lgSniffMembers(bytes.TrimSpace(body), func(key []byte, v jsonValue, complete bool) bool {
+			return lgMembers("request_inputs", v, func(key []byte, v scan.Value) error {
+				if string(key) == "payload" && v.Kind == scan.String {
+					if body, ok := scan.Unquote(v.Raw, v.Escaped); ok {
+						lgSniffMembers(bytes.TrimSpace(body), func(key []byte, v scan.Value, complete bool) bool {
 							if string(key) == "model" && complete {
-								p.labels.label("model", v, &r.Model)
+								p.labels.Label("model", v, &r.Model)
 								return false
 							}
 							return true
@@ -148,17 +150,17 @@ func (p *genaiPerfParser) request(raw []byte, out *DocOut[ClientRow]) error {
 		return err
 	}
 	if r.Start == 0 {
-		return missing("timestamp")
+		return record.Missing("timestamp")
 	}
 	switch {
 	case n == 0:
 		r.Error = "no response"
 	case n == 1:
 		r.End = last
-		r.Streamed = boolPtr(false)
+		r.Streamed = record.BoolPtr(false)
 	default:
 		r.End, r.FirstToken = last, first
-		r.Streamed = boolPtr(true)
+		r.Streamed = record.BoolPtr(true)
 	}
 	if r.Model == "" {
 		r.Model = respModel
@@ -170,8 +172,8 @@ func (p *genaiPerfParser) request(raw []byte, out *DocOut[ClientRow]) error {
 
 // response reads the id, model and error of one response output: a JSON
 // body, or SSE text whose data: lines hold JSON chunks.
-func (p *genaiPerfParser) response(v jsonValue, r *ClientRow, model *string) {
-	body, ok := unquote(v.raw, v.escaped)
+func (p *genaiPerfParser) response(v scan.Value, r *record.ClientRow, model *string) {
+	body, ok := scan.Unquote(v.Raw, v.Escaped)
 	if !ok {
 		return
 	}
@@ -192,32 +194,32 @@ func (p *genaiPerfParser) response(v jsonValue, r *ClientRow, model *string) {
 		var isErr bool
 		var errType string
 		var code int32
-		lgSniffMembers(line, func(key []byte, v jsonValue, complete bool) bool {
+		lgSniffMembers(line, func(key []byte, v scan.Value, complete bool) bool {
 			if !complete {
 				return false
 			}
 			switch string(key) {
 			case "id":
-				text("id", v, &r.ResponseID)
+				scan.Text("id", v, &r.ResponseID)
 			case "model":
 				if *model == "" {
-					p.labels.label("model", v, model)
+					p.labels.Label("model", v, model)
 				}
 			case "object":
-				isErr = v.kind == jsonString && string(v.raw) == "error"
+				isErr = v.Kind == scan.String && string(v.Raw) == "error"
 			case "type":
-				p.labels.label("type", v, &errType)
+				p.labels.Label("type", v, &errType)
 			case "code":
-				httpStatus("code", v, &code)
+				scan.HTTPStatus("code", v, &code)
 			case "error": // OpenAI: {"error":{"message":…,"type":…,"code":…}}
-				if v.kind == jsonObjectKind {
+				if v.Kind == scan.ObjectKind {
 					isErr = true
-					lgSniffMembers(v.raw, func(key []byte, v jsonValue, complete bool) bool {
+					lgSniffMembers(v.Raw, func(key []byte, v scan.Value, complete bool) bool {
 						switch string(key) {
 						case "type":
-							p.labels.label("type", v, &errType)
+							p.labels.Label("type", v, &errType)
 						case "code":
-							httpStatus("code", v, &code)
+							scan.HTTPStatus("code", v, &code)
 						}
 						return complete
 					})
@@ -263,7 +265,7 @@ func newLgDocReader(r io.Reader) *lgDocReader {
 }
 
 func (d *lgDocReader) synErr(msg string) error {
-	return fmt.Errorf("%w: line %d: %s", ErrSyntax, d.line, msg)
+	return fmt.Errorf("%w: line %d: %s", record.ErrSyntax, d.line, msg)
 }
 
 // next consumes one byte; the end of input is io.ErrUnexpectedEOF.
@@ -408,11 +410,11 @@ func (d *lgDocReader) members(fn func(key string) error) error {
 		if len(raw) < 2 || raw[0] != '"' {
 			return d.synErr("expected a member name")
 		}
-		end, esc, err := scanString(raw, 1) // checks the escapes unquote trusts
+		end, esc, err := scan.StringAt(raw, 1) // checks the escapes unquote trusts
 		if err != nil || end != len(raw)-1 {
 			return d.synErr("bad member name")
 		}
-		key, ok := unquote(raw[1:end], esc)
+		key, ok := scan.Unquote(raw[1:end], esc)
 		if !ok {
 			return d.synErr("bad member name")
 		}
@@ -485,7 +487,7 @@ func (d *lgDocReader) documents(fn func() error) error {
 // out; pos (the record's position in the document, never its text) is what
 // rejects.jsonl keeps. A record cut off by the end of the file is rejected
 // and ends the walk.
-func (d *lgDocReader) unit(out *DocOut[ClientRow], pos []byte, decode func(raw []byte, out *DocOut[ClientRow]) error) error {
+func (d *lgDocReader) unit(out *record.DocOut[record.ClientRow], pos []byte, decode func(raw []byte, out *record.DocOut[record.ClientRow]) error) error {
 	if _, err := d.peekIn(); err != nil {
 		return err
 	}
@@ -493,12 +495,12 @@ func (d *lgDocReader) unit(out *DocOut[ClientRow], pos []byte, decode func(raw [
 	raw, err := d.value()
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		if err := out.Done(line, pos, fmt.Errorf("%w: %v", ErrSyntax, errLgTruncated)); err != nil {
+		if err := out.Done(line, pos, fmt.Errorf("%w: %v", record.ErrSyntax, errLgTruncated)); err != nil {
 			return err
 		}
 		return errLgStop
 	case err == errLgTooBig:
-		return out.Done(line, pos, fmt.Errorf("%w: %v", ErrLineTooLong, err))
+		return out.Done(line, pos, fmt.Errorf("%w: %v", record.ErrLineTooLong, err))
 	case err != nil:
 		return err
 	}

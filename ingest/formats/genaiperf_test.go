@@ -1,7 +1,8 @@
-package ingest
+package formats
 
 import (
 	"bytes"
+	"github.com/infertrace/infertrace/ingest/record"
 	"strings"
 	"testing"
 )
@@ -30,7 +31,7 @@ func TestLgDocReader(t *testing.T) {
 	if len(rejects) != 1 || rejects[0].Line != 4 || !strings.Contains(rejects[0].Error(), "truncated") {
 		t.Fatalf("rejects: %v", rejects)
 	}
-	out := &DocOut[ClientRow]{file: "x", emit: func([]ClientRow) error { return nil }, reject: func(*ParseError) error { return nil }}
+	out := &record.DocOut[record.ClientRow]{File: "x", Emit: func([]record.ClientRow) error { return nil }, Reject: func(*record.ParseError) error { return nil }}
 	for in, want := range map[string]string{
 		`{"experiments":[{"requests":[}]}`:  "malformed JSON: line 1: unexpected '}'",
 		`{"experiments":[{"requests":{}}]}`: `malformed JSON: line 1: expected '['`,
@@ -54,11 +55,11 @@ func fmtErr(err error) string {
 }
 
 // lgDecodeDoc runs a document parser over input, checking its units add up.
-func lgDecodeDoc(t testing.TB, parse docParser[ClientRow], input []byte) (rows []ClientRow, rejects []*ParseError) {
-	out := &DocOut[ClientRow]{
-		file: "in.json",
-		emit: func(rs []ClientRow) error { rows = append(rows, rs...); return nil },
-		reject: func(pe *ParseError) error {
+func lgDecodeDoc(t testing.TB, parse record.DocParser[record.ClientRow], input []byte) (rows []record.ClientRow, rejects []*record.ParseError) {
+	out := &record.DocOut[record.ClientRow]{
+		File: "in.json",
+		Emit: func(rs []record.ClientRow) error { rows = append(rows, rs...); return nil },
+		Reject: func(pe *record.ParseError) error {
 			if pe.Line < 1 {
 				t.Fatalf("reject without a line: %v", pe)
 			}
@@ -67,8 +68,8 @@ func lgDecodeDoc(t testing.TB, parse docParser[ClientRow], input []byte) (rows [
 		},
 	}
 	parse(bytes.NewReader(input), "in.json", out)
-	if out.units != out.decoded+int64(len(rejects)) || out.rows != int64(len(rows)) {
-		t.Fatalf("units %d != decoded %d + rejected %d, or rows %d != %d", out.units, out.decoded, len(rejects), out.rows, len(rows))
+	if out.Units != out.Decoded+int64(len(rejects)) || out.Rows != int64(len(rows)) {
+		t.Fatalf("units %d != decoded %d + rejected %d, or rows %d != %d", out.Units, out.Decoded, len(rejects), out.Rows, len(rows))
 	}
 	for _, r := range rows {
 		if r.Format == "" || r.SourceLine < 1 {

@@ -1,7 +1,9 @@
-package ingest
+package formats
 
 import (
 	"fmt"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"io"
 )
 
@@ -36,7 +38,7 @@ import (
 const formatGuideLLM = "guidellm"
 
 func init() {
-	registerDoc(Client, formatGuideLLM, sniffGuideLLM, parseGuideLLM)
+	record.RegisterDoc(record.Client, formatGuideLLM, sniffGuideLLM, parseGuideLLM)
 }
 
 // sniffGuideLLM accepts a report written on one line: a top-level
@@ -46,13 +48,13 @@ func sniffGuideLLM(line []byte) bool {
 		return false
 	}
 	found := false
-	lgSniffMembers(line, func(key []byte, v jsonValue, complete bool) bool {
+	lgSniffMembers(line, func(key []byte, v scan.Value, complete bool) bool {
 		switch string(key) {
 		case "benchmarks":
 			found = true
 		case "metadata":
-			if complete && v.kind == jsonObjectKind {
-				lgSniffMembers(v.raw, func(k []byte, _ jsonValue, _ bool) bool {
+			if complete && v.Kind == scan.ObjectKind {
+				lgSniffMembers(v.Raw, func(k []byte, _ scan.Value, _ bool) bool {
 					found = found || string(k) == "guidellm_version"
 					return !found
 				})
@@ -63,7 +65,7 @@ func sniffGuideLLM(line []byte) bool {
 	return found
 }
 
-func parseGuideLLM(r io.Reader, file string, out *DocOut[ClientRow]) error {
+func parseGuideLLM(r io.Reader, file string, out *record.DocOut[record.ClientRow]) error {
 	d := newLgDocReader(r)
 	var p guidellmParser
 	found := false
@@ -87,7 +89,7 @@ func parseGuideLLM(r io.Reader, file string, out *DocOut[ClientRow]) error {
 						}
 						return d.elements(func(i int) error {
 							pos := fmt.Appendf(nil, `{"benchmark":%d,"group":%q,"request":%d}`, b, group, i)
-							return d.unit(out, pos, func(raw []byte, out *DocOut[ClientRow]) error {
+							return d.unit(out, pos, func(raw []byte, out *record.DocOut[record.ClientRow]) error {
 								return p.request(raw, group, out)
 							})
 						})
@@ -97,62 +99,62 @@ func parseGuideLLM(r io.Reader, file string, out *DocOut[ClientRow]) error {
 		})
 	})
 	if err == nil && !found && d.docs > 0 {
-		err = fmt.Errorf("%w: no \"benchmarks\" member: not a GuideLLM report", ErrSyntax)
+		err = fmt.Errorf("%w: no \"benchmarks\" member: not a GuideLLM report", record.ErrSyntax)
 	}
 	return lgDocEnd(err)
 }
 
-type guidellmParser struct{ labels labels }
+type guidellmParser struct{ labels scan.Labels }
 
-func (p *guidellmParser) request(raw []byte, group string, out *DocOut[ClientRow]) error {
-	var r ClientRow
+func (p *guidellmParser) request(raw []byte, group string, out *record.DocOut[record.ClientRow]) error {
+	var r record.ClientRow
 	var start, end, first, oldStart, oldEnd, oldFirst, oldLast int64
 	var iterations int64
 	var errText []byte
-	err := jsonObject(raw, func(k []byte, esc bool, v jsonValue) error {
-		switch key := string(memberKey(k, esc)); key {
+	err := scan.Object(raw, func(k []byte, esc bool, v scan.Value) error {
+		switch key := string(scan.MemberKey(k, esc)); key {
 		case "request_id":
-			return text(key, v, &r.RequestID)
+			return scan.Text(key, v, &r.RequestID)
 		case "response_id":
-			return text(key, v, &r.ResponseID)
+			return scan.Text(key, v, &r.ResponseID)
 		case "prompt_tokens":
-			return count32(key, v, &r.PromptTokens)
+			return scan.Count32(key, v, &r.PromptTokens)
 		case "output_tokens":
-			return count32(key, v, &r.OutputTokens)
+			return scan.Count32(key, v, &r.OutputTokens)
 		case "request_start_time", "start_time":
-			return timestamp(key, v, &oldStart)
+			return scan.Timestamp(key, v, &oldStart)
 		case "request_end_time", "end_time":
-			return timestamp(key, v, &oldEnd)
+			return scan.Timestamp(key, v, &oldEnd)
 		case "first_token_time":
-			return timestamp(key, v, &oldFirst)
+			return scan.Timestamp(key, v, &oldFirst)
 		case "last_token_time":
-			return timestamp(key, v, &oldLast)
+			return scan.Timestamp(key, v, &oldLast)
 		case "error":
-			b, _, err := textBytes(key, v)
+			b, _, err := scan.TextBytes(key, v)
 			if len(b) > 0 {
 				errText = b
 			}
 			return err
 		case "info":
-			return lgMembers("info", v, func(key []byte, v jsonValue) error {
+			return lgMembers("info", v, func(key []byte, v scan.Value) error {
 				switch string(key) {
 				case "error":
-					b, _, err := textBytes("info.error", v)
+					b, _, err := scan.TextBytes("info.error", v)
 					if len(b) > 0 {
 						errText = b
 					}
 					return err
 				case "timings":
-					return lgMembers("info.timings", v, func(key []byte, v jsonValue) error {
+					return lgMembers("info.timings", v, func(key []byte, v scan.Value) error {
 						switch name := "info.timings." + string(key); string(key) {
 						case "request_start":
-							return timestamp(name, v, &start)
+							return scan.Timestamp(name, v, &start)
 						case "first_token_iteration":
-							return timestamp(name, v, &first)
+							return scan.Timestamp(name, v, &first)
 						case "request_end":
-							return timestamp(name, v, &end)
+							return scan.Timestamp(name, v, &end)
 						case "token_iterations":
-							n, ok, err := integer(name, v, 0, 1<<62)
+							n, ok, err := scan.Integer(name, v, 0, 1<<62)
 							if ok {
 								iterations = n
 							}
@@ -174,7 +176,7 @@ func (p *guidellmParser) request(raw []byte, group string, out *DocOut[ClientRow
 	case "errored":
 		r.Error = "errored"
 		if errText != nil {
-			r.Error = p.labels.intern(lgErrorLabel(errText))
+			r.Error = p.labels.Intern(lgErrorLabel(errText))
 		}
 	case "incomplete":
 		r.Error = "incomplete"
@@ -183,10 +185,10 @@ func (p *guidellmParser) request(raw []byte, group string, out *DocOut[ClientRow
 		}
 	}
 	if r.Start == 0 {
-		return missing("request_start")
+		return record.Missing("request_start")
 	}
 	if iterations > 1 || (oldFirst != 0 && oldLast > oldFirst) {
-		r.Streamed = boolPtr(true)
+		r.Streamed = record.BoolPtr(true)
 	}
 	r.Format = formatGuideLLM
 	*out.Next() = r

@@ -1,9 +1,10 @@
-package ingest
+package formats
 
 import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/infertrace/infertrace/ingest/record"
 	"io"
 )
 
@@ -13,8 +14,8 @@ import (
 // into calls of a line parser, one per record (an object at the top level or
 // in a top-level array), so the same code decodes both shapes. Records are
 // read one at a time: memory is bounded by the largest record, not the file.
-func jsonRecords[T Row](newParser func() lineParser[T]) docParser[T] {
-	return func(r io.Reader, file string, out *DocOut[T]) error {
+func jsonRecords[T record.Row](newParser func() record.LineParser[T]) record.DocParser[T] {
+	return func(r io.Reader, file string, out *record.DocOut[T]) error {
 		p := newParser()
 		sc := &valueScanner{r: bufio.NewReaderSize(r, 256<<10), line: 1}
 		for {
@@ -23,9 +24,9 @@ func jsonRecords[T Row](newParser func() lineParser[T]) docParser[T] {
 				return nil
 			}
 			if err != nil {
-				return out.Done(line, rec, fmt.Errorf("%w: %v", ErrSyntax, err))
+				return out.Done(line, rec, fmt.Errorf("%w: %v", record.ErrSyntax, err))
 			}
-			if perr := p.parseLine(rec, &out.queue); perr != nil {
+			if perr := p.ParseLine(rec, &out.Queue); perr != nil {
 				if err := out.Done(line, rec, perr); err != nil {
 					return err
 				}
@@ -98,8 +99,8 @@ func (s *valueScanner) object() ([]byte, int64, error) {
 		if err != nil {
 			return s.buf, line, fmt.Errorf("unexpected end of input inside an object (truncated file?)")
 		}
-		if len(s.buf) >= MaxLineBytes {
-			return s.buf[:1024], line, fmt.Errorf("%w: record over %d bytes", ErrLineTooLong, MaxLineBytes)
+		if len(s.buf) >= record.MaxLineBytes {
+			return s.buf[:1024], line, fmt.Errorf("%w: record over %d bytes", record.ErrLineTooLong, record.MaxLineBytes)
 		}
 		s.buf = append(s.buf, c)
 		switch {

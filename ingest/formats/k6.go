@@ -1,4 +1,9 @@
-package ingest
+package formats
+
+import (
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
+)
 
 // k6 run --out json=FILE writes one JSON object per line (grafana/k6
 // internal/output/json/wrapper.go): a definition per metric, then one point
@@ -31,7 +36,7 @@ package ingest
 const formatK6 = "k6"
 
 func init() {
-	registerLine(Client, formatK6, sniffK6, func() lineParser[ClientRow] { return &k6Parser{} })
+	record.RegisterLine(record.Client, formatK6, sniffK6, func() record.LineParser[record.ClientRow] { return &k6Parser{} })
 }
 
 // sniffK6 accepts {"type":"Point"|"Metric", "data":{…}, "metric":"…"}.
@@ -40,33 +45,33 @@ func sniffK6(line []byte) bool {
 		return false
 	}
 	var typ, data, metric bool
-	lgSniffMembers(line, func(key []byte, v jsonValue, complete bool) bool {
+	lgSniffMembers(line, func(key []byte, v scan.Value, complete bool) bool {
 		switch string(key) {
 		case "type":
-			typ = complete && v.kind == jsonString && (string(v.raw) == "Point" || string(v.raw) == "Metric")
+			typ = complete && v.Kind == scan.String && (string(v.Raw) == "Point" || string(v.Raw) == "Metric")
 			return typ
 		case "data":
-			data = !complete || v.kind == jsonObjectKind
+			data = !complete || v.Kind == scan.ObjectKind
 		case "metric":
-			metric = complete && v.kind == jsonString
+			metric = complete && v.Kind == scan.String
 		}
 		return true
 	})
 	return typ && data && metric
 }
 
-type k6Parser struct{ labels labels }
+type k6Parser struct{ labels scan.Labels }
 
-func (p *k6Parser) parseLine(line []byte, out *rowQueue[ClientRow]) error {
+func (p *k6Parser) ParseLine(line []byte, out *record.RowQueue[record.ClientRow]) error {
 	var typ, metric []byte
-	var data jsonValue
-	err := jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
+	var data scan.Value
+	err := scan.Object(line, func(k []byte, esc bool, v scan.Value) error {
 		var err error
-		switch string(memberKey(k, esc)) {
+		switch string(scan.MemberKey(k, esc)) {
 		case "type":
-			typ, _, err = textBytes("type", v)
+			typ, _, err = scan.TextBytes("type", v)
 		case "metric":
-			metric, _, err = textBytes("metric", v)
+			metric, _, err = scan.TextBytes("metric", v)
 		case "data":
 			data = v
 		}
@@ -80,51 +85,51 @@ func (p *k6Parser) parseLine(line []byte, out *rowQueue[ClientRow]) error {
 	case "Metric":
 		return nil
 	case "":
-		return missing("type")
+		return record.Missing("type")
 	default:
 		return nil // a line type of a later k6: nothing to keep
 	}
 	if string(metric) != "http_req_duration" {
 		return nil
 	}
-	var r ClientRow
+	var r record.ClientRow
 	var tagID, errorCode []byte
-	err = lgMembers("data", data, func(key []byte, v jsonValue) error {
+	err = lgMembers("data", data, func(key []byte, v scan.Value) error {
 		switch string(key) {
 		case "time":
-			return timestamp("data.time", v, &r.End)
+			return scan.Timestamp("data.time", v, &r.End)
 		case "value":
 			return lgDurationField("data.value", v, 1e6, &r.E2ENS)
 		case "metadata":
-			return lgMembers("data.metadata", v, func(key []byte, v jsonValue) error {
+			return lgMembers("data.metadata", v, func(key []byte, v scan.Value) error {
 				if k6IDKey(key) {
-					return text("data.metadata."+string(key), v, &r.RequestID)
+					return scan.Text("data.metadata."+string(key), v, &r.RequestID)
 				}
 				return nil
 			})
 		case "tags":
-			return lgMembers("data.tags", v, func(key []byte, v jsonValue) error {
+			return lgMembers("data.tags", v, func(key []byte, v scan.Value) error {
 				switch k := string(key); {
 				case k6IDKey(key):
-					b, ok, err := textBytes("data.tags."+k, v)
+					b, ok, err := scan.TextBytes("data.tags."+k, v)
 					if ok {
 						tagID = b
 					}
 					return err
 				case k == "status":
-					return httpStatus("data.tags.status", v, &r.Status)
+					return scan.HTTPStatus("data.tags.status", v, &r.Status)
 				case k == "error":
-					b, ok, err := textBytes("data.tags.error", v)
+					b, ok, err := scan.TextBytes("data.tags.error", v)
 					if ok {
-						r.Error = p.labels.intern(lgErrorLabel(b))
+						r.Error = p.labels.Intern(lgErrorLabel(b))
 					}
 					return err
 				case k == "error_code":
-					b, _, err := textBytes("data.tags.error_code", v)
+					b, _, err := scan.TextBytes("data.tags.error_code", v)
 					errorCode = b
 					return err
 				case k == "model":
-					return p.labels.label("data.tags.model", v, &r.Model)
+					return p.labels.Label("data.tags.model", v, &r.Model)
 				}
 				return nil
 			})
@@ -136,19 +141,19 @@ func (p *k6Parser) parseLine(line []byte, out *rowQueue[ClientRow]) error {
 	}
 	switch {
 	case r.End == 0:
-		return missing("data.time")
+		return record.Missing("data.time")
 	case r.E2ENS == nil:
-		return missing("data.value")
+		return record.Missing("data.value")
 	}
 	r.Start = r.End - *r.E2ENS
 	if r.RequestID == "" && tagID != nil {
 		r.RequestID = string(tagID)
 	}
 	if r.Error == "" && len(errorCode) > 0 {
-		r.Error = p.labels.intern(append([]byte("k6 error "), errorCode...))
+		r.Error = p.labels.Intern(append([]byte("k6 error "), errorCode...))
 	}
 	r.Format = formatK6
-	*out.next() = r
+	*out.Next() = r
 	return nil
 }
 

@@ -1,7 +1,9 @@
-package ingest
+package formats
 
 import (
 	"bytes"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"strconv"
 )
 
@@ -34,13 +36,13 @@ import (
 const formatKong = "kong"
 
 func init() {
-	registerLine(Gateway, formatKong, sniffKong, func() lineParser[GatewayRow] { return &kongParser{} })
+	record.RegisterLine(record.Gateway, formatKong, sniffKong, func() record.LineParser[record.GatewayRow] { return &kongParser{} })
 }
 
 func sniffKong(line []byte) bool {
 	var started, latencies bool
-	err := jsonObject(line, func(k []byte, esc bool, _ jsonValue) error {
-		switch string(memberKey(k, esc)) {
+	err := scan.Object(line, func(k []byte, esc bool, _ scan.Value) error {
+		switch string(scan.MemberKey(k, esc)) {
 		case "started_at":
 			started = true
 		case "latencies":
@@ -51,61 +53,61 @@ func sniffKong(line []byte) bool {
 	return err == nil && started && latencies
 }
 
-type kongParser struct{ labels labels }
+type kongParser struct{ labels scan.Labels }
 
-func (p *kongParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
-	r := out.next()
+func (p *kongParser) ParseLine(line []byte, out *record.RowQueue[record.GatewayRow]) error {
+	r := out.Next()
 	r.Format = formatKong
 	var startedAt, kong, proxy, request, receive int64
 	var haveStart, haveKong, haveProxy, haveRequest, haveReceive bool
 	var kongID, headerID string
 	var status, upstreamStatus int32
-	err := jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
+	err := scan.Object(line, func(k []byte, esc bool, v scan.Value) error {
 		var err error
-		switch string(memberKey(k, esc)) {
+		switch string(scan.MemberKey(k, esc)) {
 		case "started_at":
 			startedAt, haveStart, err = epochMillis("started_at", v)
 		case "latencies":
-			err = eachMember(v, func(k []byte, v jsonValue) error {
+			err = scan.EachMember(v, func(k []byte, v scan.Value) error {
 				var err error
 				switch string(k) {
 				case "kong":
-					kong, haveKong, err = duration("latencies.kong", v, 3)
+					kong, haveKong, err = scan.Duration("latencies.kong", v, 3)
 				case "proxy":
-					proxy, haveProxy, err = duration("latencies.proxy", v, 3)
+					proxy, haveProxy, err = scan.Duration("latencies.proxy", v, 3)
 				case "request":
-					request, haveRequest, err = duration("latencies.request", v, 3)
+					request, haveRequest, err = scan.Duration("latencies.request", v, 3)
 				case "receive":
-					receive, haveReceive, err = duration("latencies.receive", v, 3)
+					receive, haveReceive, err = scan.Duration("latencies.receive", v, 3)
 				}
 				return err
 			})
 		case "request":
-			err = eachMember(v, func(k []byte, v jsonValue) error {
+			err = scan.EachMember(v, func(k []byte, v scan.Value) error {
 				switch string(k) {
 				case "id":
-					return text("request.id", v, &kongID)
+					return scan.Text("request.id", v, &kongID)
 				case "uri":
 					var uri string
-					if err := text("request.uri", v, &uri); err != nil {
+					if err := scan.Text("request.uri", v, &uri); err != nil {
 						return err
 					}
 					if i := bytes.IndexByte([]byte(uri), '?'); i >= 0 {
 						uri = uri[:i]
 					}
-					r.Route = p.labels.intern([]byte(uri))
+					r.Route = p.labels.Intern([]byte(uri))
 				case "headers":
-					return eachMember(v, func(k []byte, v jsonValue) error {
+					return scan.EachMember(v, func(k []byte, v scan.Value) error {
 						if string(bytes.ToLower(k)) == "x-request-id" {
-							if v.kind == jsonArray { // a repeated header: Kong logs a list
-								return eachElement(v, func(e jsonValue) error {
+							if v.Kind == scan.Array { // a repeated header: Kong logs a list
+								return scan.EachElement(v, func(e scan.Value) error {
 									if headerID == "" {
-										return text("request.headers.x-request-id", e, &headerID)
+										return scan.Text("request.headers.x-request-id", e, &headerID)
 									}
 									return nil
 								})
 							}
-							return text("request.headers.x-request-id", v, &headerID)
+							return scan.Text("request.headers.x-request-id", v, &headerID)
 						}
 						return nil
 					})
@@ -113,15 +115,15 @@ func (p *kongParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
 				return nil
 			})
 		case "response":
-			err = eachMember(v, func(k []byte, v jsonValue) error {
+			err = scan.EachMember(v, func(k []byte, v scan.Value) error {
 				if string(k) == "status" {
-					return httpStatus("response.status", v, &status)
+					return scan.HTTPStatus("response.status", v, &status)
 				}
 				return nil
 			})
 		case "upstream_status":
 			// "200" or, after retries, "502, 200": the last attempt's status.
-			if b, ok, _ := textBytes("upstream_status", v); ok {
+			if b, ok, _ := scan.TextBytes("upstream_status", v); ok {
 				if i := bytes.LastIndexByte(b, ','); i >= 0 {
 					b = bytes.TrimSpace(b[i+1:])
 				}
@@ -131,15 +133,15 @@ func (p *kongParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
 			}
 		case "tries":
 			var n int32
-			err = eachElement(v, func(e jsonValue) error {
+			err = scan.EachElement(v, func(e scan.Value) error {
 				n++
 				var ip, port string
-				err := eachMember(e, func(k []byte, v jsonValue) error {
+				err := scan.EachMember(e, func(k []byte, v scan.Value) error {
 					switch string(k) {
 					case "ip":
-						return text("tries.ip", v, &ip)
+						return scan.Text("tries.ip", v, &ip)
 					case "port":
-						return text("tries.port", v, &port)
+						return scan.Text("tries.port", v, &port)
 					}
 					return nil
 				})
@@ -148,15 +150,15 @@ func (p *kongParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
 					if port != "" {
 						host += ":" + port
 					}
-					r.Upstream = p.labels.intern([]byte(host))
+					r.Upstream = p.labels.Intern([]byte(host))
 				}
 				return err
 			})
 			if n > 0 {
-				r.Attempts = int32Ptr(n)
+				r.Attempts = record.Int32Ptr(n)
 			}
 		case "ai":
-			err = eachMember(v, func(_ []byte, plugin jsonValue) error { return p.aiPlugin(plugin, r) })
+			err = scan.EachMember(v, func(_ []byte, plugin scan.Value) error { return p.aiPlugin(plugin, r) })
 		}
 		return err
 	})
@@ -164,14 +166,14 @@ func (p *kongParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
 		return err
 	}
 	if !haveStart {
-		return missing("started_at")
+		return record.Missing("started_at")
 	}
 	r.RequestID = headerID
 	if r.RequestID == "" {
 		r.RequestID = kongID
 	}
 	if r.RequestID == "" {
-		return missing("request.id")
+		return record.Missing("request.id")
 	}
 	r.Start = startedAt
 	if haveRequest {
@@ -192,35 +194,35 @@ func (p *kongParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
 }
 
 // aiPlugin reads one ai.<plugin> object: usage and meta.
-func (p *kongParser) aiPlugin(v jsonValue, r *GatewayRow) error {
-	return eachMember(v, func(k []byte, v jsonValue) error {
+func (p *kongParser) aiPlugin(v scan.Value, r *record.GatewayRow) error {
+	return scan.EachMember(v, func(k []byte, v scan.Value) error {
 		switch string(k) {
 		case "usage":
-			return eachMember(v, func(k []byte, v jsonValue) error {
+			return scan.EachMember(v, func(k []byte, v scan.Value) error {
 				switch string(k) {
 				case "prompt_tokens", "prompt_token":
-					return count32("ai.usage.prompt_tokens", v, &r.PromptTokens)
+					return scan.Count32("ai.usage.prompt_tokens", v, &r.PromptTokens)
 				case "completion_tokens", "completion_token":
-					return count32("ai.usage.completion_tokens", v, &r.OutputTokens)
+					return scan.Count32("ai.usage.completion_tokens", v, &r.OutputTokens)
 				case "time_to_first_token":
-					ns, ok, err := duration("ai.usage.time_to_first_token", v, 3)
+					ns, ok, err := scan.Duration("ai.usage.time_to_first_token", v, 3)
 					if ok {
-						r.TTFTNS = nsPtr(ns)
+						r.TTFTNS = record.NSPtr(ns)
 					}
 					return err
 				}
 				return nil
 			})
 		case "meta":
-			return eachMember(v, func(k []byte, v jsonValue) error {
+			return scan.EachMember(v, func(k []byte, v scan.Value) error {
 				switch string(k) {
 				case "request_model":
 					if r.Model == "" {
-						return p.labels.label("ai.meta.request_model", v, &r.Model)
+						return p.labels.Label("ai.meta.request_model", v, &r.Model)
 					}
 				case "response_model":
 					// The model that answered beats the one asked for.
-					return p.labels.label("ai.meta.response_model", v, &r.Model)
+					return p.labels.Label("ai.meta.response_model", v, &r.Model)
 				}
 				return nil
 			})
@@ -230,14 +232,14 @@ func (p *kongParser) aiPlugin(v jsonValue, r *GatewayRow) error {
 }
 
 // epochMillis reads Unix epoch milliseconds exactly into ns.
-func epochMillis(field string, v jsonValue) (int64, bool, error) {
-	b, ok, err := textBytes(field, v)
+func epochMillis(field string, v scan.Value) (int64, bool, error) {
+	b, ok, err := scan.TextBytes(field, v)
 	if !ok || err != nil {
 		return 0, false, err
 	}
-	ns, perr := parseScaled(b, 6)
-	if perr != nil || ns < minEpochSec*1e9 || ns > maxEpochSec*1e9 {
-		return 0, false, fieldErr(field, ErrBadTime, "%.40q is not Unix epoch milliseconds in 2000..2100", b)
+	ns, perr := scan.ParseScaled(b, 6)
+	if perr != nil || ns < scan.MinEpochSec*1e9 || ns > scan.MaxEpochSec*1e9 {
+		return 0, false, record.FieldErrorf(field, record.ErrBadTime, "%.40q is not Unix epoch milliseconds in 2000..2100", b)
 	}
 	return ns, true, nil
 }

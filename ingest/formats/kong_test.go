@@ -1,15 +1,16 @@
-package ingest
+package formats
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/infertrace/infertrace/ingest/record"
 	"golang.org/x/tools/txtar"
 )
 
 // seedFromCase adds the lines of one file of a txtar case to a fuzz corpus.
 func seedFromCase(f *testing.F, caseFile, name string) {
-	ar, err := txtar.ParseFile("../testdata/ingest/" + caseFile)
+	ar, err := txtar.ParseFile("../../testdata/ingest/" + caseFile)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func seedFromCase(f *testing.F, caseFile, name string) {
 func FuzzKong(f *testing.F) {
 	seedFromCase(f, "kong.txtar", "kong.log")
 	f.Fuzz(func(t *testing.T, in []byte) {
-		rows, _ := decodeFormat[GatewayRow](t, Gateway, formatKong, in)
+		rows, _ := decodeFormat[record.GatewayRow](t, record.Gateway, formatKong, in)
 		for _, r := range rows {
 			if r.RequestID == "" || r.Start == 0 || r.Format != formatKong {
 				t.Fatalf("row without its required fields: %+v", r)
@@ -40,7 +41,7 @@ func FuzzKong(f *testing.F) {
 func FuzzLiteLLM(f *testing.F) {
 	seedFromCase(f, "litellm.txtar", "lines.jsonl")
 	f.Fuzz(func(t *testing.T, in []byte) {
-		rows, _ := decodeFormat[GatewayRow](t, Gateway, formatLiteLLM, in)
+		rows, _ := decodeFormat[record.GatewayRow](t, record.Gateway, formatLiteLLM, in)
 		for _, r := range rows {
 			if r.RequestID == "" || r.End == 0 || r.UpstreamStart == 0 {
 				t.Fatalf("row without its required fields: %+v", r)
@@ -57,17 +58,17 @@ func FuzzJSONRecords(f *testing.F) {
 	f.Add([]byte(`{"a":1}{"b":2}`))
 	f.Add([]byte(`[1, {"a":"]"}]`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		parse := jsonRecords(func() lineParser[GatewayRow] { return &liteLLMParser{} })
+		parse := jsonRecords(func() record.LineParser[record.GatewayRow] { return &liteLLMParser{} })
 		var units, rejected int64
-		out := &DocOut[GatewayRow]{file: "doc.json",
-			emit:   func([]GatewayRow) error { return nil },
-			reject: func(*ParseError) error { rejected++; return nil }}
+		out := &record.DocOut[record.GatewayRow]{File: "doc.json",
+			Emit:   func([]record.GatewayRow) error { return nil },
+			Reject: func(*record.ParseError) error { rejected++; return nil }}
 		if err := parse(strings.NewReader(string(in)), "doc.json", out); err != nil {
 			t.Fatal(err)
 		}
-		units = out.units
-		if out.decoded+rejected != units {
-			t.Fatalf("units %d != decoded %d + rejected %d", units, out.decoded, rejected)
+		units = out.Units
+		if out.Decoded+rejected != units {
+			t.Fatalf("units %d != decoded %d + rejected %d", units, out.Decoded, rejected)
 		}
 	})
 }

@@ -1,6 +1,8 @@
-package ingest
+package formats
 
 import (
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"strings"
 )
 
@@ -42,19 +44,19 @@ const (
 )
 
 func init() {
-	newParser := func() lineParser[GatewayRow] { return &liteLLMParser{} }
-	registerLine(Gateway, formatLiteLLM, sniffLiteLLM, newParser)
+	newParser := func() record.LineParser[record.GatewayRow] { return &liteLLMParser{} }
+	record.RegisterLine(record.Gateway, formatLiteLLM, sniffLiteLLM, newParser)
 	// A pretty-printed document shows nothing telling on its first line, so
 	// litellm-json is never sniffed: the user names it.
-	registerDoc(Gateway, formatLiteLLMJSON, nil, jsonRecords(func() lineParser[GatewayRow] {
+	record.RegisterDoc(record.Gateway, formatLiteLLMJSON, nil, jsonRecords(func() record.LineParser[record.GatewayRow] {
 		return &liteLLMParser{format: formatLiteLLMJSON}
 	}))
 }
 
 func sniffLiteLLM(line []byte) bool {
 	var start, end, marker bool
-	err := jsonObject(line, func(k []byte, esc bool, _ jsonValue) error {
-		switch string(memberKey(k, esc)) {
+	err := scan.Object(line, func(k []byte, esc bool, _ scan.Value) error {
+		switch string(scan.MemberKey(k, esc)) {
 		case "startTime":
 			start = true
 		case "endTime":
@@ -68,12 +70,12 @@ func sniffLiteLLM(line []byte) bool {
 }
 
 type liteLLMParser struct {
-	labels labels
+	labels scan.Labels
 	format string
 }
 
-func (p *liteLLMParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
-	r := out.next()
+func (p *liteLLMParser) ParseLine(line []byte, out *record.RowQueue[record.GatewayRow]) error {
+	r := out.Next()
 	r.Format = formatLiteLLM
 	if p.format != "" {
 		r.Format = p.format
@@ -81,43 +83,43 @@ func (p *liteLLMParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error 
 	var id, callID, requestID, status string
 	var overhead int64
 	var haveOverhead bool
-	err := jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
-		switch string(memberKey(k, esc)) {
+	err := scan.Object(line, func(k []byte, esc bool, v scan.Value) error {
+		switch string(scan.MemberKey(k, esc)) {
 		case "id":
-			return text("id", v, &id)
+			return scan.Text("id", v, &id)
 		case "request_id":
-			return text("request_id", v, &requestID)
+			return scan.Text("request_id", v, &requestID)
 		case "litellm_call_id":
-			return text("litellm_call_id", v, &callID)
+			return scan.Text("litellm_call_id", v, &callID)
 		case "trace_id":
-			return text("trace_id", v, &r.TraceID)
+			return scan.Text("trace_id", v, &r.TraceID)
 		case "startTime":
-			return timestamp("startTime", v, &r.UpstreamStart)
+			return scan.Timestamp("startTime", v, &r.UpstreamStart)
 		case "completionStartTime":
-			return timestamp("completionStartTime", v, &r.UpstreamFirstByte)
+			return scan.Timestamp("completionStartTime", v, &r.UpstreamFirstByte)
 		case "endTime":
-			return timestamp("endTime", v, &r.End)
+			return scan.Timestamp("endTime", v, &r.End)
 		case "model_group":
-			return p.labels.label("model_group", v, &r.Model)
+			return p.labels.Label("model_group", v, &r.Model)
 		case "model":
 			if r.Model == "" {
-				return p.labels.label("model", v, &r.Model)
+				return p.labels.Label("model", v, &r.Model)
 			}
 		case "api_base":
-			return p.labels.label("api_base", v, &r.Upstream)
+			return p.labels.Label("api_base", v, &r.Upstream)
 		case "call_type":
-			return p.labels.label("call_type", v, &r.Route)
+			return p.labels.Label("call_type", v, &r.Route)
 		case "prompt_tokens":
-			return count32("prompt_tokens", v, &r.PromptTokens)
+			return scan.Count32("prompt_tokens", v, &r.PromptTokens)
 		case "completion_tokens":
-			return count32("completion_tokens", v, &r.OutputTokens)
+			return scan.Count32("completion_tokens", v, &r.OutputTokens)
 		case "status":
-			return text("status", v, &status)
+			return scan.Text("status", v, &status)
 		case "hidden_params":
-			return eachMember(v, func(k []byte, v jsonValue) error {
+			return scan.EachMember(v, func(k []byte, v scan.Value) error {
 				if string(k) == "litellm_overhead_time_ms" {
 					var err error
-					overhead, haveOverhead, err = duration("hidden_params.litellm_overhead_time_ms", v, 3)
+					overhead, haveOverhead, err = scan.Duration("hidden_params.litellm_overhead_time_ms", v, 3)
 					return err
 				}
 				return nil
@@ -129,10 +131,10 @@ func (p *liteLLMParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error 
 		return err
 	}
 	if r.UpstreamStart == 0 {
-		return missing("startTime")
+		return record.Missing("startTime")
 	}
 	if r.End == 0 {
-		return missing("endTime")
+		return record.Missing("endTime")
 	}
 	r.UpstreamEnd = r.End
 	if haveOverhead {
@@ -152,7 +154,7 @@ func (p *liteLLMParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error 
 		r.RequestID = callID
 	}
 	if r.RequestID == "" {
-		return missing("id")
+		return record.Missing("id")
 	}
 	// error_str can quote the request, so only the outcome is kept.
 	if strings.EqualFold(status, "failure") {

@@ -1,7 +1,9 @@
-package ingest
+package formats
 
 import (
 	"fmt"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"io"
 )
 
@@ -50,25 +52,25 @@ import (
 const formatLLMPerf = "llmperf"
 
 func init() {
-	registerDoc(Client, formatLLMPerf, sniffLLMPerf, parseLLMPerf)
+	record.RegisterDoc(record.Client, formatLLMPerf, sniffLLMPerf, parseLLMPerf)
 }
 
 // sniffLLMPerf accepts a list written on one line whose first element
 // starts with error_code, the first key LLMPerf's clients set.
 func sniffLLMPerf(line []byte) bool {
-	i := skipSpace(line, 0)
+	i := scan.SkipSpace(line, 0)
 	if i >= len(line) || line[i] != '[' {
 		return false
 	}
 	found := false
-	lgSniffMembers(line[skipSpace(line, i+1):], func(key []byte, _ jsonValue, _ bool) bool {
+	lgSniffMembers(line[scan.SkipSpace(line, i+1):], func(key []byte, _ scan.Value, _ bool) bool {
 		found = string(key) == "error_code"
 		return false
 	})
 	return found
 }
 
-func parseLLMPerf(r io.Reader, file string, out *DocOut[ClientRow]) error {
+func parseLLMPerf(r io.Reader, file string, out *record.DocOut[record.ClientRow]) error {
 	d := newLgDocReader(r)
 	err := d.documents(func() error {
 		c, err := d.peekIn()
@@ -77,7 +79,7 @@ func parseLLMPerf(r io.Reader, file string, out *DocOut[ClientRow]) error {
 		}
 		if c != '[' {
 			return fmt.Errorf("%w: line %d: want the list of individual_responses.json, not %q (the _summary.json file is not read)",
-				ErrSyntax, d.line, rune(c))
+				record.ErrSyntax, d.line, rune(c))
 		}
 		return d.elements(func(i int) error {
 			return d.unit(out, fmt.Appendf(nil, `{"request":%d}`, i), decodeLLMPerf)
@@ -86,11 +88,11 @@ func parseLLMPerf(r io.Reader, file string, out *DocOut[ClientRow]) error {
 	return lgDocEnd(err)
 }
 
-func decodeLLMPerf(raw []byte, out *DocOut[ClientRow]) error {
-	var code, msg, ttft, e2e jsonValue
+func decodeLLMPerf(raw []byte, out *record.DocOut[record.ClientRow]) error {
+	var code, msg, ttft, e2e scan.Value
 	var prompt, output *int32
 	streamed := false
-	err := lgMembers("request", jsonValue{kind: jsonObjectKind, raw: raw}, func(key []byte, v jsonValue) error {
+	err := lgMembers("request", scan.Value{Kind: scan.ObjectKind, Raw: raw}, func(key []byte, v scan.Value) error {
 		switch string(key) {
 		case "error_code":
 			code = v
@@ -101,12 +103,12 @@ func decodeLLMPerf(raw []byte, out *DocOut[ClientRow]) error {
 		case "end_to_end_latency_s":
 			e2e = v
 		case "number_input_tokens":
-			return count32("number_input_tokens", v, &prompt)
+			return scan.Count32("number_input_tokens", v, &prompt)
 		case "number_output_tokens":
-			return count32("number_output_tokens", v, &output)
+			return scan.Count32("number_output_tokens", v, &output)
 		case "inter_token_latency_s":
-			if v.kind == jsonArray {
-				return lgElements("inter_token_latency_s", v, func(i int, _ jsonValue) error {
+			if v.Kind == scan.Array {
+				return scan.Elements("inter_token_latency_s", v, func(i int, _ scan.Value) error {
 					streamed = streamed || i > 0
 					return nil
 				})
@@ -117,17 +119,17 @@ func decodeLLMPerf(raw []byte, out *DocOut[ClientRow]) error {
 	if err != nil {
 		return err
 	}
-	r := ClientRow{Format: formatLLMPerf, PromptTokens: prompt}
-	if code.kind != 0 && code.kind != jsonNull {
-		b, _, err := textBytes("error_code", code)
+	r := record.ClientRow{Format: formatLLMPerf, PromptTokens: prompt}
+	if code.Kind != 0 && code.Kind != scan.Null {
+		b, _, err := scan.TextBytes("error_code", code)
 		if err != nil {
 			return err
 		}
-		if n, ok, _ := integer("error_code", code, 100, 599); ok {
+		if n, ok, _ := scan.Integer("error_code", code, 100, 599); ok {
 			r.Status = int32(n)
 		}
-		label, _, err := textBytes("error_msg", msg)
-		if msg.kind != 0 && err != nil {
+		label, _, err := scan.TextBytes("error_msg", msg)
+		if msg.Kind != 0 && err != nil {
 			return err
 		}
 		if label = lgErrorLabel(label); len(label) == 0 {
@@ -148,7 +150,7 @@ func decodeLLMPerf(raw []byte, out *DocOut[ClientRow]) error {
 	}
 	r.OutputTokens = output
 	if streamed {
-		r.Streamed = boolPtr(true)
+		r.Streamed = record.BoolPtr(true)
 	}
 	*out.Next() = r
 	return nil

@@ -1,4 +1,4 @@
-package ingest
+package formats
 
 import (
 	"bytes"
@@ -9,10 +9,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -49,28 +50,47 @@ import (
 const formatJSONL = "jsonl"
 
 func init() {
-	registerLine(Client, formatJSONL, nil, func() lineParser[ClientRow] { return noMapping[ClientRow]{} })
-	registerLine(Gateway, formatJSONL, nil, func() lineParser[GatewayRow] { return noMapping[GatewayRow]{} })
-	registerLine(Server, formatJSONL, nil, func() lineParser[ServerRow] { return noMapping[ServerRow]{} })
+	record.RegisterLine(record.Client, formatJSONL, nil, func() record.LineParser[record.ClientRow] { return noMapping[record.ClientRow]{} })
+	record.RegisterLine(record.Gateway, formatJSONL, nil, func() record.LineParser[record.GatewayRow] { return noMapping[record.GatewayRow]{} })
+	record.RegisterLine(record.Server, formatJSONL, nil, func() record.LineParser[record.ServerRow] { return noMapping[record.ServerRow]{} })
+	record.RegisterMapping(formatJSONL, loadMappingFormat)
+}
+
+// loadMappingFormat loads a mapping file with the format of the inputs read
+// through it: a format of its own (workers keep one parser per format),
+// checking each file's first JSON object line for the mapped paths.
+func loadMappingFormat(path string) (*record.Mapping, error) {
+	m, err := loadMapping(path)
+	if err != nil {
+		return nil, err
+	}
+	f := &record.Format{Tier: m.Tier, Name: formatJSONL}
+	switch m.Tier {
+	case record.Client:
+		f.NewParser = func() record.LineParser[record.ClientRow] { return newMappedParser(m, clientTargets) }
+	case record.Gateway:
+		f.NewParser = func() record.LineParser[record.GatewayRow] { return newMappedParser(m, gatewayTargets) }
+	case record.Server:
+		f.NewParser = func() record.LineParser[record.ServerRow] { return newMappedParser(m, serverTargets) }
+	}
+	return &record.Mapping{File: m.File, Tier: m.Tier, Format: f, Check: m.check}, nil
 }
 
 // noMapping is the registered jsonl parser, for NewDecoder: without a
 // mapping nothing can be decoded. Run refuses jsonl without a mapping at
 // start-up.
-type noMapping[T Row] struct{}
+type noMapping[T record.Row] struct{}
 
-func (noMapping[T]) parseLine([]byte, *rowQueue[T]) error {
+func (noMapping[T]) ParseLine([]byte, *record.RowQueue[T]) error {
 	return errors.New("the jsonl format needs a mapping file (--map FILE)")
 }
 
-// Mapping is a loaded and checked mapping file.
-type Mapping struct {
+// mapping is a loaded and checked mapping file.
+type mapping struct {
 	File   string // as given, for messages
-	Tier   Tier
+	Tier   record.Tier
 	fields []mappedField
 	root   *pathNode
-	once   sync.Once
-	format *format
 }
 
 type fieldKind uint8
@@ -89,81 +109,81 @@ const (
 // the row (*string for text and labels, *int64 for times, **int64 for
 // durations in ns, **int32 for counts, *int32 for the HTTP status, **bool
 // for flags).
-type target[T Row] struct {
+type target[T record.Row] struct {
 	kind fieldKind
 	dst  func(*T) any
 }
 
-var clientTargets = map[string]target[ClientRow]{
-	"request_id":    {kindText, func(r *ClientRow) any { return &r.RequestID }},
-	"response_id":   {kindText, func(r *ClientRow) any { return &r.ResponseID }},
-	"trace_id":      {kindText, func(r *ClientRow) any { return &r.TraceID }},
-	"start":         {kindTime, func(r *ClientRow) any { return &r.Start }},
-	"first_token":   {kindTime, func(r *ClientRow) any { return &r.FirstToken }},
-	"end":           {kindTime, func(r *ClientRow) any { return &r.End }},
-	"e2e":           {kindDuration, func(r *ClientRow) any { return &r.E2ENS }},
-	"ttft":          {kindDuration, func(r *ClientRow) any { return &r.TTFTNS }},
-	"status":        {kindStatus, func(r *ClientRow) any { return &r.Status }},
-	"error":         {kindLabel, func(r *ClientRow) any { return &r.Error }},
-	"streamed":      {kindBool, func(r *ClientRow) any { return &r.Streamed }},
-	"model":         {kindLabel, func(r *ClientRow) any { return &r.Model }},
-	"use_case":      {kindLabel, func(r *ClientRow) any { return &r.UseCase }},
-	"client":        {kindLabel, func(r *ClientRow) any { return &r.Client }},
-	"region":        {kindLabel, func(r *ClientRow) any { return &r.Region }},
-	"prompt_tokens": {kindCount, func(r *ClientRow) any { return &r.PromptTokens }},
-	"output_tokens": {kindCount, func(r *ClientRow) any { return &r.OutputTokens }},
+var clientTargets = map[string]target[record.ClientRow]{
+	"request_id":    {kindText, func(r *record.ClientRow) any { return &r.RequestID }},
+	"response_id":   {kindText, func(r *record.ClientRow) any { return &r.ResponseID }},
+	"trace_id":      {kindText, func(r *record.ClientRow) any { return &r.TraceID }},
+	"start":         {kindTime, func(r *record.ClientRow) any { return &r.Start }},
+	"first_token":   {kindTime, func(r *record.ClientRow) any { return &r.FirstToken }},
+	"end":           {kindTime, func(r *record.ClientRow) any { return &r.End }},
+	"e2e":           {kindDuration, func(r *record.ClientRow) any { return &r.E2ENS }},
+	"ttft":          {kindDuration, func(r *record.ClientRow) any { return &r.TTFTNS }},
+	"status":        {kindStatus, func(r *record.ClientRow) any { return &r.Status }},
+	"error":         {kindLabel, func(r *record.ClientRow) any { return &r.Error }},
+	"streamed":      {kindBool, func(r *record.ClientRow) any { return &r.Streamed }},
+	"model":         {kindLabel, func(r *record.ClientRow) any { return &r.Model }},
+	"use_case":      {kindLabel, func(r *record.ClientRow) any { return &r.UseCase }},
+	"client":        {kindLabel, func(r *record.ClientRow) any { return &r.Client }},
+	"region":        {kindLabel, func(r *record.ClientRow) any { return &r.Region }},
+	"prompt_tokens": {kindCount, func(r *record.ClientRow) any { return &r.PromptTokens }},
+	"output_tokens": {kindCount, func(r *record.ClientRow) any { return &r.OutputTokens }},
 }
 
-var gatewayTargets = map[string]target[GatewayRow]{
-	"request_id":          {kindText, func(r *GatewayRow) any { return &r.RequestID }},
-	"trace_id":            {kindText, func(r *GatewayRow) any { return &r.TraceID }},
-	"start":               {kindTime, func(r *GatewayRow) any { return &r.Start }},
-	"end":                 {kindTime, func(r *GatewayRow) any { return &r.End }},
-	"upstream_start":      {kindTime, func(r *GatewayRow) any { return &r.UpstreamStart }},
-	"upstream_first_byte": {kindTime, func(r *GatewayRow) any { return &r.UpstreamFirstByte }},
-	"upstream_end":        {kindTime, func(r *GatewayRow) any { return &r.UpstreamEnd }},
-	"ttft":                {kindDuration, func(r *GatewayRow) any { return &r.TTFTNS }},
-	"status":              {kindStatus, func(r *GatewayRow) any { return &r.Status }},
-	"route":               {kindLabel, func(r *GatewayRow) any { return &r.Route }},
-	"upstream":            {kindLabel, func(r *GatewayRow) any { return &r.Upstream }},
-	"gateway":             {kindLabel, func(r *GatewayRow) any { return &r.Gateway }},
-	"response_flags":      {kindLabel, func(r *GatewayRow) any { return &r.ResponseFlags }},
-	"model":               {kindLabel, func(r *GatewayRow) any { return &r.Model }},
-	"attempts":            {kindCount, func(r *GatewayRow) any { return &r.Attempts }},
-	"prompt_tokens":       {kindCount, func(r *GatewayRow) any { return &r.PromptTokens }},
-	"output_tokens":       {kindCount, func(r *GatewayRow) any { return &r.OutputTokens }},
+var gatewayTargets = map[string]target[record.GatewayRow]{
+	"request_id":          {kindText, func(r *record.GatewayRow) any { return &r.RequestID }},
+	"trace_id":            {kindText, func(r *record.GatewayRow) any { return &r.TraceID }},
+	"start":               {kindTime, func(r *record.GatewayRow) any { return &r.Start }},
+	"end":                 {kindTime, func(r *record.GatewayRow) any { return &r.End }},
+	"upstream_start":      {kindTime, func(r *record.GatewayRow) any { return &r.UpstreamStart }},
+	"upstream_first_byte": {kindTime, func(r *record.GatewayRow) any { return &r.UpstreamFirstByte }},
+	"upstream_end":        {kindTime, func(r *record.GatewayRow) any { return &r.UpstreamEnd }},
+	"ttft":                {kindDuration, func(r *record.GatewayRow) any { return &r.TTFTNS }},
+	"status":              {kindStatus, func(r *record.GatewayRow) any { return &r.Status }},
+	"route":               {kindLabel, func(r *record.GatewayRow) any { return &r.Route }},
+	"upstream":            {kindLabel, func(r *record.GatewayRow) any { return &r.Upstream }},
+	"gateway":             {kindLabel, func(r *record.GatewayRow) any { return &r.Gateway }},
+	"response_flags":      {kindLabel, func(r *record.GatewayRow) any { return &r.ResponseFlags }},
+	"model":               {kindLabel, func(r *record.GatewayRow) any { return &r.Model }},
+	"attempts":            {kindCount, func(r *record.GatewayRow) any { return &r.Attempts }},
+	"prompt_tokens":       {kindCount, func(r *record.GatewayRow) any { return &r.PromptTokens }},
+	"output_tokens":       {kindCount, func(r *record.GatewayRow) any { return &r.OutputTokens }},
 }
 
-var serverTargets = map[string]target[ServerRow]{
-	"request_id":        {kindText, func(r *ServerRow) any { return &r.RequestID }},
-	"engine_request_id": {kindText, func(r *ServerRow) any { return &r.EngineRequestID }},
-	"trace_id":          {kindText, func(r *ServerRow) any { return &r.TraceID }},
-	"arrival":           {kindTime, func(r *ServerRow) any { return &r.Arrival }},
-	"scheduled":         {kindTime, func(r *ServerRow) any { return &r.Scheduled }},
-	"first_token":       {kindTime, func(r *ServerRow) any { return &r.FirstToken }},
-	"end":               {kindTime, func(r *ServerRow) any { return &r.End }},
-	"e2e":               {kindDuration, func(r *ServerRow) any { return &r.E2ENS }},
-	"queue":             {kindDuration, func(r *ServerRow) any { return &r.QueueNS }},
-	"ttft":              {kindDuration, func(r *ServerRow) any { return &r.TTFTNS }},
-	"prefill":           {kindDuration, func(r *ServerRow) any { return &r.PrefillNS }},
-	"decode":            {kindDuration, func(r *ServerRow) any { return &r.DecodeNS }},
-	"inference":         {kindDuration, func(r *ServerRow) any { return &r.InferenceNS }},
-	"status":            {kindStatus, func(r *ServerRow) any { return &r.Status }},
-	"error":             {kindLabel, func(r *ServerRow) any { return &r.Error }},
-	"model":             {kindLabel, func(r *ServerRow) any { return &r.Model }},
-	"replica":           {kindLabel, func(r *ServerRow) any { return &r.Replica }},
-	"finish_reason":     {kindLabel, func(r *ServerRow) any { return &r.FinishReason }},
-	"prompt_tokens":     {kindCount, func(r *ServerRow) any { return &r.PromptTokens }},
-	"output_tokens":     {kindCount, func(r *ServerRow) any { return &r.OutputTokens }},
+var serverTargets = map[string]target[record.ServerRow]{
+	"request_id":        {kindText, func(r *record.ServerRow) any { return &r.RequestID }},
+	"engine_request_id": {kindText, func(r *record.ServerRow) any { return &r.EngineRequestID }},
+	"trace_id":          {kindText, func(r *record.ServerRow) any { return &r.TraceID }},
+	"arrival":           {kindTime, func(r *record.ServerRow) any { return &r.Arrival }},
+	"scheduled":         {kindTime, func(r *record.ServerRow) any { return &r.Scheduled }},
+	"first_token":       {kindTime, func(r *record.ServerRow) any { return &r.FirstToken }},
+	"end":               {kindTime, func(r *record.ServerRow) any { return &r.End }},
+	"e2e":               {kindDuration, func(r *record.ServerRow) any { return &r.E2ENS }},
+	"queue":             {kindDuration, func(r *record.ServerRow) any { return &r.QueueNS }},
+	"ttft":              {kindDuration, func(r *record.ServerRow) any { return &r.TTFTNS }},
+	"prefill":           {kindDuration, func(r *record.ServerRow) any { return &r.PrefillNS }},
+	"decode":            {kindDuration, func(r *record.ServerRow) any { return &r.DecodeNS }},
+	"inference":         {kindDuration, func(r *record.ServerRow) any { return &r.InferenceNS }},
+	"status":            {kindStatus, func(r *record.ServerRow) any { return &r.Status }},
+	"error":             {kindLabel, func(r *record.ServerRow) any { return &r.Error }},
+	"model":             {kindLabel, func(r *record.ServerRow) any { return &r.Model }},
+	"replica":           {kindLabel, func(r *record.ServerRow) any { return &r.Replica }},
+	"finish_reason":     {kindLabel, func(r *record.ServerRow) any { return &r.FinishReason }},
+	"prompt_tokens":     {kindCount, func(r *record.ServerRow) any { return &r.PromptTokens }},
+	"output_tokens":     {kindCount, func(r *record.ServerRow) any { return &r.OutputTokens }},
 }
 
 // mappableByTier gives the kind of each mappable column of a tier, for
 // checking a mapping file.
-var mappableByTier = map[Tier]map[string]fieldKind{
-	Client: kinds(clientTargets), Gateway: kinds(gatewayTargets), Server: kinds(serverTargets),
+var mappableByTier = map[record.Tier]map[string]fieldKind{
+	record.Client: kinds(clientTargets), record.Gateway: kinds(gatewayTargets), record.Server: kinds(serverTargets),
 }
 
-func kinds[T Row](t map[string]target[T]) map[string]fieldKind {
+func kinds[T record.Row](t map[string]target[T]) map[string]fieldKind {
 	m := make(map[string]fieldKind, len(t))
 	for name, tg := range t {
 		m[name] = tg.kind
@@ -173,10 +193,10 @@ func kinds[T Row](t map[string]target[T]) map[string]fieldKind {
 
 // requiredByTier are the columns every mapping of a tier must map, as the
 // native formats require them.
-var requiredByTier = map[Tier][]string{
-	Client:  {"request_id", "start", "end"},
-	Gateway: {"request_id", "start", "end"},
-	Server:  {"request_id", "arrival"},
+var requiredByTier = map[record.Tier][]string{
+	record.Client:  {"request_id", "start", "end"},
+	record.Gateway: {"request_id", "start", "end"},
+	record.Server:  {"request_id", "arrival"},
 }
 
 type mappedField struct {
@@ -201,14 +221,14 @@ type pathNode struct {
 	fields   []int // the fields whose path ends here
 }
 
-// LoadMapping reads and checks a mapping file: TOML (.toml) or YAML (.yaml,
+// loadMapping reads and checks a mapping file: TOML (.toml) or YAML (.yaml,
 // .yml). Errors name the file and the offending key.
-func LoadMapping(path string) (*Mapping, error) {
+func loadMapping(path string) (*mapping, error) {
 	var raw struct {
 		Tier   string         `toml:"tier" yaml:"tier"`
 		Fields map[string]any `toml:"fields" yaml:"fields"`
 	}
-	fail := func(format string, args ...any) (*Mapping, error) {
+	fail := func(format string, args ...any) (*mapping, error) {
 		return nil, fmt.Errorf("mapping %s: %s", path, fmt.Sprintf(format, args...))
 	}
 	data, err := os.ReadFile(path)
@@ -235,9 +255,9 @@ func LoadMapping(path string) (*Mapping, error) {
 	default:
 		return fail("want a .toml, .yaml or .yml file")
 	}
-	m := &Mapping{File: path, Tier: Tier(raw.Tier), root: &pathNode{index: -1}}
+	m := &mapping{File: path, Tier: record.Tier(raw.Tier), root: &pathNode{index: -1}}
 	switch m.Tier {
-	case Client, Gateway, Server:
+	case record.Client, record.Gateway, record.Server:
 	case "":
 		return fail("tier: missing (tier = \"client\", \"gateway\" or \"server\")")
 	default:
@@ -402,110 +422,17 @@ func (n *pathNode) add(steps []pathStep, field int) {
 	c.add(steps[1:], field)
 }
 
-// Mapped formats of Run's inputs: each input with a mapping has a format of
-// its own (workers keep one parser per format), found here by readFile's
-// first-line check.
-var (
-	mappedMu      sync.Mutex
-	mappedFormats = map[*format]*Mapping{}
-)
-
-// mappedFormat gives the format of an input with a mapping (nil without
-// one), and refuses jsonl without a mapping and a mapping with another
-// format.
-func mappedFormat(in Input) (*format, error) {
-	m := in.Mapping
-	switch {
-	case m == nil && in.Format == formatJSONL:
-		return nil, fmt.Errorf("--%s %s:%s: the jsonl format needs a mapping file (--map FILE)", in.Tier, in.Format, in.Pattern)
-	case m == nil:
-		return nil, nil
-	case in.Format != "" && in.Format != formatJSONL:
-		return nil, fmt.Errorf("--%s %s:%s: a mapping (%s) is for the jsonl format only", in.Tier, in.Format, in.Pattern, m.File)
-	case m.Tier != in.Tier:
-		return nil, fmt.Errorf("--%s %s: mapping %s is for the %s tier", in.Tier, in.Pattern, m.File, m.Tier)
-	}
-	m.once.Do(func() {
-		m.format = &format{tier: m.Tier, name: formatJSONL}
-		switch m.Tier {
-		case Client:
-			m.format.newParser = func() lineParser[ClientRow] { return newMappedParser(m, clientTargets) }
-		case Gateway:
-			m.format.newParser = func() lineParser[GatewayRow] { return newMappedParser(m, gatewayTargets) }
-		case Server:
-			m.format.newParser = func() lineParser[ServerRow] { return newMappedParser(m, serverTargets) }
-		}
-		mappedMu.Lock()
-		mappedFormats[m.format] = m
-		mappedMu.Unlock()
-	})
-	return m.format, nil
-}
-
-func mappingOf(f *format) *Mapping {
-	mappedMu.Lock()
-	defer mappedMu.Unlock()
-	return mappedFormats[f]
-}
-
-// checkMappedFile checks a mapped input's first JSON object line against
-// its mapping. On a mismatch every line of the file is counted as
-// rejected, under one reject naming the file, and the returned error is
-// the file's.
-func checkMappedFile(s *source, c *chunker, rejects *rejectLog) error {
-	m := mappingOf(s.format)
-	if m == nil {
-		return nil
-	}
-	if first, err := c.peekFirstLine(); err != nil || first == nil {
-		return err
-	}
-	line, n := firstObjectLine(c)
-	if line == nil {
-		return nil // no line of the first chunk is a JSON object: each is rejected as it comes
-	}
-	err := m.check(line)
-	if err == nil {
-		return nil
-	}
-	rejectWholeFile(s, c, rejects, n, line, fmt.Errorf("mapping %s: %w", m.File, err))
-	return fmt.Errorf("%s:%d: mapping %s: %w", s.stats.Path, n, m.File, err)
-}
-
-// firstObjectLine finds the first line of the peeked chunk that is a JSON
-// object, and its number.
-func firstObjectLine(c *chunker) ([]byte, int64) {
-	p := c.pending
-	if p == nil {
-		return nil, 0
-	}
-	data, n := p.data, p.firstLine
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		if line = bytes.TrimSpace(line); len(line) > 0 && jsonObject(line, func([]byte, bool, jsonValue) error { return nil }) == nil {
-			return line, n
-		}
-		n++
-	}
-	return nil, 0
-}
-
 // check says which mapped path a line lacks.
-func (m *Mapping) check(line []byte) error {
+func (m *mapping) check(line []byte) error {
 	found := make([]bool, len(m.fields))
-	m.root.walk(jsonValue{kind: jsonObjectKind, raw: line}, func(i int, _ jsonValue) error {
+	m.root.walk(scan.Value{Kind: scan.ObjectKind, Raw: line}, func(i int, _ scan.Value) error {
 		found[i] = true
 		return nil
 	})
 	for i, ok := range found {
 		if !ok {
 			f := &m.fields[i]
-			return &FieldError{Field: "fields." + f.name, Err: ErrMissingField, Msg: fmt.Sprintf("path %q is not in the line", f.path)}
+			return &record.FieldError{Field: "fields." + f.name, Err: record.ErrMissingField, Msg: fmt.Sprintf("path %q is not in the line", f.path)}
 		}
 	}
 	return nil
@@ -514,7 +441,7 @@ func (m *Mapping) check(line []byte) error {
 // walk calls fn for every mapped field whose path is in v, with its value.
 // A null on the way marks every path below it as present, with a null
 // value (which sets nothing).
-func (n *pathNode) walk(v jsonValue, fn func(field int, v jsonValue) error) error {
+func (n *pathNode) walk(v scan.Value, fn func(field int, v scan.Value) error) error {
 	for _, i := range n.fields {
 		if err := fn(i, v); err != nil {
 			return err
@@ -523,16 +450,16 @@ func (n *pathNode) walk(v jsonValue, fn func(field int, v jsonValue) error) erro
 	if len(n.children) == 0 {
 		return nil
 	}
-	switch v.kind {
-	case jsonNull:
+	switch v.Kind {
+	case scan.Null:
 		for _, c := range n.children {
 			if err := c.walk(v, fn); err != nil {
 				return err
 			}
 		}
-	case jsonObjectKind:
-		return jsonObject(v.raw, func(k []byte, esc bool, e jsonValue) error {
-			key := memberKey(k, esc)
+	case scan.ObjectKind:
+		return scan.Object(v.Raw, func(k []byte, esc bool, e scan.Value) error {
+			key := scan.MemberKey(k, esc)
 			for _, c := range n.children {
 				if c.index < 0 && c.key == string(key) {
 					if err := c.walk(e, fn); err != nil {
@@ -542,8 +469,8 @@ func (n *pathNode) walk(v jsonValue, fn func(field int, v jsonValue) error) erro
 			}
 			return nil
 		})
-	case jsonArray:
-		return lgElements("", v, func(i int, e jsonValue) error {
+	case scan.Array:
+		return scan.Elements("", v, func(i int, e scan.Value) error {
 			for _, c := range n.children {
 				if c.index == i {
 					if err := c.walk(e, fn); err != nil {
@@ -558,23 +485,23 @@ func (n *pathNode) walk(v jsonValue, fn func(field int, v jsonValue) error) erro
 }
 
 // mappedParser decodes rows of one tier through a mapping.
-type mappedParser[T Row] struct {
-	m       *Mapping
+type mappedParser[T record.Row] struct {
+	m       *mapping
 	targets []target[T] // by field index
-	labels  labels
+	labels  scan.Labels
 }
 
-func newMappedParser[T Row](m *Mapping, table map[string]target[T]) *mappedParser[T] {
+func newMappedParser[T record.Row](m *mapping, table map[string]target[T]) *mappedParser[T] {
 	p := &mappedParser[T]{m: m, targets: make([]target[T], len(m.fields))}
 	for i, f := range m.fields {
-		p.targets[i] = table[f.name] // LoadMapping let only this tier's names through
+		p.targets[i] = table[f.name] // loadMapping let only this tier's names through
 	}
 	return p
 }
 
-func (p *mappedParser[T]) parseLine(line []byte, out *rowQueue[T]) error {
-	r := out.next()
-	err := p.m.root.walk(jsonValue{kind: jsonObjectKind, raw: line}, func(i int, v jsonValue) error {
+func (p *mappedParser[T]) ParseLine(line []byte, out *record.RowQueue[T]) error {
+	r := out.Next()
+	err := p.m.root.walk(scan.Value{Kind: scan.ObjectKind, Raw: line}, func(i int, v scan.Value) error {
 		return p.set(i, v, r)
 	})
 	if err != nil {
@@ -583,7 +510,7 @@ func (p *mappedParser[T]) parseLine(line []byte, out *rowQueue[T]) error {
 	for _, name := range requiredByTier[p.m.Tier] {
 		for i := range p.m.fields {
 			if f := &p.m.fields[i]; f.name == name && !isSet(p.targets[i].dst(r)) {
-				return missing(f.label())
+				return record.Missing(f.label())
 			}
 		}
 	}
@@ -602,68 +529,68 @@ func isSet(dst any) bool {
 	return true
 }
 
-func setFormat[T Row](row *T, name string) {
+func setFormat[T record.Row](row *T, name string) {
 	switch r := any(row).(type) {
-	case *ClientRow:
+	case *record.ClientRow:
 		r.Format = name
-	case *GatewayRow:
+	case *record.GatewayRow:
 		r.Format = name
-	case *ServerRow:
+	case *record.ServerRow:
 		r.Format = name
 	}
 }
 
 // set converts one mapped value into its column.
-func (p *mappedParser[T]) set(i int, v jsonValue, r *T) error {
+func (p *mappedParser[T]) set(i int, v scan.Value, r *T) error {
 	f := &p.m.fields[i]
 	name := f.label()
 	switch d := p.targets[i].dst(r).(type) {
 	case *string:
 		if f.kind == kindLabel {
-			return p.labels.label(name, v, d)
+			return p.labels.Label(name, v, d)
 		}
-		return text(name, v, d)
+		return scan.Text(name, v, d)
 	case *int64:
 		return f.time(name, v, d)
 	case **int64:
 		return lgDurationField(name, v, f.scale, d)
 	case **int32:
-		return count32(name, v, d)
+		return scan.Count32(name, v, d)
 	case *int32:
-		return httpStatus(name, v, d)
+		return scan.HTTPStatus(name, v, d)
 	case **bool:
-		return boolean(name, v, func(b bool) { *d = boolPtr(b) })
+		return scan.Boolean(name, v, func(b bool) { *d = record.BoolPtr(b) })
 	}
 	return nil
 }
 
-func (f *mappedField) time(name string, v jsonValue, dst *int64) error {
+func (f *mappedField) time(name string, v scan.Value, dst *int64) error {
 	switch {
 	case f.scale != 0:
 		return lgEpochField(name, v, f.scale, dst)
 	case f.unit == "":
-		return timestamp(name, v, dst)
+		return scan.Timestamp(name, v, dst)
 	}
-	b, ok, err := textBytes(name, v)
+	b, ok, err := scan.TextBytes(name, v)
 	if !ok || err != nil {
 		return err
 	}
-	if v.kind != jsonString {
-		return fieldErr(name, ErrBadTime, "want a string in %s, got %s", f.unit, kindName(v.kind))
+	if v.Kind != scan.String {
+		return record.FieldErrorf(name, record.ErrBadTime, "want a string in %s, got %s", f.unit, scan.KindName(v.Kind))
 	}
 	var ns int64
 	if f.layout == "" {
 		var perr error
-		if ns, perr = parseRFC3339(b); perr != nil {
-			return fieldErr(name, ErrBadTime, "%.60q: %v", b, perr)
+		if ns, perr = scan.ParseRFC3339(b); perr != nil {
+			return record.FieldErrorf(name, record.ErrBadTime, "%.60q: %v", b, perr)
 		}
 	} else {
 		t, perr := time.Parse(f.layout, string(b))
 		if perr != nil {
-			return fieldErr(name, ErrBadTime, "%.60q: not in the layout %q", b, f.layout)
+			return record.FieldErrorf(name, record.ErrBadTime, "%.60q: not in the layout %q", b, f.layout)
 		}
-		if t.Unix() < minEpochSec || t.Unix() > maxEpochSec {
-			return fieldErr(name, ErrBadTime, "%.60q: %v", b, errTimeRange)
+		if t.Unix() < scan.MinEpochSec || t.Unix() > scan.MaxEpochSec {
+			return record.FieldErrorf(name, record.ErrBadTime, "%.60q: %v", b, scan.ErrTimeRange)
 		}
 		ns = t.UnixNano()
 	}

@@ -1,35 +1,14 @@
-package ingest
+package formats
 
 import (
 	"context"
+	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/ingest/record"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-
-	"golang.org/x/tools/txtar"
 )
-
-// The TOML and YAML spellings of one mapping give the same rows.
-func TestMappingTOMLAndYAMLAgree(t *testing.T) {
-	ar, err := txtar.ParseFile("../testdata/ingest/mapped/client.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := runCase(t, "../testdata/ingest/mapped/client.txtar", ar)[0]["want/client"]
-	var fromTOML, fromYAML []string
-	for _, line := range strings.Split(strings.TrimSpace(got), "\n") {
-		if rest, ok := strings.CutPrefix(line, "yaml/app.jsonl:"); ok {
-			fromYAML = append(fromYAML, rest)
-		} else if rest, ok := strings.CutPrefix(line, "app.jsonl:"); ok && len(fromTOML) < 2 {
-			fromTOML = append(fromTOML, rest)
-		}
-	}
-	if len(fromYAML) != 2 || strings.Join(fromTOML, "\n") != strings.Join(fromYAML, "\n") {
-		t.Errorf("TOML rows:\n%s\nYAML rows:\n%s", strings.Join(fromTOML, "\n"), strings.Join(fromYAML, "\n"))
-	}
-}
 
 func TestMappingErrors(t *testing.T) {
 	dir := t.TempDir()
@@ -68,7 +47,7 @@ func TestMappingErrors(t *testing.T) {
 	} {
 		path := filepath.Join(dir, tc.file)
 		os.WriteFile(path, []byte(tc.text), 0o644)
-		_, err := LoadMapping(path)
+		_, err := record.LoadMapping(path)
 		if err == nil {
 			t.Errorf("%s: no error", tc.file)
 			continue
@@ -78,7 +57,7 @@ func TestMappingErrors(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", tc.file, got, tc.want)
 		}
 	}
-	if _, err := LoadMapping(filepath.Join(dir, "nope.toml")); err == nil || !strings.Contains(err.Error(), "nope.toml") {
+	if _, err := record.LoadMapping(filepath.Join(dir, "nope.toml")); err == nil || !strings.Contains(err.Error(), "nope.toml") {
 		t.Errorf("a missing file: %v", err)
 	}
 }
@@ -88,65 +67,37 @@ func TestMappingErrors(t *testing.T) {
 func TestMappedInputErrors(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte("{}\n"), 0o644)
-	m, err := LoadMapping("../testdata/mappings/client.toml")
+	m, err := record.LoadMapping("../../testdata/mappings/client.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	pattern := filepath.Join(dir, "a.jsonl")
 	for _, tc := range []struct {
-		in   Input
+		in   ingest.Input
 		want string
 	}{
-		{Input{Tier: Client, Format: formatJSONL, Pattern: pattern}, "the jsonl format needs a mapping file (--map FILE)"},
-		{Input{Tier: Client, Format: formatAIPerf, Pattern: pattern, Mapping: m}, "a mapping (../testdata/mappings/client.toml) is for the jsonl format only"},
-		{Input{Tier: Server, Pattern: pattern, Mapping: m}, "mapping ../testdata/mappings/client.toml is for the client tier"},
+		{ingest.Input{Tier: record.Client, Format: formatJSONL, Pattern: pattern}, "the jsonl format needs a mapping file (--map FILE)"},
+		{ingest.Input{Tier: record.Client, Format: formatAIPerf, Pattern: pattern, Mapping: m}, "a mapping (../../testdata/mappings/client.toml) is for the jsonl format only"},
+		{ingest.Input{Tier: record.Server, Pattern: pattern, Mapping: m}, "mapping ../../testdata/mappings/client.toml is for the client tier"},
 	} {
-		_, err := Run(context.Background(), Options{Inputs: []Input{tc.in}, Out: filepath.Join(dir, "out")})
+		_, err := ingest.Run(context.Background(), ingest.Options{Inputs: []ingest.Input{tc.in}, Out: filepath.Join(dir, "out")})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: got %v, want …%s", tc.in, err, tc.want)
 		}
 	}
 	// Without a format, a mapping means jsonl.
-	run, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Client, Pattern: pattern, Mapping: m}}, Out: filepath.Join(dir, "out")})
+	run, err := ingest.Run(context.Background(), ingest.Options{Inputs: []ingest.Input{{Tier: record.Client, Pattern: pattern, Mapping: m}}, Out: filepath.Join(dir, "out")})
 	if err != nil || run.Files[0].Format != formatJSONL {
 		t.Errorf("mapping without a format: %v %+v", err, run)
 	}
 }
 
-// secretText is what the fixtures put in prompts, completions and payloads.
-var secretText = regexp.MustCompile(`(?i)secret`)
-
-// The load-generator fixtures carry prompts and completions: none of that
-// text may reach a row or rejects.jsonl (the rejected units of the document
-// formats are logged by position).
-func TestLoadGeneratorsKeepNoText(t *testing.T) {
-	for _, name := range []string{"genaiperf", "guidellm", "vllmbench", "mapped/client"} {
-		path := "../testdata/ingest/" + name + ".txtar"
-		ar, err := txtar.ParseFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := runCase(t, path, ar)[0]
-		for _, section := range []string{"want/client", "want/rejects"} {
-			if s := got[section]; secretText.MatchString(redactedAway(s)) {
-				t.Errorf("%s %s holds user text:\n%s", name, section, s)
-			}
-		}
-	}
-}
-
-// redactedAway drops the redaction placeholders' neighbourhood: a
-// rejects.jsonl line of a line format keeps the line, redacted.
-func redactedAway(s string) string {
-	return regexp.MustCompile(`<redacted \d+ bytes>`).ReplaceAllString(s, "")
-}
-
 func FuzzMapped(f *testing.F) {
 	txtarSeeds(f, "mapped/client.txtar")
 	txtarSeeds(f, "mapped/missing_path.txtar")
-	var maps []*Mapping
+	var maps []*mapping
 	for _, name := range []string{"client.toml", "client_layout.toml"} {
-		m, err := LoadMapping("../testdata/mappings/" + name)
+		m, err := loadMapping("../../testdata/mappings/" + name)
 		if err != nil {
 			f.Fatal(err)
 		}

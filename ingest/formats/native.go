@@ -1,4 +1,9 @@
-package ingest
+package formats
+
+import (
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
+)
 
 // The native formats: one JSON object per line, one object per request, in
 // the shapes below (see the README for the full description). Unknown
@@ -12,22 +17,22 @@ package ingest
 //	server:  {"request_id":"r1","arrival":…,"scheduled":…,"first_token":…,"end":…,"model":"m",
 //	          "replica":"r-0","prompt_tokens":512,"output_tokens":128,"finish_reason":"stop","status":200}
 
-const formatNative = "native"
+const formatNative = record.NativeFormat
 
 func init() {
-	registerLine(Client, formatNative, sniffNative(Client), func() lineParser[ClientRow] { return &nativeClient{} })
-	registerLine(Gateway, formatNative, sniffNative(Gateway), func() lineParser[GatewayRow] { return &nativeGateway{} })
-	registerLine(Server, formatNative, sniffNative(Server), func() lineParser[ServerRow] { return &nativeServer{} })
+	record.RegisterLine(record.Client, formatNative, sniffNative(record.Client), func() record.LineParser[record.ClientRow] { return &nativeClient{} })
+	record.RegisterLine(record.Gateway, formatNative, sniffNative(record.Gateway), func() record.LineParser[record.GatewayRow] { return &nativeGateway{} })
+	record.RegisterLine(record.Server, formatNative, sniffNative(record.Server), func() record.LineParser[record.ServerRow] { return &nativeServer{} })
 }
 
 // sniffNative accepts a JSON object line with a request_id and the member
 // that marks the tier's start.
-func sniffNative(t Tier) func(line []byte) bool {
-	marker := map[Tier]string{Client: "start", Gateway: "upstream_start", Server: "arrival"}[t]
+func sniffNative(t record.Tier) func(line []byte) bool {
+	marker := map[record.Tier]string{record.Client: "start", record.Gateway: "upstream_start", record.Server: "arrival"}[t]
 	return func(line []byte) bool {
 		var id, mark, other bool
-		err := jsonObject(line, func(k []byte, esc bool, _ jsonValue) error {
-			switch string(memberKey(k, esc)) {
+		err := scan.Object(line, func(k []byte, esc bool, _ scan.Value) error {
+			switch string(scan.MemberKey(k, esc)) {
 			case "request_id":
 				id = true
 			case marker:
@@ -38,45 +43,45 @@ func sniffNative(t Tier) func(line []byte) bool {
 			return nil
 		})
 		// A client record has "start" but neither gateway nor server markers.
-		return err == nil && id && mark && (t != Client || !other)
+		return err == nil && id && mark && (t != record.Client || !other)
 	}
 }
 
 type nativeClient struct {
-	labels labels
-	ids    idArena
+	labels scan.Labels
+	ids    scan.IDArena
 }
 
-func (p *nativeClient) parseLine(line []byte, out *rowQueue[ClientRow]) error {
-	r := out.next()
-	err := jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
-		switch key := memberKey(k, esc); string(key) {
+func (p *nativeClient) ParseLine(line []byte, out *record.RowQueue[record.ClientRow]) error {
+	r := out.Next()
+	err := scan.Object(line, func(k []byte, esc bool, v scan.Value) error {
+		switch key := scan.MemberKey(k, esc); string(key) {
 		case "request_id":
-			return p.ids.text("request_id", v, &r.RequestID)
+			return p.ids.Text("request_id", v, &r.RequestID)
 		case "start":
-			return timestamp("start", v, &r.Start)
+			return scan.Timestamp("start", v, &r.Start)
 		case "first_token":
-			return timestamp("first_token", v, &r.FirstToken)
+			return scan.Timestamp("first_token", v, &r.FirstToken)
 		case "end":
-			return timestamp("end", v, &r.End)
+			return scan.Timestamp("end", v, &r.End)
 		case "status":
-			return httpStatus("status", v, &r.Status)
+			return scan.HTTPStatus("status", v, &r.Status)
 		case "error":
-			return p.labels.label("error", v, &r.Error)
+			return p.labels.Label("error", v, &r.Error)
 		case "streamed":
-			return boolean("streamed", v, func(b bool) { r.Streamed = boolPtr(b) })
+			return scan.Boolean("streamed", v, func(b bool) { r.Streamed = record.BoolPtr(b) })
 		case "model":
-			return p.labels.label("model", v, &r.Model)
+			return p.labels.Label("model", v, &r.Model)
 		case "use_case":
-			return p.labels.label("use_case", v, &r.UseCase)
+			return p.labels.Label("use_case", v, &r.UseCase)
 		case "client":
-			return p.labels.label("client", v, &r.Client)
+			return p.labels.Label("client", v, &r.Client)
 		case "region":
-			return p.labels.label("region", v, &r.Region)
+			return p.labels.Label("region", v, &r.Region)
 		case "prompt_tokens":
-			return count32("prompt_tokens", v, &r.PromptTokens)
+			return scan.Count32("prompt_tokens", v, &r.PromptTokens)
 		case "output_tokens":
-			return count32("output_tokens", v, &r.OutputTokens)
+			return scan.Count32("output_tokens", v, &r.OutputTokens)
 		}
 		return nil
 	})
@@ -85,43 +90,43 @@ func (p *nativeClient) parseLine(line []byte, out *rowQueue[ClientRow]) error {
 	}
 	switch {
 	case r.RequestID == "":
-		return missing("request_id")
+		return record.Missing("request_id")
 	case r.Start == 0:
-		return missing("start")
+		return record.Missing("start")
 	case r.End == 0:
-		return missing("end")
+		return record.Missing("end")
 	}
 	r.Format = formatNative
 	return nil
 }
 
 type nativeGateway struct {
-	labels labels
-	ids    idArena
+	labels scan.Labels
+	ids    scan.IDArena
 }
 
-func (p *nativeGateway) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
-	r := out.next()
-	err := jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
-		switch key := memberKey(k, esc); string(key) {
+func (p *nativeGateway) ParseLine(line []byte, out *record.RowQueue[record.GatewayRow]) error {
+	r := out.Next()
+	err := scan.Object(line, func(k []byte, esc bool, v scan.Value) error {
+		switch key := scan.MemberKey(k, esc); string(key) {
 		case "request_id":
-			return p.ids.text("request_id", v, &r.RequestID)
+			return p.ids.Text("request_id", v, &r.RequestID)
 		case "start":
-			return timestamp("start", v, &r.Start)
+			return scan.Timestamp("start", v, &r.Start)
 		case "end":
-			return timestamp("end", v, &r.End)
+			return scan.Timestamp("end", v, &r.End)
 		case "upstream_start":
-			return timestamp("upstream_start", v, &r.UpstreamStart)
+			return scan.Timestamp("upstream_start", v, &r.UpstreamStart)
 		case "upstream_end":
-			return timestamp("upstream_end", v, &r.UpstreamEnd)
+			return scan.Timestamp("upstream_end", v, &r.UpstreamEnd)
 		case "status":
-			return httpStatus("status", v, &r.Status)
+			return scan.HTTPStatus("status", v, &r.Status)
 		case "route":
-			return p.labels.label("route", v, &r.Route)
+			return p.labels.Label("route", v, &r.Route)
 		case "upstream":
-			return p.labels.label("upstream", v, &r.Upstream)
+			return p.labels.Label("upstream", v, &r.Upstream)
 		case "gateway":
-			return p.labels.label("gateway", v, &r.Gateway)
+			return p.labels.Label("gateway", v, &r.Gateway)
 		}
 		return nil
 	})
@@ -130,47 +135,47 @@ func (p *nativeGateway) parseLine(line []byte, out *rowQueue[GatewayRow]) error 
 	}
 	switch {
 	case r.RequestID == "":
-		return missing("request_id")
+		return record.Missing("request_id")
 	case r.Start == 0:
-		return missing("start")
+		return record.Missing("start")
 	case r.End == 0:
-		return missing("end")
+		return record.Missing("end")
 	}
 	r.Format = formatNative
 	return nil
 }
 
 type nativeServer struct {
-	labels labels
-	ids    idArena
+	labels scan.Labels
+	ids    scan.IDArena
 }
 
-func (p *nativeServer) parseLine(line []byte, out *rowQueue[ServerRow]) error {
-	r := out.next()
-	err := jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
-		switch key := memberKey(k, esc); string(key) {
+func (p *nativeServer) ParseLine(line []byte, out *record.RowQueue[record.ServerRow]) error {
+	r := out.Next()
+	err := scan.Object(line, func(k []byte, esc bool, v scan.Value) error {
+		switch key := scan.MemberKey(k, esc); string(key) {
 		case "request_id":
-			return p.ids.text("request_id", v, &r.RequestID)
+			return p.ids.Text("request_id", v, &r.RequestID)
 		case "arrival":
-			return timestamp("arrival", v, &r.Arrival)
+			return scan.Timestamp("arrival", v, &r.Arrival)
 		case "scheduled":
-			return timestamp("scheduled", v, &r.Scheduled)
+			return scan.Timestamp("scheduled", v, &r.Scheduled)
 		case "first_token":
-			return timestamp("first_token", v, &r.FirstToken)
+			return scan.Timestamp("first_token", v, &r.FirstToken)
 		case "end":
-			return timestamp("end", v, &r.End)
+			return scan.Timestamp("end", v, &r.End)
 		case "model":
-			return p.labels.label("model", v, &r.Model)
+			return p.labels.Label("model", v, &r.Model)
 		case "replica":
-			return p.labels.label("replica", v, &r.Replica)
+			return p.labels.Label("replica", v, &r.Replica)
 		case "prompt_tokens":
-			return count32("prompt_tokens", v, &r.PromptTokens)
+			return scan.Count32("prompt_tokens", v, &r.PromptTokens)
 		case "output_tokens":
-			return count32("output_tokens", v, &r.OutputTokens)
+			return scan.Count32("output_tokens", v, &r.OutputTokens)
 		case "finish_reason":
-			return p.labels.label("finish_reason", v, &r.FinishReason)
+			return p.labels.Label("finish_reason", v, &r.FinishReason)
 		case "status":
-			return httpStatus("status", v, &r.Status)
+			return scan.HTTPStatus("status", v, &r.Status)
 		}
 		return nil
 	})
@@ -179,12 +184,10 @@ func (p *nativeServer) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 	}
 	switch {
 	case r.RequestID == "":
-		return missing("request_id")
+		return record.Missing("request_id")
 	case r.Arrival == 0:
-		return missing("arrival")
+		return record.Missing("arrival")
 	}
 	r.Format = formatNative
 	return nil
 }
-
-func missing(field string) error { return &FieldError{Field: field, Err: ErrMissingField} }

@@ -1,4 +1,4 @@
-package ingest
+package formats
 
 // The nginx gateway format: NGINX access logs, one request per line,
 // written with a log_format given by --nginx-format
@@ -48,6 +48,8 @@ package ingest
 import (
 	"bytes"
 	"fmt"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"strings"
 	"unicode/utf8"
 )
@@ -61,12 +63,12 @@ var nginxDefaultConfig = mustNginxConfig("", "")
 
 func init() {
 	def := nginxDefaultConfig
-	registry[Gateway] = append(registry[Gateway], &format{
-		tier:      Gateway,
-		name:      formatNginx,
-		sniff:     sniffNginx,
-		newParser: func() lineParser[GatewayRow] { return newNginxParser(def) },
-		options:   nginxOptions,
+	record.Register(&record.Format{
+		Tier:      record.Gateway,
+		Name:      formatNginx,
+		Sniff:     sniffNginx,
+		NewParser: func() record.LineParser[record.GatewayRow] { return newNginxParser(def) },
+		Options:   nginxOptions,
 	})
 }
 
@@ -75,7 +77,7 @@ func nginxOptions(opts map[string]string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func() lineParser[GatewayRow] { return newNginxParser(cfg) }, nil
+	return func() record.LineParser[record.GatewayRow] { return newNginxParser(cfg) }, nil
 }
 
 func mustNginxConfig(src, id string) *nginxConfig {
@@ -349,8 +351,8 @@ func sniffNginx(line []byte) bool {
 	}
 	if line[0] == '{' {
 		var msec, rt bool
-		err := jsonObject(line, func(k []byte, esc bool, _ jsonValue) error {
-			switch string(memberKey(k, esc)) {
+		err := scan.Object(line, func(k []byte, esc bool, _ scan.Value) error {
+			switch string(scan.MemberKey(k, esc)) {
 			case "msec":
 				msec = true
 			case "request_time":
@@ -379,7 +381,7 @@ var nginxTimeLocal, _ = compileStrftime("%d/%b/%Y:%H:%M:%S %z")
 
 type nginxParser struct {
 	cfg    *nginxConfig
-	labels labels
+	labels scan.Labels
 	vals   [][]byte
 	rec    nginxRec
 }
@@ -398,7 +400,7 @@ type nginxRec struct {
 	status                   int32
 }
 
-func (p *nginxParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
+func (p *nginxParser) ParseLine(line []byte, out *record.RowQueue[record.GatewayRow]) error {
 	p.rec = nginxRec{}
 	c := p.cfg
 	if c.conventional {
@@ -406,7 +408,7 @@ func (p *nginxParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
 			if err := p.jsonLine(t); err != nil {
 				return err
 			}
-			return p.row(out.next())
+			return p.row(out.Next())
 		}
 	}
 	vals := p.vals
@@ -429,12 +431,12 @@ func (p *nginxParser) parseLine(line []byte, out *rowQueue[GatewayRow]) error {
 			return err
 		}
 	}
-	return p.row(out.next())
+	return p.row(out.Next())
 }
 
 func (p *nginxParser) jsonLine(line []byte) error {
-	return jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
-		key := memberKey(k, esc)
+	return scan.Object(line, func(k []byte, esc bool, v scan.Value) error {
+		key := scan.MemberKey(k, esc)
 		var nv nginxVar
 		var ok bool
 		switch string(key) {
@@ -468,11 +470,11 @@ func nginxUnescape(b []byte, json bool) []byte {
 			continue
 		}
 		switch n := b[i+1]; {
-		case !json && n == 'x' && i+3 < len(b) && isHex(b[i+2]) && isHex(b[i+3]):
-			out = append(out, byte(hex4(b[i+2:i+4])))
+		case !json && n == 'x' && i+3 < len(b) && scan.IsHex(b[i+2]) && scan.IsHex(b[i+3]):
+			out = append(out, byte(scan.Hex4(b[i+2:i+4])))
 			i += 3
-		case json && n == 'u' && i+5 < len(b) && isHex(b[i+2]) && isHex(b[i+3]) && isHex(b[i+4]) && isHex(b[i+5]):
-			out = utf8.AppendRune(out, hex4(b[i+2:i+6]))
+		case json && n == 'u' && i+5 < len(b) && scan.IsHex(b[i+2]) && scan.IsHex(b[i+3]) && scan.IsHex(b[i+4]) && scan.IsHex(b[i+5]):
+			out = utf8.AppendRune(out, scan.Hex4(b[i+2:i+6]))
 			i += 5
 		case json && strings.IndexByte(`"\/`, n) >= 0:
 			out = append(out, n)
@@ -495,33 +497,33 @@ func (p *nginxParser) set(v nginxVar, name string, b []byte) error {
 	}
 	switch v {
 	case nvMsec:
-		ns, err := parseEpochSeconds(b)
+		ns, err := scan.ParseEpochSeconds(b)
 		if err != nil {
-			return fieldErr("msec", ErrBadTime, "%.40q: %v", b, err)
+			return record.FieldErrorf("msec", record.ErrBadTime, "%.40q: %v", b, err)
 		}
 		r.end, r.hasEnd = ns, true
 	case nvRequestTime:
 		ns, ok := parseScaledDecimal(b, 1e9)
 		if !ok || ns < 0 {
-			return fieldErr("request_time", ErrBadValue, "want seconds, got %.40q", b)
+			return record.FieldErrorf("request_time", record.ErrBadValue, "want seconds, got %.40q", b)
 		}
 		r.rt, r.hasRT = ns, true
 	case nvTimeISO, nvTimeLocal:
 		var ns int64
 		var err error
 		if v == nvTimeISO {
-			ns, err = parseRFC3339(b)
+			ns, err = scan.ParseRFC3339(b)
 		} else {
 			ns, err = nginxTimeLocal.parse(b)
 		}
 		if err != nil {
-			return fieldErr(name, ErrBadTime, "%.40q: %v", b, err)
+			return record.FieldErrorf(name, record.ErrBadTime, "%.40q: %v", b, err)
 		}
 		r.coarseEnd, r.hasCoarse = ns, true
 	case nvStatus:
 		n, ok := parseScaledDecimal(b, 1)
 		if !ok || n < 0 || n > 999 {
-			return fieldErr("status", ErrBadValue, "want an HTTP status, got %.40q", b)
+			return record.FieldErrorf("status", record.ErrBadValue, "want an HTTP status, got %.40q", b)
 		}
 		r.status = int32(n)
 	case nvRequestID:
@@ -578,7 +580,7 @@ func nginxList(b []byte) (n int, last []byte) {
 	return n, last
 }
 
-func (p *nginxParser) row(row *GatewayRow) error {
+func (p *nginxParser) row(row *record.GatewayRow) error {
 	r := &p.rec
 	var id []byte
 	switch p.cfg.id {
@@ -595,11 +597,11 @@ func (p *nginxParser) row(row *GatewayRow) error {
 	if id == nil {
 		switch p.cfg.id {
 		case nginxIDClient:
-			return missing("http_x_request_id")
+			return record.Missing("http_x_request_id")
 		case nginxIDOwn:
-			return missing("request_id")
+			return record.Missing("request_id")
 		}
-		return missing("request_id or http_x_request_id")
+		return record.Missing("request_id or http_x_request_id")
 	}
 	switch {
 	case r.hasEnd:
@@ -619,12 +621,12 @@ func (p *nginxParser) row(row *GatewayRow) error {
 		attempts = nResp
 	}
 	if attempts > 0 {
-		row.Attempts = int32Ptr(int32(min(attempts, 1<<20)))
+		row.Attempts = record.Int32Ptr(int32(min(attempts, 1<<20)))
 	}
 	if lastResp != nil && row.End != 0 {
 		rt, ok := parseScaledDecimal(lastResp, 1e9)
 		if !ok || rt < 0 {
-			return fieldErr("upstream_response_time", ErrBadValue, "want seconds, got %.40q", lastResp)
+			return record.FieldErrorf("upstream_response_time", record.ErrBadValue, "want seconds, got %.40q", lastResp)
 		}
 		row.UpstreamEnd = row.End
 		row.UpstreamStart = row.End - rt
@@ -634,7 +636,7 @@ func (p *nginxParser) row(row *GatewayRow) error {
 		if _, lastHdr := nginxList(r.header); lastHdr != nil {
 			ht, ok := parseScaledDecimal(lastHdr, 1e9)
 			if !ok || ht < 0 {
-				return fieldErr("upstream_header_time", ErrBadValue, "want seconds, got %.40q", lastHdr)
+				return record.FieldErrorf("upstream_header_time", record.ErrBadValue, "want seconds, got %.40q", lastHdr)
 			}
 			row.UpstreamFirstByte = min(row.UpstreamStart+ht, row.UpstreamEnd)
 		}
@@ -653,19 +655,19 @@ func (p *nginxParser) row(row *GatewayRow) error {
 	trace := traceparentID(r.traceparent)
 	for _, b := range [...][]byte{id, path, addr, r.hostname, trace} {
 		if !utf8.Valid(b) {
-			return fieldErr("value", ErrBadValue, "%.40q is not valid UTF-8", b)
+			return record.FieldErrorf("value", record.ErrBadValue, "%.40q is not valid UTF-8", b)
 		}
 	}
 	row.RequestID = string(id)
 	row.Status = r.status
 	if len(path) > 0 {
-		row.Route = p.labels.intern(path)
+		row.Route = p.labels.Intern(path)
 	}
 	if addr != nil {
-		row.Upstream = p.labels.intern(addr)
+		row.Upstream = p.labels.Intern(addr)
 	}
 	if r.hostname != nil {
-		row.Gateway = p.labels.intern(r.hostname)
+		row.Gateway = p.labels.Intern(r.hostname)
 	}
 	if trace != nil {
 		row.TraceID = string(trace)

@@ -1,4 +1,4 @@
-package ingest
+package formats
 
 import (
 	"context"
@@ -7,9 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/ingest/internal/rowtext"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
-func nginxRows(t testing.TB, format, id, input string) ([]GatewayRow, []*ParseError) {
+func nginxRows(t testing.TB, format, id, input string) ([]record.GatewayRow, []*record.ParseError) {
 	t.Helper()
 	cfg, err := compileNginxConfig(format, id)
 	if err != nil {
@@ -104,7 +109,7 @@ func TestNginxDerivation(t *testing.T) {
 				got = append(got, "-")
 				continue
 			}
-			s := strings.TrimSuffix(strings.TrimPrefix(formatNS(ns), "2026-01-15T10:00:"), "Z")
+			s := strings.TrimSuffix(strings.TrimPrefix(scan.FormatNS(ns), "2026-01-15T10:00:"), "Z")
 			if len(s) == 2 {
 				s += "."
 			}
@@ -124,7 +129,7 @@ func TestNginxDerivation(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, g, c.want)
 		}
 		if !strings.HasPrefix(r.Route, "/") || strings.Contains(r.Route, "?") || r.Gateway != "gw-1" || r.Format != "nginx" {
-			t.Errorf("%s: %s", c.name, renderRow(&r, ""))
+			t.Errorf("%s: %s", c.name, rowtext.Render(&r, ""))
 		}
 	}
 	for id, want := range map[string]string{"http_x_request_id": "http_x_request_id: missing", "request_id": "request_id: missing", "": "request_id or http_x_request_id: missing"} {
@@ -176,7 +181,7 @@ func FuzzNginx(f *testing.F) {
 				}
 				if r.UpstreamStart != 0 && (r.UpstreamStart > r.UpstreamEnd || r.Start != 0 && r.UpstreamStart < r.Start ||
 					r.UpstreamFirstByte != 0 && (r.UpstreamFirstByte < r.UpstreamStart || r.UpstreamFirstByte > r.UpstreamEnd)) {
-					t.Fatalf("upstream times out of order: %s", renderRow(&r, ""))
+					t.Fatalf("upstream times out of order: %s", rowtext.Render(&r, ""))
 				}
 			}
 		}
@@ -193,8 +198,8 @@ func TestNginxOptionErrors(t *testing.T) {
 		{"nginx-request-id", "trace_id"}:                "want auto, http_x_request_id or request_id",
 		{"nginx-format", "'$msec $request_id"}:          "unterminated ' quote",
 	} {
-		_, err := Run(context.Background(), Options{
-			Inputs:        []Input{{Tier: Gateway, Pattern: "../testdata/ingest/native.txtar"}},
+		_, err := ingest.Run(context.Background(), ingest.Options{
+			Inputs:        []ingest.Input{{Tier: record.Gateway, Pattern: "../../testdata/ingest/native.txtar"}},
 			Out:           filepath.Join(dir, "out"),
 			FormatOptions: map[string]string{opts[0]: opts[1]},
 		})
@@ -218,7 +223,7 @@ func TestNginxUnquotedLists(t *testing.T) {
 	}
 	for i, want := range []string{"2026-01-15T10:00:02.522Z 2026-01-15T10:00:02.674Z 2 10.1.4.23:8000", "2026-01-15T10:00:04.005Z 2026-01-15T10:00:04.205Z 2 10.1.9.9:8080"} {
 		r := rows[i]
-		if got := formatNS(r.UpstreamStart) + " " + formatNS(r.UpstreamFirstByte) + " " + strconv.Itoa(int(*r.Attempts)) + " " + r.Upstream; got != want {
+		if got := scan.FormatNS(r.UpstreamStart) + " " + scan.FormatNS(r.UpstreamFirstByte) + " " + strconv.Itoa(int(*r.Attempts)) + " " + r.Upstream; got != want {
 			t.Errorf("line %d: got %s, want %s", i+1, got, want)
 		}
 	}
@@ -232,8 +237,8 @@ func TestNginxWorkBound(t *testing.T) {
 	}
 	line := []byte(`r1 "` + strings.Repeat(`a\" "`, 1<<18) + `x`)
 	start := time.Now()
-	var q rowQueue[GatewayRow]
-	if err := newNginxParser(cfg).parseLine(line, &q); err == nil {
+	var q record.RowQueue[record.GatewayRow]
+	if err := newNginxParser(cfg).ParseLine(line, &q); err == nil {
 		t.Fatal("hostile line matched")
 	}
 	if d := time.Since(start); d > 2*time.Second {

@@ -1,7 +1,9 @@
-package ingest
+package formats
 
 import (
 	"bytes"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"strconv"
 	"time"
 )
@@ -66,15 +68,15 @@ const (
 )
 
 func init() {
-	registerLine(Server, formatOllamaJSON, sniffOllamaJSON, func() lineParser[ServerRow] { return &ollamaJSON{} })
-	registerLine(Server, formatOllamaGin, sniffOllamaGin, func() lineParser[ServerRow] { return &ollamaGin{} })
+	record.RegisterLine(record.Server, formatOllamaJSON, sniffOllamaJSON, func() record.LineParser[record.ServerRow] { return &ollamaJSON{} })
+	record.RegisterLine(record.Server, formatOllamaGin, sniffOllamaGin, func() record.LineParser[record.ServerRow] { return &ollamaGin{} })
 }
 
 // sniffOllamaJSON accepts an object whose first members are model and
 // created_at, in the order Ollama's response types declare them.
 func sniffOllamaJSON(line []byte) bool {
 	n, ok := 0, false
-	lgSniffMembers(line, func(key []byte, _ jsonValue, _ bool) bool {
+	lgSniffMembers(line, func(key []byte, _ scan.Value, _ bool) bool {
 		switch {
 		case n == 0 && string(key) == "model":
 		case n == 1 && string(key) == "created_at":
@@ -92,33 +94,33 @@ func sniffOllamaGin(line []byte) bool {
 	return bytes.HasPrefix(bytes.TrimSpace(line), []byte("[GIN] "))
 }
 
-type ollamaJSON struct{ labels labels }
+type ollamaJSON struct{ labels scan.Labels }
 
-func (p *ollamaJSON) parseLine(line []byte, out *rowQueue[ServerRow]) error {
-	var created, total, load, promptDur, evalDur jsonValue
+func (p *ollamaJSON) ParseLine(line []byte, out *record.RowQueue[record.ServerRow]) error {
+	var created, total, load, promptDur, evalDur scan.Value
 	var done bool
 	var model, reason string
 	var prompt, evalN *int32
-	err := jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
-		switch string(memberKey(k, esc)) {
+	err := scan.Object(line, func(k []byte, esc bool, v scan.Value) error {
+		switch string(scan.MemberKey(k, esc)) {
 		case "model":
-			return p.labels.label("model", v, &model)
+			return p.labels.Label("model", v, &model)
 		case "created_at":
 			created = v
 		case "done":
-			return boolean("done", v, func(b bool) { done = b })
+			return scan.Boolean("done", v, func(b bool) { done = b })
 		case "done_reason":
-			return p.labels.label("done_reason", v, &reason)
+			return p.labels.Label("done_reason", v, &reason)
 		case "total_duration":
 			total = v
 		case "load_duration":
 			load = v
 		case "prompt_eval_count":
-			return count32("prompt_eval_count", v, &prompt)
+			return scan.Count32("prompt_eval_count", v, &prompt)
 		case "prompt_eval_duration":
 			promptDur = v
 		case "eval_count":
-			return count32("eval_count", v, &evalN)
+			return scan.Count32("eval_count", v, &evalN)
 		case "eval_duration":
 			evalDur = v
 		}
@@ -127,28 +129,28 @@ func (p *ollamaJSON) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 	if err != nil || !done || reason == "load" || reason == "unload" {
 		return err
 	}
-	r := out.next()
+	r := out.Next()
 	r.Format = formatOllamaJSON
 	r.Model, r.FinishReason = model, reason
 	r.PromptTokens, r.OutputTokens = prompt, evalN
-	if created.kind == 0 {
-		return missing("created_at")
+	if created.Kind == 0 {
+		return record.Missing("created_at")
 	}
-	if err := timestamp("created_at", created, &r.End); err != nil {
+	if err := scan.Timestamp("created_at", created, &r.End); err != nil {
 		return err
 	}
 	if r.End == 0 {
-		return missing("created_at")
+		return record.Missing("created_at")
 	}
 	if r.E2ENS, err = ollamaNS("total_duration", total); err != nil {
 		return err
 	}
 	if r.E2ENS == nil {
-		return missing("total_duration")
+		return record.Missing("total_duration")
 	}
 	r.Arrival = r.End - *r.E2ENS
-	if r.Arrival < minEpochSec*1e9 {
-		return fieldErr("total_duration", ErrBadValue, "%d ns is longer than the time since 2000", *r.E2ENS)
+	if r.Arrival < scan.MinEpochSec*1e9 {
+		return record.FieldErrorf("total_duration", record.ErrBadValue, "%d ns is longer than the time since 2000", *r.E2ENS)
 	}
 	if r.LoadNS, err = ollamaNS("load_duration", load); err != nil {
 		return err
@@ -163,15 +165,15 @@ func (p *ollamaJSON) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 }
 
 // ollamaNS reads a Go time.Duration member (integer ns); absent or null is nil.
-func ollamaNS(field string, v jsonValue) (*int64, error) {
-	if v.kind == 0 {
+func ollamaNS(field string, v scan.Value) (*int64, error) {
+	if v.Kind == 0 {
 		return nil, nil
 	}
-	ns, ok, err := integer(field, v, 0, 1<<63-1)
+	ns, ok, err := scan.Integer(field, v, 0, 1<<63-1)
 	if err != nil || !ok {
 		return nil, err
 	}
-	return nsPtr(ns), nil
+	return record.NSPtr(ns), nil
 }
 
 type ollamaGin struct{}
@@ -187,7 +189,7 @@ func ollamaInferencePath(path []byte) bool {
 	return false
 }
 
-func (p *ollamaGin) parseLine(line []byte, out *rowQueue[ServerRow]) error {
+func (p *ollamaGin) ParseLine(line []byte, out *record.RowQueue[record.ServerRow]) error {
 	if bytes.IndexByte(line, 0x1b) >= 0 {
 		line = ansiEscape.ReplaceAll(line, nil)
 	}
@@ -226,15 +228,15 @@ func (p *ollamaGin) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 	}
 	status, err := strconv.Atoi(string(f[1]))
 	if err != nil || status < 100 || status > 999 {
-		return fieldErr("status", ErrBadValue, "%.40q: not an HTTP status", f[1])
+		return record.FieldErrorf("status", record.ErrBadValue, "%.40q: not an HTTP status", f[1])
 	}
 	d, err := time.ParseDuration(string(f[2]))
 	if err != nil || d < 0 {
-		return fieldErr("latency", ErrBadValue, "%.40q: not a Go duration (like 2.639712331s, 351.2048ms, 1m5s)", f[2])
+		return record.FieldErrorf("latency", record.ErrBadValue, "%.40q: not a Go duration (like 2.639712331s, 351.2048ms, 1m5s)", f[2])
 	}
-	r := out.next()
+	r := out.Next()
 	r.Format = formatOllamaGin
 	r.Status = int32(status)
-	r.E2ENS = nsPtr(int64(d))
+	r.E2ENS = record.NSPtr(int64(d))
 	return nil
 }

@@ -1,4 +1,4 @@
-package ingest
+package formats
 
 import (
 	"cmp"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
@@ -51,7 +53,7 @@ import (
 const formatOTelClient = "otel-client"
 
 func init() {
-	registerOTel(Client, formatOTelClient, "otel-client-service", otelClientParser)
+	registerOTel(record.Client, formatOTelClient, "otel-client-service", otelClientParser)
 }
 
 // clSpan is what is kept of a client span until it is paired.
@@ -72,9 +74,9 @@ type clSpan struct {
 	output     *int32
 }
 
-func otelClientParser(cfg *otelConfig) docParser[ClientRow] {
-	return func(r io.Reader, file string, out *DocOut[ClientRow]) error {
-		var lb labels
+func otelClientParser(cfg *otelConfig) record.DocParser[record.ClientRow] {
+	return func(r io.Reader, file string, out *record.DocOut[record.ClientRow]) error {
+		var lb scan.Labels
 		var p *spanPairer[clSpan]
 		p = newSpanPairer(func(u *heldUnit[clSpan]) error {
 			for _, s := range u.parents {
@@ -198,7 +200,7 @@ func genAITokens(a pcommon.Map) (prompt, output *int32, err error) {
 }
 
 // clientSpan fills v from a GenAI or HTTP client span.
-func clientSpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *labels, v *clSpan) error {
+func clientSpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *scan.Labels, v *clSpan) error {
 	a := sp.Attributes()
 	var err error
 	if v.start, v.end, err = spanTimes(sp); err != nil {
@@ -208,7 +210,7 @@ func clientSpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *labels, v 
 		return err
 	}
 	if s, ok := attrText(a, "error.type"); ok {
-		v.errType = lb.intern([]byte(s))
+		v.errType = lb.Intern([]byte(s))
 	}
 	v.failed = sp.Status().Code() == ptrace.StatusCodeError
 	v.requestID = otelRequestID(a, cfg)
@@ -216,13 +218,13 @@ func clientSpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *labels, v 
 		v.traceID = sp.TraceID().String()
 	}
 	if s, ok := resourceLabel(res); ok {
-		v.client = lb.intern([]byte(s))
+		v.client = lb.Intern([]byte(s))
 	}
 	if !v.genAI {
 		return nil
 	}
 	if s, ok := genAIModel(a); ok {
-		v.model = lb.intern([]byte(s))
+		v.model = lb.Intern([]byte(s))
 	}
 	if s, ok := attrStr(a, "gen_ai.response.id"); ok {
 		v.responseID = s
@@ -235,7 +237,7 @@ func clientSpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *labels, v 
 		return err
 	}
 	if ok {
-		v.ttft = nsPtr(ns)
+		v.ttft = record.NSPtr(ns)
 	}
 	v.prompt, v.output, err = genAITokens(a)
 	return err
@@ -249,16 +251,16 @@ func attrBool(a pcommon.Map, key string) (*bool, error) {
 	}
 	switch v.Type() {
 	case pcommon.ValueTypeBool:
-		return boolPtr(v.Bool()), nil
+		return record.BoolPtr(v.Bool()), nil
 	case pcommon.ValueTypeStr:
 		if b, err := strconv.ParseBool(strings.TrimSpace(v.Str())); err == nil {
-			return boolPtr(b), nil
+			return record.BoolPtr(b), nil
 		}
-		return nil, fieldErr(key, ErrBadValue, "want true or false, got %.40q", v.Str())
+		return nil, record.FieldErrorf(key, record.ErrBadValue, "want true or false, got %.40q", v.Str())
 	case pcommon.ValueTypeEmpty:
 		return nil, nil
 	}
-	return nil, fieldErr(key, ErrBadValue, "want true or false, got %s", strings.ToLower(v.Type().String()))
+	return nil, record.FieldErrorf(key, record.ErrBadValue, "want true or false, got %s", strings.ToLower(v.Type().String()))
 }
 
 // clientRow fills a row from a span and the HTTP spans under it. When a
@@ -266,7 +268,7 @@ func attrBool(a pcommon.Map, key string) (*bool, error) {
 // instrumentation), the row is the innermost GenAI span's, closest to the
 // wire, with the model, tokens and stream flag it lacks taken from the
 // outer one.
-func clientRow(s *pendingSpan[clSpan], r *ClientRow) {
+func clientRow(s *pendingSpan[clSpan], r *record.ClientRow) {
 	in := s
 	if s.v.genAI {
 		in = innermostGenAI(s)

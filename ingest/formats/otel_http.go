@@ -1,9 +1,11 @@
-package ingest
+package formats
 
 import (
 	"errors"
 	"io"
 
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
@@ -65,7 +67,7 @@ const envoyFirstUpstreamByte = "first_upstream_rx_byte_received"
 const otelhttptraceFirstByte = "http.receive.start"
 
 func init() {
-	registerOTel(Gateway, formatOTelGateway, "otel-gateway-service", otelGatewayParser)
+	registerOTel(record.Gateway, formatOTelGateway, "otel-gateway-service", otelGatewayParser)
 }
 
 // gwSpan is what is kept of a gateway span until it is paired.
@@ -85,9 +87,9 @@ type gwSpan struct {
 	output     *int32
 }
 
-func otelGatewayParser(cfg *otelConfig) docParser[GatewayRow] {
-	return func(r io.Reader, file string, out *DocOut[GatewayRow]) error {
-		var lb labels
+func otelGatewayParser(cfg *otelConfig) record.DocParser[record.GatewayRow] {
+	return func(r io.Reader, file string, out *record.DocOut[record.GatewayRow]) error {
+		var lb scan.Labels
 		p := newSpanPairer(func(u *heldUnit[gwSpan]) error {
 			for _, s := range u.parents {
 				gatewayRow(s, out.Next())
@@ -189,7 +191,7 @@ func isUpstreamSpan(a pcommon.Map) bool {
 }
 
 // gatewaySpan fills v from a SERVER or upstream CLIENT span.
-func gatewaySpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *labels, v *gwSpan) error {
+func gatewaySpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *scan.Labels, v *gwSpan) error {
 	a := sp.Attributes()
 	var err error
 	if v.start, v.end, err = spanTimes(sp); err != nil {
@@ -202,7 +204,7 @@ func gatewaySpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *labels, v
 	}
 	v.requestID = otelRequestID(a, cfg)
 	if s, ok := attrStr(a, "upstream_address"); ok {
-		v.upstream = lb.intern([]byte(s))
+		v.upstream = lb.Intern([]byte(s))
 	}
 	if !v.server {
 		for _, u := range []func() (string, bool){
@@ -213,7 +215,7 @@ func gatewaySpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *labels, v
 			func() (string, bool) { return urlAttrHost(a) },
 		} {
 			if s, ok := u(); ok {
-				v.upstream = lb.intern([]byte(s))
+				v.upstream = lb.Intern([]byte(s))
 				break
 			}
 		}
@@ -223,12 +225,12 @@ func gatewaySpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *labels, v
 		return err
 	}
 	if s, ok := attrStr(a, "http.route"); ok {
-		v.route = lb.intern([]byte(s))
+		v.route = lb.Intern([]byte(s))
 	} else {
 		for _, k := range []string{"url.path", "http.target", "url.full", "http.url"} {
 			if s, ok := attrStr(a, k); ok {
 				if path := urlPath(s); path != "" {
-					v.route = lb.intern([]byte(path))
+					v.route = lb.Intern([]byte(path))
 					break
 				}
 			}
@@ -238,13 +240,13 @@ func gatewaySpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *labels, v
 		v.traceID = sp.TraceID().String()
 	}
 	if s, ok := resourceLabel(res); ok {
-		v.gateway = lb.intern([]byte(s))
+		v.gateway = lb.Intern([]byte(s))
 	}
 	if s, ok := attrStr(a, "response_flags"); ok && s != "-" {
-		v.flags = lb.intern([]byte(s))
+		v.flags = lb.Intern([]byte(s))
 	}
 	if s, ok := genAIModel(a); ok {
-		v.model = lb.intern([]byte(s))
+		v.model = lb.Intern([]byte(s))
 	}
 	v.prompt, v.output, err = genAITokens(a)
 	return err
@@ -275,7 +277,7 @@ func otelRequestID(a pcommon.Map, cfg *otelConfig) string {
 }
 
 // gatewayRow fills a row from a SERVER span and its upstream children.
-func gatewayRow(s *pendingSpan[gwSpan], r *GatewayRow) {
+func gatewayRow(s *pendingSpan[gwSpan], r *record.GatewayRow) {
 	v := &s.v
 	r.Format = formatOTelGateway
 	r.Start, r.End = v.start, v.end
@@ -298,7 +300,7 @@ func gatewayRow(s *pendingSpan[gwSpan], r *GatewayRow) {
 	if last == nil {
 		return
 	}
-	r.Attempts = int32Ptr(int32(min(n, 1<<16-1)))
+	r.Attempts = record.Int32Ptr(int32(min(n, 1<<16-1)))
 	r.UpstreamStart, r.UpstreamEnd = last.start, last.end
 	if last.upstream != "" {
 		r.Upstream = last.upstream

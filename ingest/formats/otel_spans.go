@@ -1,4 +1,4 @@
-package ingest
+package formats
 
 import (
 	"bufio"
@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
@@ -188,9 +190,9 @@ func readLine(br *bufio.Reader) (*otlpLine, error) {
 	for {
 		frag, err := br.ReadSlice('\n')
 		if !l.tooLong {
-			if len(buf)+len(frag) > MaxLineBytes+1 {
+			if len(buf)+len(frag) > record.MaxLineBytes+1 {
 				l.tooLong = true
-				buf = append(buf, frag[:min(len(frag), max(0, RawLimit-len(buf)))]...)
+				buf = append(buf, frag[:min(len(frag), max(0, record.RawLimit-len(buf)))]...)
 			} else {
 				buf = append(buf, frag...)
 			}
@@ -217,7 +219,7 @@ func readLine(br *bufio.Reader) (*otlpLine, error) {
 
 func lineUnit(l *otlpLine, no int64, unit func(int64, []byte) error, bad func(int64, []byte, error) error) error {
 	if l.tooLong {
-		return bad(no, l.data, fmt.Errorf("%w: longer than %d bytes", ErrLineTooLong, MaxLineBytes))
+		return bad(no, l.data, fmt.Errorf("%w: longer than %d bytes", record.ErrLineTooLong, record.MaxLineBytes))
 	}
 	if len(bytes.TrimSpace(l.data)) == 0 {
 		return nil
@@ -227,14 +229,14 @@ func lineUnit(l *otlpLine, no int64, unit func(int64, []byte) error, bad func(in
 
 // registerOTel registers an OTel document format of tier t whose parser
 // takes the otel-request-id setting and the service names in serviceKey.
-func registerOTel[T Row](t Tier, name, serviceKey string, parser func(*otelConfig) docParser[T]) {
+func registerOTel[T record.Row](t record.Tier, name, serviceKey string, parser func(*otelConfig) record.DocParser[T]) {
 	def, _ := newOTelConfig(nil, "")
-	registry[t] = append(registry[t], &format{
-		tier:  t,
-		name:  name,
-		sniff: sniffOTLPTraces,
-		doc:   parser(def),
-		options: func(opts map[string]string) (any, error) {
+	record.Register(&record.Format{
+		Tier:  t,
+		Name:  name,
+		Sniff: sniffOTLPTraces,
+		Doc:   parser(def),
+		Options: func(opts map[string]string) (any, error) {
 			c, err := newOTelConfig(opts, serviceKey)
 			if err != nil {
 				return nil, err
@@ -248,7 +250,7 @@ func registerOTel[T Row](t Tier, name, serviceKey string, parser func(*otelConfi
 func readOTLPDocuments(data []byte, unit func(int64, []byte) error, bad func(int64, []byte, error) error) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	for {
-		off := skipSpace(data, int(dec.InputOffset()))
+		off := scan.SkipSpace(data, int(dec.InputOffset()))
 		if off >= len(data) {
 			return nil
 		}
@@ -258,7 +260,7 @@ func readOTLPDocuments(data []byte, unit func(int64, []byte) error, bad func(int
 			if errors.Is(err, io.ErrUnexpectedEOF) {
 				err = errors.New("unexpected end of input (truncated document?)")
 			}
-			return bad(line, data[off:min(len(data), off+RawLimit)], fmt.Errorf("%w: %v", ErrSyntax, err))
+			return bad(line, data[off:min(len(data), off+record.RawLimit)], fmt.Errorf("%w: %v", record.ErrSyntax, err))
 		}
 		if err := unit(line, doc); err != nil {
 			return err
@@ -288,7 +290,7 @@ func decodeOTLPTraces(data []byte) (ptrace.Traces, error) {
 func renameInstrumentationLibrary(data []byte) ([]byte, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
+		return nil, fmt.Errorf("%w: %v", record.ErrSyntax, err)
 	}
 	var rss []map[string]json.RawMessage
 	if raw, ok := top["resourceSpans"]; !ok || json.Unmarshal(raw, &rss) != nil {
@@ -302,11 +304,11 @@ func renameInstrumentationLibrary(data []byte) ([]byte, error) {
 		}
 		var ils, ss []map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &ils); err != nil {
-			return nil, fmt.Errorf("%w: instrumentationLibrarySpans: %v", ErrSyntax, err)
+			return nil, fmt.Errorf("%w: instrumentationLibrarySpans: %v", record.ErrSyntax, err)
 		}
 		if old, ok := rs["scopeSpans"]; ok {
 			if err := json.Unmarshal(old, &ss); err != nil {
-				return nil, fmt.Errorf("%w: scopeSpans: %v", ErrSyntax, err)
+				return nil, fmt.Errorf("%w: scopeSpans: %v", record.ErrSyntax, err)
 			}
 		}
 		for _, e := range ils {
@@ -505,7 +507,7 @@ func (p *spanPairer[S]) flush() error {
 func spanTimes(sp ptrace.Span) (start, end int64, err error) {
 	s, e := uint64(sp.StartTimestamp()), uint64(sp.EndTimestamp())
 	if s == 0 {
-		return 0, 0, missing("startTimeUnixNano")
+		return 0, 0, record.Missing("startTimeUnixNano")
 	}
 	if err := plausibleNS("startTimeUnixNano", s); err != nil {
 		return 0, 0, err
@@ -573,19 +575,19 @@ func attrHTTPStatus(m pcommon.Map, keys ...string) (int32, error) {
 		}
 		var err error
 		if n, err = strconv.ParseInt(s, 10, 64); err != nil {
-			return 0, fieldErr(key, ErrBadValue, "want an HTTP status, got %.40q", s)
+			return 0, record.FieldErrorf(key, record.ErrBadValue, "want an HTTP status, got %.40q", s)
 		}
 	case pcommon.ValueTypeDouble:
 		f := v.Double()
 		if f != math.Trunc(f) || f < 0 || f > 999 {
-			return 0, fieldErr(key, ErrBadValue, "want an HTTP status, got %v", f)
+			return 0, record.FieldErrorf(key, record.ErrBadValue, "want an HTTP status, got %v", f)
 		}
 		n = int64(f)
 	default:
-		return 0, fieldErr(key, ErrBadValue, "want an HTTP status, got %s", strings.ToLower(v.Type().String()))
+		return 0, record.FieldErrorf(key, record.ErrBadValue, "want an HTTP status, got %s", strings.ToLower(v.Type().String()))
 	}
 	if n < 0 || n > 999 {
-		return 0, fieldErr(key, ErrBadValue, "HTTP status %d is outside 0..999", n)
+		return 0, record.FieldErrorf(key, record.ErrBadValue, "HTTP status %d is outside 0..999", n)
 	}
 	return int32(n), nil
 }
@@ -676,9 +678,9 @@ func spanErr(sp ptrace.Span, err error) error {
 // otlpDocParser is the docParser shared by the OTel formats: decode each
 // unit, let the format take its spans (a *ParseError-free error rejects the
 // unit, and the format must not have changed its state), then flush.
-func otlpDocParser[T Row](r io.Reader, out *DocOut[T], take func(line int64, td ptrace.Traces) error, flush func() error) error {
+func otlpDocParser[T record.Row](r io.Reader, out *record.DocOut[T], take func(line int64, td ptrace.Traces) error, flush func() error) error {
 	bad := func(line int64, raw []byte, err error) error {
-		if err := out.Done(line, raw[:min(len(raw), RawLimit)], err); err != nil {
+		if err := out.Done(line, raw[:min(len(raw), record.RawLimit)], err); err != nil {
 			return &fatalErr{err}
 		}
 		return nil

@@ -1,4 +1,4 @@
-package ingest
+package formats
 
 import (
 	"bytes"
@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/ingest/internal/rowtext"
+	"github.com/infertrace/infertrace/ingest/record"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"golang.org/x/tools/txtar"
 )
@@ -41,42 +44,42 @@ const (
 )
 
 // runOTelDoc runs a document format over input and checks its accounting.
-func runOTelDoc[T Row](t testing.TB, parse docParser[T], input []byte) (rows []T, rejects []*ParseError) {
+func runOTelDoc[T record.Row](t testing.TB, parse record.DocParser[T], input []byte) (rows []T, rejects []*record.ParseError) {
 	t.Helper()
-	out := &DocOut[T]{
-		file:   "in.json",
-		emit:   func(rs []T) error { rows = append(rows, rs...); return nil },
-		reject: func(pe *ParseError) error { rejects = append(rejects, pe); return nil },
+	out := &record.DocOut[T]{
+		File:   "in.json",
+		Emit:   func(rs []T) error { rows = append(rows, rs...); return nil },
+		Reject: func(pe *record.ParseError) error { rejects = append(rejects, pe); return nil },
 	}
 	if err := parse(bytes.NewReader(input), "in.json", out); err != nil {
 		t.Fatal(err)
 	}
-	if out.units != out.decoded+int64(len(rejects)) || out.rows != int64(len(rows)) {
+	if out.Units != out.Decoded+int64(len(rejects)) || out.Rows != int64(len(rows)) {
 		t.Fatalf("accounting: units %d, decoded %d, rejected %d, rows %d/%d",
-			out.units, out.decoded, len(rejects), out.rows, len(rows))
+			out.Units, out.Decoded, len(rejects), out.Rows, len(rows))
 	}
 	for _, pe := range rejects {
-		if pe.Line < 1 || Kind(pe) == "other" {
+		if pe.Line < 1 || record.Kind(pe) == "other" {
 			t.Fatalf("reject without a position or a kind: %v", pe)
 		}
 	}
 	return rows, rejects
 }
 
-func gatewayParser(t testing.TB) docParser[GatewayRow] {
-	f, err := lookupFormat(Gateway, formatOTelGateway)
+func gatewayParser(t testing.TB) record.DocParser[record.GatewayRow] {
+	f, err := record.Lookup(record.Gateway, formatOTelGateway)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f.doc.(docParser[GatewayRow])
+	return f.Doc.(record.DocParser[record.GatewayRow])
 }
 
-func clientParser(t testing.TB) docParser[ClientRow] {
-	f, err := lookupFormat(Client, formatOTelClient)
+func clientParser(t testing.TB) record.DocParser[record.ClientRow] {
+	f, err := record.Lookup(record.Client, formatOTelClient)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f.doc.(docParser[ClientRow])
+	return f.Doc.(record.DocParser[record.ClientRow])
 }
 
 // A child is paired with a parent that came up to otelHoldUnits units
@@ -173,19 +176,19 @@ func TestOTelPairerBounds(t *testing.T) {
 func TestOTelSniff(t *testing.T) {
 	otlp := otelLine([7]string{"0123456789abcdef0123456789abcdef", "1111111111111111", "", "2", "0", "1", otelMethod})
 	for _, c := range []struct {
-		tier  Tier
+		tier  record.Tier
 		first string
 		want  string
 	}{
-		{Gateway, otlp, formatOTelGateway},
-		{Gateway, `{"resourceSpans": [`, formatOTelGateway},
-		{Client, otlp, formatOTelClient},
-		{Client, `{"resourceSpans":[{"resource"`, formatOTelClient},
-		{Server, otlp, formatVLLMOTLP},
-		{Client, `{"request_id":"r1","start":1796032800,"end":1796032801}`, formatNative},
+		{record.Gateway, otlp, formatOTelGateway},
+		{record.Gateway, `{"resourceSpans": [`, formatOTelGateway},
+		{record.Client, otlp, formatOTelClient},
+		{record.Client, `{"resourceSpans":[{"resource"`, formatOTelClient},
+		{record.Server, otlp, formatVLLMOTLP},
+		{record.Client, `{"request_id":"r1","start":1796032800,"end":1796032801}`, formatNative},
 	} {
-		f, err := sniffFormat(c.tier, []byte(c.first))
-		if err != nil || f.name != c.want {
+		f, err := record.SniffFormat(c.tier, []byte(c.first))
+		if err != nil || f.Name != c.want {
 			t.Errorf("%s %.40s: got %v, %v; want %s", c.tier, c.first, f, err, c.want)
 		}
 	}
@@ -223,16 +226,16 @@ func TestOTelInstrumentationLibrarySpans(t *testing.T) {
 func TestOTelLongLine(t *testing.T) {
 	ok := otelLine([7]string{"0123456789abcdef0123456789abcdef", "1111111111111111", "", "2", "0", "1", otelMethod})
 	ok2 := strings.Replace(ok, "1111111111111111", "2222222222222222", 1)
-	long := `{"resourceSpans":[` + strings.Repeat(" ", MaxLineBytes) + `]}`
+	long := `{"resourceSpans":[` + strings.Repeat(" ", record.MaxLineBytes) + `]}`
 	in := ok + "\r\n\r\n" + long + "\n" + ok2 + "\r\n"
 	rows, rejects := runOTelDoc(t, gatewayParser(t), []byte(in))
-	if len(rows) != 2 || len(rejects) != 1 || Kind(rejects[0]) != "line_too_long" || rejects[0].Line != 3 {
+	if len(rows) != 2 || len(rejects) != 1 || record.Kind(rejects[0]) != "line_too_long" || rejects[0].Line != 3 {
 		t.Fatalf("rows %d, rejects %v", len(rows), rejects)
 	}
 	if rows[0].SourceLine != 1 || rows[1].SourceLine != 4 {
 		t.Errorf("lines %d, %d", rows[0].SourceLine, rows[1].SourceLine)
 	}
-	if len(rejects[0].Raw) > RawLimit {
+	if len(rejects[0].Raw) > record.RawLimit {
 		t.Errorf("kept %d bytes of the long line", len(rejects[0].Raw))
 	}
 }
@@ -242,8 +245,8 @@ func TestOTelOptionErrors(t *testing.T) {
 	path := filepath.Join(dir, "g.jsonl")
 	os.WriteFile(path, []byte(otelLine()+"\n"), 0o644)
 	for _, bad := range []string{"x request id", `a"b`, "a\tb"} {
-		_, err := Run(context.Background(), Options{
-			Inputs:        []Input{{Tier: Gateway, Pattern: path}},
+		_, err := ingest.Run(context.Background(), ingest.Options{
+			Inputs:        []ingest.Input{{Tier: record.Gateway, Pattern: path}},
 			Out:           filepath.Join(dir, "out"),
 			FormatOptions: map[string]string{"otel-request-id": bad},
 		})
@@ -252,8 +255,8 @@ func TestOTelOptionErrors(t *testing.T) {
 		}
 	}
 	// Empty, as a command line passes an unset flag, is the default.
-	if _, err := Run(context.Background(), Options{
-		Inputs:        []Input{{Tier: Gateway, Pattern: path}},
+	if _, err := ingest.Run(context.Background(), ingest.Options{
+		Inputs:        []ingest.Input{{Tier: record.Gateway, Pattern: path}},
 		Out:           filepath.Join(dir, "out"),
 		FormatOptions: map[string]string{"otel-request-id": "", "otel-gateway-service": ""},
 	}); err != nil {
@@ -265,8 +268,8 @@ func TestOTelOptionErrors(t *testing.T) {
 // every one of them has the word "secret", and no decoded value may.
 func TestOTelNoPromptText(t *testing.T) {
 	for _, c := range []struct{ path, file string }{
-		{"../testdata/ingest/otel_gateway.txtar", "gw.jsonl"},
-		{"../testdata/ingest/otel_client.txtar", "cl.jsonl"},
+		{"../../testdata/ingest/otel_gateway.txtar", "gw.jsonl"},
+		{"../../testdata/ingest/otel_client.txtar", "cl.jsonl"},
 	} {
 		data := otelFixture(t, c.path, c.file)
 		if !bytes.Contains(data, []byte("secret")) {
@@ -279,9 +282,26 @@ func TestOTelNoPromptText(t *testing.T) {
 				t.Errorf("%s: user text in a row or a reject: %s", c.file, s)
 			}
 		}
-		for _, pe := range append(grej, crej...) {
-			if strings.Contains(cutRaw(pe.Raw), "secret") {
-				t.Errorf("user text in a kept reject: %s", cutRaw(pe.Raw))
+		// What rejects.jsonl keeps of the rejected units holds none either.
+		dir := t.TempDir()
+		in := filepath.Join(dir, c.file)
+		if err := os.WriteFile(in, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []struct {
+			tier   record.Tier
+			format string
+		}{{record.Gateway, formatOTelGateway}, {record.Client, formatOTelClient}} {
+			out := filepath.Join(dir, "out-"+string(f.tier))
+			if _, err := ingest.Run(context.Background(), ingest.Options{Inputs: []ingest.Input{{Tier: f.tier, Format: f.format, Pattern: in}}, Out: out}); err != nil {
+				t.Fatal(err)
+			}
+			kept, err := os.ReadFile(filepath.Join(out, "rejects.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(kept, []byte("secret")) {
+				t.Errorf("%s as %s: user text in a kept reject: %s", c.file, f.format, kept)
 			}
 		}
 	}
@@ -303,10 +323,10 @@ func otelFixture(t testing.TB, path, file string) []byte {
 
 func otelSeeds(f *testing.F) {
 	for _, c := range []struct{ path, file string }{
-		{"../testdata/ingest/otel_gateway.txtar", "gw.jsonl"},
-		{"../testdata/ingest/otel_gateway.txtar", "gw2.json"},
-		{"../testdata/ingest/otel_client.txtar", "cl.jsonl"},
-		{"../testdata/ingest/options/otel_options.txtar", "gw.jsonl"},
+		{"../../testdata/ingest/otel_gateway.txtar", "gw.jsonl"},
+		{"../../testdata/ingest/otel_gateway.txtar", "gw2.json"},
+		{"../../testdata/ingest/otel_client.txtar", "cl.jsonl"},
+		{"../../testdata/ingest/options/otel_options.txtar", "gw.jsonl"},
 	} {
 		data := otelFixture(f, c.path, c.file)
 		f.Add(data)
@@ -448,7 +468,7 @@ func FuzzOTelPairing(f *testing.F) {
 		}
 		// Rows come out in line order per line; match them to servers by
 		// line and count.
-		byLine := map[int64][]*GatewayRow{}
+		byLine := map[int64][]*record.GatewayRow{}
 		for i := range rows {
 			byLine[rows[i].SourceLine] = append(byLine[rows[i].SourceLine], &rows[i])
 		}
@@ -493,7 +513,7 @@ func TestOTelTruncatedGzip(t *testing.T) {
 	path := filepath.Join(dir, "g.jsonl.gz")
 	os.WriteFile(path, gz[:len(gz)*3/4], 0o644)
 	out := filepath.Join(dir, "out")
-	m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Gateway, Pattern: path}}, Out: out})
+	m, err := ingest.Run(context.Background(), ingest.Options{Inputs: []ingest.Input{{Tier: record.Gateway, Pattern: path}}, Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -514,8 +534,29 @@ func TestOTelTruncatedGzip(t *testing.T) {
 		t.Errorf("%d units from %d whole lines read", f.Lines, whole)
 	}
 	checkAccounting(t, m)
-	rows := dumpTable[GatewayRow](t, out, Gateway, dir)
+	rows := rowtext.Table[record.GatewayRow](t, out, record.Gateway, dir)
 	if n := strings.Count(rows, "upstream=up"); n != int(f.Rows) {
 		t.Errorf("%d of %d rows paired", n, f.Rows)
+	}
+}
+
+func gzipBytes(t testing.TB, b []byte) []byte {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(b)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// checkAccounting checks that every line of every file of m is accounted for.
+func checkAccounting(t *testing.T, m *ingest.Manifest) {
+	t.Helper()
+	for _, f := range m.Files {
+		if f.Lines != f.Decoded+f.Rejected+f.Duplicates+f.Blank {
+			t.Errorf("%s: lines %d != decoded %d + rejected %d + duplicates %d + blank %d",
+				f.Path, f.Lines, f.Decoded, f.Rejected, f.Duplicates, f.Blank)
+		}
 	}
 }

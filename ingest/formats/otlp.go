@@ -1,4 +1,4 @@
-package ingest
+package formats
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
@@ -28,7 +30,7 @@ func unmarshalOTLP(data []byte) (ptrace.Traces, error) {
 		if i := strings.Index(msg, ", error found in"); i >= 0 {
 			msg = msg[:i]
 		}
-		return ptrace.Traces{}, fmt.Errorf("%w: not OTLP JSON traces: %s", ErrSyntax, msg)
+		return ptrace.Traces{}, fmt.Errorf("%w: not OTLP JSON traces: %s", record.ErrSyntax, msg)
 	}
 	return td, nil
 }
@@ -42,8 +44,8 @@ func isOTLPLine(line []byte) bool {
 		return startsWithResourceSpans(line)
 	}
 	found := false
-	err := jsonObject(line, func(k []byte, esc bool, _ jsonValue) error {
-		if string(memberKey(k, esc)) == "resourceSpans" {
+	err := scan.Object(line, func(k []byte, esc bool, _ scan.Value) error {
+		if string(scan.MemberKey(k, esc)) == "resourceSpans" {
 			found = true
 		}
 		return nil
@@ -54,11 +56,11 @@ func isOTLPLine(line []byte) bool {
 // startsWithResourceSpans: `{` then, after white space, the member name
 // "resourceSpans".
 func startsWithResourceSpans(b []byte) bool {
-	i := skipSpace(b, 0)
+	i := scan.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
 	}
-	i = skipSpace(b, i+1)
+	i = scan.SkipSpace(b, i+1)
 	return bytes.HasPrefix(b[i:], []byte(`"resourceSpans"`))
 }
 
@@ -85,7 +87,7 @@ func attrSeconds(m pcommon.Map, key string) (ns int64, ok bool, err error) {
 		f = v.Double()
 	case pcommon.ValueTypeInt:
 		if n := v.Int(); n > math.MaxInt64/1_000_000_000 || n < math.MinInt64/1_000_000_000 {
-			return 0, false, fieldErr(key, ErrBadValue, "%d seconds is out of range", n)
+			return 0, false, record.FieldErrorf(key, record.ErrBadValue, "%d seconds is out of range", n)
 		} else {
 			return n * 1e9, true, nil
 		}
@@ -93,16 +95,16 @@ func attrSeconds(m pcommon.Map, key string) (ns int64, ok bool, err error) {
 		var perr error
 		f, perr = strconv.ParseFloat(strings.TrimSpace(v.Str()), 64)
 		if perr != nil {
-			return 0, false, fieldErr(key, ErrBadValue, "want seconds, got %.40q", v.Str())
+			return 0, false, record.FieldErrorf(key, record.ErrBadValue, "want seconds, got %.40q", v.Str())
 		}
 	case pcommon.ValueTypeEmpty:
 		return 0, false, nil
 	default:
-		return 0, false, fieldErr(key, ErrBadValue, "want seconds, got %s", strings.ToLower(v.Type().String()))
+		return 0, false, record.FieldErrorf(key, record.ErrBadValue, "want seconds, got %s", strings.ToLower(v.Type().String()))
 	}
 	ns, ok = secondsToNS(f)
 	if !ok {
-		return 0, false, fieldErr(key, ErrBadValue, "%v is not a duration in seconds", f)
+		return 0, false, record.FieldErrorf(key, record.ErrBadValue, "%v is not a duration in seconds", f)
 	}
 	return ns, true, nil
 }
@@ -121,23 +123,23 @@ func attrCount(m pcommon.Map, key string) (*int32, error) {
 	case pcommon.ValueTypeDouble:
 		f := v.Double()
 		if f != math.Trunc(f) || math.Abs(f) > 1<<62 {
-			return nil, fieldErr(key, ErrBadValue, "want a whole number, got %v", f)
+			return nil, record.FieldErrorf(key, record.ErrBadValue, "want a whole number, got %v", f)
 		}
 		n = int64(f)
 	case pcommon.ValueTypeStr:
 		var err error
 		if n, err = strconv.ParseInt(strings.TrimSpace(v.Str()), 10, 64); err != nil {
-			return nil, fieldErr(key, ErrBadValue, "want a whole number, got %.40q", v.Str())
+			return nil, record.FieldErrorf(key, record.ErrBadValue, "want a whole number, got %.40q", v.Str())
 		}
 	case pcommon.ValueTypeEmpty:
 		return nil, nil
 	default:
-		return nil, fieldErr(key, ErrBadValue, "want a whole number, got %s", strings.ToLower(v.Type().String()))
+		return nil, record.FieldErrorf(key, record.ErrBadValue, "want a whole number, got %s", strings.ToLower(v.Type().String()))
 	}
 	if n < 0 || n > math.MaxInt32 {
-		return nil, fieldErr(key, ErrBadValue, "%d is outside 0..%d", n, math.MaxInt32)
+		return nil, record.FieldErrorf(key, record.ErrBadValue, "%d is outside 0..%d", n, math.MaxInt32)
 	}
-	return int32Ptr(int32(n)), nil
+	return record.Int32Ptr(int32(n)), nil
 }
 
 // secondsToNS converts float seconds to nanoseconds through the shortest

@@ -1,6 +1,10 @@
-package ingest
+package formats
 
-import "bytes"
+import (
+	"bytes"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
+)
 
 // Two SGLang server formats carry the same per-request "meta_info":
 //
@@ -52,8 +56,8 @@ const (
 )
 
 func init() {
-	registerLine(Server, formatSGLangMetrics, sniffSGLangMetrics, func() lineParser[ServerRow] { return &sglangParser{} })
-	registerLine(Server, formatSGLangLog, sniffSGLangLog, func() lineParser[ServerRow] { return &sglangParser{log: true} })
+	record.RegisterLine(record.Server, formatSGLangMetrics, sniffSGLangMetrics, func() record.LineParser[record.ServerRow] { return &sglangParser{} })
+	record.RegisterLine(record.Server, formatSGLangLog, sniffSGLangLog, func() record.LineParser[record.ServerRow] { return &sglangParser{log: true} })
 }
 
 // The sniffers look at bytes: the first line is cut at 64 KiB and these
@@ -74,7 +78,7 @@ func sniffSGLangLog(line []byte) bool {
 
 type sglangParser struct {
 	log    bool
-	labels labels
+	labels scan.Labels
 }
 
 // sglangMeta collects the meta_info members a row uses.
@@ -88,62 +92,62 @@ type sglangMeta struct {
 	prompt, completion                             *int32
 }
 
-func (p *sglangParser) member(m *sglangMeta, key []byte, v jsonValue) error {
+func (p *sglangParser) member(m *sglangMeta, key []byte, v scan.Value) error {
 	var err error
 	switch string(key) {
 	case "id":
-		return text("id", v, &m.id)
+		return scan.Text("id", v, &m.id)
 	case "finish_reason":
 		return p.finishReason(m, v)
 	case "prompt_tokens":
-		return count32("prompt_tokens", v, &m.prompt)
+		return scan.Count32("prompt_tokens", v, &m.prompt)
 	case "completion_tokens":
-		return count32("completion_tokens", v, &m.completion)
+		return scan.Count32("completion_tokens", v, &m.completion)
 	case "e2e_latency":
-		m.e2e, m.haveE2E, err = srvSeconds("e2e_latency", v)
+		m.e2e, m.haveE2E, err = scan.Seconds("e2e_latency", v)
 	case "queue_time":
-		m.queue, m.haveQueue, err = srvSeconds("queue_time", v)
+		m.queue, m.haveQueue, err = scan.Seconds("queue_time", v)
 	case "inference_time":
-		m.inference, m.haveInference, err = srvSeconds("inference_time", v)
+		m.inference, m.haveInference, err = scan.Seconds("inference_time", v)
 	case "request_received_ts":
-		return timestamp("request_received_ts", v, &m.received)
+		return scan.Timestamp("request_received_ts", v, &m.received)
 	case "request_finished_ts":
-		return timestamp("request_finished_ts", v, &m.finished)
+		return scan.Timestamp("request_finished_ts", v, &m.finished)
 	case "response_sent_to_client_ts":
-		return timestamp("response_sent_to_client_ts", v, &m.sent)
+		return scan.Timestamp("response_sent_to_client_ts", v, &m.sent)
 	case "forward_entry_time":
-		return timestamp("forward_entry_time", v, &m.forward)
+		return scan.Timestamp("forward_entry_time", v, &m.forward)
 	case "prefill_finished_time":
-		return timestamp("prefill_finished_time", v, &m.prefillDone)
+		return scan.Timestamp("prefill_finished_time", v, &m.prefillDone)
 	}
 	return err
 }
 
-func (p *sglangParser) finishReason(m *sglangMeta, v jsonValue) error {
-	switch v.kind {
-	case jsonObjectKind:
-		return jsonObject(v.raw, func(k []byte, esc bool, v jsonValue) error {
-			switch string(memberKey(k, esc)) {
+func (p *sglangParser) finishReason(m *sglangMeta, v scan.Value) error {
+	switch v.Kind {
+	case scan.ObjectKind:
+		return scan.Object(v.Raw, func(k []byte, esc bool, v scan.Value) error {
+			switch string(scan.MemberKey(k, esc)) {
 			case "type":
-				return p.labels.label("finish_reason.type", v, &m.finish)
+				return p.labels.Label("finish_reason.type", v, &m.finish)
 			case "status_code":
-				return httpStatus("finish_reason.status_code", v, &m.status)
+				return scan.HTTPStatus("finish_reason.status_code", v, &m.status)
 			}
 			return nil // "message" and "matched" may quote the request: not read
 		})
-	case jsonString:
-		return p.labels.label("finish_reason", v, &m.finish)
-	case jsonNull:
+	case scan.String:
+		return p.labels.Label("finish_reason", v, &m.finish)
+	case scan.Null:
 		return nil
 	}
-	return fieldErr("finish_reason", ErrBadValue, "want an object or a string, got %s", kindName(v.kind))
+	return record.FieldErrorf("finish_reason", record.ErrBadValue, "want an object or a string, got %s", scan.KindName(v.Kind))
 }
 
-func (p *sglangParser) parseLine(line []byte, out *rowQueue[ServerRow]) error {
+func (p *sglangParser) ParseLine(line []byte, out *record.RowQueue[record.ServerRow]) error {
 	var m sglangMeta
 	if !p.log {
-		err := jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
-			return p.member(&m, memberKey(k, esc), v)
+		err := scan.Object(line, func(k []byte, esc bool, v scan.Value) error {
+			return p.member(&m, scan.MemberKey(k, esc), v)
 		})
 		if err != nil {
 			return err
@@ -152,15 +156,15 @@ func (p *sglangParser) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 	}
 	var event []byte
 	var rid string
-	var outV jsonValue
-	err := jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
-		switch string(memberKey(k, esc)) {
+	var outV scan.Value
+	err := scan.Object(line, func(k []byte, esc bool, v scan.Value) error {
+		switch string(scan.MemberKey(k, esc)) {
 		case "event":
-			b, _, err := textBytes("event", v)
+			b, _, err := scan.TextBytes("event", v)
 			event = b
 			return err
 		case "rid":
-			return text("rid", v, &rid)
+			return scan.Text("rid", v, &rid)
 		case "out":
 			outV = v
 		}
@@ -177,14 +181,14 @@ func (p *sglangParser) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 
 // finished gives the row of a finished request from its "out" (which holds
 // meta_info) and the rid it was logged with.
-func (p *sglangParser) finished(rid string, outV jsonValue, format string, out *rowQueue[ServerRow]) error {
+func (p *sglangParser) finished(rid string, outV scan.Value, format string, out *record.RowQueue[record.ServerRow]) error {
 	var m sglangMeta
-	if outV.kind != jsonObjectKind {
-		return missing("out")
+	if outV.Kind != scan.ObjectKind {
+		return record.Missing("out")
 	}
-	var meta jsonValue
-	err := jsonObject(outV.raw, func(k []byte, esc bool, v jsonValue) error {
-		if string(memberKey(k, esc)) == "meta_info" {
+	var meta scan.Value
+	err := scan.Object(outV.Raw, func(k []byte, esc bool, v scan.Value) error {
+		if string(scan.MemberKey(k, esc)) == "meta_info" {
 			meta = v
 		}
 		return nil
@@ -192,11 +196,11 @@ func (p *sglangParser) finished(rid string, outV jsonValue, format string, out *
 	if err != nil {
 		return err
 	}
-	if meta.kind != jsonObjectKind {
-		return missing("out.meta_info")
+	if meta.Kind != scan.ObjectKind {
+		return record.Missing("out.meta_info")
 	}
-	err = jsonObject(meta.raw, func(k []byte, esc bool, v jsonValue) error {
-		return p.member(&m, memberKey(k, esc), v)
+	err = scan.Object(meta.Raw, func(k []byte, esc bool, v scan.Value) error {
+		return p.member(&m, scan.MemberKey(k, esc), v)
 	})
 	if err != nil {
 		return err
@@ -207,11 +211,11 @@ func (p *sglangParser) finished(rid string, outV jsonValue, format string, out *
 	return p.row(&m, format, out)
 }
 
-func (p *sglangParser) row(m *sglangMeta, format string, out *rowQueue[ServerRow]) error {
+func (p *sglangParser) row(m *sglangMeta, format string, out *record.RowQueue[record.ServerRow]) error {
 	if m.id == "" {
-		return missing("id")
+		return record.Missing("id")
 	}
-	r := out.next()
+	r := out.Next()
 	r.Format = format
 	r.RequestID, r.EngineRequestID = m.id, m.id
 	r.Arrival = m.received
@@ -224,17 +228,17 @@ func (p *sglangParser) row(m *sglangMeta, format string, out *rowQueue[ServerRow
 	r.FinishReason, r.Status = m.finish, m.status
 	var err error
 	if m.haveE2E {
-		if r.E2ENS, err = srvBetween("e2e_latency", 0, m.e2e); err != nil {
+		if r.E2ENS, err = scan.Between("e2e_latency", 0, m.e2e); err != nil {
 			return err
 		}
 	}
 	if m.haveInference {
-		if r.InferenceNS, err = srvBetween("inference_time", 0, m.inference); err != nil {
+		if r.InferenceNS, err = scan.Between("inference_time", 0, m.inference); err != nil {
 			return err
 		}
 	}
 	if m.haveQueue && !(m.queue < 0 && m.forward == 0) {
-		if r.QueueNS, err = srvBetween("queue_time", 0, m.queue); err != nil {
+		if r.QueueNS, err = scan.Between("queue_time", 0, m.queue); err != nil {
 			return err
 		}
 	}
@@ -246,17 +250,17 @@ func (p *sglangParser) row(m *sglangMeta, format string, out *rowQueue[ServerRow
 	}
 	if m.prefillDone != 0 {
 		if m.received != 0 {
-			if r.TTFTNS, err = srvBetween("prefill_finished_time − request_received_ts", m.received, m.prefillDone); err != nil {
+			if r.TTFTNS, err = scan.Between("prefill_finished_time − request_received_ts", m.received, m.prefillDone); err != nil {
 				return err
 			}
 		}
 		if m.forward != 0 {
-			if r.PrefillNS, err = srvBetween("prefill_finished_time − forward_entry_time", m.forward, m.prefillDone); err != nil {
+			if r.PrefillNS, err = scan.Between("prefill_finished_time − forward_entry_time", m.forward, m.prefillDone); err != nil {
 				return err
 			}
 		}
 		if r.End != 0 {
-			if r.DecodeNS, err = srvBetween("end − prefill_finished_time", m.prefillDone, r.End); err != nil {
+			if r.DecodeNS, err = scan.Between("end − prefill_finished_time", m.prefillDone, r.End); err != nil {
 				return err
 			}
 		}

@@ -1,7 +1,9 @@
-package ingest
+package formats
 
 import (
 	"bytes"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"strconv"
 	"unicode/utf8"
 )
@@ -31,7 +33,7 @@ import (
 const formatSGLangText = "sglang-text"
 
 func init() {
-	registerLine(Server, formatSGLangText, sniffSGLangText, func() lineParser[ServerRow] { return &sglangTextParser{} })
+	record.RegisterLine(record.Server, formatSGLangText, sniffSGLangText, func() record.LineParser[record.ServerRow] { return &sglangTextParser{} })
 }
 
 func sniffSGLangText(line []byte) bool {
@@ -59,7 +61,7 @@ type sglangTextParser struct {
 	buf []byte
 }
 
-func (p *sglangTextParser) parseLine(line []byte, out *rowQueue[ServerRow]) error {
+func (p *sglangTextParser) ParseLine(line []byte, out *record.RowQueue[record.ServerRow]) error {
 	msg, ok := sglangTextMessage(line)
 	if !ok || !cutPrefix(&msg, "Finish: ") {
 		return nil
@@ -70,9 +72,9 @@ func (p *sglangTextParser) parseLine(line []byte, out *rowQueue[ServerRow]) erro
 	if err != nil {
 		return err
 	}
-	var obj, outV jsonValue
-	err = jsonObject(p.buf, func(k []byte, esc bool, v jsonValue) error {
-		switch string(memberKey(k, esc)) {
+	var obj, outV scan.Value
+	err = scan.Object(p.buf, func(k []byte, esc bool, v scan.Value) error {
+		switch string(scan.MemberKey(k, esc)) {
 		case "obj":
 			obj = v
 		case "out":
@@ -84,10 +86,10 @@ func (p *sglangTextParser) parseLine(line []byte, out *rowQueue[ServerRow]) erro
 		return err
 	}
 	var rid string
-	if obj.kind == jsonObjectKind {
-		err = jsonObject(obj.raw, func(k []byte, esc bool, v jsonValue) error {
-			if string(memberKey(k, esc)) == "rid" && v.kind == jsonString {
-				return text("obj.rid", v, &rid)
+	if obj.Kind == scan.ObjectKind {
+		err = scan.Object(obj.Raw, func(k []byte, esc bool, v scan.Value) error {
+			if string(scan.MemberKey(k, esc)) == "rid" && v.Kind == scan.String {
+				return scan.Text("obj.rid", v, &rid)
 			}
 			return nil
 		})
@@ -146,7 +148,7 @@ func pyValue(dst, b []byte, i int) ([]byte, int, error) {
 		}
 		if len(tok) == 0 { // a lone '+'
 			ok = false
-		} else if e, serr := scanNumber(tok, 0); serr == nil && e == len(tok) {
+		} else if e, serr := scan.NumberAt(tok, 0); serr == nil && e == len(tok) {
 			dst = append(dst, tok...)
 		} else {
 			ok = false // inf, nan, 0x1f, 1_000: no JSON number

@@ -1,4 +1,4 @@
-package ingest
+package formats
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/ingest/record"
 	"golang.org/x/tools/txtar"
 )
 
@@ -17,18 +19,18 @@ import (
 
 // decodeServerLines runs a line format over input and checks the chunker's
 // accounting.
-func decodeServerLines(t testing.TB, format string, input []byte) (rows []ServerRow, rejects []*ParseError) {
-	d, err := NewDecoder[ServerRow](Server, format, bytes.NewReader(input), "in.log")
+func decodeServerLines(t testing.TB, format string, input []byte) (rows []record.ServerRow, rejects []*record.ParseError) {
+	d, err := ingest.NewDecoder[record.ServerRow](record.Server, format, bytes.NewReader(input), "in.log")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for {
-		var row ServerRow
+		var row record.ServerRow
 		err := d.Next(&row)
 		if err == io.EOF {
 			break
 		}
-		var pe *ParseError
+		var pe *record.ParseError
 		if errors.As(err, &pe) {
 			if pe.Line < 1 {
 				t.Fatalf("reject without a line: %v", pe)
@@ -41,22 +43,22 @@ func decodeServerLines(t testing.TB, format string, input []byte) (rows []Server
 		}
 		rows = append(rows, row)
 	}
-	c := d.(*lineStream[ServerRow]).c
+	c, _ := ingest.Counts(d)
 	// A line of these formats gives at most one row.
-	decoded := c.lines - c.dups - c.blank - int64(len(rejects))
+	decoded := c.Lines - c.Duplicates - c.Blank - int64(len(rejects))
 	if decoded < 0 || int64(len(rows)) > decoded {
-		t.Fatalf("lines %d, duplicates %d, blank %d, rejected %d, rows %d", c.lines, c.dups, c.blank, len(rejects), len(rows))
+		t.Fatalf("lines %d, duplicates %d, blank %d, rejected %d, rows %d", c.Lines, c.Duplicates, c.Blank, len(rejects), len(rows))
 	}
 	return rows, rejects
 }
 
 // decodeServerDoc runs a document format over input and checks that every
 // unit is either decoded or rejected.
-func decodeServerDoc(t testing.TB, parse docParser[ServerRow], input []byte) (rows []ServerRow, rejects []*ParseError) {
-	out := &DocOut[ServerRow]{
-		file: "in.json",
-		emit: func(rs []ServerRow) error { rows = append(rows, rs...); return nil },
-		reject: func(pe *ParseError) error {
+func decodeServerDoc(t testing.TB, parse record.DocParser[record.ServerRow], input []byte) (rows []record.ServerRow, rejects []*record.ParseError) {
+	out := &record.DocOut[record.ServerRow]{
+		File: "in.json",
+		Emit: func(rs []record.ServerRow) error { rows = append(rows, rs...); return nil },
+		Reject: func(pe *record.ParseError) error {
 			rejects = append(rejects, pe)
 			return nil
 		},
@@ -64,11 +66,11 @@ func decodeServerDoc(t testing.TB, parse docParser[ServerRow], input []byte) (ro
 	if err := parse(bytes.NewReader(input), "in.json", out); err != nil {
 		t.Fatalf("a document in memory failed: %v", err)
 	}
-	if out.units != out.decoded+int64(len(rejects)) || out.rows != int64(len(rows)) {
-		t.Fatalf("units %d != decoded %d + rejected %d, or rows %d != %d", out.units, out.decoded, len(rejects), out.rows, len(rows))
+	if out.Units != out.Decoded+int64(len(rejects)) || out.Rows != int64(len(rows)) {
+		t.Fatalf("units %d != decoded %d + rejected %d, or rows %d != %d", out.Units, out.Decoded, len(rejects), out.Rows, len(rows))
 	}
 	for _, pe := range rejects {
-		if pe.Line < 1 || Kind(pe) == "other" {
+		if pe.Line < 1 || record.Kind(pe) == "other" {
 			t.Fatalf("reject without a line or a kind: %v", pe)
 		}
 	}
@@ -76,7 +78,7 @@ func decodeServerDoc(t testing.TB, parse docParser[ServerRow], input []byte) (ro
 }
 
 // checkServerRow holds for every row of every format here.
-func checkServerRow(t testing.TB, format string, r *ServerRow) {
+func checkServerRow(t testing.TB, format string, r *record.ServerRow) {
 	t.Helper()
 	if r.Format != format || r.SourceLine < 1 {
 		t.Fatalf("row without its format or line: %+v", r)
@@ -95,7 +97,7 @@ func checkServerRow(t testing.TB, format string, r *ServerRow) {
 // fixtureSeeds adds each input file of a txtar case, and each of its lines,
 // as seeds.
 func fixtureSeeds(f *testing.F, name string) {
-	ar, err := txtar.ParseFile(filepath.Join("..", "testdata", "ingest", name+".txtar"))
+	ar, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", "ingest", name+".txtar"))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -176,7 +178,7 @@ func TestServerSniffers(t *testing.T) {
 		{formatTRTLLM, "trtllm", "perf.json"},
 		{formatNative, "native", "server.jsonl"},
 	} {
-		ar, err := txtar.ParseFile(filepath.Join("..", "testdata", "ingest", c.file+".txtar"))
+		ar, err := txtar.ParseFile(filepath.Join("..", "..", "testdata", "ingest", c.file+".txtar"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,13 +194,13 @@ func TestServerSniffers(t *testing.T) {
 	firsts[formatSGLangLog+" finished"] = `{"timestamp": "2026-11-30T11:00:02.640561", "event": "request.finished", "rid": "b1", "out": {"meta_info": {"id": "b1"}}}`
 	for name, line := range firsts {
 		want, _, _ := strings.Cut(name, " ")
-		f, err := sniffFormat(Server, []byte(line))
+		f, err := record.SniffFormat(record.Server, []byte(line))
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if f.name != want {
-			t.Errorf("%s: sniffed as %s", name, f.name)
+		if f.Name != want {
+			t.Errorf("%s: sniffed as %s", name, f.Name)
 		}
 	}
 	for _, line := range []string{
@@ -208,8 +210,8 @@ func TestServerSniffers(t *testing.T) {
 		`[]`,
 		`[`,
 	} {
-		if f, err := sniffFormat(Server, []byte(line)); err == nil && f.name != formatNative {
-			t.Errorf("%s: claimed by %s", line, f.name)
+		if f, err := record.SniffFormat(record.Server, []byte(line)); err == nil && f.Name != formatNative {
+			t.Errorf("%s: claimed by %s", line, f.Name)
 		}
 	}
 }
@@ -219,7 +221,7 @@ func TestServerSniffers(t *testing.T) {
 // tables or rejects.jsonl.
 func TestServerCasesLeakNoText(t *testing.T) {
 	for _, name := range []string{"tgi", "triton", "sglang", "trtllm"} {
-		b, err := os.ReadFile(filepath.Join("..", "testdata", "ingest", name+".txtar"))
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "ingest", name+".txtar"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,7 +240,7 @@ func TestServerCasesLeakNoText(t *testing.T) {
 }
 
 // checkTGIRows holds for the rows of either TGI form.
-func checkTGIRows(t *testing.T, rows []ServerRow) {
+func checkTGIRows(t *testing.T, rows []record.ServerRow) {
 	for i := range rows {
 		r := &rows[i]
 		checkServerRow(t, formatTGI, r)

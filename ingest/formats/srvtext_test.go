@@ -1,4 +1,4 @@
-package ingest
+package formats
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infertrace/infertrace/ingest/record"
 	"golang.org/x/tools/txtar"
 )
 
@@ -83,40 +84,40 @@ func FuzzLLMPerf(f *testing.F) {
 // often a banner, and a rotated log starts anywhere).
 func TestTextSniffers(t *testing.T) {
 	cases := []struct {
-		tier   Tier
+		tier   record.Tier
 		format string
 		line   string
 	}{
-		{Server, formatTGIText, "2026-11-30T09:59:00.000001Z  INFO text_generation_launcher: launcher/src/main.rs:1728: Args { model_id: \"m\" }"},
-		{Server, formatTGIText, "\x1b[2m2026-11-30T10:00:02.639812Z\x1b[0m \x1b[32m INFO\x1b[0m \x1b[1mgenerate\x1b[0m\x1b[1m{\x1b[0m\x1b[3mtotal_time\x1b[0m\x1b[2m=\x1b[0m\"1s\"\x1b[1m}\x1b[0m\x1b[2m:\x1b[0m \x1b[2mtext_generation_router::server\x1b[0m\x1b[2m:\x1b[0m router/src/server.rs:432: Success"},
-		{Server, formatSGLangText, "[2026-11-30 11:00:02] Finish: obj=GenerateReqInput(rid='b1'), out={'meta_info': {'id': 'b1'}}"},
-		{Server, formatSGLangText, "[11-30 11:00:00 TP0] Receive: obj=GenerateReqInput(rid='b1')"},
-		{Server, formatOllamaJSON, `{"model":"llama3.2","created_at":"2026-11-30T10:00:02.639812Z","response":"","done":true}`},
-		{Server, formatOllamaGin, `[GIN] 2026/11/30 - 10:00:02 | 200 |  2.639712331s |       127.0.0.1 | POST     "/api/generate"`},
-		{Client, formatLLMPerf, `[{"error_code": null, "error_msg": "", "ttft_s": 0.1}]`},
+		{record.Server, formatTGIText, "2026-11-30T09:59:00.000001Z  INFO text_generation_launcher: launcher/src/main.rs:1728: Args { model_id: \"m\" }"},
+		{record.Server, formatTGIText, "\x1b[2m2026-11-30T10:00:02.639812Z\x1b[0m \x1b[32m INFO\x1b[0m \x1b[1mgenerate\x1b[0m\x1b[1m{\x1b[0m\x1b[3mtotal_time\x1b[0m\x1b[2m=\x1b[0m\"1s\"\x1b[1m}\x1b[0m\x1b[2m:\x1b[0m \x1b[2mtext_generation_router::server\x1b[0m\x1b[2m:\x1b[0m router/src/server.rs:432: Success"},
+		{record.Server, formatSGLangText, "[2026-11-30 11:00:02] Finish: obj=GenerateReqInput(rid='b1'), out={'meta_info': {'id': 'b1'}}"},
+		{record.Server, formatSGLangText, "[11-30 11:00:00 TP0] Receive: obj=GenerateReqInput(rid='b1')"},
+		{record.Server, formatOllamaJSON, `{"model":"llama3.2","created_at":"2026-11-30T10:00:02.639812Z","response":"","done":true}`},
+		{record.Server, formatOllamaGin, `[GIN] 2026/11/30 - 10:00:02 | 200 |  2.639712331s |       127.0.0.1 | POST     "/api/generate"`},
+		{record.Client, formatLLMPerf, `[{"error_code": null, "error_msg": "", "ttft_s": 0.1}]`},
 	}
 	for _, c := range cases {
-		f, err := sniffFormat(c.tier, []byte(c.line))
+		f, err := record.SniffFormat(c.tier, []byte(c.line))
 		if err != nil {
 			t.Errorf("%s: %v", c.format, err)
-		} else if f.name != c.format {
-			t.Errorf("%.60q: sniffed as %s, want %s", c.line, f.name, c.format)
+		} else if f.Name != c.format {
+			t.Errorf("%.60q: sniffed as %s, want %s", c.line, f.Name, c.format)
 		}
 	}
 	for _, c := range []struct {
-		tier Tier
+		tier record.Tier
 		line string
 	}{
-		{Server, "[2016-04-15T20:17:00.310Z] \"POST /api/v1/locations HTTP/2\" 204 - 154 0 226 100"},
-		{Server, `{"model":"m","choices":[]}`},
-		{Server, "2026-11-30T10:00:00Z  INFO vllm: x.rs:1: hello"},
-		{Client, "["},
-		{Client, `[{"id": "a"}]`},
+		{record.Server, "[2016-04-15T20:17:00.310Z] \"POST /api/v1/locations HTTP/2\" 204 - 154 0 226 100"},
+		{record.Server, `{"model":"m","choices":[]}`},
+		{record.Server, "2026-11-30T10:00:00Z  INFO vllm: x.rs:1: hello"},
+		{record.Client, "["},
+		{record.Client, `[{"id": "a"}]`},
 	} {
-		if f, err := sniffFormat(c.tier, []byte(c.line)); err == nil &&
-			(f.name == formatTGIText || f.name == formatSGLangText || f.name == formatOllamaJSON ||
-				f.name == formatOllamaGin || f.name == formatLLMPerf) {
-			t.Errorf("%.60q: claimed by %s", c.line, f.name)
+		if f, err := record.SniffFormat(c.tier, []byte(c.line)); err == nil &&
+			(f.Name == formatTGIText || f.Name == formatSGLangText || f.Name == formatOllamaJSON ||
+				f.Name == formatOllamaGin || f.Name == formatLLMPerf) {
+			t.Errorf("%.60q: claimed by %s", c.line, f.Name)
 		}
 	}
 }
@@ -148,7 +149,7 @@ func TestPyRepr(t *testing.T) {
 // new cases (marked "secret") reaches the tables or rejects.jsonl.
 func TestTextCasesLeakNoText(t *testing.T) {
 	for _, name := range []string{"tgi_text", "sglang_text", "ollama", "llmperf"} {
-		b, err := os.ReadFile(filepath.Join("..", "testdata", "ingest", name+".txtar"))
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "ingest", name+".txtar"))
 		if err != nil {
 			t.Fatal(err)
 		}

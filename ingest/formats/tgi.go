@@ -1,7 +1,9 @@
-package ingest
+package formats
 
 import (
 	"bytes"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"unicode/utf8"
 )
 
@@ -50,7 +52,7 @@ import (
 const formatTGI = "tgi"
 
 func init() {
-	registerLine(Server, formatTGI, sniffTGI, func() lineParser[ServerRow] { return &tgiParser{} })
+	record.RegisterLine(record.Server, formatTGI, sniffTGI, func() record.LineParser[record.ServerRow] { return &tgiParser{} })
 }
 
 // sniffTGI accepts a tracing-subscriber JSON line of a TGI component. The
@@ -71,16 +73,16 @@ type tgiParser struct{}
 // records on the handler span.
 type tgiSpan struct {
 	name                                       []byte
-	total, validation, queue, inference, perTk jsonValue
+	total, validation, queue, inference, perTk scan.Value
 }
 
 func (s *tgiSpan) read(raw []byte) error {
 	*s = tgiSpan{}
-	return jsonObject(raw, func(k []byte, esc bool, v jsonValue) error {
-		switch key := string(memberKey(k, esc)); key {
+	return scan.Object(raw, func(k []byte, esc bool, v scan.Value) error {
+		switch key := string(scan.MemberKey(k, esc)); key {
 		case "name":
-			if v.kind == jsonString {
-				s.name, _ = unquote(v.raw, v.escaped)
+			if v.Kind == scan.String {
+				s.name, _ = scan.Unquote(v.Raw, v.Escaped)
 			}
 		default:
 			s.setDuration(key, v)
@@ -97,23 +99,23 @@ func tgiHandler(name []byte) bool {
 	return false
 }
 
-func (p *tgiParser) parseLine(line []byte, out *rowQueue[ServerRow]) error {
-	var ts, span, spans, msgV jsonValue
+func (p *tgiParser) ParseLine(line []byte, out *record.RowQueue[record.ServerRow]) error {
+	var ts, span, spans, msgV scan.Value
 	var level []byte
-	err := jsonObject(line, func(k []byte, esc bool, v jsonValue) error {
-		switch string(memberKey(k, esc)) {
+	err := scan.Object(line, func(k []byte, esc bool, v scan.Value) error {
+		switch string(scan.MemberKey(k, esc)) {
 		case "timestamp":
 			ts = v
 		case "level":
-			if v.kind == jsonString {
-				level = v.raw
+			if v.Kind == scan.String {
+				level = v.Raw
 			}
 		case "message":
 			msgV = v
 		case "fields": // an event that was not flattened
-			if v.kind == jsonObjectKind && msgV.kind == 0 {
-				return jsonObject(v.raw, func(k []byte, esc bool, v jsonValue) error {
-					if string(memberKey(k, esc)) == "message" {
+			if v.Kind == scan.ObjectKind && msgV.Kind == 0 {
+				return scan.Object(v.Raw, func(k []byte, esc bool, v scan.Value) error {
+					if string(scan.MemberKey(k, esc)) == "message" {
 						msgV = v
 					}
 					return nil
@@ -130,8 +132,8 @@ func (p *tgiParser) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 		return err
 	}
 	var msg []byte
-	if msgV.kind != 0 {
-		if msg, _, err = textBytes("message", msgV); err != nil {
+	if msgV.Kind != 0 {
+		if msg, _, err = scan.TextBytes("message", msgV); err != nil {
 			return err
 		}
 	}
@@ -146,28 +148,28 @@ func (p *tgiParser) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 
 // timingSpan finds the span that carries total_time: "span" (the current
 // span) first, else the innermost such entry of "spans".
-func (p *tgiParser) timingSpan(span, spans jsonValue, s *tgiSpan) (bool, error) {
-	if span.kind == jsonObjectKind {
-		if err := s.read(span.raw); err != nil {
+func (p *tgiParser) timingSpan(span, spans scan.Value, s *tgiSpan) (bool, error) {
+	if span.Kind == scan.ObjectKind {
+		if err := s.read(span.Raw); err != nil {
 			return false, err
 		}
-		if s.total.kind != 0 {
+		if s.total.Kind != 0 {
 			return true, nil
 		}
 	}
-	if spans.kind != jsonArray {
+	if spans.Kind != scan.Array {
 		return false, nil
 	}
 	found := false
 	var cand tgiSpan
-	err := srvEachValue(spans.raw, func(v jsonValue) error {
-		if v.kind != jsonObjectKind {
+	err := srvEachValue(spans.Raw, func(v scan.Value) error {
+		if v.Kind != scan.ObjectKind {
 			return nil
 		}
-		if err := cand.read(v.raw); err != nil {
+		if err := cand.read(v.Raw); err != nil {
 			return err
 		}
-		if cand.total.kind != 0 {
+		if cand.total.Kind != 0 {
 			*s, found = cand, true
 		}
 		return nil
@@ -175,14 +177,14 @@ func (p *tgiParser) timingSpan(span, spans jsonValue, s *tgiSpan) (bool, error) 
 	return found, err
 }
 
-func (p *tgiParser) success(ts, span, spans jsonValue, out *rowQueue[ServerRow]) error {
+func (p *tgiParser) success(ts, span, spans scan.Value, out *record.RowQueue[record.ServerRow]) error {
 	var s tgiSpan
 	found, err := p.timingSpan(span, spans, &s)
 	if err != nil {
 		return err
 	}
 	if !found {
-		return missing("span.total_time")
+		return record.Missing("span.total_time")
 	}
 	var end int64
 	if err := tgiTime(ts, &end); err != nil {
@@ -193,49 +195,49 @@ func (p *tgiParser) success(ts, span, spans jsonValue, out *rowQueue[ServerRow])
 
 // tgiSuccessRow fills the row of a Success event logged at end from the
 // timings of its handler span; the JSON and the text output share it.
-func tgiSuccessRow(format string, end int64, s *tgiSpan, out *rowQueue[ServerRow]) error {
-	r := out.next()
+func tgiSuccessRow(format string, end int64, s *tgiSpan, out *record.RowQueue[record.ServerRow]) error {
+	r := out.Next()
 	r.Format = format
 	r.End = end
-	total, ok, err := rustDurationField("total_time", s.total)
+	total, ok, err := scan.RustDurationField("total_time", s.total)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return missing("span.total_time")
+		return record.Missing("span.total_time")
 	}
-	r.E2ENS = nsPtr(total)
+	r.E2ENS = record.NSPtr(total)
 	r.Arrival = r.End - total
-	if r.Arrival < minEpochSec*1e9 {
-		return fieldErr("total_time", ErrBadValue, "%d ns is longer than the time since 2000", total)
+	if r.Arrival < scan.MinEpochSec*1e9 {
+		return record.FieldErrorf("total_time", record.ErrBadValue, "%d ns is longer than the time since 2000", total)
 	}
-	validation, okV, err := rustDurationField("validation_time", s.validation)
+	validation, okV, err := scan.RustDurationField("validation_time", s.validation)
 	if err != nil {
 		return err
 	}
-	queue, okQ, err := rustDurationField("queue_time", s.queue)
+	queue, okQ, err := scan.RustDurationField("queue_time", s.queue)
 	if err != nil {
 		return err
 	}
 	if okQ {
-		r.QueueNS = nsPtr(queue)
+		r.QueueNS = record.NSPtr(queue)
 	}
 	if okV && okQ {
 		// Both are parts of total_time: the request reached a batch
 		// before the handler measured it.
 		if validation > total || queue > total-validation {
-			return fieldErr("queue_time", ErrBadValue, "validation_time + queue_time exceed total_time")
+			return record.FieldErrorf("queue_time", record.ErrBadValue, "validation_time + queue_time exceed total_time")
 		}
 		r.Scheduled = r.Arrival + validation + queue
 	}
-	inference, okI, err := rustDurationField("inference_time", s.inference)
+	inference, okI, err := scan.RustDurationField("inference_time", s.inference)
 	if err != nil {
 		return err
 	}
 	if okI {
-		r.InferenceNS = nsPtr(inference)
+		r.InferenceNS = record.NSPtr(inference)
 	}
-	perTk, okT, err := rustDurationField("time_per_token", s.perTk)
+	perTk, okT, err := scan.RustDurationField("time_per_token", s.perTk)
 	if err != nil {
 		return err
 	}
@@ -245,25 +247,25 @@ func tgiSuccessRow(format string, end int64, s *tgiSpan, out *rowQueue[ServerRow
 			n++
 		}
 		if n <= 1<<31-1 {
-			r.OutputTokens = int32Ptr(int32(n))
+			r.OutputTokens = record.Int32Ptr(int32(n))
 		}
 	}
 	return nil
 }
 
-func (p *tgiParser) failure(ts, span, spans jsonValue, msg []byte, out *rowQueue[ServerRow]) error {
+func (p *tgiParser) failure(ts, span, spans scan.Value, msg []byte, out *record.RowQueue[record.ServerRow]) error {
 	inRequest := false
 	var s tgiSpan
-	if span.kind == jsonObjectKind {
-		if err := s.read(span.raw); err != nil {
+	if span.Kind == scan.ObjectKind {
+		if err := s.read(span.Raw); err != nil {
 			return err
 		}
 		inRequest = tgiHandler(s.name)
 	}
-	if !inRequest && spans.kind == jsonArray {
-		err := srvEachValue(spans.raw, func(v jsonValue) error {
-			if v.kind == jsonObjectKind && !inRequest {
-				if err := s.read(v.raw); err != nil {
+	if !inRequest && spans.Kind == scan.Array {
+		err := srvEachValue(spans.Raw, func(v scan.Value) error {
+			if v.Kind == scan.ObjectKind && !inRequest {
+				if err := s.read(v.Raw); err != nil {
 					return err
 				}
 				inRequest = tgiHandler(s.name)
@@ -277,7 +279,7 @@ func (p *tgiParser) failure(ts, span, spans jsonValue, msg []byte, out *rowQueue
 	if !inRequest {
 		return nil // not about a request: startup, shard, connection errors
 	}
-	r := out.next()
+	r := out.Next()
 	r.Format = formatTGI
 	if err := tgiTime(ts, &r.End); err != nil {
 		return err
@@ -290,14 +292,14 @@ func (p *tgiParser) failure(ts, span, spans jsonValue, msg []byte, out *rowQueue
 }
 
 // tgiTime reads the event timestamp, which every row needs.
-func tgiTime(ts jsonValue, dst *int64) error {
-	if ts.kind != 0 {
-		if err := timestamp("timestamp", ts, dst); err != nil {
+func tgiTime(ts scan.Value, dst *int64) error {
+	if ts.Kind != 0 {
+		if err := scan.Timestamp("timestamp", ts, dst); err != nil {
 			return err
 		}
 	}
 	if *dst == 0 {
-		return missing("timestamp")
+		return record.Missing("timestamp")
 	}
 	return nil
 }
@@ -315,41 +317,41 @@ func srvCutUTF8(b []byte, n int) []byte {
 
 // srvEachValue calls fn for each element of the JSON array raw (as scanned
 // by scanValue, brackets included).
-func srvEachValue(raw []byte, fn func(v jsonValue) error) error {
-	i := skipSpace(raw, 0)
+func srvEachValue(raw []byte, fn func(v scan.Value) error) error {
+	i := scan.SkipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
-		return synErr(i, "expected an array")
+		return scan.SyntaxErr(i, "expected an array")
 	}
-	i = skipSpace(raw, i+1)
+	i = scan.SkipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == ']' {
 		return nil
 	}
 	for {
-		v, next, err := scanValue(raw, i)
+		v, next, err := scan.ValueAt(raw, i)
 		if err != nil {
 			return err
 		}
 		if err := fn(v); err != nil {
 			return err
 		}
-		i = skipSpace(raw, next)
+		i = scan.SkipSpace(raw, next)
 		if i >= len(raw) {
-			return synErr(i, errUnexpectedEnd.Error())
+			return scan.SyntaxErr(i, scan.ErrUnexpectedEnd.Error())
 		}
 		switch raw[i] {
 		case ',':
-			i = skipSpace(raw, i+1)
+			i = scan.SkipSpace(raw, i+1)
 		case ']':
 			return nil
 		default:
-			return synErr(i, "expected ',' or ']' in an array")
+			return scan.SyntaxErr(i, "expected ',' or ']' in an array")
 		}
 	}
 }
 
 // setDuration keeps v when key is one of the span's duration fields; the
 // JSON and text forms name them alike.
-func (s *tgiSpan) setDuration(key string, v jsonValue) {
+func (s *tgiSpan) setDuration(key string, v scan.Value) {
 	switch key {
 	case "total_time":
 		s.total = v

@@ -1,7 +1,9 @@
-package ingest
+package formats
 
 import (
 	"bytes"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"regexp"
 )
 
@@ -42,7 +44,7 @@ import (
 const formatTGIText = "tgi-text"
 
 func init() {
-	registerLine(Server, formatTGIText, sniffTGIText, func() lineParser[ServerRow] { return &tgiTextParser{} })
+	record.RegisterLine(record.Server, formatTGIText, sniffTGIText, func() record.LineParser[record.ServerRow] { return &tgiTextParser{} })
 }
 
 // tgiANSI matches the SGR sequences tracing-subscriber writes, also with
@@ -83,7 +85,7 @@ func tgiTextHead(line []byte) (ts, level, rest []byte, ok bool) {
 
 type tgiTextParser struct{ spans []tgiSpan }
 
-func (p *tgiTextParser) parseLine(line []byte, out *rowQueue[ServerRow]) error {
+func (p *tgiTextParser) ParseLine(line []byte, out *record.RowQueue[record.ServerRow]) error {
 	if !bytes.Contains(line, []byte("Success")) && !bytes.Contains(line, []byte("ERROR")) {
 		return nil // cheap test: only these lines give rows
 	}
@@ -109,12 +111,12 @@ func (p *tgiTextParser) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 	if isSuccess {
 		var s *tgiSpan
 		for i := len(p.spans) - 1; i >= 0 && s == nil; i-- {
-			if p.spans[i].total.kind != 0 {
+			if p.spans[i].total.Kind != 0 {
 				s = &p.spans[i]
 			}
 		}
 		if s == nil {
-			return missing("span.total_time")
+			return record.Missing("span.total_time")
 		}
 		end, err := tgiTextTime(ts)
 		if err != nil {
@@ -133,7 +135,7 @@ func (p *tgiTextParser) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 	if err != nil {
 		return err
 	}
-	r := out.next()
+	r := out.Next()
 	r.Format = formatTGI
 	r.End = end
 	if len(msg) == 0 {
@@ -144,9 +146,9 @@ func (p *tgiTextParser) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 }
 
 func tgiTextTime(ts []byte) (int64, error) {
-	ns, err := parseRFC3339(ts)
+	ns, err := scan.ParseRFC3339(ts)
 	if err != nil {
-		return 0, fieldErr("timestamp", ErrBadTime, "%.40q: %v", ts, err)
+		return 0, record.FieldErrorf("timestamp", record.ErrBadTime, "%.40q: %v", ts, err)
 	}
 	return ns, nil
 }
@@ -269,9 +271,9 @@ func tgiTextFields(b []byte, s *tgiSpan) {
 		end := tgiScan(b, i, func(j int) bool { return b[j] == ' ' && tgiKeyFollows(b[j+1:]) })
 		val := b[i:end]
 		i = end
-		v := jsonValue{kind: jsonString, raw: val}
+		v := scan.Value{Kind: scan.String, Raw: val}
 		if len(val) >= 2 && val[0] == '"' && val[len(val)-1] == '"' {
-			v.raw = val[1 : len(val)-1]
+			v.Raw = val[1 : len(val)-1]
 		}
 		s.setDuration(string(key), v)
 	}

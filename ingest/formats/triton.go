@@ -1,9 +1,11 @@
-package ingest
+package formats
 
 import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"io"
 	"strconv"
 )
@@ -52,13 +54,13 @@ import (
 const formatTriton = "triton"
 
 func init() {
-	registerDoc[ServerRow](Server, formatTriton, sniffTriton, parseTriton)
+	record.RegisterDoc[record.ServerRow](record.Server, formatTriton, sniffTriton, parseTriton)
 }
 
 const (
 	tritonMaxOpen  = 1 << 16
 	tritonRecent   = 4096
-	srvMaxFragment = MaxLineBytes
+	srvMaxFragment = record.MaxLineBytes
 )
 
 // sniffTriton accepts the start of a Triton trace array.
@@ -131,8 +133,8 @@ func (t *tritonTrace) complete() bool {
 }
 
 type tritonState struct {
-	out    *DocOut[ServerRow]
-	labels labels
+	out    *record.DocOut[record.ServerRow]
+	labels scan.Labels
 	open   map[uint64]*tritonTrace
 	order  []*tritonTrace // open traces by first fragment; emitted ones are skipped
 	head   int
@@ -142,7 +144,7 @@ type tritonState struct {
 	recentN   int
 }
 
-func parseTriton(r io.Reader, file string, out *DocOut[ServerRow]) error {
+func parseTriton(r io.Reader, file string, out *record.DocOut[record.ServerRow]) error {
 	st := &tritonState{out: out, open: map[uint64]*tritonTrace{}, recent: map[uint64]struct{}{}}
 	sc := newSrvElems(r)
 	for {
@@ -174,14 +176,14 @@ func parseTriton(r io.Reader, file string, out *DocOut[ServerRow]) error {
 
 // srvElemError rejects an element the scanner could not cut out whole:
 // done is true when it was rejected.
-func srvElemError(el srvElem, out *DocOut[ServerRow]) (done bool, err error) {
+func srvElemError(el srvElem, out *record.DocOut[record.ServerRow]) (done bool, err error) {
 	switch {
 	case el.notArray:
-		return true, out.Done(el.line, el.data, synErr(0, "expected a JSON array; the rest of the file is not read"))
+		return true, out.Done(el.line, el.data, scan.SyntaxErr(0, "expected a JSON array; the rest of the file is not read"))
 	case el.tooLong:
-		return true, out.Done(el.line, el.data, fmt.Errorf("%w: an array element longer than %d bytes", ErrLineTooLong, srvMaxFragment))
+		return true, out.Done(el.line, el.data, fmt.Errorf("%w: an array element longer than %d bytes", record.ErrLineTooLong, srvMaxFragment))
 	case el.truncated:
-		return true, out.Done(el.line, el.data, synErr(len(el.data), "the file ends inside this element (cut while being written?)"))
+		return true, out.Done(el.line, el.data, scan.SyntaxErr(len(el.data), "the file ends inside this element (cut while being written?)"))
 	}
 	return false, nil
 }
@@ -189,11 +191,11 @@ func srvElemError(el srvElem, out *DocOut[ServerRow]) (done bool, err error) {
 func (st *tritonState) fragment(data []byte, line int64) error {
 	var id uint64
 	var haveID bool
-	var model, version, reqID, parent, stamps jsonValue
-	err := jsonObject(data, func(k []byte, esc bool, v jsonValue) error {
-		switch string(memberKey(k, esc)) {
+	var model, version, reqID, parent, stamps scan.Value
+	err := scan.Object(data, func(k []byte, esc bool, v scan.Value) error {
+		switch string(scan.MemberKey(k, esc)) {
 		case "id":
-			n, ok, err := integer("id", v, 0, 1<<63-1)
+			n, ok, err := scan.Integer("id", v, 0, 1<<63-1)
 			if err != nil {
 				return err
 			}
@@ -212,7 +214,7 @@ func (st *tritonState) fragment(data []byte, line int64) error {
 		return nil
 	})
 	if err == nil && !haveID {
-		err = missing("id")
+		err = record.Missing("id")
 	}
 	if err != nil {
 		return st.out.Done(line, data, err)
@@ -220,7 +222,7 @@ func (st *tritonState) fragment(data []byte, line int64) error {
 	t := st.open[id]
 	if t == nil {
 		if _, late := st.recent[id]; late {
-			return st.out.Done(line, data, fieldErr("id", ErrBadValue,
+			return st.out.Done(line, data, record.FieldErrorf("id", record.ErrBadValue,
 				"a fragment of trace %d after the trace was complete; not merged", id))
 		}
 		t = &tritonTrace{id: id, line: line}
@@ -243,25 +245,25 @@ func (st *tritonState) fragment(data []byte, line int64) error {
 	return nil
 }
 
-func (st *tritonState) apply(t *tritonTrace, model, version, reqID, parent, stamps jsonValue) error {
-	if model.kind != 0 {
+func (st *tritonState) apply(t *tritonTrace, model, version, reqID, parent, stamps scan.Value) error {
+	if model.Kind != 0 {
 		t.info = true
-		if err := st.labels.label("model_name", model, &t.model); err != nil {
+		if err := st.labels.Label("model_name", model, &t.model); err != nil {
 			return err
 		}
-		if version.kind != 0 {
-			if _, _, err := textBytes("model_version", version); err != nil {
+		if version.Kind != 0 {
+			if _, _, err := scan.TextBytes("model_version", version); err != nil {
 				return err
 			}
 		}
 	}
-	if reqID.kind != 0 {
-		if err := text("request_id", reqID, &t.requestID); err != nil {
+	if reqID.Kind != 0 {
+		if err := scan.Text("request_id", reqID, &t.requestID); err != nil {
 			return err
 		}
 	}
-	if parent.kind != 0 {
-		n, ok, err := integer("parent_id", parent, 0, 1<<63-1)
+	if parent.Kind != 0 {
+		n, ok, err := scan.Integer("parent_id", parent, 0, 1<<63-1)
 		if err != nil {
 			return err
 		}
@@ -269,27 +271,27 @@ func (st *tritonState) apply(t *tritonTrace, model, version, reqID, parent, stam
 			t.parent, t.hasParent = uint64(n), true
 		}
 	}
-	if stamps.kind == 0 || stamps.kind == jsonNull {
+	if stamps.Kind == 0 || stamps.Kind == scan.Null {
 		return nil
 	}
-	if stamps.kind != jsonArray {
-		return fieldErr("timestamps", ErrBadValue, "want an array, got %s", kindName(stamps.kind))
+	if stamps.Kind != scan.Array {
+		return record.FieldErrorf("timestamps", record.ErrBadValue, "want an array, got %s", scan.KindName(stamps.Kind))
 	}
-	return srvEachValue(stamps.raw, func(v jsonValue) error {
-		if v.kind != jsonObjectKind {
-			return fieldErr("timestamps", ErrBadValue, "want objects, got %s", kindName(v.kind))
+	return srvEachValue(stamps.Raw, func(v scan.Value) error {
+		if v.Kind != scan.ObjectKind {
+			return record.FieldErrorf("timestamps", record.ErrBadValue, "want objects, got %s", scan.KindName(v.Kind))
 		}
 		var name []byte
 		var ns int64
 		var haveNS bool
-		err := jsonObject(v.raw, func(k []byte, esc bool, v jsonValue) error {
-			switch string(memberKey(k, esc)) {
+		err := scan.Object(v.Raw, func(k []byte, esc bool, v scan.Value) error {
+			switch string(scan.MemberKey(k, esc)) {
 			case "name":
-				b, _, err := textBytes("timestamps.name", v)
+				b, _, err := scan.TextBytes("timestamps.name", v)
 				name = b
 				return err
 			case "ns":
-				n, ok, err := integer("timestamps.ns", v, 0, 1<<63-1)
+				n, ok, err := scan.Integer("timestamps.ns", v, 0, 1<<63-1)
 				ns, haveNS = n, ok
 				return err
 			}
@@ -303,7 +305,7 @@ func (st *tritonState) apply(t *tritonTrace, model, version, reqID, parent, stam
 			return nil // a timestamp no column uses (COMPUTE_INPUT_END, custom activities…)
 		}
 		if !haveNS {
-			return fieldErr("timestamps.ns", ErrMissingField, "for %s", name)
+			return record.FieldErrorf("timestamps.ns", record.ErrMissingField, "for %s", name)
 		}
 		if !t.has(i) || (end && ns > t.ts[i]) || (!end && ns < t.ts[i]) {
 			t.ts[i] = ns
@@ -366,10 +368,10 @@ func (st *tritonState) emit(t *tritonTrace) error {
 	return st.out.Done(t.line, nil, nil)
 }
 
-func (st *tritonState) fill(t *tritonTrace, r *ServerRow) error {
+func (st *tritonState) fill(t *tritonTrace, r *record.ServerRow) error {
 	r.Format = formatTriton
 	if t.model == "" { // no info fragment, or an empty name
-		return missing("model_name")
+		return record.Missing("model_name")
 	}
 	r.Model = t.model
 	if t.hasParent {
@@ -390,17 +392,17 @@ func (st *tritonState) fill(t *tritonTrace, r *ServerRow) error {
 	start, ok1 := first(tHTTPRecvStart, tGRPCWaitreadEnd, tRequestStart)
 	end, ok2 := first(tHTTPSendEnd, tGRPCSendEnd, tRequestEnd)
 	if ok1 && ok2 {
-		if r.E2ENS, err = srvBetween("e2e", start, end); err != nil {
+		if r.E2ENS, err = scan.Between("e2e", start, end); err != nil {
 			return err
 		}
 	}
 	if t.has(tQueueStart) && t.has(tComputeStart) {
-		if r.QueueNS, err = srvBetween("queue", t.ts[tQueueStart], t.ts[tComputeStart]); err != nil {
+		if r.QueueNS, err = scan.Between("queue", t.ts[tQueueStart], t.ts[tComputeStart]); err != nil {
 			return err
 		}
 	}
 	if t.has(tComputeStart) && t.has(tComputeEnd) {
-		if r.InferenceNS, err = srvBetween("compute", t.ts[tComputeStart], t.ts[tComputeEnd]); err != nil {
+		if r.InferenceNS, err = scan.Between("compute", t.ts[tComputeStart], t.ts[tComputeEnd]); err != nil {
 			return err
 		}
 	}
@@ -483,7 +485,7 @@ func (s *srvElems) value(c byte) (srvElem, error) {
 		}
 		if len(s.buf) >= srvMaxFragment {
 			el.tooLong = true
-			s.buf = s.buf[:min(len(s.buf), RawLimit)]
+			s.buf = s.buf[:min(len(s.buf), record.RawLimit)]
 			return
 		}
 		s.buf = append(s.buf, c)
@@ -556,7 +558,7 @@ func (s *srvElems) value(c byte) (srvElem, error) {
 		case el.tooLong:
 		case len(s.buf)+i > srvMaxFragment:
 			el.tooLong = true
-			s.buf = s.buf[:min(len(s.buf), RawLimit)]
+			s.buf = s.buf[:min(len(s.buf), record.RawLimit)]
 		default:
 			s.buf = append(s.buf, chunk[:i]...)
 		}

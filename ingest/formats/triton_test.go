@@ -1,8 +1,9 @@
-package ingest
+package formats
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/infertrace/infertrace/ingest/record"
 	"strconv"
 	"testing"
 )
@@ -32,7 +33,7 @@ func TestTritonOpenBound(t *testing.T) {
 			t.Fatalf("row %d: %+v", i, r)
 		}
 	}
-	if rejects[0].Line != 2*n+1 || Kind(rejects[0]) != "missing_field" {
+	if rejects[0].Line != 2*n+1 || record.Kind(rejects[0]) != "missing_field" {
 		t.Errorf("reject: %v", rejects[0])
 	}
 }

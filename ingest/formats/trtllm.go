@@ -1,7 +1,9 @@
-package ingest
+package formats
 
 import (
 	"bytes"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"io"
 	"strconv"
 )
@@ -37,7 +39,7 @@ import (
 const formatTRTLLM = "trtllm"
 
 func init() {
-	registerDoc[ServerRow](Server, formatTRTLLM, sniffTRTLLM, parseTRTLLM)
+	record.RegisterDoc[record.ServerRow](record.Server, formatTRTLLM, sniffTRTLLM, parseTRTLLM)
 }
 
 func sniffTRTLLM(line []byte) bool {
@@ -49,7 +51,7 @@ func sniffTRTLLM(line []byte) bool {
 	return bytes.HasPrefix(rest, []byte(`{"request_id":`)) && bytes.Contains(rest, []byte(`"perf_metrics":`))
 }
 
-func parseTRTLLM(r io.Reader, file string, out *DocOut[ServerRow]) error {
+func parseTRTLLM(r io.Reader, file string, out *record.DocOut[record.ServerRow]) error {
 	sc := newSrvElems(r)
 	for {
 		el, err := sc.next()
@@ -76,13 +78,13 @@ func parseTRTLLM(r io.Reader, file string, out *DocOut[ServerRow]) error {
 	}
 }
 
-func trtllmRow(data []byte, r *ServerRow) error {
+func trtllmRow(data []byte, r *record.ServerRow) error {
 	r.Format = formatTRTLLM
-	var perf jsonValue
-	err := jsonObject(data, func(k []byte, esc bool, v jsonValue) error {
-		switch string(memberKey(k, esc)) {
+	var perf scan.Value
+	err := scan.Object(data, func(k []byte, esc bool, v scan.Value) error {
+		switch string(scan.MemberKey(k, esc)) {
 		case "request_id":
-			n, ok, err := integer("request_id", v, 0, 1<<63-1)
+			n, ok, err := scan.Integer("request_id", v, 0, 1<<63-1)
 			if ok {
 				r.EngineRequestID = strconv.FormatInt(n, 10)
 			}
@@ -96,22 +98,22 @@ func trtllmRow(data []byte, r *ServerRow) error {
 		return err
 	}
 	if r.EngineRequestID == "" {
-		return missing("request_id")
+		return record.Missing("request_id")
 	}
-	if perf.kind != jsonObjectKind {
-		return missing("perf_metrics")
+	if perf.Kind != scan.ObjectKind {
+		return record.Missing("perf_metrics")
 	}
-	var timing jsonValue
-	if err := jsonObject(perf.raw, func(k []byte, esc bool, v jsonValue) error {
-		if string(memberKey(k, esc)) == "timing_metrics" {
+	var timing scan.Value
+	if err := scan.Object(perf.Raw, func(k []byte, esc bool, v scan.Value) error {
+		if string(scan.MemberKey(k, esc)) == "timing_metrics" {
 			timing = v
 		}
 		return nil
 	}); err != nil {
 		return err
 	}
-	if timing.kind != jsonObjectKind {
-		return missing("perf_metrics.timing_metrics")
+	if timing.Kind != scan.ObjectKind {
+		return record.Missing("perf_metrics.timing_metrics")
 	}
 	const (
 		arrival = iota
@@ -122,9 +124,9 @@ func trtllmRow(data []byte, r *ServerRow) error {
 	)
 	var t [nTimes]int64
 	var have [nTimes]bool
-	err = jsonObject(timing.raw, func(k []byte, esc bool, v jsonValue) error {
+	err = scan.Object(timing.Raw, func(k []byte, esc bool, v scan.Value) error {
 		i := -1
-		switch key := string(memberKey(k, esc)); key {
+		switch key := string(scan.MemberKey(k, esc)); key {
 		case "arrival_time":
 			i = arrival
 		case "first_scheduled_time":
@@ -137,20 +139,20 @@ func trtllmRow(data []byte, r *ServerRow) error {
 			return nil
 		}
 		var err error
-		t[i], have[i], err = srvSeconds(string(memberKey(k, esc)), v)
+		t[i], have[i], err = scan.Seconds(string(scan.MemberKey(k, esc)), v)
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	if !have[arrival] {
-		return missing("timing_metrics.arrival_time")
+		return record.Missing("timing_metrics.arrival_time")
 	}
 	pair := func(field string, a, b int, dst **int64) error {
 		if !have[a] || !have[b] {
 			return nil
 		}
-		d, err := srvBetween(field, t[a], t[b])
+		d, err := scan.Between(field, t[a], t[b])
 		*dst = d
 		return err
 	}

@@ -1,4 +1,4 @@
-package ingest
+package formats
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
@@ -70,7 +72,7 @@ import (
 const formatVLLMConsole = "vllm-otel-console"
 
 func init() {
-	registerDoc(Server, formatVLLMConsole, sniffVLLMConsole, parseVLLMConsole)
+	record.RegisterDoc(record.Server, formatVLLMConsole, sniffVLLMConsole, parseVLLMConsole)
 }
 
 // sniffVLLMConsole claims the start of a printed llm_request span: `{` then
@@ -85,9 +87,9 @@ func sniffVLLMConsole(first []byte) bool {
 	return len(rest) == 0 || bytes.HasPrefix(rest, []byte(`"context": {"trace_id": "0x`))
 }
 
-func parseVLLMConsole(r io.Reader, file string, out *DocOut[ServerRow]) error {
+func parseVLLMConsole(r io.Reader, file string, out *record.DocOut[record.ServerRow]) error {
 	br := bufio.NewReaderSize(r, 64<<10)
-	var lb labels
+	var lb scan.Labels
 	var span []byte // the lines of the span being read
 	var start int64 // its first line; 0: outside a span
 	tooLong := false
@@ -95,16 +97,16 @@ func parseVLLMConsole(r io.Reader, file string, out *DocOut[ServerRow]) error {
 		err := vllmConsoleSpan(data, &lb, out.Next)
 		var raw []byte
 		if err != nil {
-			raw = data[:min(len(data), RawLimit)]
+			raw = data[:min(len(data), record.RawLimit)]
 		}
 		return out.Done(line, raw, err)
 	}
 	cut := func(why string) error {
-		err := fmt.Errorf("%w: span cut short: %s", ErrSyntax, why)
+		err := fmt.Errorf("%w: span cut short: %s", record.ErrSyntax, why)
 		if tooLong {
-			err = fmt.Errorf("%w: span longer than %d bytes", ErrLineTooLong, MaxLineBytes)
+			err = fmt.Errorf("%w: span longer than %d bytes", record.ErrLineTooLong, record.MaxLineBytes)
 		}
-		return out.Done(start, span[:min(len(span), RawLimit)], err)
+		return out.Done(start, span[:min(len(span), record.RawLimit)], err)
 	}
 	var no int64
 	for {
@@ -136,7 +138,7 @@ func parseVLLMConsole(r io.Reader, file string, out *DocOut[ServerRow]) error {
 				}
 				start, span, tooLong = no, append(span[:0], '{', '\n'), false
 			case start != 0:
-				if tooLong || l.tooLong || len(span)+len(text)+1 > MaxLineBytes {
+				if tooLong || l.tooLong || len(span)+len(text)+1 > record.MaxLineBytes {
 					tooLong = true // the span is rejected at its end; its head is kept
 				} else {
 					span = append(append(span, text...), '\n')
@@ -181,15 +183,15 @@ type consoleSpan struct {
 
 // vllmConsoleSpan fills a row, taken from next, from one printed span when
 // it is vLLM's.
-func vllmConsoleSpan(data []byte, lb *labels, next func() *ServerRow) error {
+func vllmConsoleSpan(data []byte, lb *scan.Labels, next func() *record.ServerRow) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var cs consoleSpan
 	if err := dec.Decode(&cs); err != nil {
-		return fmt.Errorf("%w: not a printed span: %v", ErrSyntax, err)
+		return fmt.Errorf("%w: not a printed span: %v", record.ErrSyntax, err)
 	}
 	if dec.More() {
-		return fmt.Errorf("%w: not a printed span: more after it", ErrSyntax)
+		return fmt.Errorf("%w: not a printed span: more after it", record.ErrSyntax)
 	}
 	if cs.Name != "llm_request" {
 		return nil
@@ -211,7 +213,7 @@ func vllmConsoleSpan(data []byte, lb *labels, next func() *ServerRow) error {
 			s := strings.TrimPrefix(cs.Context.TraceID, "0x")
 			var tid pcommon.TraceID
 			if b, err := hex.DecodeString(s); err != nil || len(b) != len(tid) {
-				return fieldErr("context.trace_id", ErrBadValue, "want 0x and 32 hex digits, got %.40q", cs.Context.TraceID)
+				return record.FieldErrorf("context.trace_id", record.ErrBadValue, "want 0x and 32 hex digits, got %.40q", cs.Context.TraceID)
 			} else {
 				copy(tid[:], b)
 			}
@@ -225,9 +227,9 @@ func vllmConsoleSpan(data []byte, lb *labels, next func() *ServerRow) error {
 			if t.v == nil || *t.v == "" {
 				continue
 			}
-			ns, err := parseRFC3339([]byte(*t.v))
+			ns, err := scan.ParseRFC3339([]byte(*t.v))
 			if err != nil || ns < 0 {
-				return fieldErr(t.name, ErrBadTime, "%.40q: want an ISO 8601 time such as 2025-01-01T00:00:00.000000Z", *t.v)
+				return record.FieldErrorf(t.name, record.ErrBadTime, "%.40q: want an ISO 8601 time such as 2025-01-01T00:00:00.000000Z", *t.v)
 			}
 			t.set(pcommon.Timestamp(ns))
 		}

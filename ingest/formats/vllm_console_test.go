@@ -1,45 +1,11 @@
-package ingest
+package formats
 
 import (
 	"bytes"
+	"github.com/infertrace/infertrace/ingest/record"
 	"strings"
 	"testing"
 )
-
-// TestSniffPrettyDocuments: a file whose first line is a lone "{" is
-// sniffed from that line joined with the next one, so the console
-// exporter's spans and pretty-printed OTLP documents need no format name.
-func TestSniffPrettyDocuments(t *testing.T) {
-	for _, c := range []struct {
-		tier  Tier
-		in    string
-		first string
-		want  string // format; "" when none
-	}{
-		{Server, "\n{\n    \"name\": \"llm_request\",\n    \"context\": {\n", `{"name": "llm_request",`, formatVLLMConsole},
-		{Server, "{\r\n  \"resourceSpans\": [\r\n", `{"resourceSpans": [`, formatVLLMOTLPJSON},
-		{Gateway, "{\n\n  \"resourceSpans\": [\n", `{"resourceSpans": [`, "otel-gateway"},
-		{Server, `{"name": "llm_request", "context": {"trace_id": "0x4bf9", "span_id": "0x1a2b"}}` + "\n", `{"name": "llm_request", "context": {"trace_id": "0x4bf9", "span_id": "0x1a2b"}}`, formatVLLMConsole},
-		{Server, "{\n    \"name\": \"POST /v1/chat/completions\",\n", `{"name": "POST /v1/chat/completions",`, ""},
-		{Server, `{"name": "llm_request", "kind": 2}` + "\n", `{"name": "llm_request", "kind": 2}`, ""},
-		{Server, "{\n", "{", ""},
-		{Server, "{\n\n", "{", ""},
-	} {
-		first, err := newChunker("in", strings.NewReader(c.in)).peekFirstLine()
-		if err != nil || string(first) != c.first {
-			t.Errorf("%q: first line %q, %v; want %q", c.in, first, err, c.first)
-			continue
-		}
-		f, err := sniffFormat(c.tier, first)
-		got := ""
-		if err == nil {
-			got = f.name
-		}
-		if got != c.want {
-			t.Errorf("%s %q: sniffed %q, want %q", c.tier, first, got, c.want)
-		}
-	}
-}
 
 // TestVLLMConsoleValues checks the typing of printed attributes, which the
 // fixture's rows show only through the mapping: ints and floats as Python
@@ -77,22 +43,22 @@ func TestVLLMConsoleValues(t *testing.T) {
 // FuzzVLLMConsole: units = decoded + rejected, rows only from decoded
 // units, and every row holds the vLLM row invariants.
 func FuzzVLLMConsole(f *testing.F) {
-	vllmFixtureSeeds(f, "../testdata/ingest/vllm_console.txtar", "stdout.log", false)
+	vllmFixtureSeeds(f, "../../testdata/ingest/vllm_console.txtar", "stdout.log", false)
 	f.Add([]byte("{\n    \"name\": \"llm_request\",\n}\n"))
 	f.Add([]byte("{\n{\n}\n}\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		var rows []ServerRow
+		var rows []record.ServerRow
 		var rejected int64
-		out := &DocOut[ServerRow]{
-			file:   "stdout.log",
-			emit:   func(rs []ServerRow) error { rows = append(rows, rs...); return nil },
-			reject: func(*ParseError) error { rejected++; return nil },
+		out := &record.DocOut[record.ServerRow]{
+			File:   "stdout.log",
+			Emit:   func(rs []record.ServerRow) error { rows = append(rows, rs...); return nil },
+			Reject: func(*record.ParseError) error { rejected++; return nil },
 		}
 		if err := parseVLLMConsole(bytes.NewReader(in), "stdout.log", out); err != nil {
 			t.Fatal(err)
 		}
-		if out.units != out.decoded+rejected || out.rows != int64(len(rows)) {
-			t.Fatalf("accounting: units %d, decoded %d, rejected %d, rows %d/%d", out.units, out.decoded, rejected, out.rows, len(rows))
+		if out.Units != out.Decoded+rejected || out.Rows != int64(len(rows)) {
+			t.Fatalf("accounting: units %d, decoded %d, rejected %d, rows %d/%d", out.Units, out.Decoded, rejected, out.Rows, len(rows))
 		}
 		for i := range rows {
 			checkVLLMRow(t, &rows[i])

@@ -1,7 +1,9 @@
-package ingest
+package formats
 
 import (
 	"bytes"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"regexp"
 )
 
@@ -45,7 +47,7 @@ import (
 const formatVLLMLog = "vllm-log"
 
 func init() {
-	registerLine(Server, formatVLLMLog, sniffVLLMLog, func() lineParser[ServerRow] { return &vllmLog{} })
+	record.RegisterLine(record.Server, formatVLLMLog, sniffVLLMLog, func() record.LineParser[record.ServerRow] { return &vllmLog{} })
 }
 
 // vllmLogPrefix matches logger.py's prefix once ANSI colour codes are
@@ -74,20 +76,20 @@ func vllmLogMessage(line []byte) (msg []byte, bracketed, ok bool) {
 	return line[m[4]:m[5]], m[3] > m[2], true
 }
 
-type vllmLog struct{ labels labels }
+type vllmLog struct{ labels scan.Labels }
 
 // logLineError is a malformed vLLM log line; Kind "syntax".
 type logLineError string
 
 func (e logLineError) Error() string { return string(e) }
-func (e logLineError) Unwrap() error { return ErrSyntax }
+func (e logLineError) Unwrap() error { return record.ErrSyntax }
 
 var (
 	errCutRequestLine = logLineError("vLLM request line cut before its request ID ends (truncated line?)")
-	errEmptyRequestID = fieldErr("request id", ErrMissingField, "empty in a vLLM request line")
+	errEmptyRequestID = record.FieldErrorf("request id", record.ErrMissingField, "empty in a vLLM request line")
 )
 
-func (p *vllmLog) parseLine(line []byte, out *rowQueue[ServerRow]) error {
+func (p *vllmLog) ParseLine(line []byte, out *record.RowQueue[record.ServerRow]) error {
 	// Cheap test before the regular expression: request lines say
 	// "request", "Request" or "response".
 	if !bytes.Contains(line, []byte("equest")) && !bytes.Contains(line, []byte("response")) {
@@ -98,11 +100,11 @@ func (p *vllmLog) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 		return nil
 	}
 	msg = bytes.TrimRight(msg, " \r")
-	row := func(id []byte, internal bool) (*ServerRow, error) {
+	row := func(id []byte, internal bool) (*record.ServerRow, error) {
 		if len(id) == 0 {
 			return nil, errEmptyRequestID
 		}
-		r := out.next()
+		r := out.Next()
 		r.Format = formatVLLMLog
 		r.EngineRequestID = string(id)
 		r.RequestID = vllmRequestID(r.EngineRequestID, internal)
@@ -147,7 +149,7 @@ func (p *vllmLog) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 		reason := ""
 		if j := bytes.LastIndex(msg, []byte(", finish_reason: ")); j >= 0 {
 			if s := msg[j+len(", finish_reason: "):]; vllmWord(s) && string(s) != "None" {
-				reason = p.labels.intern(s)
+				reason = p.labels.Intern(s)
 			}
 		}
 		if delta && reason == "" {

@@ -1,6 +1,7 @@
-package ingest
+package formats
 
 import (
+	"github.com/infertrace/infertrace/ingest/record"
 	"strings"
 	"testing"
 )
@@ -29,11 +30,11 @@ func TestVLLMLogLines(t *testing.T) {
 		{"(APIServer pid=7) INFO:     10.0.0.1:5 - \"POST /v1/completions HTTP/1.1\" 200 OK", ""},
 		{"Received request chatcmpl-a: params: x", ""}, // no vLLM prefix
 	} {
-		var q rowQueue[ServerRow]
+		var q record.RowQueue[record.ServerRow]
 		p := &vllmLog{}
-		err := p.parseLine([]byte(c.line), &q)
+		err := p.ParseLine([]byte(c.line), &q)
 		var got []string
-		for _, r := range q.rows {
+		for _, r := range q.Rows {
 			if r.Format != formatVLLMLog || r.Arrival != 0 || r.End != 0 || r.E2ENS != nil {
 				t.Errorf("%q: a row with a time or without its format: %+v", c.line, r)
 			}
@@ -42,7 +43,7 @@ func TestVLLMLogLines(t *testing.T) {
 		g := strings.Join(got, ";")
 		if err != nil {
 			g = "!"
-			if Kind(err) == "other" {
+			if record.Kind(err) == "other" {
 				t.Errorf("%q: error of no kind: %v", c.line, err)
 			}
 		}
@@ -60,7 +61,7 @@ func orDash(s string) string {
 }
 
 func FuzzVLLMLog(f *testing.F) {
-	vllmFixtureSeeds(f, "../testdata/ingest/vllm_log.txtar", "vllm.log", true)
+	vllmFixtureSeeds(f, "../../testdata/ingest/vllm_log.txtar", "vllm.log", true)
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rows, _ := decodeVLLMLines(t, formatVLLMLog, in)
 		for i := range rows {

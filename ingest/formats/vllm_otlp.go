@@ -1,4 +1,4 @@
-package ingest
+package formats
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
@@ -78,8 +80,8 @@ const (
 )
 
 func init() {
-	registerLine(Server, formatVLLMOTLP, isOTLPLine, func() lineParser[ServerRow] { return &vllmOTLPLines{} })
-	registerDoc(Server, formatVLLMOTLPJSON, sniffOTLPDocument, parseVLLMOTLPDocument)
+	record.RegisterLine(record.Server, formatVLLMOTLP, isOTLPLine, func() record.LineParser[record.ServerRow] { return &vllmOTLPLines{} })
+	record.RegisterDoc(record.Server, formatVLLMOTLPJSON, sniffOTLPDocument, parseVLLMOTLPDocument)
 }
 
 // sniffOTLPDocument claims a first line that opens an object with the
@@ -92,12 +94,12 @@ func sniffOTLPDocument(first []byte) bool {
 	return len(first) < 64<<10 && startsWithResourceSpans(first) && !isOTLPLine(first)
 }
 
-type vllmOTLPLines struct{ labels labels }
+type vllmOTLPLines struct{ labels scan.Labels }
 
-func (p *vllmOTLPLines) parseLine(line []byte, out *rowQueue[ServerRow]) error {
+func (p *vllmOTLPLines) ParseLine(line []byte, out *record.RowQueue[record.ServerRow]) error {
 	td, err := decodeOTLPTraces(line)
 	if err == nil {
-		err = vllmSpans(td, &p.labels, out.next)
+		err = vllmSpans(td, &p.labels, out.Next)
 	}
 	if err != nil {
 		return err // rejects.jsonl hides every OTLP string value
@@ -108,12 +110,12 @@ func (p *vllmOTLPLines) parseLine(line []byte, out *rowQueue[ServerRow]) error {
 // parseVLLMOTLPDocument reads one or more OTLP JSON documents. A document
 // that is not valid JSON ends the file (there is no telling where the next
 // one starts); its unit is rejected, and what came before counts.
-func parseVLLMOTLPDocument(r io.Reader, file string, out *DocOut[ServerRow]) error {
+func parseVLLMOTLPDocument(r io.Reader, file string, out *record.DocOut[record.ServerRow]) error {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return err
 	}
-	var lb labels
+	var lb scan.Labels
 	return readOTLPDocuments(data,
 		func(line int64, doc []byte) error {
 			td, err := decodeOTLPTraces(doc)
@@ -122,7 +124,7 @@ func parseVLLMOTLPDocument(r io.Reader, file string, out *DocOut[ServerRow]) err
 			}
 			var raw []byte
 			if err != nil {
-				raw = doc[:min(len(doc), RawLimit)]
+				raw = doc[:min(len(doc), record.RawLimit)]
 			}
 			return out.Done(line, raw, err)
 		},
@@ -134,21 +136,21 @@ func parseVLLMOTLPDocument(r io.Reader, file string, out *DocOut[ServerRow]) err
 // file) decode to no rows; anything else is not OTLP and is rejected.
 func checkOTLPObject(data []byte) error {
 	otlp := false
-	err := jsonObject(data, func(k []byte, esc bool, _ jsonValue) error {
-		switch string(memberKey(k, esc)) {
+	err := scan.Object(data, func(k []byte, esc bool, _ scan.Value) error {
+		switch string(scan.MemberKey(k, esc)) {
 		case "resourceSpans", "resourceMetrics", "resourceLogs", "resourceProfiles":
 			otlp = true
 		}
 		return nil
 	})
 	if err == nil && !otlp {
-		err = fmt.Errorf("%w: not OTLP JSON: no resourceSpans member", ErrSyntax)
+		err = fmt.Errorf("%w: not OTLP JSON: no resourceSpans member", record.ErrSyntax)
 	}
 	return err
 }
 
 // vllmSpans fills a row, taken from next, for each vLLM llm_request span.
-func vllmSpans(td ptrace.Traces, lb *labels, next func() *ServerRow) error {
+func vllmSpans(td ptrace.Traces, lb *scan.Labels, next func() *record.ServerRow) error {
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
@@ -176,7 +178,7 @@ func vllmSpans(td ptrace.Traces, lb *labels, next func() *ServerRow) error {
 	return nil
 }
 
-func vllmSpanRow(sp ptrace.Span, res pcommon.Map, lb *labels, r *ServerRow) error {
+func vllmSpanRow(sp ptrace.Span, res pcommon.Map, lb *scan.Labels, r *record.ServerRow) error {
 	a := sp.Attributes()
 	r.Format = formatVLLMOTLP
 	if id, ok := attrStr(a, "gen_ai.request.id"); ok {
@@ -201,7 +203,7 @@ func vllmSpanRow(sp ptrace.Span, res pcommon.Map, lb *labels, r *ServerRow) erro
 			err = errors.Join(err, e)
 		}
 		if ok {
-			*dst = nsPtr(ns)
+			*dst = record.NSPtr(ns)
 		}
 		return ok
 	}
@@ -233,13 +235,13 @@ func vllmSpanRow(sp ptrace.Span, res pcommon.Map, lb *labels, r *ServerRow) erro
 		}
 	}
 
-	r.FinishReason = lb.intern([]byte(finishReasons(a)))
+	r.FinishReason = lb.Intern([]byte(finishReasons(a)))
 	if sp.Status().Code() == ptrace.StatusCodeError {
 		r.Error = sp.Status().Message()
 		if r.Error == "" {
 			r.Error = "error"
 		}
-		r.Error = lb.intern([]byte(r.Error))
+		r.Error = lb.Intern([]byte(r.Error))
 	}
 	for _, m := range []pcommon.Map{a, res} {
 		if r.Model != "" {
@@ -247,14 +249,14 @@ func vllmSpanRow(sp ptrace.Span, res pcommon.Map, lb *labels, r *ServerRow) erro
 		}
 		for _, k := range []string{"gen_ai.response.model", "gen_ai.request.model"} {
 			if s, ok := attrStr(m, k); ok {
-				r.Model = lb.intern([]byte(s))
+				r.Model = lb.Intern([]byte(s))
 				break
 			}
 		}
 	}
 	for _, k := range []string{"service.instance.id", "k8s.pod.name", "host.name"} {
 		if s, ok := attrStr(res, k); ok {
-			r.Replica = lb.intern([]byte(s))
+			r.Replica = lb.Intern([]byte(s))
 			break
 		}
 	}
@@ -272,8 +274,8 @@ func after(t int64, d *int64) int64 {
 // plausibleNS checks a Unix-nanosecond time against the range the native
 // formats accept.
 func plausibleNS(field string, ns uint64) error {
-	if ns < uint64(minEpochSec)*1e9 || ns > uint64(maxEpochSec)*1e9 {
-		return fieldErr(field, ErrBadTime, "%d: %v", ns, errTimeRange)
+	if ns < uint64(scan.MinEpochSec)*1e9 || ns > uint64(scan.MaxEpochSec)*1e9 {
+		return record.FieldErrorf(field, record.ErrBadTime, "%d: %v", ns, scan.ErrTimeRange)
 	}
 	return nil
 }

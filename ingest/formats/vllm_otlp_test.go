@@ -1,4 +1,4 @@
-package ingest
+package formats
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/ingest/record"
 	"golang.org/x/tools/txtar"
 )
 
@@ -105,7 +107,7 @@ func TestSniffVLLM(t *testing.T) {
 	}
 	mine := map[string]func([]byte) bool{
 		formatVLLMOTLP: isOTLPLine, formatVLLMOTLPJSON: sniffOTLPDocument, formatVLLMLog: sniffVLLMLog,
-		formatNative: sniffNative(Server),
+		formatNative: sniffNative(record.Server),
 	}
 	for line, want := range cases {
 		for name, sniff := range mine {
@@ -123,52 +125,35 @@ func TestSniffVLLM(t *testing.T) {
 
 // decodeVLLMLines runs a line format over input, chunk by chunk as Run does, and
 // checks that every line is accounted for.
-func decodeVLLMLines(t testing.TB, format string, input []byte) (rows []ServerRow, rejects []*ParseError) {
-	f, err := lookupFormat(Server, format)
+func decodeVLLMLines(t testing.TB, format string, input []byte) (rows []record.ServerRow, rejects []*record.ParseError) {
+	f, err := record.Lookup(record.Server, format)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := f.newParser.(func() lineParser[ServerRow])()
-	c := newChunker("in.log", bytes.NewReader(input))
-	var decoded int64
+	p := f.NewParser.(func() record.LineParser[record.ServerRow])()
+	d := ingest.NewLineDecoder(p, bytes.NewReader(input), "in.log")
 	for {
-		ch, err := c.next()
-		if ch != nil {
-			if ch.tooLong != nil {
-				rejects = append(rejects, ch.tooLong)
-			}
-			d := newChunkDecoder(ch, p)
-			for {
-				var row ServerRow
-				err := d.Next(&row)
-				if err == io.EOF {
-					break
-				}
-				if err == nil {
-					rows = append(rows, row)
-					continue
-				}
-				var pe *ParseError
-				if !errors.As(err, &pe) {
-					t.Fatal(err)
-				}
-				if pe.File != "in.log" || pe.Line < 1 || Kind(pe) == "other" {
-					t.Fatalf("reject without a position or a kind: %v", pe)
-				}
-				rejects = append(rejects, pe)
-			}
-			decoded += d.decoded
-			ch.release()
-		}
+		var row record.ServerRow
+		err := d.Next(&row)
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
+		if err == nil {
+			rows = append(rows, row)
+			continue
+		}
+		var pe *record.ParseError
+		if !errors.As(err, &pe) {
 			t.Fatal(err)
 		}
+		if pe.File != "in.log" || pe.Line < 1 || record.Kind(pe) == "other" {
+			t.Fatalf("reject without a position or a kind: %v", pe)
+		}
+		rejects = append(rejects, pe)
 	}
-	if got := decoded + int64(len(rejects)) + c.dups + c.blank; got != c.lines {
-		t.Fatalf("lines %d != decoded %d + rejected %d + duplicates %d + blank %d", c.lines, decoded, len(rejects), c.dups, c.blank)
+	c, _ := ingest.Counts(d)
+	if got := c.Decoded + int64(len(rejects)) + c.Duplicates + c.Blank; got != c.Lines {
+		t.Fatalf("lines %d != decoded %d + rejected %d + duplicates %d + blank %d", c.Lines, c.Decoded, len(rejects), c.Duplicates, c.Blank)
 	}
 	return rows, rejects
 }
@@ -196,7 +181,7 @@ func vllmFixtureSeeds(f *testing.F, txtarPath, file string, perLine bool) {
 }
 
 // checkVLLMRow holds for every row of the vLLM formats.
-func checkVLLMRow(t *testing.T, r *ServerRow) {
+func checkVLLMRow(t *testing.T, r *record.ServerRow) {
 	t.Helper()
 	if r.Format == "" {
 		t.Fatalf("row without a format: %+v", r)
@@ -214,9 +199,9 @@ func checkVLLMRow(t *testing.T, r *ServerRow) {
 // coverage, with no progress shown meanwhile; run it with
 // -fuzzminimizetime 2s.
 func FuzzVLLMOTLP(f *testing.F) {
-	vllmFixtureSeeds(f, "../testdata/ingest/vllm_otlp.txtar", "lines.jsonl", true)
-	vllmFixtureSeeds(f, "../testdata/ingest/vllm_otlp_json.txtar", "doc.json", false)
-	vllmFixtureSeeds(f, "../testdata/ingest/vllm_otlp_json.txtar", "doc2.json", false)
+	vllmFixtureSeeds(f, "../../testdata/ingest/vllm_otlp.txtar", "lines.jsonl", true)
+	vllmFixtureSeeds(f, "../../testdata/ingest/vllm_otlp_json.txtar", "doc.json", false)
+	vllmFixtureSeeds(f, "../../testdata/ingest/vllm_otlp_json.txtar", "doc2.json", false)
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rows, _ := decodeVLLMLines(t, formatVLLMOTLP, in)
 		for i := range rows {
@@ -224,19 +209,19 @@ func FuzzVLLMOTLP(f *testing.F) {
 		}
 		// The document reader: units = decoded + rejected, and rows only
 		// from decoded units.
-		var docRows []ServerRow
+		var docRows []record.ServerRow
 		var rejected int64
-		out := &DocOut[ServerRow]{
-			file:   "in.json",
-			emit:   func(rs []ServerRow) error { docRows = append(docRows, rs...); return nil },
-			reject: func(*ParseError) error { rejected++; return nil },
+		out := &record.DocOut[record.ServerRow]{
+			File:   "in.json",
+			Emit:   func(rs []record.ServerRow) error { docRows = append(docRows, rs...); return nil },
+			Reject: func(*record.ParseError) error { rejected++; return nil },
 		}
 		if err := parseVLLMOTLPDocument(bytes.NewReader(in), "in.json", out); err != nil {
 			t.Fatal(err)
 		}
-		if out.units != out.decoded+rejected || out.rows != int64(len(docRows)) {
+		if out.Units != out.Decoded+rejected || out.Rows != int64(len(docRows)) {
 			t.Fatalf("document accounting: units %d, decoded %d, rejected %d, rows %d/%d",
-				out.units, out.decoded, rejected, out.rows, len(docRows))
+				out.Units, out.Decoded, rejected, out.Rows, len(docRows))
 		}
 		for i := range docRows {
 			checkVLLMRow(t, &docRows[i])

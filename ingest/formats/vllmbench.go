@@ -1,8 +1,10 @@
-package ingest
+package formats
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 	"io"
 	"strconv"
 )
@@ -45,7 +47,7 @@ import (
 const formatVLLMBench = "vllm-bench"
 
 func init() {
-	registerDoc(Client, formatVLLMBench, sniffVLLMBench, parseVLLMBench)
+	record.RegisterDoc(record.Client, formatVLLMBench, sniffVLLMBench, parseVLLMBench)
 }
 
 // sniffVLLMBench accepts a result written on one line: its first members
@@ -55,7 +57,7 @@ func sniffVLLMBench(line []byte) bool {
 		return false
 	}
 	var date, backend, model bool
-	lgSniffMembers(line, func(key []byte, _ jsonValue, _ bool) bool {
+	lgSniffMembers(line, func(key []byte, _ scan.Value, _ bool) bool {
 		switch string(key) {
 		case "date":
 			date = true
@@ -81,9 +83,9 @@ type vllmBenchDoc struct {
 	bad                   map[int]error // the first bad value of a request
 }
 
-func parseVLLMBench(r io.Reader, file string, out *DocOut[ClientRow]) error {
+func parseVLLMBench(r io.Reader, file string, out *record.DocOut[record.ClientRow]) error {
 	d := newLgDocReader(r)
-	var labels labels
+	var labels scan.Labels
 	err := d.documents(func() error {
 		doc := vllmBenchDoc{lens: map[string]int{}, bad: map[int]error{}, firstLine: d.line}
 		if err := d.members(func(key string) error { return doc.member(d, key, &labels) }); err != nil {
@@ -94,16 +96,16 @@ func parseVLLMBench(r io.Reader, file string, out *DocOut[ClientRow]) error {
 	return lgDocEnd(err)
 }
 
-func (doc *vllmBenchDoc) member(d *lgDocReader, key string, labels *labels) error {
+func (doc *vllmBenchDoc) member(d *lgDocReader, key string, labels *scan.Labels) error {
 	switch key {
 	case "model_id":
 		raw, err := d.value()
 		if err != nil {
 			return err
 		}
-		v, _, err := scanValue(raw, 0)
+		v, _, err := scan.ValueAt(raw, 0)
 		if err == nil {
-			err = labels.label(key, v, &doc.model)
+			err = labels.Label(key, v, &doc.model)
 		}
 		return err
 	case "request_id_prefix":
@@ -111,9 +113,9 @@ func (doc *vllmBenchDoc) member(d *lgDocReader, key string, labels *labels) erro
 		if err != nil {
 			return err
 		}
-		v, _, err := scanValue(raw, 0)
+		v, _, err := scan.ValueAt(raw, 0)
 		if err == nil {
-			err = text(key, v, &doc.prefix)
+			err = scan.Text(key, v, &doc.prefix)
 		}
 		return err
 	case "input_lens", "output_lens", "ttfts", "latencies", "errors", "itls":
@@ -141,16 +143,16 @@ func (doc *vllmBenchDoc) member(d *lgDocReader, key string, labels *labels) erro
 		if err != nil {
 			return err
 		}
-		v, _, serr := scanValue(raw, 0)
+		v, _, serr := scan.ValueAt(raw, 0)
 		if serr != nil { // NaN, Infinity: Python's json writes them
-			v = jsonValue{kind: jsonNull}
+			v = scan.Value{Kind: scan.Null}
 		}
 		var verr error
 		name := key + "[" + strconv.Itoa(i) + "]"
 		switch key {
 		case "input_lens", "output_lens":
 			var c *int32
-			verr = count32(name, v, &c)
+			verr = scan.Count32(name, v, &c)
 			if key == "input_lens" {
 				doc.inputLens = append(doc.inputLens, c)
 			} else {
@@ -165,7 +167,7 @@ func (doc *vllmBenchDoc) member(d *lgDocReader, key string, labels *labels) erro
 				doc.latencies = append(doc.latencies, ns)
 			}
 		case "errors":
-			b, _, err := textBytes(name, v)
+			b, _, err := scan.TextBytes(name, v)
 			verr = err
 			doc.errors = append(doc.errors, bytes.Clone(b))
 		}
@@ -179,7 +181,7 @@ func (doc *vllmBenchDoc) member(d *lgDocReader, key string, labels *labels) erro
 }
 
 // emit checks the arrays line up and writes one unit per index.
-func (doc *vllmBenchDoc) emit(out *DocOut[ClientRow]) error {
+func (doc *vllmBenchDoc) emit(out *record.DocOut[record.ClientRow]) error {
 	n, first := -1, ""
 	for _, key := range []string{"latencies", "ttfts", "input_lens", "output_lens", "errors", "itls"} {
 		m, ok := doc.lens[key]
@@ -190,11 +192,11 @@ func (doc *vllmBenchDoc) emit(out *DocOut[ClientRow]) error {
 			n, first = m, key
 		} else if m != n {
 			return fmt.Errorf("%w: per-request arrays of different lengths (%s %d, %s %d): cannot tell which values belong together",
-				ErrBadValue, first, n, key, m)
+				record.ErrBadValue, first, n, key, m)
 		}
 	}
 	if n < 0 {
-		return fmt.Errorf("%w: no per-request arrays (latencies, ttfts, …): not a vllm bench result, or saved without --save-detailed", ErrMissingField)
+		return fmt.Errorf("%w: no per-request arrays (latencies, ttfts, …): not a vllm bench result, or saved without --save-detailed", record.ErrMissingField)
 	}
 	for i := range n {
 		pos := fmt.Appendf(nil, `{"request":%d}`, i)
@@ -205,11 +207,11 @@ func (doc *vllmBenchDoc) emit(out *DocOut[ClientRow]) error {
 	return nil
 }
 
-func (doc *vllmBenchDoc) row(i int, out *DocOut[ClientRow]) error {
+func (doc *vllmBenchDoc) row(i int, out *record.DocOut[record.ClientRow]) error {
 	if err := doc.bad[i]; err != nil {
 		return err
 	}
-	r := ClientRow{Model: doc.model, Format: formatVLLMBench}
+	r := record.ClientRow{Model: doc.model, Format: formatVLLMBench}
 	if doc.prefix != "" {
 		r.RequestID = doc.prefix + strconv.Itoa(i)
 	}
@@ -230,7 +232,7 @@ func (doc *vllmBenchDoc) row(i int, out *DocOut[ClientRow]) error {
 		}
 	}
 	if i < len(doc.chunked) && doc.chunked[i] {
-		r.Streamed = boolPtr(true)
+		r.Streamed = record.BoolPtr(true)
 	}
 	*out.Next() = r
 	return nil

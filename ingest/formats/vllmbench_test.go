@@ -1,6 +1,9 @@
-package ingest
+package formats
 
-import "testing"
+import (
+	"github.com/infertrace/infertrace/ingest/record"
+	"testing"
+)
 
 func FuzzVLLMBench(f *testing.F) {
 	txtarSeeds(f, "vllmbench.txtar")
@@ -23,7 +26,7 @@ func FuzzVLLMBench(f *testing.F) {
 func TestLoadGeneratorSniffers(t *testing.T) {
 	sniffers := map[string]func([]byte) bool{
 		formatAIPerf: sniffAIPerf, formatK6: sniffK6, formatGenAIPerf: sniffGenAIPerf,
-		formatGuideLLM: sniffGuideLLM, formatVLLMBench: sniffVLLMBench, formatNative: sniffNative(Client),
+		formatGuideLLM: sniffGuideLLM, formatVLLMBench: sniffVLLMBench, formatNative: sniffNative(record.Client),
 	}
 	for line, want := range map[string]string{
 		`{"metadata":{"session_num":0,"x_request_id":"a1","request_start_ns":1796032800123456789,"request_end_ns":1796032800623456789},"metrics":{},"error":null}`: formatAIPerf,

@@ -1,4 +1,4 @@
-package ingest
+package record
 
 import (
 	"errors"
@@ -57,7 +57,7 @@ func (e *FieldError) Error() string {
 
 func (e *FieldError) Unwrap() error { return e.Err }
 
-func fieldErr(field string, reason error, format string, args ...any) error {
+func FieldErrorf(field string, reason error, format string, args ...any) error {
 	return &FieldError{Field: field, Err: reason, Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -85,7 +85,7 @@ const quotedMax = 32
 // shortReason cuts every quoted string in a reason to quotedMax bytes of
 // its text, with an ellipsis, and escapes the characters that could drive a
 // terminal; the reason is for people, in rejects.jsonl and on the terminal.
-func shortReason(reason string) string {
+func ShortReason(reason string) string {
 	var b strings.Builder
 	for {
 		i := strings.IndexByte(reason, '"')
@@ -115,21 +115,7 @@ func shortReason(reason string) string {
 	return textsafe.Escape(b.String())
 }
 
-// noRowsError is the manifest error of a file read with a named or sniffed
-// format that made no row of its non-blank lines: a wrong format, not an
-// empty log.
-func noRowsError(format string, units int64) string {
-	hint := "is it another format? Name it as FORMAT:GLOB"
-	if format == "tgi" { // TGI's JSON reader given its default text output
-		hint = "is this TGI's text output?"
-	}
-	return fmt.Sprintf("0 of %d lines were %s records: %s", units, format, hint)
-}
+func Missing(field string) error { return &FieldError{Field: field, Err: ErrMissingField} }
 
-// IsFormatError reports whether a manifest error says the file's format
-// could not be told or the format named made no rows of it: the user is
-// to name another format, not read the file again.
-func IsFormatError(manifestError string) bool {
-	return strings.HasPrefix(manifestError, ErrUnknownFormat.Error()+":") ||
-		strings.HasPrefix(manifestError, "0 of ") && strings.Contains(manifestError, " records: ")
-}
+// RawLimit is how much of a rejected line rejects.jsonl keeps.
+const RawLimit = 1024

@@ -1,4 +1,4 @@
-package ingest
+package record
 
 import (
 	"fmt"
@@ -21,39 +21,39 @@ type Decoder[T Row] interface {
 // one is taken. Zero rows is fine (a line of a kind the format does not
 // keep); an error rejects the whole line, rows included. A parser keeps
 // per-worker state (interned labels), so each worker makes its own.
-type lineParser[T Row] interface {
-	parseLine(line []byte, out *rowQueue[T]) error
+type LineParser[T Row] interface {
+	ParseLine(line []byte, out *RowQueue[T]) error
 }
 
 // docParser is what a format that is not one record per line implements (a
 // JSON array of trace fragments, one JSON document per file): it reads the
 // whole input and reports each input unit it decodes (a record, a group of
 // fragments) through out. Such files are read by one goroutine each.
-type docParser[T Row] func(r io.Reader, file string, out *DocOut[T]) error
+type DocParser[T Row] func(r io.Reader, file string, out *DocOut[T]) error
 
 // format is one registered input format of one tier.
-type format struct {
-	tier  Tier
-	name  string
-	sniff func(firstLine []byte) bool
+type Format struct {
+	Tier  Tier
+	Name  string
+	Sniff func(firstLine []byte) bool
 	// newParser is a func() lineParser[T] for a line format, doc a
 	// docParser[T] for a document format, for the tier's row type T.
-	newParser any
-	doc       any
+	NewParser any
+	Doc       any
 	// options, for a format that takes settings from Options.FormatOptions
 	// (a user's log format string), returns the newParser of one run, or
 	// why the settings are wrong.
-	options func(opts map[string]string) (newParser any, err error)
+	Options func(opts map[string]string) (newParser any, err error)
 }
 
 // configureFormats returns the newParser of every format that takes
 // options, configured for one run.
-func configureFormats(opts map[string]string) (map[*format]any, error) {
-	m := map[*format]any{}
+func ConfigureFormats(opts map[string]string) (map[*Format]any, error) {
+	m := map[*Format]any{}
 	for _, fs := range registry {
 		for _, f := range fs {
-			if f.options != nil {
-				np, err := f.options(opts)
+			if f.Options != nil {
+				np, err := f.Options(opts)
 				if err != nil {
 					return nil, err
 				}
@@ -64,63 +64,72 @@ func configureFormats(opts map[string]string) (map[*format]any, error) {
 	return m, nil
 }
 
-var registry = map[Tier][]*format{}
+var registry = map[Tier][]*Format{}
 
-func registerLine[T Row](t Tier, name string, sniff func([]byte) bool, newParser func() lineParser[T]) {
-	registry[t] = append(registry[t], &format{tier: t, name: name, sniff: sniff, newParser: newParser})
+// nativeFormat is the name of the native format, one JSON object per line
+// in infertrace's own schema: an empty file is read as one.
+const NativeFormat = "native"
+
+// register adds f to the formats of its tier.
+func Register(f *Format) {
+	registry[f.Tier] = append(registry[f.Tier], f)
 }
 
-func registerDoc[T Row](t Tier, name string, sniff func([]byte) bool, parse docParser[T]) {
-	registry[t] = append(registry[t], &format{tier: t, name: name, sniff: sniff, doc: parse})
+func RegisterLine[T Row](t Tier, name string, sniff func([]byte) bool, newParser func() LineParser[T]) {
+	Register(&Format{Tier: t, Name: name, Sniff: sniff, NewParser: newParser})
+}
+
+func RegisterDoc[T Row](t Tier, name string, sniff func([]byte) bool, parse DocParser[T]) {
+	Register(&Format{Tier: t, Name: name, Sniff: sniff, Doc: parse})
 }
 
 // DocOut receives what a document format decodes. Rows taken with Next
 // belong to the current unit until Done commits or rejects them.
 type DocOut[T Row] struct {
-	file    string
-	queue   rowQueue[T]
-	emit    func(rows []T) error
-	reject  func(*ParseError) error
-	units   int64
-	decoded int64
-	rows    int64
+	File    string
+	Queue   RowQueue[T]
+	Emit    func(rows []T) error
+	Reject  func(*ParseError) error
+	Units   int64
+	Decoded int64
+	Rows    int64
 }
 
 // Next returns a new zero row of the current unit, good until the next call.
-func (o *DocOut[T]) Next() *T { return o.queue.next() }
+func (o *DocOut[T]) Next() *T { return o.Queue.Next() }
 
 // Done ends the current unit, which starts at line: with err nil its rows
 // are kept, otherwise they are dropped and the unit is rejected with err
 // (and raw, cut and redacted, kept in rejects.jsonl).
 func (o *DocOut[T]) Done(line int64, raw []byte, err error) error {
-	o.units++
-	defer o.queue.reset()
+	o.Units++
+	defer o.Queue.Reset()
 	if err != nil {
-		return o.reject(&ParseError{File: o.file, Line: line, Err: err, Raw: raw})
+		return o.Reject(&ParseError{File: o.File, Line: line, Err: err, Raw: raw})
 	}
-	o.decoded++
-	for i := range o.queue.rows {
-		setSource(&o.queue.rows[i], o.file, line)
+	o.Decoded++
+	for i := range o.Queue.Rows {
+		SetSource(&o.Queue.Rows[i], o.File, line)
 	}
-	o.rows += int64(len(o.queue.rows))
-	return o.emit(o.queue.rows)
+	o.Rows += int64(len(o.Queue.Rows))
+	return o.Emit(o.Queue.Rows)
 }
 
 // Formats lists the format names a tier accepts, for usage messages.
 func Formats(t Tier) []string {
 	var names []string
 	for _, f := range registry[t] {
-		names = append(names, f.name)
+		names = append(names, f.Name)
 	}
 	sort.Strings(names)
 	return names
 }
 
 // isFormatName reports whether name is the name of a format of any tier.
-func isFormatName(name string) bool {
+func IsFormatName(name string) bool {
 	for _, fs := range registry {
 		for _, f := range fs {
-			if f.name == name {
+			if f.Name == name {
 				return true
 			}
 		}
@@ -128,9 +137,9 @@ func isFormatName(name string) bool {
 	return false
 }
 
-func lookupFormat(t Tier, name string) (*format, error) {
+func Lookup(t Tier, name string) (*Format, error) {
 	for _, f := range registry[t] {
-		if f.name == name {
+		if f.Name == name {
 			return f, nil
 		}
 	}
@@ -138,8 +147,8 @@ func lookupFormat(t Tier, name string) (*format, error) {
 }
 
 // sniffFormat picks the format of a file from its first non-blank line.
-func sniffFormat(t Tier, firstLine []byte) (*format, error) {
-	return sniffFrom(t, "", [][]byte{firstLine}, nil)
+func SniffFormat(t Tier, firstLine []byte) (*Format, error) {
+	return Sniff(t, "", [][]byte{firstLine}, nil)
 }
 
 // sniffFrom picks the format of file from the lines peekSniffLines
@@ -153,16 +162,16 @@ func sniffFormat(t Tier, firstLine []byte) (*format, error) {
 // doc, when not nil, is a pretty-printed JSON document the lines end with,
 // compacted: it is one record of a document format, never a line, so a
 // line format that recognises it stands for its document form, NAME-json.
-func sniffFrom(t Tier, file string, lines [][]byte, doc []byte) (*format, error) {
+func Sniff(t Tier, file string, lines [][]byte, doc []byte) (*Format, error) {
 	if doc != nil {
 		for _, f := range registry[t] {
-			if f.sniff == nil || !f.sniff(doc) {
+			if f.Sniff == nil || !f.Sniff(doc) {
 				continue
 			}
-			if f.doc != nil {
+			if f.Doc != nil {
 				return f, nil
 			}
-			if d, err := lookupFormat(t, f.name+"-json"); err == nil && d.doc != nil {
+			if d, err := Lookup(t, f.Name+"-json"); err == nil && d.Doc != nil {
 				return d, nil
 			}
 		}
@@ -170,13 +179,13 @@ func sniffFrom(t Tier, file string, lines [][]byte, doc []byte) (*format, error)
 	for _, line := range lines {
 		variants := [][]byte{line}
 		if len(line) > 0 && (line[0] == '{' || line[0] == '[') {
-			if c := compactJSON(line); len(c) != len(line) {
+			if c := CompactJSON(line); len(c) != len(line) {
 				variants = append(variants, c)
 			}
 		}
 		for _, v := range variants {
 			for _, f := range registry[t] {
-				if f.sniff != nil && f.sniff(v) {
+				if f.Sniff != nil && f.Sniff(v) {
 					return f, nil
 				}
 			}
@@ -229,14 +238,14 @@ func closestFormats(t Tier, lines [][]byte) (names []string, counts []int) {
 		var n int
 		switch t {
 		case Client:
-			n = rowLines[ClientRow](f.newParser, lines)
+			n = rowLines[ClientRow](f.NewParser, lines)
 		case Gateway:
-			n = rowLines[GatewayRow](f.newParser, lines)
+			n = rowLines[GatewayRow](f.NewParser, lines)
 		case Server:
-			n = rowLines[ServerRow](f.newParser, lines)
+			n = rowLines[ServerRow](f.NewParser, lines)
 		}
 		if n > 0 {
-			scores = append(scores, score{f.name, n})
+			scores = append(scores, score{f.Name, n})
 		}
 	}
 	sort.SliceStable(scores, func(i, j int) bool { return scores[i].n > scores[j].n })
@@ -253,7 +262,7 @@ func closestFormats(t Tier, lines [][]byte) (names []string, counts []int) {
 // rowLines counts the lines that the line parser newParser makes at least
 // one row of without an error; 0 for a document format.
 func rowLines[T Row](newParser any, lines [][]byte) (n int) {
-	np, ok := newParser.(func() lineParser[T])
+	np, ok := newParser.(func() LineParser[T])
 	if !ok {
 		return 0
 	}
@@ -264,8 +273,8 @@ func rowLines[T Row](newParser any, lines [][]byte) (n int) {
 	}()
 	p := np()
 	for _, line := range lines {
-		var q rowQueue[T]
-		if err := p.parseLine(line, &q); err == nil && len(q.rows) > 0 {
+		var q RowQueue[T]
+		if err := p.ParseLine(line, &q); err == nil && len(q.Rows) > 0 {
 			n++
 		}
 	}
@@ -281,72 +290,4 @@ func shellQuote(s string) string {
 		}
 	}
 	return s
-}
-
-// NewDecoder returns a streaming decoder of the named format (empty: sniffed
-// from the first line) for tier t reading r; name is used in errors. It is
-// the single-threaded form of what Run does in parallel, for library users
-// and tests.
-func NewDecoder[T Row](t Tier, formatName string, r io.Reader, name string) (Decoder[T], error) {
-	c := newChunker(name, r)
-	var f *format
-	var err error
-	if formatName == "" {
-		first, perr := c.peekFirstLine()
-		if perr != nil {
-			return nil, perr
-		}
-		f, err = sniffFormat(t, first)
-	} else {
-		f, err = lookupFormat(t, formatName)
-	}
-	if err != nil {
-		return nil, err
-	}
-	newParser, ok := f.newParser.(func() lineParser[T])
-	if !ok {
-		return nil, fmt.Errorf("format %s is not a %s line format", f.name, t)
-	}
-	return &lineStream[T]{c: c, parser: newParser()}, nil
-}
-
-// lineStream walks the chunks of one reader in order.
-type lineStream[T Row] struct {
-	c       *chunker
-	parser  lineParser[T]
-	cur     *chunkDecoder[T]
-	err     error
-	decoded int64 // lines decoded in finished chunks
-}
-
-func (d *lineStream[T]) Next(row *T) error {
-	for {
-		if d.cur != nil {
-			err := d.cur.Next(row)
-			if err != io.EOF {
-				return err
-			}
-			d.decoded += d.cur.decoded
-			d.cur = nil
-		}
-		if d.err != nil {
-			return d.err
-		}
-		ch, err := d.c.next()
-		if err != nil {
-			d.err = err
-			if ch == nil {
-				return err
-			}
-		}
-		if ch != nil {
-			if ch.tooLong != nil {
-				e := ch.tooLong
-				ch.tooLong = nil
-				d.cur = newChunkDecoder(ch, d.parser)
-				return e
-			}
-			d.cur = newChunkDecoder(ch, d.parser)
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package ingest
+package record
 
 // Tier names one view of a request: what the client, the gateway (the
 // application tier) or the inference server logged about it. Each tier is
@@ -143,7 +143,7 @@ func init() {
 	}
 }
 
-func int32Ptr(v int32) *int32 {
+func Int32Ptr(v int32) *int32 {
 	if uint32(v) < uint32(len(smallInts)) {
 		return &smallInts[v]
 	}
@@ -152,16 +152,16 @@ func int32Ptr(v int32) *int32 {
 	return p
 }
 
-func boolPtr(v bool) *bool {
+func BoolPtr(v bool) *bool {
 	if v {
 		return &bools[1]
 	}
 	return &bools[0]
 }
 
-func nsPtr(v int64) *int64 { return &v }
+func NSPtr(v int64) *int64 { return &v }
 
-func setSource[T Row](row *T, file string, line int64) {
+func SetSource[T Row](row *T, file string, line int64) {
 	switch r := any(row).(type) {
 	case *ClientRow:
 		r.SourceFile, r.SourceLine = file, line

@@ -1,7 +1,8 @@
-package ingest
+package scan
 
 import (
 	"errors"
+	"github.com/infertrace/infertrace/ingest/record"
 	"math"
 	"strconv"
 )
@@ -11,7 +12,7 @@ var errNotDecimal = errors.New("not a decimal number")
 // parseScaled converts a decimal number to an integer count of 10^-scale of
 // its unit, exactly: "8.3" ms with scale 6 is 8300000 ns. Digits past the
 // scale are truncated; exponent forms go through float64.
-func parseScaled(b []byte, scale int) (int64, error) {
+func ParseScaled(b []byte, scale int) (int64, error) {
 	neg := len(b) > 0 && b[0] == '-'
 	if neg {
 		b = b[1:]
@@ -74,14 +75,14 @@ func parseScaled(b []byte, scale int) (int64, error) {
 // duration reads a duration member given as a number (or a numeric string)
 // of 10^-unitScale seconds — 3 for milliseconds, 0 for seconds — and returns
 // it in ns. A negative value means "not measured" and reads as absent.
-func duration(field string, v jsonValue, unitScale int) (int64, bool, error) {
-	b, ok, err := textBytes(field, v)
+func Duration(field string, v Value, unitScale int) (int64, bool, error) {
+	b, ok, err := TextBytes(field, v)
 	if !ok || err != nil {
 		return 0, false, err
 	}
-	ns, perr := parseScaled(b, 9-unitScale)
+	ns, perr := ParseScaled(b, 9-unitScale)
 	if perr != nil {
-		return 0, false, fieldErr(field, ErrBadValue, "want a number, got %.40q", b)
+		return 0, false, record.FieldErrorf(field, record.ErrBadValue, "want a number, got %.40q", b)
 	}
 	if ns < 0 {
 		// -1 is how several gateways say "not measured" (Kong: not proxied).

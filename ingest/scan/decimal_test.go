@@ -1,4 +1,4 @@
-package ingest
+package scan
 
 import "testing"
 
@@ -22,7 +22,7 @@ func TestParseScaled(t *testing.T) {
 		{"12ms", 6, 0, true},
 		{"99999999999999999999", 0, 0, true},
 	} {
-		got, err := parseScaled([]byte(tc.in), tc.scale)
+		got, err := ParseScaled([]byte(tc.in), tc.scale)
 		if (err != nil) != tc.err || (!tc.err && got != tc.want) {
 			t.Errorf("parseScaled(%q, %d) = %d, %v; want %d, error %v", tc.in, tc.scale, got, err, tc.want, tc.err)
 		}

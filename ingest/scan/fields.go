@@ -1,7 +1,8 @@
-package ingest
+package scan
 
 import (
 	"errors"
+	"github.com/infertrace/infertrace/ingest/record"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -16,13 +17,13 @@ import (
 // replica...) so a label is allocated once per worker, not once per row. A
 // short list is searched first: a label column rarely has more than a few
 // values, and comparing a few bytes beats hashing them.
-type labels struct {
+type Labels struct {
 	recent [16]string
 	n      int
 	m      map[string]string
 }
 
-func (s *labels) intern(b []byte) string {
+func (s *Labels) Intern(b []byte) string {
 	if v, ok := s.known(b); ok {
 		return v
 	}
@@ -42,7 +43,7 @@ func (s *labels) intern(b []byte) string {
 }
 
 // known returns the label equal to b if it was interned before.
-func (s *labels) known(b []byte) (string, bool) {
+func (s *Labels) known(b []byte) (string, bool) {
 	for _, v := range s.recent[:s.n] {
 		if string(b) == v {
 			return v, true
@@ -54,48 +55,48 @@ func (s *labels) known(b []byte) (string, bool) {
 
 // textBytes returns the text of a string (or number) value; ok=false for
 // null, "" and "-".
-func textBytes(field string, v jsonValue) ([]byte, bool, error) {
-	switch v.kind {
-	case jsonNull:
+func TextBytes(field string, v Value) ([]byte, bool, error) {
+	switch v.Kind {
+	case Null:
 		return nil, false, nil
-	case jsonNumber:
-		return v.raw, true, nil
-	case jsonString:
-		b, ok := unquote(v.raw, v.escaped)
+	case Number:
+		return v.Raw, true, nil
+	case String:
+		b, ok := Unquote(v.Raw, v.Escaped)
 		if !ok {
-			return nil, false, fieldErr(field, ErrBadValue, "bad escape")
+			return nil, false, record.FieldErrorf(field, record.ErrBadValue, "bad escape")
 		}
 		if len(b) == 0 || (len(b) == 1 && b[0] == '-') {
 			return nil, false, nil
 		}
 		if !utf8.Valid(b) {
-			return nil, false, fieldErr(field, ErrBadValue, "not valid UTF-8")
+			return nil, false, record.FieldErrorf(field, record.ErrBadValue, "not valid UTF-8")
 		}
 		return b, true, nil
 	}
-	return nil, false, fieldErr(field, ErrBadValue, "want a string, got %s", kindName(v.kind))
+	return nil, false, record.FieldErrorf(field, record.ErrBadValue, "want a string, got %s", KindName(v.Kind))
 }
 
 // label is a low-cardinality string column.
-func (s *labels) label(field string, v jsonValue, dst *string) error {
-	if v.kind == jsonString && !v.escaped {
+func (s *Labels) Label(field string, v Value, dst *string) error {
+	if v.Kind == String && !v.Escaped {
 		// A label seen before was checked then (valid UTF-8, not "" or
 		// "-"); most are.
-		if l, ok := s.known(v.raw); ok {
+		if l, ok := s.known(v.Raw); ok {
 			*dst = l
 			return nil
 		}
 	}
-	b, ok, err := textBytes(field, v)
+	b, ok, err := TextBytes(field, v)
 	if ok {
-		*dst = s.intern(b)
+		*dst = s.Intern(b)
 	}
 	return err
 }
 
 // text is a high-cardinality string column (request IDs, error messages).
-func text(field string, v jsonValue, dst *string) error {
-	b, ok, err := textBytes(field, v)
+func Text(field string, v Value, dst *string) error {
+	b, ok, err := TextBytes(field, v)
 	if ok {
 		*dst = string(b)
 	}
@@ -106,10 +107,10 @@ func text(field string, v jsonValue, dst *string) error {
 // storage carved from 64 KiB blocks, so a row's ID costs no allocation of
 // its own. A block is never written again once a string points into it,
 // and lives as long as any of its strings (a row being written).
-type idArena struct{ buf []byte }
+type IDArena struct{ buf []byte }
 
-func (a *idArena) text(field string, v jsonValue, dst *string) error {
-	b, ok, err := textBytes(field, v)
+func (a *IDArena) Text(field string, v Value, dst *string) error {
+	b, ok, err := TextBytes(field, v)
 	if !ok {
 		return err
 	}
@@ -127,8 +128,8 @@ func (a *idArena) text(field string, v jsonValue, dst *string) error {
 }
 
 // integer parses a whole number (a JSON number or a numeric string).
-func integer(field string, v jsonValue, min, max int64) (int64, bool, error) {
-	b, ok, err := textBytes(field, v)
+func Integer(field string, v Value, min, max int64) (int64, bool, error) {
+	b, ok, err := TextBytes(field, v)
 	if !ok || err != nil {
 		return 0, false, err
 	}
@@ -140,12 +141,12 @@ func integer(field string, v jsonValue, min, max int64) (int64, bool, error) {
 		// 200.0 is a whole number too.
 		f, ferr := strconv.ParseFloat(string(b), 64)
 		if ferr != nil || f != float64(int64(f)) {
-			return 0, false, fieldErr(field, ErrBadValue, "want a whole number, got %.40q", b)
+			return 0, false, record.FieldErrorf(field, record.ErrBadValue, "want a whole number, got %.40q", b)
 		}
 		n = int64(f)
 	}
 	if n < min || n > max {
-		return 0, false, fieldErr(field, ErrBadValue, "%d is outside %d..%d", n, min, max)
+		return 0, false, record.FieldErrorf(field, record.ErrBadValue, "%d is outside %d..%d", n, min, max)
 	}
 	return n, true, nil
 }
@@ -167,34 +168,34 @@ func digits(b []byte) (int64, error) {
 	return n, nil
 }
 
-func count32(field string, v jsonValue, dst **int32) error {
-	n, ok, err := integer(field, v, 0, 1<<31-1)
+func Count32(field string, v Value, dst **int32) error {
+	n, ok, err := Integer(field, v, 0, 1<<31-1)
 	if ok {
-		*dst = int32Ptr(int32(n))
+		*dst = record.Int32Ptr(int32(n))
 	}
 	return err
 }
 
-func httpStatus(field string, v jsonValue, dst *int32) error {
-	n, ok, err := integer(field, v, 0, 999)
+func HTTPStatus(field string, v Value, dst *int32) error {
+	n, ok, err := Integer(field, v, 0, 999)
 	if ok {
 		*dst = int32(n)
 	}
 	return err
 }
 
-func boolean(field string, v jsonValue, set func(bool)) error {
-	switch v.kind {
-	case jsonNull:
+func Boolean(field string, v Value, set func(bool)) error {
+	switch v.Kind {
+	case Null:
 		return nil
-	case jsonTrue:
+	case True:
 		set(true)
 		return nil
-	case jsonFalse:
+	case False:
 		set(false)
 		return nil
 	}
-	b, ok, err := textBytes(field, v)
+	b, ok, err := TextBytes(field, v)
 	if !ok || err != nil {
 		return err
 	}
@@ -204,18 +205,18 @@ func boolean(field string, v jsonValue, set func(bool)) error {
 	case "false", "False", "FALSE", "0", "no":
 		set(false)
 	default:
-		return fieldErr(field, ErrBadValue, "want true or false, got %.40q", b)
+		return record.FieldErrorf(field, record.ErrBadValue, "want true or false, got %.40q", b)
 	}
 	return nil
 }
 
-func timestamp(field string, v jsonValue, dst *int64) error {
-	if v.kind != jsonString && v.kind != jsonNumber && v.kind != jsonNull {
-		return fieldErr(field, ErrBadTime, "want a string or a number, got %s", kindName(v.kind))
+func Timestamp(field string, v Value, dst *int64) error {
+	if v.Kind != String && v.Kind != Number && v.Kind != Null {
+		return record.FieldErrorf(field, record.ErrBadTime, "want a string or a number, got %s", KindName(v.Kind))
 	}
 	ns, ok, err := parseTimeValue(v)
 	if err != nil {
-		return fieldErr(field, ErrBadTime, "%.60q: %v", v.raw, err)
+		return record.FieldErrorf(field, record.ErrBadTime, "%.60q: %v", v.Raw, err)
 	}
 	if ok {
 		*dst = ns
@@ -223,29 +224,29 @@ func timestamp(field string, v jsonValue, dst *int64) error {
 	return nil
 }
 
-func kindName(k jsonKind) string {
+func KindName(k Kind) string {
 	switch k {
-	case jsonString:
+	case String:
 		return "a string"
-	case jsonNumber:
+	case Number:
 		return "a number"
-	case jsonTrue, jsonFalse:
+	case True, False:
 		return "a boolean"
-	case jsonNull:
+	case Null:
 		return "null"
-	case jsonObjectKind:
+	case ObjectKind:
 		return "an object"
-	case jsonArray:
+	case Array:
 		return "an array"
 	}
 	return "nothing"
 }
 
 // memberKey returns a member name, decoding it only when it has escapes.
-func memberKey(k []byte, escaped bool) []byte {
+func MemberKey(k []byte, escaped bool) []byte {
 	if !escaped {
 		return k
 	}
-	b, _ := unquote(k, true)
+	b, _ := Unquote(k, true)
 	return b
 }

@@ -1,8 +1,9 @@
-package ingest
+package scan
 
 import (
 	"encoding/binary"
 	"errors"
+	"github.com/infertrace/infertrace/ingest/record"
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
@@ -15,115 +16,115 @@ import (
 // bytes to be converted in place. This is what lets ingest decode only the
 // fields it needs and never materialise what it drops.
 
-type jsonKind uint8
+type Kind uint8
 
 const (
-	jsonString jsonKind = iota + 1
-	jsonNumber
-	jsonTrue
-	jsonFalse
-	jsonNull
-	jsonObjectKind
-	jsonArray
+	String Kind = iota + 1
+	Number
+	True
+	False
+	Null
+	ObjectKind
+	Array
 )
 
 // jsonValue is one raw member value. For strings, raw is the content between
 // the quotes, still escaped when escaped is true.
-type jsonValue struct {
-	kind    jsonKind
-	raw     []byte
-	escaped bool
+type Value struct {
+	Kind    Kind
+	Raw     []byte
+	Escaped bool
 }
 
 var (
-	errUnexpectedEnd = errors.New("unexpected end of line (truncated record?)")
+	ErrUnexpectedEnd = errors.New("unexpected end of line (truncated record?)")
 	errNotObject     = errors.New("line is not a JSON object")
 )
 
-type syntaxError struct {
+type SyntaxError struct {
 	off int
 	msg string
 }
 
-func (e *syntaxError) Error() string { return "offset " + strconv.Itoa(e.off) + ": " + e.msg }
-func (e *syntaxError) Unwrap() error { return ErrSyntax }
+func (e *SyntaxError) Error() string { return "offset " + strconv.Itoa(e.off) + ": " + e.msg }
+func (e *SyntaxError) Unwrap() error { return record.ErrSyntax }
 
-func synErr(off int, msg string) error { return &syntaxError{off: off, msg: msg} }
+func SyntaxErr(off int, msg string) error { return &SyntaxError{off: off, msg: msg} }
 
 // jsonObject calls fn for every member of the JSON object in data, in order.
 // Anything but one object surrounded by white space is a syntax error.
-func jsonObject(data []byte, fn func(key []byte, keyEscaped bool, v jsonValue) error) error {
-	i := skipSpace(data, 0)
+func Object(data []byte, fn func(key []byte, keyEscaped bool, v Value) error) error {
+	i := SkipSpace(data, 0)
 	if i >= len(data) {
-		return synErr(i, "empty line")
+		return SyntaxErr(i, "empty line")
 	}
 	if data[i] != '{' {
-		return &syntaxError{off: i, msg: errNotObject.Error()}
+		return &SyntaxError{off: i, msg: errNotObject.Error()}
 	}
-	i = skipSpace(data, i+1)
+	i = SkipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
 		return trailing(data, i+1)
 	}
 	for {
 		if i >= len(data) {
-			return synErr(i, errUnexpectedEnd.Error())
+			return SyntaxErr(i, ErrUnexpectedEnd.Error())
 		}
 		if data[i] != '"' {
-			return synErr(i, "expected a member name")
+			return SyntaxErr(i, "expected a member name")
 		}
 		kstart := i + 1
-		kend, kesc, err := scanString(data, kstart)
+		kend, kesc, err := StringAt(data, kstart)
 		if err != nil {
 			return err
 		}
 		i = kend + 1
 		if i >= len(data) || data[i] != ':' { // "name":value is the common case
-			i = skipSpace(data, i)
+			i = SkipSpace(data, i)
 		}
 		if i >= len(data) {
-			return synErr(i, errUnexpectedEnd.Error())
+			return SyntaxErr(i, ErrUnexpectedEnd.Error())
 		}
 		if data[i] != ':' {
-			return synErr(i, "expected ':' after member name")
+			return SyntaxErr(i, "expected ':' after member name")
 		}
-		i = skipSpace(data, i+1)
-		var v jsonValue
+		i = SkipSpace(data, i+1)
+		var v Value
 		var next int
 		if i < len(data) && data[i] == '"' { // strings inline, the commonest values
-			end, esc, err := scanString(data, i+1)
+			end, esc, err := StringAt(data, i+1)
 			if err != nil {
 				return err
 			}
-			v, next = jsonValue{kind: jsonString, raw: data[i+1 : end], escaped: esc}, end+1
-		} else if v, next, err = scanValue(data, i); err != nil {
+			v, next = Value{Kind: String, Raw: data[i+1 : end], Escaped: esc}, end+1
+		} else if v, next, err = ValueAt(data, i); err != nil {
 			return err
 		}
 		if err := fn(data[kstart:kend], kesc, v); err != nil {
 			return err
 		}
-		i = skipSpace(data, next)
+		i = SkipSpace(data, next)
 		if i >= len(data) {
-			return synErr(i, errUnexpectedEnd.Error())
+			return SyntaxErr(i, ErrUnexpectedEnd.Error())
 		}
 		switch data[i] {
 		case ',':
-			i = skipSpace(data, i+1)
+			i = SkipSpace(data, i+1)
 		case '}':
 			return trailing(data, i+1)
 		default:
-			return synErr(i, "expected ',' or '}' after member value")
+			return SyntaxErr(i, "expected ',' or '}' after member value")
 		}
 	}
 }
 
 func trailing(data []byte, i int) error {
-	if i = skipSpace(data, i); i < len(data) {
-		return synErr(i, "data after the end of the object")
+	if i = SkipSpace(data, i); i < len(data) {
+		return SyntaxErr(i, "data after the end of the object")
 	}
 	return nil
 }
 
-func skipSpace(data []byte, i int) int {
+func SkipSpace(data []byte, i int) int {
 	for i < len(data) {
 		switch data[i] {
 		case ' ', '\t', '\r', '\n':
@@ -137,7 +138,7 @@ func skipSpace(data []byte, i int) int {
 
 // scanString scans a string whose content starts at i (just after the opening
 // quote) and returns the index of the closing quote.
-func scanString(data []byte, i int) (end int, escaped bool, err error) {
+func StringAt(data []byte, i int) (end int, escaped bool, err error) {
 	for {
 		// Eight bytes at a time while none is a quote or a backslash, then
 		// byte by byte.
@@ -156,30 +157,30 @@ func scanString(data []byte, i int) (end int, escaped bool, err error) {
 		}
 	found:
 		if i >= len(data) {
-			return 0, false, synErr(len(data), errUnexpectedEnd.Error())
+			return 0, false, SyntaxErr(len(data), ErrUnexpectedEnd.Error())
 		}
 		if data[i] == '"' {
 			return i, escaped, nil
 		}
 		escaped = true
 		if i+1 >= len(data) {
-			return 0, false, synErr(len(data), errUnexpectedEnd.Error())
+			return 0, false, SyntaxErr(len(data), ErrUnexpectedEnd.Error())
 		}
 		switch data[i+1] {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			i += 2
 		case 'u':
 			if i+6 > len(data) {
-				return 0, false, synErr(len(data), errUnexpectedEnd.Error())
+				return 0, false, SyntaxErr(len(data), ErrUnexpectedEnd.Error())
 			}
 			for _, c := range data[i+2 : i+6] {
-				if !isHex(c) {
-					return 0, false, synErr(i, "bad \\u escape")
+				if !IsHex(c) {
+					return 0, false, SyntaxErr(i, "bad \\u escape")
 				}
 			}
 			i += 6
 		default:
-			return 0, false, synErr(i, "bad escape")
+			return 0, false, SyntaxErr(i, "bad escape")
 		}
 	}
 }
@@ -195,63 +196,63 @@ func hasByte(w uint64, c byte) uint64 {
 	return (x - lsb) &^ x & msb
 }
 
-func isHex(c byte) bool {
+func IsHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // scanValue scans the value at data[i] and returns it and the index after it.
-func scanValue(data []byte, i int) (jsonValue, int, error) {
+func ValueAt(data []byte, i int) (Value, int, error) {
 	if i >= len(data) {
-		return jsonValue{}, i, synErr(i, errUnexpectedEnd.Error())
+		return Value{}, i, SyntaxErr(i, ErrUnexpectedEnd.Error())
 	}
 	switch c := data[i]; {
 	case c == '"':
-		end, esc, err := scanString(data, i+1)
+		end, esc, err := StringAt(data, i+1)
 		if err != nil {
-			return jsonValue{}, 0, err
+			return Value{}, 0, err
 		}
-		return jsonValue{kind: jsonString, raw: data[i+1 : end], escaped: esc}, end + 1, nil
+		return Value{Kind: String, Raw: data[i+1 : end], Escaped: esc}, end + 1, nil
 	case c == '-' || '0' <= c && c <= '9':
-		end, err := scanNumber(data, i)
+		end, err := NumberAt(data, i)
 		if err != nil {
-			return jsonValue{}, 0, err
+			return Value{}, 0, err
 		}
-		return jsonValue{kind: jsonNumber, raw: data[i:end]}, end, nil
+		return Value{Kind: Number, Raw: data[i:end]}, end, nil
 	case c == 't':
-		return literal(data, i, "true", jsonTrue)
+		return literal(data, i, "true", True)
 	case c == 'f':
-		return literal(data, i, "false", jsonFalse)
+		return literal(data, i, "false", False)
 	case c == 'n':
-		return literal(data, i, "null", jsonNull)
+		return literal(data, i, "null", Null)
 	case c == '{' || c == '[':
 		end, err := skipComposite(data, i)
 		if err != nil {
-			return jsonValue{}, 0, err
+			return Value{}, 0, err
 		}
-		k := jsonObjectKind
+		k := ObjectKind
 		if c == '[' {
-			k = jsonArray
+			k = Array
 		}
-		return jsonValue{kind: k, raw: data[i:end]}, end, nil
+		return Value{Kind: k, Raw: data[i:end]}, end, nil
 	}
-	return jsonValue{}, 0, synErr(i, "unexpected character "+strconv.QuoteRune(rune(data[i])))
+	return Value{}, 0, SyntaxErr(i, "unexpected character "+strconv.QuoteRune(rune(data[i])))
 }
 
-func literal(data []byte, i int, lit string, k jsonKind) (jsonValue, int, error) {
+func literal(data []byte, i int, lit string, k Kind) (Value, int, error) {
 	if len(data)-i < len(lit) {
 		if string(data[i:]) == lit[:len(data)-i] {
-			return jsonValue{}, 0, synErr(len(data), errUnexpectedEnd.Error())
+			return Value{}, 0, SyntaxErr(len(data), ErrUnexpectedEnd.Error())
 		}
-		return jsonValue{}, 0, synErr(i, "bad literal")
+		return Value{}, 0, SyntaxErr(i, "bad literal")
 	}
 	if string(data[i:i+len(lit)]) != lit {
-		return jsonValue{}, 0, synErr(i, "bad literal")
+		return Value{}, 0, SyntaxErr(i, "bad literal")
 	}
-	return jsonValue{kind: k, raw: data[i : i+len(lit)]}, i + len(lit), nil
+	return Value{Kind: k, Raw: data[i : i+len(lit)]}, i + len(lit), nil
 }
 
 // scanNumber checks the JSON number grammar: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?
-func scanNumber(data []byte, i int) (int, error) {
+func NumberAt(data []byte, i int) (int, error) {
 	start := i
 	if data[i] == '-' {
 		i++
@@ -268,17 +269,17 @@ func scanNumber(data []byte, i int) (int, error) {
 		i++
 	} else if digits() == 0 {
 		if i >= len(data) {
-			return 0, synErr(i, errUnexpectedEnd.Error())
+			return 0, SyntaxErr(i, ErrUnexpectedEnd.Error())
 		}
-		return 0, synErr(start, "bad number")
+		return 0, SyntaxErr(start, "bad number")
 	}
 	if i < len(data) && data[i] == '.' {
 		i++
 		if digits() == 0 {
 			if i >= len(data) {
-				return 0, synErr(i, errUnexpectedEnd.Error())
+				return 0, SyntaxErr(i, ErrUnexpectedEnd.Error())
 			}
-			return 0, synErr(start, "bad number")
+			return 0, SyntaxErr(start, "bad number")
 		}
 	}
 	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
@@ -288,9 +289,9 @@ func scanNumber(data []byte, i int) (int, error) {
 		}
 		if digits() == 0 {
 			if i >= len(data) {
-				return 0, synErr(i, errUnexpectedEnd.Error())
+				return 0, SyntaxErr(i, ErrUnexpectedEnd.Error())
 			}
-			return 0, synErr(start, "bad number")
+			return 0, SyntaxErr(start, "bad number")
 		}
 	}
 	return i, nil
@@ -304,7 +305,7 @@ func skipComposite(data []byte, i int) (int, error) {
 	for i < len(data) {
 		switch c := data[i]; c {
 		case '"':
-			end, _, err := scanString(data, i+1)
+			end, _, err := StringAt(data, i+1)
 			if err != nil {
 				return 0, err
 			}
@@ -312,13 +313,13 @@ func skipComposite(data []byte, i int) (int, error) {
 			continue
 		case '{', '[':
 			if depth == len(stack) {
-				return 0, synErr(i, "nested too deeply")
+				return 0, SyntaxErr(i, "nested too deeply")
 			}
 			stack[depth] = c
 			depth++
 		case '}', ']':
 			if depth == 0 || (c == '}') != (stack[depth-1] == '{') {
-				return 0, synErr(i, "mismatched bracket")
+				return 0, SyntaxErr(i, "mismatched bracket")
 			}
 			depth--
 			if depth == 0 {
@@ -327,12 +328,12 @@ func skipComposite(data []byte, i int) (int, error) {
 		}
 		i++
 	}
-	return 0, synErr(len(data), errUnexpectedEnd.Error())
+	return 0, SyntaxErr(len(data), ErrUnexpectedEnd.Error())
 }
 
 // unquote returns the decoded text of a JSON string's raw content. Unescaped
 // content is returned as is (no copy); callers that keep it must copy.
-func unquote(raw []byte, escaped bool) ([]byte, bool) {
+func Unquote(raw []byte, escaped bool) ([]byte, bool) {
 	if !escaped {
 		return raw, true
 	}
@@ -358,11 +359,11 @@ func unquote(raw []byte, escaped bool) ([]byte, bool) {
 		case 't':
 			out = append(out, '\t')
 		case 'u':
-			r := hex4(raw[i+2 : i+6])
+			r := Hex4(raw[i+2 : i+6])
 			i += 6
 			if utf16IsSurrogate(r) {
 				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-					r2 := hex4(raw[i+2 : i+6])
+					r2 := Hex4(raw[i+2 : i+6])
 					if dec := utf16Decode(r, r2); dec != utf8.RuneError {
 						i += 6
 						out = utf8.AppendRune(out, dec)
@@ -381,7 +382,7 @@ func unquote(raw []byte, escaped bool) ([]byte, bool) {
 	return out, true
 }
 
-func hex4(b []byte) rune {
+func Hex4(b []byte) rune {
 	var r rune
 	for _, c := range b {
 		r <<= 4

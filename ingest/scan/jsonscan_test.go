@@ -1,4 +1,4 @@
-package ingest
+package scan
 
 import (
 	"bytes"
@@ -18,16 +18,16 @@ func FuzzJSONObject(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var strs = map[string]string{}
-		err := jsonObject(data, func(k []byte, esc bool, v jsonValue) error {
-			key, ok := unquote(k, esc)
+		err := Object(data, func(k []byte, esc bool, v Value) error {
+			key, ok := Unquote(k, esc)
 			if !ok {
 				t.Fatalf("accepted key %q it cannot unquote", k)
 			}
-			switch v.kind {
-			case jsonString:
-				s, ok := unquote(v.raw, v.escaped)
+			switch v.Kind {
+			case String:
+				s, ok := Unquote(v.Raw, v.Escaped)
 				if !ok {
-					t.Fatalf("accepted string %q it cannot unquote", v.raw)
+					t.Fatalf("accepted string %q it cannot unquote", v.Raw)
 				}
 				strs[string(key)] = string(s)
 			}
@@ -54,7 +54,7 @@ func FuzzJSONObject(f *testing.F) {
 
 func TestJSONObjectErrors(t *testing.T) {
 	for _, s := range []string{``, `   `, `{`, `{"a"`, `{"a":}`, `{"a":1,}`, `{"a":1}{`, `{"a":tru}`, `{"a":01}`, `{"a":[1,2}`, `{"a":"\x"}`} {
-		if err := jsonObject([]byte(s), func([]byte, bool, jsonValue) error { return nil }); err == nil {
+		if err := Object([]byte(s), func([]byte, bool, Value) error { return nil }); err == nil {
 			t.Errorf("%q: accepted", s)
 		}
 	}

@@ -1,7 +1,8 @@
-package ingest
+package scan
 
 import (
 	"errors"
+	"github.com/infertrace/infertrace/ingest/record"
 	"math"
 )
 
@@ -75,20 +76,20 @@ func rustDurationNS(b []byte) (int64, error) {
 
 // rustDurationField converts a member holding a Rust Duration Debug string; ok is
 // false for null, "" and "-".
-func rustDurationField(field string, v jsonValue) (ns int64, ok bool, err error) {
-	if v.kind == 0 { // absent
+func RustDurationField(field string, v Value) (ns int64, ok bool, err error) {
+	if v.Kind == 0 { // absent
 		return 0, false, nil
 	}
-	if v.kind != jsonString && v.kind != jsonNull {
-		return 0, false, fieldErr(field, ErrBadValue, "want a Rust Duration string, got %s", kindName(v.kind))
+	if v.Kind != String && v.Kind != Null {
+		return 0, false, record.FieldErrorf(field, record.ErrBadValue, "want a Rust Duration string, got %s", KindName(v.Kind))
 	}
-	b, ok, err := textBytes(field, v)
+	b, ok, err := TextBytes(field, v)
 	if !ok || err != nil {
 		return 0, false, err
 	}
 	ns, err = rustDurationNS(b)
 	if err != nil {
-		return 0, false, fieldErr(field, ErrBadValue, "%.40q: %v", b, err)
+		return 0, false, record.FieldErrorf(field, record.ErrBadValue, "%.40q: %v", b, err)
 	}
 	return ns, true, nil
 }
@@ -180,7 +181,7 @@ func srvDecimalNS(b []byte) (int64, error) {
 		ns = mant
 		for ; k > 0; k-- {
 			if ns > math.MaxInt64/10 {
-				return 0, errTimeRange
+				return 0, ErrTimeRange
 			}
 			ns *= 10
 		}
@@ -197,7 +198,7 @@ func srvDecimalNS(b []byte) (int64, error) {
 		}
 	}
 	if ns > math.MaxInt64 {
-		return 0, errTimeRange
+		return 0, ErrTimeRange
 	}
 	if neg {
 		return -int64(ns), nil
@@ -208,29 +209,29 @@ func srvDecimalNS(b []byte) (int64, error) {
 // srvSeconds converts a member holding seconds (a JSON number or a numeric
 // string) to nanoseconds; ok is false for null, "" and "-". The result may be
 // negative: callers decide what a negative duration means.
-func srvSeconds(field string, v jsonValue) (ns int64, ok bool, err error) {
-	if v.kind == 0 { // absent
+func Seconds(field string, v Value) (ns int64, ok bool, err error) {
+	if v.Kind == 0 { // absent
 		return 0, false, nil
 	}
-	if v.kind != jsonNumber && v.kind != jsonString && v.kind != jsonNull {
-		return 0, false, fieldErr(field, ErrBadValue, "want seconds, got %s", kindName(v.kind))
+	if v.Kind != Number && v.Kind != String && v.Kind != Null {
+		return 0, false, record.FieldErrorf(field, record.ErrBadValue, "want seconds, got %s", KindName(v.Kind))
 	}
-	b, ok, err := textBytes(field, v)
+	b, ok, err := TextBytes(field, v)
 	if !ok || err != nil {
 		return 0, false, err
 	}
 	ns, err = srvDecimalNS(b)
 	if err != nil {
-		return 0, false, fieldErr(field, ErrBadValue, "%.40q: want seconds: %v", b, err)
+		return 0, false, record.FieldErrorf(field, record.ErrBadValue, "%.40q: want seconds: %v", b, err)
 	}
 	return ns, true, nil
 }
 
 // srvBetween returns end − start as a duration for field, or an error when the
 // server logged an end before its start.
-func srvBetween(field string, start, end int64) (*int64, error) {
+func Between(field string, start, end int64) (*int64, error) {
 	if end < start {
-		return nil, fieldErr(field, ErrBadValue, "negative: ends %d ns before it starts", start-end)
+		return nil, record.FieldErrorf(field, record.ErrBadValue, "negative: ends %d ns before it starts", start-end)
 	}
-	return nsPtr(end - start), nil
+	return record.NSPtr(end - start), nil
 }

@@ -1,7 +1,8 @@
-package ingest
+package scan
 
 import (
 	"errors"
+	"github.com/infertrace/infertrace/ingest/record"
 	"math"
 	"strconv"
 	"strings"
@@ -85,14 +86,14 @@ func TestRustDuration(t *testing.T) {
 
 // The member converter names the field and reports a bad value.
 func TestRustDurationField(t *testing.T) {
-	_, _, err := rustDurationField("queue_time", jsonValue{kind: jsonString, raw: []byte("12 ms")})
-	if !errors.Is(err, ErrBadValue) || !strings.HasPrefix(err.Error(), "queue_time: ") {
+	_, _, err := RustDurationField("queue_time", Value{Kind: String, Raw: []byte("12 ms")})
+	if !errors.Is(err, record.ErrBadValue) || !strings.HasPrefix(err.Error(), "queue_time: ") {
 		t.Errorf("got %v", err)
 	}
-	if _, ok, err := rustDurationField("queue_time", jsonValue{kind: jsonNull}); ok || err != nil {
+	if _, ok, err := RustDurationField("queue_time", Value{Kind: Null}); ok || err != nil {
 		t.Errorf("null: %v %v", ok, err)
 	}
-	if _, _, err := rustDurationField("queue_time", jsonValue{kind: jsonNumber, raw: []byte("12")}); !errors.Is(err, ErrBadValue) {
+	if _, _, err := RustDurationField("queue_time", Value{Kind: Number, Raw: []byte("12")}); !errors.Is(err, record.ErrBadValue) {
 		t.Errorf("a number: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package ingest
+package scan
 
 import (
 	"errors"
@@ -16,94 +16,94 @@ import (
 // Plausible wall-clock range: a time outside it is almost always a unit
 // mistake (milliseconds or nanoseconds given as seconds).
 var (
-	minEpochSec int64 = 946684800  // 2000-01-01
-	maxEpochSec int64 = 4102444800 // 2100-01-01
+	MinEpochSec int64 = 946684800  // 2000-01-01
+	MaxEpochSec int64 = 4102444800 // 2100-01-01
 )
 
 var (
-	errTimeSyntax = errors.New("not an RFC 3339 time or Unix epoch seconds")
-	errTimeRange  = errors.New("outside 2000-01-01..2100-01-01 (is it milliseconds, not seconds?)")
+	ErrTimeSyntax = errors.New("not an RFC 3339 time or Unix epoch seconds")
+	ErrTimeRange  = errors.New("outside 2000-01-01..2100-01-01 (is it milliseconds, not seconds?)")
 )
 
 // parseTimeValue converts a JSON time value to Unix nanoseconds. It returns
 // ok=false for null (the field is absent).
-func parseTimeValue(v jsonValue) (ns int64, ok bool, err error) {
-	switch v.kind {
-	case jsonNull:
+func parseTimeValue(v Value) (ns int64, ok bool, err error) {
+	switch v.Kind {
+	case Null:
 		return 0, false, nil
-	case jsonNumber:
-		ns, err = parseEpochSeconds(v.raw)
+	case Number:
+		ns, err = ParseEpochSeconds(v.Raw)
 		return ns, err == nil, err
-	case jsonString:
-		if v.escaped {
-			b, _ := unquote(v.raw, true)
-			return parseTimeText(b)
+	case String:
+		if v.Escaped {
+			b, _ := Unquote(v.Raw, true)
+			return ParseTimeText(b)
 		}
-		return parseTimeText(v.raw)
+		return ParseTimeText(v.Raw)
 	}
-	return 0, false, errTimeSyntax
+	return 0, false, ErrTimeSyntax
 }
 
-func parseTimeText(b []byte) (int64, bool, error) {
+func ParseTimeText(b []byte) (int64, bool, error) {
 	if len(b) == 0 {
 		return 0, false, nil
 	}
 	if c := b[0]; '0' <= c && c <= '9' && len(b) >= 5 && b[4] == '-' {
-		ns, err := parseRFC3339(b)
+		ns, err := ParseRFC3339(b)
 		return ns, err == nil, err
 	}
-	ns, err := parseEpochSeconds(b)
+	ns, err := ParseEpochSeconds(b)
 	return ns, err == nil, err
 }
 
 // parseEpochSeconds parses a decimal number of seconds exactly to nanoseconds
 // (digits past the ninth decimal are truncated). Exponent forms fall back to
 // float64.
-func parseEpochSeconds(b []byte) (int64, error) {
+func ParseEpochSeconds(b []byte) (int64, error) {
 	var sec, frac int64
 	i := 0
 	for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
 		sec = sec*10 + int64(b[i]-'0')
-		if sec > maxEpochSec {
-			return 0, errTimeRange
+		if sec > MaxEpochSec {
+			return 0, ErrTimeRange
 		}
 	}
 	if i == 0 {
 		if len(b) > 0 && b[0] == '-' {
-			return 0, errTimeRange
+			return 0, ErrTimeRange
 		}
-		return 0, errTimeSyntax
+		return 0, ErrTimeSyntax
 	}
 	if i < len(b) && b[i] == '.' {
 		var ok bool
 		if frac, i, ok = fraction(b, i+1); !ok {
-			return 0, errTimeSyntax
+			return 0, ErrTimeSyntax
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
 		f, err := strconv.ParseFloat(string(b), 64)
 		if err != nil || math.IsNaN(f) {
-			return 0, errTimeSyntax
+			return 0, ErrTimeSyntax
 		}
-		if f < float64(minEpochSec) || f > float64(maxEpochSec) {
-			return 0, errTimeRange
+		if f < float64(MinEpochSec) || f > float64(MaxEpochSec) {
+			return 0, ErrTimeRange
 		}
 		return int64(math.Round(f * 1e9)), nil
 	}
 	if i != len(b) {
-		return 0, errTimeSyntax
+		return 0, ErrTimeSyntax
 	}
-	if sec < minEpochSec {
-		return 0, errTimeRange
+	if sec < MinEpochSec {
+		return 0, ErrTimeRange
 	}
 	return sec*1e9 + frac, nil
 }
 
 // parseRFC3339 parses YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM) without
 // allocating. 't' and ' ' are accepted for 'T', and 'z' for 'Z'.
-func parseRFC3339(b []byte) (int64, error) {
+func ParseRFC3339(b []byte) (int64, error) {
 	if len(b) < 20 {
-		return 0, errTimeSyntax
+		return 0, ErrTimeSyntax
 	}
 	num := func(s []byte) (int, bool) { // two digits
 		x, y := uint(s[0])-'0', uint(s[1])-'0'
@@ -119,17 +119,17 @@ func parseRFC3339(b []byte) (int64, error) {
 	sec, ok6 := num(b[17:19])
 	if !(ok0 && ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || b[4] != '-' || b[7] != '-' ||
 		(b[10] != 'T' && b[10] != 't' && b[10] != ' ') || b[13] != ':' || b[16] != ':' {
-		return 0, errTimeSyntax
+		return 0, ErrTimeSyntax
 	}
-	if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || min > 59 || sec > 60 {
-		return 0, errTimeSyntax
+	if month < 1 || month > 12 || day < 1 || day > DaysIn(month, year) || hour > 23 || min > 59 || sec > 60 {
+		return 0, ErrTimeSyntax
 	}
 	i := 19
 	var frac int64
 	if i < len(b) && b[i] == '.' {
 		var ok bool
 		if frac, i, ok = fraction(b, i+1); !ok {
-			return 0, errTimeSyntax
+			return 0, ErrTimeSyntax
 		}
 	}
 	if i >= len(b) {
@@ -141,12 +141,12 @@ func parseRFC3339(b []byte) (int64, error) {
 		i++
 	case '+', '-':
 		if len(b)-i != 6 || b[i+3] != ':' {
-			return 0, errTimeSyntax
+			return 0, ErrTimeSyntax
 		}
 		oh, ok1 := num(b[i+1 : i+3])
 		om, ok2 := num(b[i+4 : i+6])
 		if !ok1 || !ok2 || oh > 23 || om > 59 {
-			return 0, errTimeSyntax
+			return 0, ErrTimeSyntax
 		}
 		offset = (oh*60 + om) * 60
 		if b[i] == '-' {
@@ -154,19 +154,19 @@ func parseRFC3339(b []byte) (int64, error) {
 		}
 		i += 6
 	default:
-		return 0, errTimeSyntax
+		return 0, ErrTimeSyntax
 	}
 	if i != len(b) {
-		return 0, errTimeSyntax
+		return 0, ErrTimeSyntax
 	}
 	if sec == 60 { // a leap second is read as the first instant of the next minute
 		sec = 59
 		frac = 1e9 - 1
 	}
-	days := daysFromCivil(year, month, day)
+	days := DaysFromCivil(year, month, day)
 	unix := days*86400 + int64(hour*3600+min*60+sec) - int64(offset)
-	if unix < minEpochSec || unix > maxEpochSec {
-		return 0, errTimeRange
+	if unix < MinEpochSec || unix > MaxEpochSec {
+		return 0, ErrTimeRange
 	}
 	return unix*1e9 + frac, nil
 }
@@ -186,7 +186,7 @@ func fraction(b []byte, i int) (ns int64, next int, ok bool) {
 
 var pow10 = [10]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
 
-func daysIn(month, year int) int {
+func DaysIn(month, year int) int {
 	if month == 2 {
 		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
 			return 29
@@ -197,7 +197,7 @@ func daysIn(month, year int) int {
 }
 
 // daysFromCivil is Howard Hinnant's days_from_civil: days since 1970-01-01.
-func daysFromCivil(y, m, d int) int64 {
+func DaysFromCivil(y, m, d int) int64 {
 	if m <= 2 {
 		y--
 	}
@@ -210,4 +210,4 @@ func daysFromCivil(y, m, d int) int64 {
 }
 
 // formatNS renders Unix nanoseconds for messages.
-func formatNS(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }
+func FormatNS(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }

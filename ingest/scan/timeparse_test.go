@@ -1,4 +1,4 @@
-package ingest
+package scan
 
 import (
 	"testing"
@@ -37,7 +37,7 @@ func TestParseTimeText(t *testing.T) {
 		{"1999-12-31T23:59:59Z", 0, true}, // out of range
 		{"soon", 0, true},
 	} {
-		got, ok, err := parseTimeText([]byte(tc.in))
+		got, ok, err := ParseTimeText([]byte(tc.in))
 		if tc.err {
 			if err == nil {
 				t.Errorf("%q: got %d, want an error", tc.in, got)
@@ -45,7 +45,7 @@ func TestParseTimeText(t *testing.T) {
 			continue
 		}
 		if err != nil || !ok || got != tc.want {
-			t.Errorf("%q: got %d (%s), %v; want %d (%s)", tc.in, got, formatNS(got), err, tc.want, formatNS(tc.want))
+			t.Errorf("%q: got %d (%s), %v; want %d (%s)", tc.in, got, FormatNS(got), err, tc.want, FormatNS(tc.want))
 		}
 	}
 }
@@ -57,7 +57,7 @@ func FuzzRFC3339(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, err := parseRFC3339([]byte(s))
+		got, err := ParseRFC3339([]byte(s))
 		ref, rerr := time.Parse(time.RFC3339Nano, s)
 		if err != nil || rerr != nil {
 			return // the two differ on purpose on ' ' vs 'T', leap seconds and range
