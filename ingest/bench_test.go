@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/infertrace/infertrace/ingest/record"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // benchLines writes n native lines of one tier in the shape real logs have:

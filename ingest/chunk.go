@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/infertrace/infertrace/ingest/record"
 	"hash/maphash"
 	"io"
 	"sync"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // Line formats are read in chunks of whole lines so that one large file is

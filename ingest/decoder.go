@@ -2,8 +2,9 @@ package ingest
 
 import (
 	"fmt"
-	"github.com/infertrace/infertrace/ingest/record"
 	"io"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // NewDecoder returns a streaming decoder of the named format (empty: sniffed

@@ -2,11 +2,12 @@ package ingest
 
 import (
 	"context"
-	"github.com/infertrace/infertrace/ingest/record"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"testing"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // TestRunRestoresGCPercent: Run lowers the collector's target only while it

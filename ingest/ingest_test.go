@@ -14,9 +14,10 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/tools/txtar"
+
 	"github.com/infertrace/infertrace/ingest/internal/rowtext"
 	"github.com/infertrace/infertrace/ingest/record"
-	"golang.org/x/tools/txtar"
 )
 
 var update = flag.Bool("update", false, "rewrite the want sections of testdata/ingest/*.txtar")

@@ -4,10 +4,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/infertrace/infertrace/ingest/record"
 	"os"
 	"path/filepath"
 	"sync/atomic"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // Manifest accounts for every input line: for each file,

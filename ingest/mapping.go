@@ -3,9 +3,10 @@ package ingest
 import (
 	"bytes"
 	"fmt"
+	"sync"
+
 	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/infertrace/infertrace/ingest/scan"
-	"sync"
 )
 
 // Mapped formats of Run's inputs: each input with a mapping has a format of

@@ -3,8 +3,9 @@ package ingest
 import (
 	"bytes"
 	"fmt"
-	"github.com/infertrace/infertrace/ingest/scan"
 	"unicode/utf8"
+
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
 // Redaction of rejected lines for rejects.jsonl. Logs carry user text

@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // TestServerModel: --server-model fills the model of server rows whose

@@ -2,11 +2,12 @@ package ingest
 
 import (
 	"context"
-	"github.com/infertrace/infertrace/ingest/record"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // sniffFile sniffs the format of one file as Run does.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	_ "github.com/duckdb/duckdb-go/v2"
+
 	"github.com/infertrace/infertrace/ingest/record"
 )
 

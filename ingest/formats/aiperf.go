@@ -3,12 +3,13 @@ package formats
 import (
 	"bytes"
 	"errors"
-	"github.com/infertrace/infertrace/ingest/record"
-	"github.com/infertrace/infertrace/ingest/scan"
 	"math"
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
 // AIPerf (ai-dynamo/aiperf) writes profile_export.jsonl: one record per

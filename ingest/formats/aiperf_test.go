@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/infertrace/infertrace/ingest/record"
 	"golang.org/x/tools/txtar"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 func FuzzAIPerf(f *testing.F) {

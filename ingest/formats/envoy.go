@@ -50,10 +50,11 @@ package formats
 import (
 	"bytes"
 	"fmt"
-	"github.com/infertrace/infertrace/ingest/record"
-	"github.com/infertrace/infertrace/ingest/scan"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
 const formatEnvoy = "envoy"

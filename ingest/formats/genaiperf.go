@@ -5,10 +5,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/infertrace/infertrace/ingest/record"
-	"github.com/infertrace/infertrace/ingest/scan"
 	"io"
 	"strconv"
+
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
 // GenAI-Perf / perf_analyzer write profile_export.json, one JSON document

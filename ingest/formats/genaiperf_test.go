@@ -2,9 +2,10 @@ package formats
 
 import (
 	"bytes"
-	"github.com/infertrace/infertrace/ingest/record"
 	"strings"
 	"testing"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 func FuzzGenAIPerf(f *testing.F) {

@@ -2,9 +2,10 @@ package formats
 
 import (
 	"fmt"
+	"io"
+
 	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/infertrace/infertrace/ingest/scan"
-	"io"
 )
 
 // GuideLLM (vllm-project/guidellm) writes its benchmark report with

@@ -4,8 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/infertrace/infertrace/ingest/record"
 	"io"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // Some tools write their JSON records as one document rather than one

@@ -2,9 +2,10 @@ package formats
 
 import (
 	"bytes"
+	"strconv"
+
 	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/infertrace/infertrace/ingest/scan"
-	"strconv"
 )
 
 // Kong's file-log (and http-log, tcp-log…) plugins write one JSON object per

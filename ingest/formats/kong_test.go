@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/infertrace/infertrace/ingest/record"
 	"golang.org/x/tools/txtar"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // seedFromCase adds the lines of one file of a txtar case to a fuzz corpus.

@@ -1,9 +1,10 @@
 package formats
 
 import (
+	"strings"
+
 	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/infertrace/infertrace/ingest/scan"
-	"strings"
 )
 
 // LiteLLM proxy logs, in the two shapes users export:

@@ -2,9 +2,10 @@ package formats
 
 import (
 	"fmt"
+	"io"
+
 	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/infertrace/infertrace/ingest/scan"
-	"io"
 )
 
 // LLMPerf (ray-project/llmperf) token_benchmark_ray.py writes

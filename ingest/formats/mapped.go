@@ -12,9 +12,10 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"go.yaml.in/yaml/v3"
+
 	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/infertrace/infertrace/ingest/scan"
-	"go.yaml.in/yaml/v3"
 )
 
 // The jsonl format reads JSON objects, one per line, of any shape, through a

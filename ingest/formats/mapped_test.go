@@ -2,12 +2,13 @@ package formats
 
 import (
 	"context"
-	"github.com/infertrace/infertrace/ingest"
-	"github.com/infertrace/infertrace/ingest/record"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 func TestMappingErrors(t *testing.T) {

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/infertrace/infertrace/ingest"
-	"github.com/infertrace/infertrace/ingest/record"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // decodeAll runs a streaming decoder over input and checks the line

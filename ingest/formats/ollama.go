@@ -2,10 +2,11 @@ package formats
 
 import (
 	"bytes"
-	"github.com/infertrace/infertrace/ingest/record"
-	"github.com/infertrace/infertrace/ingest/scan"
 	"strconv"
 	"time"
+
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
 // Two Ollama server formats. Ollama logs no request ID at all.

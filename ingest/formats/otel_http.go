@@ -4,10 +4,11 @@ import (
 	"errors"
 	"io"
 
-	"github.com/infertrace/infertrace/ingest/record"
-	"github.com/infertrace/infertrace/ingest/scan"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
 // otel-gateway: a gateway's OpenTelemetry traces, as OTLP JSON written by

@@ -11,11 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"golang.org/x/tools/txtar"
+
 	"github.com/infertrace/infertrace/ingest"
 	"github.com/infertrace/infertrace/ingest/internal/rowtext"
 	"github.com/infertrace/infertrace/ingest/record"
-	"go.opentelemetry.io/collector/pdata/ptrace"
-	"golang.org/x/tools/txtar"
 )
 
 // otelLine renders one file exporter line holding the given spans of one

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+
 	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/infertrace/infertrace/ingest/scan"
 )

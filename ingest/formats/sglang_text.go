@@ -2,10 +2,11 @@ package formats
 
 import (
 	"bytes"
-	"github.com/infertrace/infertrace/ingest/record"
-	"github.com/infertrace/infertrace/ingest/scan"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
 // The sglang-text server format: SGLang's --log-requests lines in the

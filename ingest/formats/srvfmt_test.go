@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/tools/txtar"
+
 	"github.com/infertrace/infertrace/ingest"
 	"github.com/infertrace/infertrace/ingest/record"
-	"golang.org/x/tools/txtar"
 )
 
 // Fuzz targets and shared checks of the tgi, triton, sglang-metrics,

@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/infertrace/infertrace/ingest/record"
 	"golang.org/x/tools/txtar"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // Fuzz targets and checks of the tgi-text, sglang-text, ollama-json,

@@ -2,9 +2,10 @@ package formats
 
 import (
 	"bytes"
+	"unicode/utf8"
+
 	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/infertrace/infertrace/ingest/scan"
-	"unicode/utf8"
 )
 
 // The tgi server format: the JSON lines of the Hugging Face

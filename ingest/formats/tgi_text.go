@@ -2,9 +2,10 @@ package formats
 
 import (
 	"bytes"
+	"regexp"
+
 	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/infertrace/infertrace/ingest/scan"
-	"regexp"
 )
 
 // The tgi-text server format: the TGI router's default output (without

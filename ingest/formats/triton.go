@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/infertrace/infertrace/ingest/record"
-	"github.com/infertrace/infertrace/ingest/scan"
 	"io"
 	"strconv"
+
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
 // The triton server format: the trace file NVIDIA Triton writes with

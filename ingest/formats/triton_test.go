@@ -3,9 +3,10 @@ package formats
 import (
 	"bytes"
 	"fmt"
-	"github.com/infertrace/infertrace/ingest/record"
 	"strconv"
 	"testing"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // More traces than tritonMaxOpen that never complete (no REQUEST_END): the

@@ -2,10 +2,11 @@ package formats
 
 import (
 	"bytes"
-	"github.com/infertrace/infertrace/ingest/record"
-	"github.com/infertrace/infertrace/ingest/scan"
 	"io"
 	"strconv"
+
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
 // The trtllm server format: what TensorRT-LLM's trtllm-serve returns from

@@ -2,9 +2,10 @@ package formats
 
 import (
 	"bytes"
-	"github.com/infertrace/infertrace/ingest/record"
 	"strings"
 	"testing"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // TestVLLMConsoleValues checks the typing of printed attributes, which the

@@ -2,9 +2,10 @@ package formats
 
 import (
 	"bytes"
+	"regexp"
+
 	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/infertrace/infertrace/ingest/scan"
-	"regexp"
 )
 
 // vllm-log: the request lines of vLLM's text log (--enable-log-requests;

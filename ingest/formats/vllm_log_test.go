@@ -1,9 +1,10 @@
 package formats
 
 import (
-	"github.com/infertrace/infertrace/ingest/record"
 	"strings"
 	"testing"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 func TestVLLMLogLines(t *testing.T) {

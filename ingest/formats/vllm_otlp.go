@@ -8,10 +8,11 @@ import (
 	"math"
 	"strings"
 
-	"github.com/infertrace/infertrace/ingest/record"
-	"github.com/infertrace/infertrace/ingest/scan"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
 // vLLM's OpenTelemetry traces (--otlp-traces-endpoint): one "llm_request"

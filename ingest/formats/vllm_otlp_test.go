@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/tools/txtar"
+
 	"github.com/infertrace/infertrace/ingest"
 	"github.com/infertrace/infertrace/ingest/record"
-	"golang.org/x/tools/txtar"
 )
 
 func TestVLLMRequestID(t *testing.T) {

@@ -3,10 +3,11 @@ package formats
 import (
 	"bytes"
 	"fmt"
-	"github.com/infertrace/infertrace/ingest/record"
-	"github.com/infertrace/infertrace/ingest/scan"
 	"io"
 	"strconv"
+
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
 // vllm bench serve --save-result --save-detailed (and the older

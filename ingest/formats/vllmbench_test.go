@@ -1,8 +1,9 @@
 package formats
 
 import (
-	"github.com/infertrace/infertrace/ingest/record"
 	"testing"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 func FuzzVLLMBench(f *testing.F) {

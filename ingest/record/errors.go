@@ -82,7 +82,7 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // reasons quote the value that was wrong, and a value can be a prompt.
 const quotedMax = 32
 
-// shortReason cuts every quoted string in a reason to quotedMax bytes of
+// ShortReason cuts every quoted string in a reason to quotedMax bytes of
 // its text, with an ellipsis, and escapes the characters that could drive a
 // terminal; the reason is for people, in rejects.jsonl and on the terminal.
 func ShortReason(reason string) string {

@@ -16,7 +16,7 @@ type Decoder[T Row] interface {
 	Next(row *T) error
 }
 
-// lineParser is what a line-oriented format implements: turn one non-blank
+// LineParser is what a line-oriented format implements: turn one non-blank
 // line into rows, each taken from out.next() and filled in before the next
 // one is taken. Zero rows is fine (a line of a kind the format does not
 // keep); an error rejects the whole line, rows included. A parser keeps
@@ -25,28 +25,28 @@ type LineParser[T Row] interface {
 	ParseLine(line []byte, out *RowQueue[T]) error
 }
 
-// docParser is what a format that is not one record per line implements (a
+// DocParser is what a format that is not one record per line implements (a
 // JSON array of trace fragments, one JSON document per file): it reads the
 // whole input and reports each input unit it decodes (a record, a group of
 // fragments) through out. Such files are read by one goroutine each.
 type DocParser[T Row] func(r io.Reader, file string, out *DocOut[T]) error
 
-// format is one registered input format of one tier.
+// Format is one registered input format of one tier.
 type Format struct {
 	Tier  Tier
 	Name  string
 	Sniff func(firstLine []byte) bool
-	// newParser is a func() lineParser[T] for a line format, doc a
-	// docParser[T] for a document format, for the tier's row type T.
+	// NewParser is a func() LineParser[T] for a line format, Doc a
+	// DocParser[T] for a document format, for the tier's row type T.
 	NewParser any
 	Doc       any
-	// options, for a format that takes settings from Options.FormatOptions
+	// Options, for a format that takes settings from Options.FormatOptions
 	// (a user's log format string), returns the newParser of one run, or
 	// why the settings are wrong.
 	Options func(opts map[string]string) (newParser any, err error)
 }
 
-// configureFormats returns the newParser of every format that takes
+// ConfigureFormats returns the newParser of every format that takes
 // options, configured for one run.
 func ConfigureFormats(opts map[string]string) (map[*Format]any, error) {
 	m := map[*Format]any{}
@@ -66,11 +66,11 @@ func ConfigureFormats(opts map[string]string) (map[*Format]any, error) {
 
 var registry = map[Tier][]*Format{}
 
-// nativeFormat is the name of the native format, one JSON object per line
+// NativeFormat is the name of the native format, one JSON object per line
 // in infertrace's own schema: an empty file is read as one.
 const NativeFormat = "native"
 
-// register adds f to the formats of its tier.
+// Register adds f to the formats of its tier.
 func Register(f *Format) {
 	registry[f.Tier] = append(registry[f.Tier], f)
 }
@@ -125,7 +125,7 @@ func Formats(t Tier) []string {
 	return names
 }
 
-// isFormatName reports whether name is the name of a format of any tier.
+// IsFormatName reports whether name is the name of a format of any tier.
 func IsFormatName(name string) bool {
 	for _, fs := range registry {
 		for _, f := range fs {
@@ -146,12 +146,12 @@ func Lookup(t Tier, name string) (*Format, error) {
 	return nil, fmt.Errorf("unknown %s format %q (known: %s)", t, name, strings.Join(Formats(t), ", "))
 }
 
-// sniffFormat picks the format of a file from its first non-blank line.
+// SniffFormat picks the format of a file from its first non-blank line.
 func SniffFormat(t Tier, firstLine []byte) (*Format, error) {
 	return Sniff(t, "", [][]byte{firstLine}, nil)
 }
 
-// sniffFrom picks the format of file from the lines peekSniffLines
+// Sniff picks the format of file from the lines that peekSniffLines (ingest)
 // returned (the first line peekFirstLine returned ahead of them): the
 // first line some format recognises decides, so leading lines that tell
 // nothing (a launcher banner, a CSV header) are passed over. A JSON line

@@ -27,7 +27,7 @@ func RegisterMapping(format string, load func(path string) (*Mapping, error)) {
 	mappingLoader.format, mappingLoader.load = format, load
 }
 
-// mappingFormat is the name of the format that reads through mapping
+// MappingFormat is the name of the format that reads through mapping
 // files; empty when none is registered.
 func MappingFormat() string { return mappingLoader.format }
 

@@ -4,13 +4,13 @@ package record
 // (its first KiB kept in rejects.jsonl) and the file goes on.
 const MaxLineBytes = 16 << 20
 
-// rowQueue holds the rows decoded from one input unit.
+// RowQueue holds the rows decoded from one input unit.
 type RowQueue[T Row] struct {
 	Rows []T
 	Pos  int
 }
 
-// next appends a zero row and returns it to be filled; the pointer is good
+// Next appends a zero row and returns it to be filled; the pointer is good
 // until the following call to next.
 func (q *RowQueue[T]) Next() *T {
 	var zero T
@@ -23,7 +23,7 @@ func (q *RowQueue[T]) Reset() {
 	q.Rows, q.Pos = q.Rows[:0], 0
 }
 
-// compactJSON returns b with the whitespace outside JSON strings removed,
+// CompactJSON returns b with the whitespace outside JSON strings removed,
 // so that `{"timestamp": "…"` sniffs as `{"timestamp":"…"`.
 func CompactJSON(b []byte) []byte {
 	out := make([]byte, 0, len(b))

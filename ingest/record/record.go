@@ -19,7 +19,7 @@ var Tiers = []Tier{Client, Gateway, Server}
 // written as NULL); times of two tiers must never be subtracted from each
 // other. Empty strings and zero HTTP statuses are NULL. Counts, flags and
 // durations that have a meaningful zero are pointers (nil is NULL), set with
-// int32Ptr, boolPtr and nsPtr, which share storage for common values so
+// Int32Ptr, BoolPtr and NSPtr, which share storage for common values so
 // decoding rarely allocates for them. Rows are plain values: nothing may write
 // through those pointers. The tags name the columns and say which are
 // optional; wire.go writes each column from its field and takes the files'

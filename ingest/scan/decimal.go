@@ -2,14 +2,15 @@ package scan
 
 import (
 	"errors"
-	"github.com/infertrace/infertrace/ingest/record"
 	"math"
 	"strconv"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 var errNotDecimal = errors.New("not a decimal number")
 
-// parseScaled converts a decimal number to an integer count of 10^-scale of
+// ParseScaled converts a decimal number to an integer count of 10^-scale of
 // its unit, exactly: "8.3" ms with scale 6 is 8300000 ns. Digits past the
 // scale are truncated; exponent forms go through float64.
 func ParseScaled(b []byte, scale int) (int64, error) {
@@ -72,7 +73,7 @@ func ParseScaled(b []byte, scale int) (int64, error) {
 	return n, nil
 }
 
-// duration reads a duration member given as a number (or a numeric string)
+// Duration reads a duration member given as a number (or a numeric string)
 // of 10^-unitScale seconds — 3 for milliseconds, 0 for seconds — and returns
 // it in ns. A negative value means "not measured" and reads as absent.
 func Duration(field string, v Value, unitScale int) (int64, bool, error) {

@@ -2,10 +2,11 @@ package scan
 
 import (
 	"errors"
-	"github.com/infertrace/infertrace/ingest/record"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // Conversions from raw JSON member values to typed columns. Real logs put
@@ -13,7 +14,7 @@ import (
 // so every converter accepts those; anything else is a FieldError naming the
 // field.
 
-// labels interns the low-cardinality labels of one decoder (model, route,
+// Labels interns the low-cardinality labels of one decoder (model, route,
 // replica...) so a label is allocated once per worker, not once per row. A
 // short list is searched first: a label column rarely has more than a few
 // values, and comparing a few bytes beats hashing them.
@@ -53,7 +54,7 @@ func (s *Labels) known(b []byte) (string, bool) {
 	return v, ok
 }
 
-// textBytes returns the text of a string (or number) value; ok=false for
+// TextBytes returns the text of a string (or number) value; ok=false for
 // null, "" and "-".
 func TextBytes(field string, v Value) ([]byte, bool, error) {
 	switch v.Kind {
@@ -77,7 +78,7 @@ func TextBytes(field string, v Value) ([]byte, bool, error) {
 	return nil, false, record.FieldErrorf(field, record.ErrBadValue, "want a string, got %s", KindName(v.Kind))
 }
 
-// label is a low-cardinality string column.
+// Label is a low-cardinality string column.
 func (s *Labels) Label(field string, v Value, dst *string) error {
 	if v.Kind == String && !v.Escaped {
 		// A label seen before was checked then (valid UTF-8, not "" or
@@ -94,7 +95,7 @@ func (s *Labels) Label(field string, v Value, dst *string) error {
 	return err
 }
 
-// text is a high-cardinality string column (request IDs, error messages).
+// Text is a high-cardinality string column (request IDs, error messages).
 func Text(field string, v Value, dst *string) error {
 	b, ok, err := TextBytes(field, v)
 	if ok {
@@ -103,7 +104,7 @@ func Text(field string, v Value, dst *string) error {
 	return err
 }
 
-// idArena gives the high-cardinality strings of one decoder (request IDs)
+// IDArena gives the high-cardinality strings of one decoder (request IDs)
 // storage carved from 64 KiB blocks, so a row's ID costs no allocation of
 // its own. A block is never written again once a string points into it,
 // and lives as long as any of its strings (a row being written).
@@ -127,7 +128,7 @@ func (a *IDArena) Text(field string, v Value, dst *string) error {
 	return err
 }
 
-// integer parses a whole number (a JSON number or a numeric string).
+// Integer parses a whole number (a JSON number or a numeric string).
 func Integer(field string, v Value, min, max int64) (int64, bool, error) {
 	b, ok, err := TextBytes(field, v)
 	if !ok || err != nil {
@@ -242,7 +243,7 @@ func KindName(k Kind) string {
 	return "nothing"
 }
 
-// memberKey returns a member name, decoding it only when it has escapes.
+// MemberKey returns a member name, decoding it only when it has escapes.
 func MemberKey(k []byte, escaped bool) []byte {
 	if !escaped {
 		return k

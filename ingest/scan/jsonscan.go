@@ -3,10 +3,11 @@ package scan
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/infertrace/infertrace/ingest/record"
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // The native formats are flat JSON objects, one per line, of which a decoder
@@ -28,7 +29,7 @@ const (
 	Array
 )
 
-// jsonValue is one raw member value. For strings, raw is the content between
+// Value is one raw member value. For strings, raw is the content between
 // the quotes, still escaped when escaped is true.
 type Value struct {
 	Kind    Kind
@@ -51,7 +52,7 @@ func (e *SyntaxError) Unwrap() error { return record.ErrSyntax }
 
 func SyntaxErr(off int, msg string) error { return &SyntaxError{off: off, msg: msg} }
 
-// jsonObject calls fn for every member of the JSON object in data, in order.
+// Object calls fn for every member of the JSON object in data, in order.
 // Anything but one object surrounded by white space is a syntax error.
 func Object(data []byte, fn func(key []byte, keyEscaped bool, v Value) error) error {
 	i := SkipSpace(data, 0)
@@ -136,7 +137,7 @@ func SkipSpace(data []byte, i int) int {
 	return i
 }
 
-// scanString scans a string whose content starts at i (just after the opening
+// StringAt scans a string whose content starts at i (just after the opening
 // quote) and returns the index of the closing quote.
 func StringAt(data []byte, i int) (end int, escaped bool, err error) {
 	for {
@@ -200,7 +201,7 @@ func IsHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// scanValue scans the value at data[i] and returns it and the index after it.
+// ValueAt scans the value at data[i] and returns it and the index after it.
 func ValueAt(data []byte, i int) (Value, int, error) {
 	if i >= len(data) {
 		return Value{}, i, SyntaxErr(i, ErrUnexpectedEnd.Error())
@@ -251,7 +252,7 @@ func literal(data []byte, i int, lit string, k Kind) (Value, int, error) {
 	return Value{Kind: k, Raw: data[i : i+len(lit)]}, i + len(lit), nil
 }
 
-// scanNumber checks the JSON number grammar: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?
+// NumberAt checks the JSON number grammar: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?
 func NumberAt(data []byte, i int) (int, error) {
 	start := i
 	if data[i] == '-' {
@@ -331,7 +332,7 @@ func skipComposite(data []byte, i int) (int, error) {
 	return 0, SyntaxErr(len(data), ErrUnexpectedEnd.Error())
 }
 
-// unquote returns the decoded text of a JSON string's raw content. Unescaped
+// Unquote returns the decoded text of a JSON string's raw content. Unescaped
 // content is returned as is (no copy); callers that keep it must copy.
 func Unquote(raw []byte, escaped bool) ([]byte, bool) {
 	if !escaped {

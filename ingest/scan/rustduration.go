@@ -2,8 +2,9 @@ package scan
 
 import (
 	"errors"
-	"github.com/infertrace/infertrace/ingest/record"
 	"math"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // Duration texts of the server formats, converted exactly to nanoseconds
@@ -74,7 +75,7 @@ func rustDurationNS(b []byte) (int64, error) {
 	return ns, nil
 }
 
-// rustDurationField converts a member holding a Rust Duration Debug string; ok is
+// RustDurationField converts a member holding a Rust Duration Debug string; ok is
 // false for null, "" and "-".
 func RustDurationField(field string, v Value) (ns int64, ok bool, err error) {
 	if v.Kind == 0 { // absent
@@ -206,7 +207,7 @@ func srvDecimalNS(b []byte) (int64, error) {
 	return int64(ns), nil
 }
 
-// srvSeconds converts a member holding seconds (a JSON number or a numeric
+// Seconds converts a member holding seconds (a JSON number or a numeric
 // string) to nanoseconds; ok is false for null, "" and "-". The result may be
 // negative: callers decide what a negative duration means.
 func Seconds(field string, v Value) (ns int64, ok bool, err error) {
@@ -227,7 +228,7 @@ func Seconds(field string, v Value) (ns int64, ok bool, err error) {
 	return ns, true, nil
 }
 
-// srvBetween returns end − start as a duration for field, or an error when the
+// Between returns end − start as a duration for field, or an error when the
 // server logged an end before its start.
 func Between(field string, start, end int64) (*int64, error) {
 	if end < start {

@@ -2,12 +2,13 @@ package scan
 
 import (
 	"errors"
-	"github.com/infertrace/infertrace/ingest/record"
 	"math"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 func TestRustDuration(t *testing.T) {

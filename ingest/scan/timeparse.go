@@ -56,7 +56,7 @@ func ParseTimeText(b []byte) (int64, bool, error) {
 	return ns, err == nil, err
 }
 
-// parseEpochSeconds parses a decimal number of seconds exactly to nanoseconds
+// ParseEpochSeconds parses a decimal number of seconds exactly to nanoseconds
 // (digits past the ninth decimal are truncated). Exponent forms fall back to
 // float64.
 func ParseEpochSeconds(b []byte) (int64, error) {
@@ -99,7 +99,7 @@ func ParseEpochSeconds(b []byte) (int64, error) {
 	return sec*1e9 + frac, nil
 }
 
-// parseRFC3339 parses YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM) without
+// ParseRFC3339 parses YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM) without
 // allocating. 't' and ' ' are accepted for 'T', and 'z' for 'Z'.
 func ParseRFC3339(b []byte) (int64, error) {
 	if len(b) < 20 {
@@ -196,7 +196,7 @@ func DaysIn(month, year int) int {
 	return 31 - (month-1)%7%2
 }
 
-// daysFromCivil is Howard Hinnant's days_from_civil: days since 1970-01-01.
+// DaysFromCivil is Howard Hinnant's days_from_civil: days since 1970-01-01.
 func DaysFromCivil(y, m, d int) int64 {
 	if m <= 2 {
 		y--
@@ -209,5 +209,5 @@ func DaysFromCivil(y, m, d int) int64 {
 	return int64(era)*146097 + int64(doe) - 719468
 }
 
-// formatNS renders Unix nanoseconds for messages.
+// FormatNS renders Unix nanoseconds for messages.
 func FormatNS(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }

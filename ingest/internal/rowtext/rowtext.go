@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // Table reads a tier's parts back and renders one line per row, sorted
