@@ -230,7 +230,7 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 			st.Format = s.format.Name
 		}
 		if units := st.Lines - st.Blank - st.Duplicates; st.Error == "" && st.Rows == 0 && units > 0 && st.Format != "" {
-			st.Error = noRowsError(st.Format, units)
+			st.Error = noRowsError(s.format, units)
 		}
 		st.Batch = opt.runID
 		m.Files = append(m.Files, st)

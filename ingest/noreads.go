@@ -3,17 +3,19 @@ package ingest
 import (
 	"fmt"
 	"strings"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // noRowsError is the manifest error of a file read with a named or sniffed
 // format that made no row of its non-blank lines: a wrong format, not an
 // empty log.
-func noRowsError(format string, units int64) string {
+func noRowsError(f *record.Format, units int64) string {
 	hint := "is it another format? Name it as FORMAT:GLOB"
-	if format == "tgi" { // TGI's JSON reader given its default text output
-		hint = "is this TGI's text output?"
+	if f.NoRowsHint != "" {
+		hint = f.NoRowsHint
 	}
-	return fmt.Sprintf("0 of %d lines were %s records: %s", units, format, hint)
+	return fmt.Sprintf("0 of %d lines were %s records: %s", units, f.Name, hint)
 }
 
 // IsFormatError reports whether a manifest error says the file's format

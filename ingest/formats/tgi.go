@@ -54,6 +54,9 @@ const formatTGI = "tgi"
 
 func init() {
 	record.RegisterLine(record.Server, formatTGI, sniffTGI, func() record.LineParser[record.ServerRow] { return &tgiParser{} })
+	if f, err := record.Lookup(record.Server, formatTGI); err == nil {
+		f.NoRowsHint = "is this TGI's text output?" // TGI's default output is text
+	}
 }
 
 // sniffTGI accepts a tracing-subscriber JSON line of a TGI component. The

@@ -44,6 +44,10 @@ type Format struct {
 	// (a user's log format string), returns the newParser of one run, or
 	// why the settings are wrong.
 	Options func(opts map[string]string) (newParser any, err error)
+	// NoRowsHint, when set, is what the error of a file that made no row
+	// through this format asks instead of naming another format (TGI's
+	// JSON reader given TGI's default text output).
+	NoRowsHint string
 }
 
 // ConfigureFormats returns the newParser of every format that takes
