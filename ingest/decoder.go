@@ -8,19 +8,20 @@ import (
 )
 
 // NewDecoder returns a streaming decoder of the named format (empty: sniffed
-// from the first line) for tier t reading r; name is used in errors. It is
-// the single-threaded form of what Run does in parallel, for library users
-// and tests.
+// from the first lines, as Run sniffs) for tier t reading r; name is used in
+// errors. It is the single-threaded form of what Run does in parallel, for
+// library users and tests.
 func NewDecoder[T Row](t Tier, formatName string, r io.Reader, name string) (Decoder[T], error) {
 	c := newChunker(name, r)
 	var f *record.Format
 	var err error
 	if formatName == "" {
-		first, perr := c.peekFirstLine()
+		// Sniffed as Run sniffs: from the first lines, past a banner.
+		lines, doc, perr := c.peekSniffLines()
 		if perr != nil {
 			return nil, perr
 		}
-		f, err = record.SniffFormat(t, first)
+		f, err = record.Sniff(t, name, lines, doc)
 	} else {
 		f, err = record.Lookup(t, formatName)
 	}
