@@ -22,7 +22,7 @@ var Tiers = []Tier{Client, Gateway, Server}
 // Int32Ptr, BoolPtr and NSPtr, which share storage for common values so
 // decoding rarely allocates for them. Rows are plain values: nothing may write
 // through those pointers. The tags name the columns and say which are
-// optional; wire.go writes each column from its field and takes the files'
+// optional; ingest/wire.go writes each column from its field and takes the files'
 // schema from its wire types, which repeat these tags.
 
 // ClientRow is one request as the client (an application or a load
