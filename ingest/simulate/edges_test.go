@@ -28,7 +28,7 @@ import (
 //	nginx         end ($msec) truncated to the ms; $request_time and the
 //	              last $upstream_response_time, differences of two
 //	              truncated ms readings: within 1 ms; the upstream's end is
-//	              placed at the end (ingest/nginx.go); refused first
+//	              placed at the end (ingest/formats/nginx.go); refused first
 //	              attempts counted in Attempts
 //	otel-gateway  every time in ns: within the native rounding
 //	aiperf        ns: within the native rounding
