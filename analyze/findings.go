@@ -403,8 +403,10 @@ func joinGaps(r *Result) []string {
 		switch {
 		case f.MatchPool > 0:
 			why = tgiWhy(r, f)
+		case u.Format == "ollama-gin":
+			why = "Ollama's GIN access lines log no request ID and no instant (a local time without a zone, to the second), so they cannot be matched by time; Ollama's final JSON objects (ollama-json) can"
 		case f.WithID == 0:
-			why = fmt.Sprintf("%s logs no request ID that the other tiers know (TensorRT-LLM's executor IDs, Triton's ensemble children), and only TGI records are matched by time", u.Format)
+			why = fmt.Sprintf("%s logs no request ID that the other tiers know (TensorRT-LLM's executor IDs, Triton's ensemble children), and only TGI and Ollama JSON records (an end and a duration logged) are matched by time", u.Format)
 		default:
 			why = "their request IDs match no client or gateway record: the gateway may not forward X-Request-Id to the server (or the server rewrote it), or the logs cover different time ranges"
 		}
@@ -414,27 +416,31 @@ func joinGaps(r *Result) []string {
 	return out
 }
 
-// tgiWhy says why TGI records were not matched by time.
+// tgiWhy says why TGI (or Ollama JSON) records were not matched by time.
 func tgiWhy(r *Result, f ServerFormat) string {
+	sys := "TGI"
+	if f.Format == "ollama-json" {
+		sys = "Ollama"
+	}
 	if r.Coverage.Gateway == 0 {
-		return "TGI logs no request ID, and there is no gateway log to match its records to by time"
+		return sys + " logs no request ID, and there is no gateway log to match its records to by time"
 	}
 	spans := int64(0)
 	var lost []string
 	for _, h := range r.TGIHosts {
 		spans = h.GatewaySpans
-		if h.Matched == 0 && h.Records > 0 {
+		if h.Matched == 0 && h.Records > 0 && h.Format == f.Format {
 			lost = append(lost, fmt.Sprintf("%s (%d)", h.Host, h.Records))
 		}
 	}
 	if spans == 0 {
-		return "TGI logs no request ID, and no gateway record logs both ends of a span (upstream start and end, or start and end) to match it by time"
+		return sys + " logs no request ID, and no gateway record logs both ends of a span (upstream start and end, or start and end) to match it by time"
 	}
 	var parts []string
 	if len(lost) > 0 {
-		parts = append(parts, fmt.Sprintf("no clock offset to a gateway host could be estimated for TGI host %s, so none of its records was matched (fewer than 3 of its records agree in duration with a gateway record logged within 60 s of them: the gateway did not see its traffic, or the clocks are further apart)", strings.Join(lost, ", ")))
+		parts = append(parts, fmt.Sprintf("no clock offset to a gateway host could be estimated for "+sys+" host %s, so none of its records was matched (fewer than 3 of its records agree in duration with a gateway record logged within 60 s of them: the gateway did not see its traffic, or the clocks are further apart)", strings.Join(lost, ", ")))
 	}
-	if rest := f.MatchPool - f.ByTime - lostRecords(r); rest > 0 {
+	if rest := f.MatchPool - f.ByTime - lostRecords(r, f.Format); rest > 0 {
 		parts = append(parts, fmt.Sprintf("%d found no gateway record within the tolerance once the clock offset was removed (the gateway did not log those requests, or spent far longer than usual on them before or after the upstream call)", rest))
 	}
 	if len(parts) == 0 {
@@ -443,11 +449,12 @@ func tgiWhy(r *Result, f ServerFormat) string {
 	return strings.Join(parts, "; ")
 }
 
-// lostRecords counts the TGI rows of hosts none of whose rows matched.
-func lostRecords(r *Result) int64 {
+// lostRecords counts the rows of format (tgi, ollama-json) of hosts none of
+// whose rows matched.
+func lostRecords(r *Result, format string) int64 {
 	var n int64
 	for _, h := range r.TGIHosts {
-		if h.Matched == 0 {
+		if h.Matched == 0 && h.Format == format {
 			n += h.Records
 		}
 	}

@@ -273,6 +273,7 @@ func tgiHosts(ctx context.Context, db *sql.DB) ([]TGIHost, error) {
 	for _, r := range rows {
 		out = append(out, TGIHost{
 			Host:         asString(r["host"]),
+			Format:       asString(r["format"]),
 			Records:      asInt(r["records"]),
 			Matched:      asInt(r["matched"]),
 			GatewaySpans: asInt(r["gateway_spans"]),
