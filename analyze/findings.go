@@ -341,13 +341,27 @@ func joinFindings(r *Result) []string {
 		}
 	}
 	for _, u := range r.Unjoined {
-		if u.Tier == "server" || u.NotJoined == 0 || tiers < 2 {
+		if u.NoKey > 0 {
+			out = append(out, noKeyFinding(u))
+		}
+		if u.Tier == "server" || u.NotJoined-u.NoKey == 0 || tiers < 2 {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%d of %d %s records of format %s joined no other tier (no request ID, response ID or trace that matched); each is a request of its own, never merged with another.",
-			u.NotJoined, u.Records, u.Tier, u.Format))
+			u.NotJoined-u.NoKey, u.Records-u.NoKey, u.Tier, u.Format))
 	}
 	return out
+}
+
+// noKeyFinding says why gateway records with no request ID, no trace ID and
+// no start (NGINX's combined format) join nothing, in no request.
+func noKeyFinding(u UnjoinedRows) string {
+	if u.Format == "nginx" {
+		return fmt.Sprintf("%s of format nginx carry no request ID and no duration: NGINX's combined format logs neither, only $time_local, the second the response ended. They cannot join the other tiers: not by ID, and not by time either, since without the request's start or duration every request that ended within the same second (give or take the clock offset, which the ends alone bound only to a second) fits, and a match would give no gateway time anyway (no gateway E2E, network or application without a start). They are counted here and are in no request; to join them, log $http_x_request_id with $msec, $request_time and $upstream_response_time (--nginx-format).",
+			plural(u.NoKey, "gateway record", "gateway records"))
+	}
+	return fmt.Sprintf("%s of format %s carry no request ID, no trace ID and no start: they can join nothing and hold no duration, so they are counted here and are in no request.",
+		plural(u.NoKey, "gateway record", "gateway records"), u.Format)
 }
 
 func formatFindings(r *Result) []string {

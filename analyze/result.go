@@ -222,6 +222,9 @@ type UnjoinedRows struct {
 	Tier, Format string
 	Records      int64
 	NotJoined    int64
+	// NoKey counts the gateway rows, among NotJoined, with no request ID,
+	// no trace ID and no start (NGINX's combined format): in no request.
+	NoKey int64
 }
 
 // Phase holds the figures of one phase: cold start, burst or steady state

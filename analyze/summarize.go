@@ -259,6 +259,7 @@ func unjoined(ctx context.Context, db *sql.DB) ([]UnjoinedRows, error) {
 			Format:    asString(r["format"]),
 			Records:   asInt(r["records"]),
 			NotJoined: asInt(r["not_joined"]),
+			NoKey:     asInt(r["no_key"]),
 		})
 	}
 	return out, nil

@@ -22,6 +22,16 @@
 --   <file>:<line> is the record's source; records sharing one source (the
 --   rows of one JSON document, the spans of one OTLP line) add '#n' in the
 --   order of their values. Nothing is lost and nothing collapses.
+--   A gateway record with no request ID, no trace ID and no start (NGINX's
+--   combined format: no ID variable, no $request_time, only $time_local,
+--   the second the response ended) is no request: it can join nothing and
+--   carries no time, and as a request of its own it would count every
+--   request the other tiers log twice. unjoined.sql counts it (no_key). It
+--   is not matched by time either: with neither its start nor its duration,
+--   the requests that ended within the same second (and the clock offset,
+--   which only the ends would bound, to a second) cannot be told apart,
+--   and a match would give no gateway time (no gateway E2E, network or
+--   application without a start).
 --   Response IDs: vLLM answers with "chatcmpl-" + the request ID (chat) or
 --   "cmpl-" + the request ID + "-<prompt index>" (completions); the rule is
 --   that of vllmRequestID in ingest/vllm_otlp.go for external IDs:
@@ -350,11 +360,14 @@ client_u AS NOT MATERIALIZED (
     SELECT x.*, {'file': x.src.file, 'line': x.src.line, 'n': NULL::VARCHAR} AS ref
     FROM client_x AS x ANTI JOIN client_shared AS d ON d.src IS NOT DISTINCT FROM x.src
 ),
+-- A gateway record with no request ID, no trace ID and no start (NGINX's
+-- combined format) is no request (see the header).
 gateway_r AS NOT MATERIALIZED (
     SELECT *, hash(*COLUMNS(* EXCLUDE (source_file, source_line))) AS h
     FROM (SELECT * REPLACE (nullif(request_id, '') AS request_id,
                             nullif(trace_id, '') AS trace_id)
           FROM gateway)
+    WHERE request_id IS NOT NULL OR trace_id IS NOT NULL OR start_time IS NOT NULL
 ),
 gateway_dup AS MATERIALIZED (
     SELECT h FROM gateway_r GROUP BY h HAVING count(*) > 1
