@@ -32,13 +32,15 @@ import (
 // Besides: a request sent to Ollama directly (line 25, at 40.5 s), which no
 // gateway logged, and a gateway record (line 25, at 90.5 s) that Ollama
 // never saw (the gateway answered 429 itself). Neither may be matched.
-func ollamaStack(t *testing.T) *sql.DB {
+// Ollama's GIN access log (gin.log, a line per request with its latency)
+// is given too: its lines log no instant, so none may join.
+func ollamaStack(t *testing.T) (*sql.DB, string) {
 	t.Helper()
 	in, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
 	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	const gwSkew, olSkew = 2500 * time.Millisecond, 200 * time.Millisecond
 	ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
-	var gwLines, olLines, clLines []string
+	var gwLines, olLines, clLines, ginLines []string
 	olLine := func(end time.Time, total, load, prompt, eval time.Duration, promptN, evalN int) string {
 		return fmt.Sprintf(`{"model":"llama3.2","created_at":"%s","response":"","done":true,"done_reason":"stop","context":[128006,882,128007],`+
 			`"total_duration":%d,"load_duration":%d,"prompt_eval_count":%d,"prompt_eval_duration":%d,"eval_count":%d,"eval_duration":%d}`,
@@ -61,6 +63,8 @@ func ollamaStack(t *testing.T) *sql.DB {
 		gwE2E := pre + total + post
 		olEnd := t0.Add(at + pre + total + olSkew)
 		olLines = append(olLines, olLine(olEnd, total, load, prompt, eval, 512, evalN))
+		ginLines = append(ginLines, fmt.Sprintf(`[GIN] %s | 200 | %13v |       10.1.4.1 | POST     "/api/generate"`,
+			olEnd.Format("2006/01/02 - 15:04:05"), total))
 		gwStart := t0.Add(at + gwSkew)
 		gwLines = append(gwLines, fmt.Sprintf(`[%s] "POST /api/generate HTTP/1.1" 200 - 1843 61440 %d %d "10.0.0.15" "python-requests/2.32.3" "%s" "llm-gw.example.internal" "10.1.4.23:11434"`,
 			gwStart.Format("2006-01-02T15:04:05.000Z"), gwE2E.Milliseconds(), (pre+total).Milliseconds(), id))
@@ -72,15 +76,19 @@ func ollamaStack(t *testing.T) *sql.DB {
 	// The 429: 90.5 s, 1 ms at the gateway, no upstream.
 	gwLines = append(gwLines, fmt.Sprintf(`[%s] "POST /api/generate HTTP/1.1" 429 - 1843 18 1 - "10.0.0.15" "python-requests/2.32.3" "r429" "llm-gw.example.internal" "-"`,
 		t0.Add(ms(90500)+gwSkew).Format("2006-01-02T15:04:05.000Z")))
-	for name, lines := range map[string][]string{"gateway.log": gwLines, "ollama.jsonl": olLines, "client.jsonl": clLines} {
+	for name, lines := range map[string][]string{"gateway.log": gwLines, "ollama.jsonl": olLines, "client.jsonl": clLines, "gin.log": ginLines} {
 		if err := os.WriteFile(filepath.Join(in, name), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	code, stdout, stderr := runCLI(t, "run", "--client", filepath.Join(in, "client.jsonl"),
-		"--gateway", filepath.Join(in, "gateway.log"), "--server", filepath.Join(in, "ollama.jsonl"), "--out", out)
+		"--gateway", filepath.Join(in, "gateway.log"), "--server", filepath.Join(in, "ollama.jsonl"), "--server", filepath.Join(in, "gin.log"), "--out", out)
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	report, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
@@ -90,7 +98,7 @@ func ollamaStack(t *testing.T) *sql.DB {
 	if _, err := db.Exec("CREATE VIEW requests AS SELECT * FROM read_parquet('" + filepath.Join(out, "requests.parquet") + "')"); err != nil {
 		t.Fatal(err)
 	}
-	return db
+	return db, string(report)
 }
 
 // ollamaRows reads the named columns of every request, by request ID.
@@ -129,7 +137,30 @@ func ollamaRows(t *testing.T, db *sql.DB, cols ...string) map[string]map[string]
 // the data, as for TGI), the direct request and the gateway's 429 are left
 // alone, and the components of two requests are as computed by hand.
 func TestOllamaMatchedByTime(t *testing.T) {
-	db := ollamaStack(t)
+	db, report := ollamaStack(t)
+	// Data quality: 24 of the 25 distinct final objects matched (the
+	// direct request is the 25th), none ambiguous; the 24 GIN lines join
+	// nothing, and the report says why.
+	for _, want := range []string{
+		"24 of 25 ollama-json records (96.0%) were matched to a gateway record by time",
+		"0 of the matches were ambiguous",
+		"Only 0 of 24 ollama-gin server records (0.0%) joined a gateway or client record: Ollama's GIN access lines log no request ID and no instant",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report.md does not say %q", want)
+		}
+	}
+	// What each server format gave: 25 ollama-json rows, none with an ID or
+	// a queue, all with prefill, decode and tokens; 24 requests joined, all
+	// matched by time, of 25 matchable. The GIN lines give nothing.
+	for _, want := range []string{
+		"| ollama-json | 25 | 0 | 0 | 25 | 25 | 0 | 0 | 25 | 24 | 0 | 24 | 25 | 0 | 0 |",
+		"| ollama-gin | 24 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |",
+	} {
+		if !strings.Contains(report, want+"\n") {
+			t.Errorf("report.md has no server format row %q", want)
+		}
+	}
 	got := ollamaRows(t, db, "server_join", "server_source", "server_format", "has_server",
 		"client_e2e_ms", "gateway_e2e_ms", "network_ms", "application_ms", "queue_ms", "model_ms",
 		"prefill_ms", "decode_ms", "server_e2e_ms", "server_overhead_ms")
@@ -197,7 +228,7 @@ func TestOllamaMatchedByTime(t *testing.T) {
 // host's warm-up; request 2 is not slow and ends it. So o01 is cold and
 // every other request steady; o01's prefill is its prompt eval alone.
 func TestOllamaColdLoad(t *testing.T) {
-	db := ollamaStack(t)
+	db, _ := ollamaStack(t)
 	got := ollamaRows(t, db, "phase", "load_ms", "prefill_ms", "queue_ms")
 	for k := 1; k <= 24; k++ {
 		id := fmt.Sprintf("o%02d", k)
