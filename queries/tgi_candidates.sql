@@ -10,7 +10,9 @@
 -- but their end (created_at, the Ollama host's wall clock) and the
 -- server's own E2E duration (total_duration, from the handler's start), so
 -- arrival = end - e2e. An Ollama host is its log file (Ollama names no
--- replica). Ollama's GIN access lines (ollama-gin) log no instant (a local
+-- replica). The key of step 1 leaves out Ollama's load, prompt eval and
+-- eval durations: two of its rows are one only if they also end on the same
+-- nanosecond after the same total_duration, which distinct requests do not. Ollama's GIN access lines (ollama-gin) log no instant (a local
 -- time without a zone, to the second) and cannot be matched.
 --
 -- The TGI router and the gateway are different hosts, so their instants
