@@ -43,7 +43,10 @@ package formats
 // "http_x_request_id" (the client's X-Request-ID), "request_id" (NGINX's
 // own, which only joins if NGINX forwards it upstream) or "auto" (the
 // default): $http_x_request_id when the line has one, else $request_id. A
-// line with neither is rejected.
+// line with neither is rejected, except a line of the combined format,
+// which logs no ID at all: its row is kept without one (and without a
+// start: combined has no $request_time, only $time_local, the second the
+// response ended), and the analysis counts it but cannot join it.
 
 import (
 	"bytes"
@@ -399,6 +402,7 @@ type nginxRec struct {
 	hostname, traceparent    []byte
 	addr, header, resp       []byte
 	status                   int32
+	noID                     bool // a combined line: no ID to require
 }
 
 func (p *nginxParser) ParseLine(line []byte, out *record.RowQueue[record.GatewayRow]) error {
@@ -420,6 +424,7 @@ func (p *nginxParser) ParseLine(line []byte, out *record.RowQueue[record.Gateway
 		}
 		return &lfMismatch{msg: "line does not match the --nginx-format log_format"}
 	}
+	p.rec.noID = c.src == nginxCombined && c.id == nginxIDAuto
 	for i, v := range c.vars {
 		if vals[i] == nil || v == nvOpaque {
 			continue
@@ -595,7 +600,7 @@ func (p *nginxParser) row(row *record.GatewayRow) error {
 	case nginxIDOwn:
 		id = r.rid
 	}
-	if id == nil {
+	if id == nil && !r.noID {
 		switch p.cfg.id {
 		case nginxIDClient:
 			return record.Missing("http_x_request_id")

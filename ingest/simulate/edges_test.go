@@ -84,7 +84,7 @@ func ingestEdges(t *testing.T, dir string) ([]ingest.ClientRow, []ingest.Gateway
 func edgeFormatOf(path string) string {
 	base := filepath.Base(path)
 	for _, s := range []struct{ suffix, format string }{
-		{".envoy.log", FormatEnvoy}, {".envoy.jsonl", FormatEnvoyJSON}, {".nginx.jsonl", FormatNginx},
+		{".envoy.log", FormatEnvoy}, {".envoy.jsonl", FormatEnvoyJSON}, {".nginx.jsonl", FormatNginx}, {".nginx.log", FormatNginxCombined},
 		{".otel.jsonl", FormatOTelGateway}, {".aiperf.jsonl", FormatAIPerf}, {".app.jsonl", FormatJSONL},
 	} {
 		if strings.HasSuffix(base, s.suffix) {
