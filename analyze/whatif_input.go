@@ -1,0 +1,169 @@
+package analyze
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/infertrace/infertrace/queries"
+)
+
+// WhatIfData is what infertrace whatif replays, as the logs of an analyzed
+// dir give it (queries/whatif_*.sql): every request with a server record
+// and its times, the clock offsets between replicas and gateways, the
+// service-time fits and the pool's limits.
+type WhatIfData struct {
+	Dir      string
+	Requests []WhatIfRequest
+	// LeftOut counts the requests with a server record that could not be
+	// placed (no arrival instant, queue or server E2E).
+	LeftOut int64
+	// Unlogged are the forwarded requests whose server record is missing
+	// (queries/whatif_unlogged.sql).
+	Unlogged []WhatIfUnlogged
+	Offsets  []WhatIfOffset
+	Fits     []WhatIfFit
+	Replicas []WhatIfReplica
+}
+
+// WhatIfRequest is one request as whatif_requests.sql gives it. Instants
+// are ns since the Unix epoch on the replica's clock; durations in ms,
+// nil where unknown.
+type WhatIfRequest struct {
+	ID, Model, Replica, UseCase, Phase string
+	Start                              *time.Time // requests.parquet's start, for the window
+	Completed                          bool
+	PromptTokens, OutputTokens         int64
+	ArrNs, SchedNs, EndNs              int64
+	Batch                              int64 // running on the replica when it was scheduled, itself included
+	GatewayHost                        string
+	GatewayUpNs                        *int64
+	QueueMs, PrefillMs, DecodeMs       *float64
+	ModelMs, TTFTMs, E2EMs             *float64
+	OverheadMs, TTFTOverheadMs         *float64
+	TPOTMs                             *float64
+}
+
+// WhatIfUnlogged is a request the gateway forwarded at GatewayUpNs (its
+// clock) whose server record is missing.
+type WhatIfUnlogged struct {
+	ID, Model, GatewayHost     string
+	Start                      *time.Time
+	PromptTokens, OutputTokens int64
+	GatewayUpNs                int64
+}
+
+// WhatIfOffset is the smallest arrival minus upstream start over the
+// requests of one replica and gateway host (queries/whatif_offsets.sql).
+type WhatIfOffset struct {
+	Replica, Gateway string
+	N                int64
+	MinDeltaNs       int64
+}
+
+// WhatIfFit is one row of queries/whatif_fits.sql; Replica "" for the
+// model's replicas together.
+type WhatIfFit struct {
+	Model, Replica                               string
+	TPOTN                                        int64
+	TPOTIntercept, TPOTSlope, TPOTR2             *float64
+	PrefillN                                     int64
+	PrefillIntercept, PrefillPerToken, PrefillR2 *float64
+}
+
+// WhatIfReplica is one row of queries/whatif_pool.sql.
+type WhatIfReplica struct {
+	Model, Replica                 string
+	N, FirstArrNs, MaxBatch, AtMax int64
+	Queued, QueuedBelow            int64
+}
+
+// WhatIfInput reads what whatif replays from the analyzed dir.
+func WhatIfInput(ctx context.Context, dir string, res Resources) (*WhatIfData, error) {
+	sum, err := manifestSum(dir)
+	if err != nil {
+		return nil, err
+	}
+	db, closeDB, err := openIn(ctx, dir, res)
+	if err != nil {
+		return nil, err
+	}
+	defer closeDB()
+	path := filepath.Join(dir, RequestsFile)
+	if err := registerRequests(ctx, db, path); err != nil {
+		return nil, err
+	}
+	if err := checkRequestsFrom(ctx, db, dir, path, sum); err != nil {
+		return nil, err
+	}
+	if err := registerTiers(ctx, db, dir); err != nil {
+		return nil, err
+	}
+	q, err := queries.Get("whatif_requests")
+	if err != nil {
+		return nil, err
+	}
+	step(ctx, "whatif_requests")
+	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE whatif_requests AS "+stripSQL(q)); err != nil {
+		return nil, fmt.Errorf("query whatif_requests: %w", err)
+	}
+	d := &WhatIfData{Dir: dir}
+	var servers int64
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM requests WHERE has_server AND replica IS NOT NULL AND model IS NOT NULL").Scan(&servers); err != nil {
+		return nil, fmt.Errorf("whatif: %w", err)
+	}
+	rows, err := queryMaps(ctx, db, "whatif_requests", "SELECT * FROM whatif_requests")
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		w := WhatIfRequest{
+			ID: asString(r["request_id"]), Model: asString(r["model"]), Replica: asString(r["replica"]),
+			UseCase: asString(r["use_case"]), Phase: asString(r["phase"]), Start: asTime(r["start"]),
+			PromptTokens: asInt(r["prompt_tokens"]), OutputTokens: asInt(r["output_tokens"]),
+			ArrNs: asInt(r["arr_ns"]), SchedNs: asInt(r["sched_ns"]), EndNs: asInt(r["end_ns"]),
+			Batch: asInt(r["batch"]), GatewayHost: asString(r["gateway_host"]), GatewayUpNs: asIntPtr(r["g_up_ns"]),
+			QueueMs: asFloat(r["queue_ms"]), PrefillMs: asFloat(r["prefill_ms"]), DecodeMs: asFloat(r["decode_ms"]),
+			ModelMs: asFloat(r["model_ms"]), TTFTMs: asFloat(r["server_ttft_ms"]), E2EMs: asFloat(r["server_e2e_ms"]),
+			OverheadMs: asFloat(r["server_overhead_ms"]), TTFTOverheadMs: asFloat(r["ttft_server_overhead_ms"]),
+			TPOTMs: asFloat(r["tpot_ms"]),
+		}
+		w.Completed, _ = r["completed"].(bool)
+		d.Requests = append(d.Requests, w)
+	}
+	d.LeftOut = servers - int64(len(d.Requests))
+	if rows, err = queryRows(ctx, db, "whatif_unlogged"); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		d.Unlogged = append(d.Unlogged, WhatIfUnlogged{ID: asString(r["request_id"]), Model: asString(r["model"]),
+			GatewayHost: asString(r["gateway_host"]), Start: asTime(r["start"]),
+			PromptTokens: asInt(r["prompt_tokens"]), OutputTokens: asInt(r["output_tokens"]), GatewayUpNs: asInt(r["g_up_ns"])})
+	}
+	if rows, err = queryRows(ctx, db, "whatif_offsets"); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		d.Offsets = append(d.Offsets, WhatIfOffset{Replica: asString(r["replica"]), Gateway: asString(r["gateway_host"]),
+			N: asInt(r["n"]), MinDeltaNs: asInt(r["min_delta_ns"])})
+	}
+	if rows, err = queryRows(ctx, db, "whatif_fits"); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		d.Fits = append(d.Fits, WhatIfFit{Model: asString(r["model"]), Replica: asString(r["replica"]),
+			TPOTN: asInt(r["tpot_n"]), TPOTIntercept: asFloat(r["tpot_intercept"]), TPOTSlope: asFloat(r["tpot_slope"]),
+			TPOTR2: asFloat(r["tpot_r2"]), PrefillN: asInt(r["prefill_n"]), PrefillIntercept: asFloat(r["prefill_intercept"]),
+			PrefillPerToken: asFloat(r["prefill_per_token"]), PrefillR2: asFloat(r["prefill_r2"])})
+	}
+	if rows, err = queryRows(ctx, db, "whatif_pool"); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		d.Replicas = append(d.Replicas, WhatIfReplica{Model: asString(r["model"]), Replica: asString(r["replica"]),
+			N: asInt(r["n"]), FirstArrNs: asInt(r["first_arr_ns"]), MaxBatch: asInt(r["max_batch"]),
+			AtMax: asInt(r["at_max"]), Queued: asInt(r["queued"]), QueuedBelow: asInt(r["queued_below"])})
+	}
+	return d, nil
+}
