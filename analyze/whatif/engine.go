@@ -52,6 +52,10 @@ type Replica struct {
 	// scheduled into a batch of b decodes at BaseTPOTMs * (1 + Slope*(b-1))
 	// for its whole life.
 	Slope float64
+	// WarmUp is how many of the first requests it schedules run WarmFactor
+	// times slower, prefill and decode (a replica warming up); 0: none.
+	WarmUp     int
+	WarmFactor float64
 }
 
 // Policy is how a request is routed among its model's replicas.
@@ -134,7 +138,8 @@ func (q *eventQueue) pop() engineEvent {
 
 type replicaState struct {
 	Replica
-	running int
+	running  int
+	admitted int
 	queue   []int // job indexes, FIFO
 	head    int
 }
@@ -145,7 +150,8 @@ func (r *replicaState) load() int { return r.running + len(r.queue) - r.head }
 // continuous batching: a job is routed on arrival (policy), waits in its
 // replica's queue while Slots jobs run there, and once scheduled into a
 // batch of b it takes PrefillMs to its first token and then Tokens tokens
-// of BaseTPOTMs*(1+Slope*(b-1)) each, plus FixedDecodeMs. Events at the
+// of BaseTPOTMs*(1+Slope*(b-1)) each, plus FixedDecodeMs (all WarmFactor
+// times longer for the first WarmUp requests a replica schedules). Events at the
 // same instant: a job ending frees its slot before a job arriving then is
 // routed. The jobs must be in arrival order; the outcomes are in the same
 // order.
@@ -177,13 +183,19 @@ func Replay(replicas []Replica, jobs []Job, policy Policy) ([]Outcome, error) {
 			r.running++
 			j := &jobs[ji]
 			b := r.running
-			tpot := j.BaseTPOTMs * (1 + r.Slope*float64(b-1))
+			f := 1.0
+			if r.admitted < r.WarmUp {
+				f = r.WarmFactor
+			}
+			r.admitted++
+			prefill := j.PrefillMs * f
+			tpot := j.BaseTPOTMs * (1 + r.Slope*float64(b-1)) * f
 			wait := float64(t-j.Arrival) / 1e6
-			serviceMs := j.PrefillMs + float64(j.Tokens)*tpot + j.FixedDecodeMs
+			serviceMs := prefill + float64(j.Tokens)*tpot + j.FixedDecodeMs*f
 			end := t + int64(math.Round(serviceMs*1e6))
 			o := &out[ji]
 			o.Replica, o.Batch, o.QueueMs = ri, b, wait
-			o.TTFTMs = wait + j.PrefillMs + j.TTFTExtraMs
+			o.TTFTMs = wait + prefill + j.TTFTExtraMs
 			if j.NoFirstToken {
 				o.TTFTMs = math.NaN()
 			}

@@ -121,3 +121,16 @@ func TestParseChanges(t *testing.T) {
 		}
 	}
 }
+
+// A replica warming up: its first request scheduled runs 3× slower
+// (prefill 10 → 30 ms), the next at its own speed. B waits for A's 30 ms.
+func TestReplayWarmUp(t *testing.T) {
+	reps := []Replica{{Name: "r0", Slots: 1, WarmUp: 1, WarmFactor: 3}}
+	out, err := Replay(reps, []Job{{Arrival: 0, PrefillMs: 10}, {Arrival: 5 * ms, PrefillMs: 10}}, RouteLeastLoaded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "A e2e", out[0].E2EMs, 30)
+	near(t, "B queue", out[1].QueueMs, 25)
+	near(t, "B e2e", out[1].E2EMs, 35)
+}

@@ -57,8 +57,10 @@ type ReplicaEvidence struct {
 	// SlopeFrom "replica" or "model" (too few requests of its own).
 	Slope     float64
 	SlopeFrom string
-	// Added: a replica the change added (no evidence of its own).
-	Added bool
+	// WarmUp: its first WarmUp requests scheduled ran WarmFactor times
+	// slower than its model's fit (0: no warm-up seen).
+	WarmUp     int
+	WarmFactor float64
 }
 
 // RoutingEvidence is how often each model's requests went to a replica
@@ -155,6 +157,7 @@ func estimate(d *analyze.WhatIfData) (*Pool, []placed, error) {
 			p.Missing[m] /= t
 		}
 	}
+	warmOf := warmUps(p, d, repIdx, fits)
 	var jobs []placed
 	for i := range d.Requests {
 		w := &d.Requests[i]
@@ -170,15 +173,15 @@ func estimate(d *analyze.WhatIfData) (*Pool, []placed, error) {
 			j.NoFirstToken = true
 			j.PrefillMs = val(w.ModelMs, val(w.E2EMs, 0)-val(w.QueueMs, 0))
 		default:
-			j.PrefillMs = *w.PrefillMs
+			j.PrefillMs = *w.PrefillMs / warmOf[i]
 			j.TTFTExtraMs = val(w.TTFTOverheadMs, 0)
 			j.E2EExtraMs = val(w.OverheadMs, 0)
 			if w.TPOTMs != nil {
 				b := 1 + float64(max(w.Batch, 1)-1)/(1-p.Missing[rep.Model])
-				j.BaseTPOTMs = *w.TPOTMs / (1 + rep.Slope*(b-1))
+				j.BaseTPOTMs = *w.TPOTMs / (1 + rep.Slope*(b-1)) / warmOf[i]
 				j.Tokens = int(w.OutputTokens - 1)
 			} else {
-				j.FixedDecodeMs = val(w.DecodeMs, 0)
+				j.FixedDecodeMs = val(w.DecodeMs, 0) / warmOf[i]
 			}
 		}
 		pl := placed{req: w, job: j, start: w.Start, model: rep.Model,
@@ -357,4 +360,72 @@ func (p *Pool) modelOf(name string) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("no model %q in the data (models: %s)", name, strings.Join(p.Models, ", "))
+}
+
+// Warm-up detection: a request is slow when its decode time per token is
+// at least WarmSlow times what its model's fit gives for its batch.
+const (
+	WarmSlow      = 1.5
+	MinWarmUp     = 3
+	MinWarmFactor = 1.3
+)
+
+// warmUps finds each replica's warm-up: in its scheduling order, the
+// requests up to its last one that is in a cold phase (requests.sql's
+// phase) and slow; their median ratio of decode time per token to the fit
+// is the warm-up's factor, kept when at least MinWarmFactor over at least
+// MinWarmUp requests. The replay slows the replica's first requests by it
+// and takes it out of the logged requests that ran in it. It returns each
+// request's factor (1 outside a warm-up).
+func warmUps(p *Pool, d *analyze.WhatIfData, repIdx map[string]int, fits map[[2]string]analyze.WhatIfFit) []float64 {
+	out := make([]float64, len(d.Requests))
+	byRep := map[int][]int{}
+	for i := range d.Requests {
+		out[i] = 1
+		if ri, ok := repIdx[d.Requests[i].Replica]; ok {
+			byRep[ri] = append(byRep[ri], i)
+		}
+	}
+	for ri, idx := range byRep {
+		rep := &p.Replicas[ri]
+		f, ok := fits[[2]string{p.Models[rep.Model], ""}]
+		if !ok || f.TPOTIntercept == nil || *f.TPOTIntercept <= 0 {
+			continue
+		}
+		sort.SliceStable(idx, func(a, b int) bool {
+			x, y := &d.Requests[idx[a]], &d.Requests[idx[b]]
+			return x.SchedNs < y.SchedNs || x.SchedNs == y.SchedNs && x.ArrNs < y.ArrNs
+		})
+		ratio := make([]float64, len(idx))
+		last := -1
+		for k, i := range idx {
+			w := &d.Requests[i]
+			ratio[k] = math.NaN()
+			if w.TPOTMs == nil {
+				continue
+			}
+			b := 1 + float64(max(w.Batch, 1)-1)/(1-p.Missing[rep.Model])
+			ratio[k] = *w.TPOTMs / (*f.TPOTIntercept * (1 + rep.Slope*(b-1)))
+			if w.Phase == "cold" && ratio[k] >= WarmSlow {
+				last = k
+			}
+		}
+		if last+1 < MinWarmUp {
+			continue
+		}
+		med := Quantile(ratio[:last+1], 0.5)
+		if med == nil || *med < MinWarmFactor {
+			continue
+		}
+		rep.WarmUp, rep.WarmFactor = last+1, *med
+		for _, i := range idx[:last+1] {
+			out[i] = *med
+		}
+		for e := range p.Evidence {
+			if p.Evidence[e].Name == rep.Name {
+				p.Evidence[e].WarmUp, p.Evidence[e].WarmFactor = rep.WarmUp, rep.WarmFactor
+			}
+		}
+	}
+	return out
 }

@@ -14,7 +14,8 @@ import (
 
 // whatifConfig is the stack the what-if validation replays: queueing that
 // matters (3 slots per replica, llama-3.1-70b at about 60% of its
-// capacity, 90% at 1.5× the traffic), no gateway
+// capacity, 90% at 1.5× the traffic), the late replica warming up, no
+// burst (--traffic plays a burst faster, so shorter: see README), no gateway
 // rate limit (a limit in front of the servers is outside the pool's
 // model), and FixedTraffic, so that a rerun with a changed pool serves the
 // same requests.
@@ -28,7 +29,6 @@ func whatifConfig(out string) simulate.Config {
 	cfg.MaxBatch = 3
 	cfg.RateLimitPerSecond = 0
 	cfg.FixedTraffic = true
-	cfg.ColdKinds = nil
 	return cfg
 }
 
