@@ -140,8 +140,8 @@ type replicaState struct {
 	Replica
 	running  int
 	admitted int
-	queue   []int // job indexes, FIFO
-	head    int
+	queue    []int // job indexes, FIFO
+	head     int
 }
 
 func (r *replicaState) load() int { return r.running + len(r.queue) - r.head }
