@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/whatif"
@@ -143,6 +145,74 @@ func TestWhatIfAgainstSimulatedTruth(t *testing.T) {
 					t.Logf("%s: %s: predicted %s %.1f ms, true %.1f ms", sc.name, m.Model, what, *got, want[k])
 				}
 			}
+		}
+	}
+}
+
+// TestWhatIfTestdata: the README's what-if on the bundled data set — one
+// more llama-3.1-70b replica — against a golden whatif.md (go test
+// ./cmd/infertrace -update rewrites it): the as-is check, the figures and
+// the pool's evidence.
+func TestWhatIfTestdata(t *testing.T) {
+	t.Chdir("../..")
+	out := filepath.Join(t.TempDir(), "demo")
+	if code, stdout, stderr := runCLI(t, "ingest", "--quiet", "--client", "testdata/native/client/*.jsonl",
+		"--gateway", "testdata/native/gateway/*.jsonl", "--server", "testdata/native/server/*", "--out", out); code != 0 {
+		t.Fatalf("ingest: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI(t, "analyze", "--quiet", out); code != 0 {
+		t.Fatal("analyze: " + stderr)
+	}
+	code, stdout, stderr := runCLI(t, "whatif", out, "--replicas", "llama-3.1-70b=+1")
+	if code != 0 || stderr != "" {
+		t.Fatalf("whatif: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	golden(t, "testdata/golden/whatif.md", []byte(strings.ReplaceAll(stdout, out, "out/demo")))
+
+	// --out writes whatif.md and says where.
+	code, stdout, _ = runCLI(t, "whatif", out, "--slots", "llama-3.1-8b=8", "--traffic", "1.5", "--out", filepath.Join(out, "w"))
+	if code != 0 || stdout != "whatif: "+filepath.Join(out, "w", "whatif.md")+"\n" {
+		t.Errorf("whatif --out: exit %d, stdout %q", code, stdout)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "w", "whatif.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# What if: llama-3.1-8b: 8 slots per replica; traffic ×1.5 (every model)", "predicted with 2 × 16 slots and ×1.5 traffic", "3 × 8 slots"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("whatif.md lacks %q", want)
+		}
+	}
+
+	// A window: the figures are over its requests only.
+	code, stdout, stderr = runCLI(t, "whatif", out, "--from", "10:00:20", "--to", "10:00:30")
+	if code != 0 {
+		t.Fatalf("whatif --from --to: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "requests starting in [2026-11-30T10:00:20Z, 2026-11-30T10:00:30Z)") {
+		t.Errorf("whatif --from --to does not name the window:\n%s", stdout)
+	}
+	if strings.Contains(stdout, "n = 409 requests") || !strings.Contains(stdout, "starting 2026-11-30T10:00:2") {
+		t.Errorf("whatif --from --to counts requests outside the window:\n%s", stdout)
+	}
+
+	// Wrong words: exit 2 naming what is wrong; an unknown model: exit 1
+	// naming the models there are.
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"whatif"}, 2, "want one DIR"},
+		{[]string{"whatif", out, "--replicas", "llama-3.1-70b"}, 2, "want MODEL=N or MODEL=+N"},
+		{[]string{"whatif", out, "--slots", "llama-3.1-70b=0"}, 2, "at least 1"},
+		{[]string{"whatif", out, "--traffic", "0"}, 2, "--traffic 0"},
+		{[]string{"whatif", out, "--replicas", "gpt-5=+1"}, 1, `no model "gpt-5" in the data (models: llama-3.1-70b, llama-3.1-8b)`},
+		{[]string{"whatif", out, "--replicas", "llama-3.1-8b=-3"}, 1, "leaves llama-3.1-8b with 0 replicas"},
+	} {
+		code, _, stderr := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("infertrace %s: exit %d (want %d), stderr %q (want %q)", strings.Join(c.args, " "), code, c.code, stderr, c.want)
 		}
 	}
 }
