@@ -19,6 +19,9 @@ type WhatIfData struct {
 	// LeftOut counts the requests with a server record that could not be
 	// placed (no arrival instant, queue or server E2E).
 	LeftOut int64
+	// ServerRecords counts the requests with a server record per model,
+	// placed or not.
+	ServerRecords map[string]int64
 	// Unlogged are the forwarded requests whose server record is missing
 	// (queries/whatif_unlogged.sql).
 	Unlogged []WhatIfUnlogged
@@ -109,9 +112,15 @@ func WhatIfInput(ctx context.Context, dir string, res Resources) (*WhatIfData, e
 		return nil, fmt.Errorf("query whatif_requests: %w", err)
 	}
 	d := &WhatIfData{Dir: dir}
+	counts, err := queryMaps(ctx, db, "whatif server records", "SELECT model, count(*) AS n FROM requests WHERE has_server AND model IS NOT NULL GROUP BY model")
+	if err != nil {
+		return nil, err
+	}
+	d.ServerRecords = map[string]int64{}
 	var servers int64
-	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM requests WHERE has_server AND replica IS NOT NULL AND model IS NOT NULL").Scan(&servers); err != nil {
-		return nil, fmt.Errorf("whatif: %w", err)
+	for _, r := range counts {
+		d.ServerRecords[asString(r["model"])] = asInt(r["n"])
+		servers += asInt(r["n"])
 	}
 	rows, err := queryMaps(ctx, db, "whatif_requests", "SELECT * FROM whatif_requests")
 	if err != nil {

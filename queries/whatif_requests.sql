@@ -1,10 +1,14 @@
 -- whatif_requests.sql: the requests infertrace whatif replays, one row per
 -- request of requests.parquet with a server record, its times found again
--- in the server and gateway tables by its source 'file:line' (as
--- explain_records.sql does; a source shared by several rows is ambiguous
--- and gives no time). analyze creates it as the temporary table
+-- in the server and gateway tables by its source 'file:line' and, for a
+-- server record joined by ID, its request ID (the spans of one OTLP line
+-- share a source); a source whose rows disagree is ambiguous and gives no
+-- time. analyze creates it as the temporary table
 -- whatif_requests; whatif_offsets, whatif_fits and whatif_pool read it.
 --
+-- replica = requests.parquet's replica, else the server record's file (a
+-- format that logs no replica name writes one file per server, as
+-- explain_records.sql takes it).
 -- Every instant is on one host's clock, in integer ns:
 --   arr_ns   = the server's arrival_time (the replica's clock);
 --   sched_ns = arr_ns + queue, end_ns = arr_ns + server_e2e, with queue
@@ -19,13 +23,14 @@
 -- tpot_ms = decode_ms / (output_tokens - 1): decode time per token after
 --   the first; NULL with fewer than two output tokens or no decode time.
 -- A request without an arrival instant, a queue or a server E2E cannot be
--- placed and is left out (left_out counts them in whatif_pool.sql's
--- caller).
+-- placed and is left out (whatif counts them per model and says so).
 WITH s AS (
     SELECT concat(source_file, ':', coalesce(source_line::VARCHAR, '?')) AS src,
-        any_value(arrival_time) AS arrival_time
+        coalesce(request_id, '') AS rid,
+        any_value(arrival_time) AS arrival_time,
+        any_value(coalesce(replica, source_file)) AS host
     FROM server_logged WHERE source_file IS NOT NULL
-    GROUP BY source_file, source_line HAVING count(*) = 1
+    GROUP BY source_file, source_line, coalesce(request_id, '') HAVING count(DISTINCT arrival_time) <= 1
 ),
 g AS (
     SELECT concat(source_file, ':', coalesce(source_line::VARCHAR, '?')) AS src,
@@ -35,7 +40,7 @@ g AS (
     GROUP BY source_file, source_line HAVING count(*) = 1
 ),
 r AS (
-    SELECT r.request_id, r.model, r.replica, r.use_case, r.start, r.completed, r.phase,
+    SELECT r.request_id, r.model, coalesce(r.replica, s.host) AS replica, r.use_case, r.start, r.completed, r.phase,
         r.prompt_tokens, r.output_tokens,
         r.queue_ms, r.prefill_ms, r.decode_ms, r.model_ms,
         r.server_ttft_ms, r.server_e2e_ms, r.server_overhead_ms, r.ttft_server_overhead_ms,
@@ -45,13 +50,13 @@ r AS (
         CASE WHEN r.server_join = 'id' THEN g.host END AS gateway_host,
         CASE WHEN r.server_join = 'id' THEN epoch_ns(g.upstream_start_time) END AS g_up_ns
     FROM requests AS r
-    LEFT JOIN s ON s.src = r.server_source
+    LEFT JOIN s ON s.src = r.server_source AND s.rid = CASE WHEN r.server_join = 'id' THEN r.request_id ELSE '' END
     LEFT JOIN g ON g.src = r.gateway_source
-    WHERE r.has_server AND r.replica IS NOT NULL AND r.model IS NOT NULL
+    WHERE r.has_server AND r.model IS NOT NULL
 ),
 placed AS (
     SELECT * FROM r
-    WHERE arr_ns IS NOT NULL AND queue_ms >= 0 AND server_e2e_ms >= queue_ms
+    WHERE arr_ns IS NOT NULL AND replica IS NOT NULL AND queue_ms >= 0 AND server_e2e_ms >= queue_ms
 ),
 ev AS (
     SELECT replica, request_id, sched_ns AS t, 1 AS d FROM placed

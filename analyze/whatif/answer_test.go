@@ -120,3 +120,39 @@ func data(reqs []analyze.WhatIfRequest) *analyze.WhatIfData {
 	d.Fits = []analyze.WhatIfFit{{Model: "m", TPOTN: 40, TPOTIntercept: f(10), TPOTSlope: f(0), PrefillN: 40, PrefillIntercept: f(20), PrefillPerToken: f(0)}}
 	return d
 }
+
+// A replay that rests on too few of a model's requests does not fit: a
+// model whose forwarded requests mostly lack a server record (a replica's
+// log missing), one whose server records give no arrival, and a model with
+// no replica the replay could place at all.
+func TestAnswerCoverage(t *testing.T) {
+	var reqs []analyze.WhatIfRequest
+	for i := range 40 {
+		at := float64(i) * 1000
+		reqs = append(reqs, logged(string(rune('a'+i)), "r0", 0, at, 0, 20, 90, 10, "gw", at))
+	}
+	d := data(reqs)
+	d.ServerRecords = map[string]int64{"m": 50, "other": 7}
+	for i := range 3 {
+		d.Unlogged = append(d.Unlogged, analyze.WhatIfUnlogged{ID: string(rune('A' + i)), Model: "m", GatewayHost: "gw", GatewayUpNs: int64(i) * 1e9, OutputTokens: 10})
+	}
+	res, err := Answer(d, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Models) != 2 || res.Fits {
+		t.Fatalf("%d models, fits=%v: want m and other, not fitting", len(res.Models), res.Fits)
+	}
+	m, other := res.Models[0], res.Models[1]
+	if m.Fits || len(m.Misfits) != 2 ||
+		m.Misfits[0] != "10 of its 50 server records (20%) give no arrival instant, queue or server E2E and are not replayed" ||
+		m.Misfits[1] != "3 of its 53 forwarded requests (6%) have no server record: a replica whose log is missing would be missing from the pool replayed" {
+		t.Errorf("m: fits=%v misfits %q", m.Fits, m.Misfits)
+	}
+	if other.Model != "other" || other.Fits || len(other.Misfits) != 2 {
+		t.Errorf("other: %+v", other)
+	}
+	if res.Pool.Unlogged != 3 {
+		t.Errorf("unlogged replayed %d, want 3", res.Pool.Unlogged)
+	}
+}

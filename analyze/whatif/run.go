@@ -240,7 +240,7 @@ func Answer(d *analyze.WhatIfData, changes []Change, o Options) (*Result, error)
 			}
 			mr.Predicted = figures(pr)
 		}
-		mr.Misfits = misfits(mr.Observed, mr.AsIs)
+		mr.Misfits = append(coverage(d, name), misfits(mr.Observed, mr.AsIs)...)
 		mr.Fits = len(mr.Misfits) == 0 && mr.Observed.N > 0
 		if mr.Observed.N == 0 {
 			mr.Misfits = append(mr.Misfits, "no request of the model in the window")
@@ -250,7 +250,72 @@ func Answer(d *analyze.WhatIfData, changes []Change, o Options) (*Result, error)
 		mr.PredReplicas, mr.PredSlots = countSlots(reps, m)
 		res.Models = append(res.Models, mr)
 	}
+	// Models with requests but no replica the replay could place.
+	for _, name := range unplacedModels(d, pool) {
+		res.Fits = false
+		res.Models = append(res.Models, ModelResult{Model: name,
+			Misfits: append(coverage(d, name), "none of its requests could be placed on a replica, so the pool replayed lacks it")})
+	}
 	return res, nil
+}
+
+// MaxUncovered is the largest share of a model's requests the replay may
+// lack or make up before the model counts as not fitting: requests with a
+// server record it cannot place, and forwarded requests without one (a
+// replica whose log is missing would be missing from the pool).
+const MaxUncovered = 0.05
+
+// coverage says why the replay of the model rests on too few of its
+// requests, if it does.
+func coverage(d *analyze.WhatIfData, model string) []string {
+	var placed, unlogged int64
+	for i := range d.Requests {
+		if d.Requests[i].Model == model {
+			placed++
+		}
+	}
+	for i := range d.Unlogged {
+		if d.Unlogged[i].Model == model {
+			unlogged++
+		}
+	}
+	records := d.ServerRecords[model]
+	var out []string
+	if left := records - placed; records > 0 && float64(left) > MaxUncovered*float64(records) {
+		out = append(out, fmt.Sprintf("%d of its %d server records (%.0f%%) give no arrival instant, queue or server E2E and are not replayed", left, records, 100*float64(left)/float64(records)))
+	}
+	if all := records + unlogged; all > 0 && float64(unlogged) > MaxUncovered*float64(all) {
+		out = append(out, fmt.Sprintf("%d of its %d forwarded requests (%.0f%%) have no server record: a replica whose log is missing would be missing from the pool replayed", unlogged, all, 100*float64(unlogged)/float64(all)))
+	}
+	return out
+}
+
+// unplacedModels are the models with requests of which the pool has no
+// replica.
+func unplacedModels(d *analyze.WhatIfData, p *Pool) []string {
+	seen := map[string]bool{}
+	for _, m := range p.Models {
+		seen[m] = true
+	}
+	var out []string
+	add := func(m string) {
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	var names []string
+	for m := range d.ServerRecords {
+		names = append(names, m)
+	}
+	sort.Strings(names)
+	for _, m := range names {
+		add(m)
+	}
+	for i := range d.Unlogged {
+		add(d.Unlogged[i].Model)
+	}
+	return out
 }
 
 func countSlots(reps []Replica, m int) (int, string) {
