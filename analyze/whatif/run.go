@@ -110,6 +110,15 @@ type ModelResult struct {
 	Misfits                   []string // why not, one figure each
 	Replicas, PredReplicas    int
 	Slots, PredSlots          string
+	// Slices are the same figures per use case (the as-is check is the
+	// model's).
+	Slices []SliceResult
+}
+
+// SliceResult is one use case's figures within a model.
+type SliceResult struct {
+	UseCase                   string
+	Observed, AsIs, Predicted Figures
 }
 
 // Result is a what-if's answer.
@@ -188,9 +197,9 @@ func Answer(d *analyze.WhatIfData, changes []Change, o Options) (*Result, error)
 		res.PolicyNote = "the logs do not show least-loaded routing, but a changed set of replicas needs a policy: the prediction routes to the least loaded"
 	}
 	res.Policy = policy
-	pred, predStarts := base, starts(jobs)
+	pred := base
 	if res.Traffic != 1 {
-		pred, predStarts = compressTraffic(jobs, res.Traffic)
+		pred = compressTraffic(jobs, res.Traffic)
 		t0 := jobs[0].job.Arrival
 		for i := range reps {
 			if a := reps[i].Appear; a > t0 {
@@ -212,7 +221,9 @@ func Answer(d *analyze.WhatIfData, changes []Change, o Options) (*Result, error)
 	res.Fits = true
 	for m, name := range pool.Models {
 		mr := ModelResult{Model: name}
-		var obs, as [][3]float64
+		var obs, as, pr [][3]float64
+		slices := map[string]*[3][][3]float64{}
+		var order []string
 		for i, pl := range jobs {
 			if pl.model != m || pl.job.Unlogged || !inWindow(pl.start, o.Window) {
 				continue
@@ -225,20 +236,40 @@ func Answer(d *analyze.WhatIfData, changes []Change, o Options) (*Result, error)
 					mr.To = pl.start
 				}
 			}
-			obs = append(obs, [3]float64{pl.obsQueue, pl.obsTTFT, pl.obsE2E})
 			a := asIs[i]
-			as = append(as, [3]float64{a.QueueMs, a.TTFTMs, a.E2EMs})
+			row := [3][3]float64{{pl.obsQueue, pl.obsTTFT, pl.obsE2E}, {a.QueueMs, a.TTFTMs, a.E2EMs}}
+			if predOut != nil { // pred[i] is jobs[i], played as changed
+				p := predOut[i]
+				row[2] = [3]float64{p.QueueMs, p.TTFTMs, p.E2EMs}
+				pr = append(pr, row[2])
+			}
+			obs, as = append(obs, row[0]), append(as, row[1])
+			uc := pl.req.UseCase
+			if uc == "" {
+				uc = "(none logged)"
+			}
+			sl, ok := slices[uc]
+			if !ok {
+				sl = &[3][][3]float64{}
+				slices[uc] = sl
+				order = append(order, uc)
+			}
+			for k := range 3 {
+				sl[k] = append(sl[k], row[k])
+			}
 		}
 		mr.Observed, mr.AsIs = figures(obs), figures(as)
 		if predOut != nil {
-			var pr [][3]float64
-			for i, j := range pred {
-				if j.Model == m && !j.Unlogged && inWindow(predStarts[i], o.Window) {
-					p := predOut[i]
-					pr = append(pr, [3]float64{p.QueueMs, p.TTFTMs, p.E2EMs})
-				}
-			}
 			mr.Predicted = figures(pr)
+		}
+		sort.Strings(order)
+		for _, uc := range order {
+			sl := slices[uc]
+			r := SliceResult{UseCase: uc, Observed: figures(sl[0]), AsIs: figures(sl[1])}
+			if predOut != nil {
+				r.Predicted = figures(sl[2])
+			}
+			mr.Slices = append(mr.Slices, r)
 		}
 		mr.Misfits = append(coverage(d, name), misfits(mr.Observed, mr.AsIs)...)
 		mr.Fits = len(mr.Misfits) == 0 && mr.Observed.N > 0
@@ -333,14 +364,6 @@ func countSlots(reps []Replica, m int) (int, string) {
 		}
 	}
 	return n, strings.Join(slots, "/")
-}
-
-func starts(jobs []placed) []*time.Time {
-	out := make([]*time.Time, len(jobs))
-	for i := range jobs {
-		out[i] = jobs[i].start
-	}
-	return out
 }
 
 func inWindow(t *time.Time, w analyze.Window) bool {
@@ -497,15 +520,15 @@ func newReplica(p *Pool, m, n int) Replica {
 // times); a burst keeps its share of the requests and its rate over the
 // steady rate, in 1/factor of the time. Requests keep their logged start
 // for the window: the figures of a window are those of its requests.
-func compressTraffic(jobs []placed, factor float64) ([]Job, []*time.Time) {
+func compressTraffic(jobs []placed, factor float64) []Job {
 	out := make([]Job, len(jobs))
 	if len(jobs) == 0 {
-		return out, nil
+		return out
 	}
 	t0 := jobs[0].job.Arrival
 	for i, pl := range jobs {
 		out[i] = pl.job
 		out[i].Arrival = t0 + int64(float64(pl.job.Arrival-t0)/factor)
 	}
-	return out, starts(jobs)
+	return out
 }
