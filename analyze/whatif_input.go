@@ -2,7 +2,9 @@ package analyze
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"math"
 	"path/filepath"
 	"time"
 
@@ -31,21 +33,21 @@ type WhatIfData struct {
 }
 
 // WhatIfRequest is one request as whatif_requests.sql gives it. Instants
-// are ns since the Unix epoch on the replica's clock; durations in ms,
-// nil where unknown.
+// are ns since the Unix epoch on the replica's clock; durations in ms, NaN
+// where unknown (a request's fields hold no pointers: there may be
+// millions).
 type WhatIfRequest struct {
-	ID, Model, Replica, UseCase, Phase string
-	Start                              *time.Time // requests.parquet's start, for the window
-	Completed                          bool
-	PromptTokens, OutputTokens         int64
-	ArrNs, SchedNs, EndNs              int64
-	Batch                              int64 // running on the replica when it was scheduled, itself included
-	GatewayHost                        string
-	GatewayUpNs                        *int64
-	QueueMs, PrefillMs, DecodeMs       *float64
-	ModelMs, TTFTMs, E2EMs             *float64
-	OverheadMs, TTFTOverheadMs         *float64
-	TPOTMs                             *float64
+	Model, Replica, UseCase, Phase string
+	Start                          *time.Time // requests.parquet's start, for the window
+	Completed                      bool
+	PromptTokens, OutputTokens     int64
+	ArrNs, SchedNs, EndNs          int64
+	Batch                          int64 // running on the replica when it was scheduled, itself included
+	GatewayHost                    string
+	QueueMs, PrefillMs, DecodeMs   float64
+	ModelMs, TTFTMs, E2EMs         float64
+	OverheadMs, TTFTOverheadMs     float64
+	TPOTMs                         float64
 }
 
 // WhatIfUnlogged is a request the gateway forwarded at GatewayUpNs (its
@@ -122,27 +124,12 @@ func WhatIfInput(ctx context.Context, dir string, res Resources) (*WhatIfData, e
 		d.ServerRecords[asString(r["model"])] = asInt(r["n"])
 		servers += asInt(r["n"])
 	}
-	rows, err := queryMaps(ctx, db, "whatif_requests", "SELECT * FROM whatif_requests")
-	if err != nil {
+	if err := scanWhatIfRequests(ctx, db, d); err != nil {
 		return nil, err
 	}
-	for _, r := range rows {
-		w := WhatIfRequest{
-			ID: asString(r["request_id"]), Model: asString(r["model"]), Replica: asString(r["replica"]),
-			UseCase: asString(r["use_case"]), Phase: asString(r["phase"]), Start: asTime(r["start"]),
-			PromptTokens: asInt(r["prompt_tokens"]), OutputTokens: asInt(r["output_tokens"]),
-			ArrNs: asInt(r["arr_ns"]), SchedNs: asInt(r["sched_ns"]), EndNs: asInt(r["end_ns"]),
-			Batch: asInt(r["batch"]), GatewayHost: asString(r["gateway_host"]), GatewayUpNs: asIntPtr(r["g_up_ns"]),
-			QueueMs: asFloat(r["queue_ms"]), PrefillMs: asFloat(r["prefill_ms"]), DecodeMs: asFloat(r["decode_ms"]),
-			ModelMs: asFloat(r["model_ms"]), TTFTMs: asFloat(r["server_ttft_ms"]), E2EMs: asFloat(r["server_e2e_ms"]),
-			OverheadMs: asFloat(r["server_overhead_ms"]), TTFTOverheadMs: asFloat(r["ttft_server_overhead_ms"]),
-			TPOTMs: asFloat(r["tpot_ms"]),
-		}
-		w.Completed, _ = r["completed"].(bool)
-		d.Requests = append(d.Requests, w)
-	}
 	d.LeftOut = servers - int64(len(d.Requests))
-	if rows, err = queryRows(ctx, db, "whatif_unlogged"); err != nil {
+	rows, err := queryRows(ctx, db, "whatif_unlogged")
+	if err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
@@ -175,4 +162,64 @@ func WhatIfInput(ctx context.Context, dir string, res Resources) (*WhatIfData, e
 			AtMax: asInt(r["at_max"]), Queued: asInt(r["queued"]), QueuedBelow: asInt(r["queued_below"])})
 	}
 	return d, nil
+}
+
+// scanWhatIfRequests reads the whatif_requests table row by row into
+// d.Requests, each repeated label stored once.
+func scanWhatIfRequests(ctx context.Context, db *sql.DB, d *WhatIfData) error {
+	rows, err := db.QueryContext(ctx, `SELECT model, replica, use_case, phase, start, completed,
+		prompt_tokens, output_tokens, arr_ns, sched_ns, end_ns, batch, gateway_host,
+		queue_ms, prefill_ms, decode_ms, model_ms, server_ttft_ms, server_e2e_ms,
+		server_overhead_ms, ttft_server_overhead_ms, tpot_ms
+		FROM whatif_requests`)
+	if err != nil {
+		return fmt.Errorf("query whatif_requests: %w", err)
+	}
+	defer rows.Close()
+	labels := map[string]string{}
+	label := func(v any) string {
+		s := asString(v)
+		if l, ok := labels[s]; ok {
+			return l
+		}
+		labels[s] = s
+		return s
+	}
+	flt := func(v any) float64 {
+		if p := asFloat(v); p != nil {
+			return *p
+		}
+		return math.NaN()
+	}
+	vals := make([]any, 22)
+	ptrs := make([]any, len(vals))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for n := 0; rows.Next(); n++ {
+		if n&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		clear(vals)
+		if err := rows.Scan(ptrs...); err != nil {
+			return fmt.Errorf("query whatif_requests: %w", err)
+		}
+		w := WhatIfRequest{
+			Model: label(vals[0]), Replica: label(vals[1]), UseCase: label(vals[2]), Phase: label(vals[3]),
+			Start: asTime(vals[4]), PromptTokens: asInt(vals[6]), OutputTokens: asInt(vals[7]),
+			ArrNs: asInt(vals[8]), SchedNs: asInt(vals[9]), EndNs: asInt(vals[10]), Batch: asInt(vals[11]),
+			GatewayHost: label(vals[12]),
+			QueueMs:     flt(vals[13]), PrefillMs: flt(vals[14]), DecodeMs: flt(vals[15]), ModelMs: flt(vals[16]),
+			TTFTMs: flt(vals[17]), E2EMs: flt(vals[18]), OverheadMs: flt(vals[19]), TTFTOverheadMs: flt(vals[20]),
+			TPOTMs: flt(vals[21]),
+		}
+		w.Completed, _ = vals[5].(bool)
+		d.Requests = append(d.Requests, w)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("query whatif_requests: %w", err)
+	}
+	return nil
 }

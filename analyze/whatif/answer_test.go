@@ -2,6 +2,7 @@ package whatif
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -11,32 +12,38 @@ import (
 
 func f(v float64) *float64 { return &v }
 
+// entry is a request of the synthetic log and its gateway upstream start.
+type entry struct {
+	r  analyze.WhatIfRequest
+	up int64
+}
+
 // logged builds a request of the synthetic log: on replica rep (clock
-// offset off ns), arriving at arr ms, with its queue, prefill and decode.
-func logged(id, rep string, off int64, arrMs, queueMs, prefillMs, decodeMs float64, out int64, gw string, gwUpMs float64) analyze.WhatIfRequest {
+// offset off ns), arriving at arr ms, with its queue, prefill and decode,
+// forwarded at gwUpMs on the gateway's clock.
+func logged(rep string, off int64, arrMs, queueMs, prefillMs, decodeMs float64, out int64, gw string, gwUpMs float64) entry {
 	arr := int64(arrMs*1e6) + off
-	up := int64(gwUpMs * 1e6)
-	return analyze.WhatIfRequest{
-		ID: id, Model: "m", Replica: rep, Phase: "steady", Completed: true, OutputTokens: out, PromptTokens: 100,
+	return entry{r: analyze.WhatIfRequest{
+		Model: "m", Replica: rep, Phase: "steady", Completed: true, OutputTokens: out, PromptTokens: 100,
 		ArrNs: arr, SchedNs: arr + int64(queueMs*1e6), EndNs: arr + int64((queueMs+prefillMs+decodeMs)*1e6), Batch: 1,
-		GatewayHost: gw, GatewayUpNs: &up,
-		QueueMs: f(queueMs), PrefillMs: f(prefillMs), DecodeMs: f(decodeMs), ModelMs: f(prefillMs + decodeMs),
-		TTFTMs: f(queueMs + prefillMs), E2EMs: f(queueMs + prefillMs + decodeMs), TPOTMs: f(decodeMs / float64(out-1)),
-	}
+		GatewayHost: gw, QueueMs: queueMs, PrefillMs: prefillMs, DecodeMs: decodeMs, ModelMs: prefillMs + decodeMs,
+		TTFTMs: queueMs + prefillMs, E2EMs: queueMs + prefillMs + decodeMs, TPOTMs: decodeMs / float64(out-1),
+		OverheadMs: math.NaN(), TTFTOverheadMs: math.NaN(),
+	}, up: int64(gwUpMs * 1e6)}
 }
 
 // The replicas' clocks are 5 s apart; placed on the gateway's clock, the
 // two replicas' arrivals interleave, and the as-is replay (one slot each,
 // least loaded) reproduces the logged queues: none.
 func TestAnswerClockOffsetsAndAsIs(t *testing.T) {
-	var reqs []analyze.WhatIfRequest
+	var reqs []entry
 	for i := range 40 {
 		rep, off := "r0", int64(0)
 		if i%2 == 1 {
 			rep, off = "r1", 5e9
 		}
 		at := float64(i) * 100
-		reqs = append(reqs, logged(string(rune('a'+i)), rep, off, at, 0, 20, 90, 10, "gw", at-0.5))
+		reqs = append(reqs, logged(rep, off, at, 0, 20, 90, 10, "gw", at-0.5))
 	}
 	d := data(reqs)
 	res, err := Answer(d, nil, Options{})
@@ -63,10 +70,10 @@ func TestAnswerClockOffsetsAndAsIs(t *testing.T) {
 // otherwise idle replica): the as-is replay gives none, so the model does
 // not fit, and the output predicts nothing — it says so.
 func TestAnswerDoesNotFitPredictsNothing(t *testing.T) {
-	var reqs []analyze.WhatIfRequest
+	var reqs []entry
 	for i := range 40 {
 		at := float64(i) * 1000
-		reqs = append(reqs, logged(string(rune('a'+i)), "r0", 0, at, 500, 20, 90, 10, "gw", at))
+		reqs = append(reqs, logged("r0", 0, at, 500, 20, 90, 10, "gw", at))
 	}
 	d := data(reqs)
 	d.Replicas[0].Queued = 40
@@ -96,18 +103,20 @@ func TestAnswerDoesNotFitPredictsNothing(t *testing.T) {
 
 // data is the WhatIfData the queries would give for reqs: the pool and
 // offsets rows, and a fit of no slowdown.
-func data(reqs []analyze.WhatIfRequest) *analyze.WhatIfData {
-	d := &analyze.WhatIfData{Dir: "synthetic", Requests: reqs}
+func data(entries []entry) *analyze.WhatIfData {
+	d := &analyze.WhatIfData{Dir: "synthetic"}
 	first := map[string]int64{}
 	n := map[string]int64{}
 	off := map[string]int64{}
-	for _, r := range reqs {
+	for _, e := range entries {
+		r := e.r
+		d.Requests = append(d.Requests, r)
 		if v, ok := first[r.Replica]; !ok || r.ArrNs < v {
 			first[r.Replica] = r.ArrNs
 		}
 		n[r.Replica]++
-		if v, ok := off[r.Replica]; !ok || r.ArrNs-*r.GatewayUpNs < v {
-			off[r.Replica] = r.ArrNs - *r.GatewayUpNs
+		if v, ok := off[r.Replica]; !ok || r.ArrNs-e.up < v {
+			off[r.Replica] = r.ArrNs - e.up
 		}
 	}
 	for _, rep := range []string{"r0", "r1"} {
@@ -126,10 +135,10 @@ func data(reqs []analyze.WhatIfRequest) *analyze.WhatIfData {
 // log missing), one whose server records give no arrival, and a model with
 // no replica the replay could place at all.
 func TestAnswerCoverage(t *testing.T) {
-	var reqs []analyze.WhatIfRequest
+	var reqs []entry
 	for i := range 40 {
 		at := float64(i) * 1000
-		reqs = append(reqs, logged(string(rune('a'+i)), "r0", 0, at, 0, 20, 90, 10, "gw", at))
+		reqs = append(reqs, logged("r0", 0, at, 0, 20, 90, 10, "gw", at))
 	}
 	d := data(reqs)
 	d.ServerRecords = map[string]int64{"m": 50, "other": 7}

@@ -168,24 +168,24 @@ func estimate(d *analyze.WhatIfData) (*Pool, []placed, error) {
 		rep := p.Replicas[ri]
 		j := Job{Arrival: w.ArrNs - int64(offsets[w.Replica].ns), Model: rep.Model, Replica: ri}
 		switch {
-		case w.TTFTMs == nil || w.PrefillMs == nil:
+		case math.IsNaN(w.TTFTMs) || math.IsNaN(w.PrefillMs):
 			// No first token: the whole model time is its service.
 			j.NoFirstToken = true
-			j.PrefillMs = val(w.ModelMs, val(w.E2EMs, 0)-val(w.QueueMs, 0))
+			j.PrefillMs = num(w.ModelMs, num(w.E2EMs, 0)-num(w.QueueMs, 0))
 		default:
-			j.PrefillMs = *w.PrefillMs / warmOf[i]
-			j.TTFTExtraMs = val(w.TTFTOverheadMs, 0)
-			j.E2EExtraMs = val(w.OverheadMs, 0)
-			if w.TPOTMs != nil {
+			j.PrefillMs = w.PrefillMs / warmOf[i]
+			j.TTFTExtraMs = num(w.TTFTOverheadMs, 0)
+			j.E2EExtraMs = num(w.OverheadMs, 0)
+			if !math.IsNaN(w.TPOTMs) {
 				b := 1 + float64(max(w.Batch, 1)-1)/(1-p.Missing[rep.Model])
-				j.BaseTPOTMs = *w.TPOTMs / (1 + rep.Slope*(b-1)) / warmOf[i]
+				j.BaseTPOTMs = w.TPOTMs / (1 + rep.Slope*(b-1)) / warmOf[i]
 				j.Tokens = int(w.OutputTokens - 1)
 			} else {
-				j.FixedDecodeMs = val(w.DecodeMs, 0) / warmOf[i]
+				j.FixedDecodeMs = num(w.DecodeMs, 0) / warmOf[i]
 			}
 		}
 		pl := placed{req: w, job: j, start: w.Start, model: rep.Model,
-			obsQueue: val(w.QueueMs, math.NaN()), obsTTFT: val(w.TTFTMs, math.NaN()), obsE2E: val(w.E2EMs, math.NaN())}
+			obsQueue: w.QueueMs, obsTTFT: w.TTFTMs, obsE2E: w.E2EMs}
 		jobs = append(jobs, pl)
 	}
 	p.Routing = routingEvidence(p, jobs)
@@ -225,6 +225,14 @@ func val(p *float64, def float64) float64 {
 		return def
 	}
 	return *p
+}
+
+// num is v, or def when v is NaN (unknown).
+func num(v, def float64) float64 {
+	if math.IsNaN(v) {
+		return def
+	}
+	return v
 }
 
 // slopeOf is the decode slowdown per further running request of the
@@ -303,7 +311,7 @@ func routingEvidence(p *Pool, jobs []placed) []RoutingEvidence {
 	var evs []ev
 	for i, pl := range jobs {
 		evs = append(evs, ev{t: pl.job.Arrival, arrival: true, job: i})
-		end := pl.job.Arrival + int64(math.Round(val(pl.req.E2EMs, 0)*1e6))
+		end := pl.job.Arrival + int64(math.Round(num(pl.req.E2EMs, 0)*1e6))
 		evs = append(evs, ev{t: end, job: i})
 	}
 	sort.SliceStable(evs, func(a, b int) bool {
@@ -401,11 +409,11 @@ func warmUps(p *Pool, d *analyze.WhatIfData, repIdx map[string]int, fits map[[2]
 		for k, i := range idx {
 			w := &d.Requests[i]
 			ratio[k] = math.NaN()
-			if w.TPOTMs == nil {
+			if math.IsNaN(w.TPOTMs) {
 				continue
 			}
 			b := 1 + float64(max(w.Batch, 1)-1)/(1-p.Missing[rep.Model])
-			ratio[k] = *w.TPOTMs / (*f.TPOTIntercept * (1 + rep.Slope*(b-1)))
+			ratio[k] = w.TPOTMs / (*f.TPOTIntercept * (1 + rep.Slope*(b-1)))
 			if w.Phase == "cold" && ratio[k] >= WarmSlow {
 				last = k
 			}
