@@ -39,7 +39,7 @@ type WhatIfData struct {
 type WhatIfRequest struct {
 	Model, Replica, UseCase, Phase string
 	Start                          *time.Time // requests.parquet's start, for the window
-	Completed                      bool
+	Completed, Streamed            bool
 	PromptTokens, OutputTokens     int64
 	ArrNs, SchedNs, EndNs          int64
 	Batch                          int64 // running on the replica when it was scheduled, itself included
@@ -170,7 +170,7 @@ func scanWhatIfRequests(ctx context.Context, db *sql.DB, d *WhatIfData) error {
 	rows, err := db.QueryContext(ctx, `SELECT model, replica, use_case, phase, start, completed,
 		prompt_tokens, output_tokens, arr_ns, sched_ns, end_ns, batch, gateway_host,
 		queue_ms, prefill_ms, decode_ms, model_ms, server_ttft_ms, server_e2e_ms,
-		server_overhead_ms, ttft_server_overhead_ms, tpot_ms
+		server_overhead_ms, ttft_server_overhead_ms, tpot_ms, streamed
 		FROM whatif_requests`)
 	if err != nil {
 		return fmt.Errorf("query whatif_requests: %w", err)
@@ -191,7 +191,7 @@ func scanWhatIfRequests(ctx context.Context, db *sql.DB, d *WhatIfData) error {
 		}
 		return math.NaN()
 	}
-	vals := make([]any, 22)
+	vals := make([]any, 23)
 	ptrs := make([]any, len(vals))
 	for i := range vals {
 		ptrs[i] = &vals[i]
@@ -216,6 +216,7 @@ func scanWhatIfRequests(ctx context.Context, db *sql.DB, d *WhatIfData) error {
 			TPOTMs: flt(vals[21]),
 		}
 		w.Completed, _ = vals[5].(bool)
+		w.Streamed, _ = vals[22].(bool)
 		d.Requests = append(d.Requests, w)
 	}
 	if err := rows.Err(); err != nil {

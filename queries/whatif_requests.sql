@@ -40,7 +40,7 @@ g AS (
     GROUP BY source_file, source_line HAVING count(*) = 1
 ),
 r AS (
-    SELECT r.request_id, r.model, coalesce(r.replica, s.host) AS replica, r.use_case, r.start, r.completed, r.phase,
+    SELECT r.request_id, r.model, coalesce(r.replica, s.host) AS replica, r.use_case, r.streamed, r.start, r.completed, r.phase,
         r.prompt_tokens, r.output_tokens,
         r.queue_ms, r.prefill_ms, r.decode_ms, r.model_ms,
         r.server_ttft_ms, r.server_e2e_ms, r.server_overhead_ms, r.ttft_server_overhead_ms,

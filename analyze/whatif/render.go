@@ -49,7 +49,17 @@ var mdTemplate = template.Must(template.New("whatif.md.tmpl").Funcs(template.Fun
 		}
 		return from.UTC().Format(time.RFC3339Nano) + " … " + to.UTC().Format(time.RFC3339Nano)
 	},
-	"slots": func(e ReplicaEvidence) int64 { return e.MaxBatch },
+	"slots":    func(e ReplicaEvidence) int64 { return e.MaxBatch },
+	"maxAdded": func() int { return ContractMaxAdded },
+	"added": func(c *ContractResult) string {
+		var parts []string
+		for m, n := range c.Added {
+			if n > 0 {
+				parts = append(parts, fmt.Sprintf("%s +%d replica(s)", c.Models[m], n))
+			}
+		}
+		return strings.Join(parts, ", ")
+	},
 	"slotsWhy": func(e ReplicaEvidence) string {
 		if e.SlotsBound {
 			return fmt.Sprintf("ran at most %d at once and never queued: a lower bound; the replay gives it its model's slots", e.MaxBatch)

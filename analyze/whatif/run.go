@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/analyze/contract"
 )
 
 // Tolerance is how far the as-is replay may land from the logged
@@ -35,6 +36,10 @@ type Options struct {
 	// replayed, so that the queue at its start is what came before).
 	Window    analyze.Window
 	Resources analyze.Resources
+	// Contract, when set, has the fewest replicas to add (on top of the
+	// changes) searched for, for its server queue, TTFT and E2E
+	// percentiles to hold (searchContract).
+	Contract *contract.Contract
 }
 
 // Change is one parsed change of a model's replicas or slots.
@@ -137,6 +142,7 @@ type Result struct {
 	Models     []ModelResult
 	Fits       bool // every model's as-is replay fits
 	Changed    bool // there is a change to predict
+	Contract   *ContractResult
 }
 
 // Run answers a what-if on the analyzed dir.
@@ -280,6 +286,17 @@ func Answer(d *analyze.WhatIfData, changes []Change, o Options) (*Result, error)
 		mr.Replicas, mr.Slots = countSlots(pool.Replicas, m)
 		mr.PredReplicas, mr.PredSlots = countSlots(reps, m)
 		res.Models = append(res.Models, mr)
+	}
+	if o.Contract != nil {
+		fits := make([]bool, len(pool.Models))
+		for m := range pool.Models {
+			fits[m] = res.Models[m].Fits
+		}
+		cp := policy
+		if cp == RouteObserved {
+			cp = RouteLeastLoaded
+		}
+		res.Contract = searchContract(o.Contract, pool, jobs, pred, reps, cp, fits, func(i int) bool { return inWindow(jobs[i].start, o.Window) })
 	}
 	// Models with requests but no replica the replay could place.
 	for _, name := range unplacedModels(d, pool) {

@@ -93,7 +93,8 @@ var docs = map[string]commandDoc{
 			"TTFT and E2E per model within 10% (or 5 ms), else the output says the model does not fit and predicts " +
 			"nothing for it. Then the pool with the changes: --replicas MODEL=N or MODEL=+N, --slots MODEL=N, " +
 			"--traffic X (the same requests, arriving X times as fast). Per model: logged, as-is replay and predicted " +
-			"P50/P95/P99, with n and window, then the pool's estimate and its evidence.",
+			"P50/P95/P99, with n and window, then the pool's estimate and its evidence. With --contract, the fewest " +
+			"replicas to add for its server queue, TTFT and E2E percentiles to hold, searched one replica at a time.",
 		args:    [][2]string{{"DIR", "an analyzed DIR (infertrace analyze DIR)"}},
 		example: "infertrace whatif out --replicas llama-3.1-70b=+1 --traffic 1.5",
 	},

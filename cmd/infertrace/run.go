@@ -52,7 +52,7 @@ var commands = []*command{
 	{"compare", "compare BASELINE_DIR TARGET_DIR | compare DIR --baseline SPEC --target SPEC [--by COLS] [--out DIR]", cmdCompare},
 	{"explain", "explain DIR [REQUEST_ID...] [--client X] [--region R] [--model M] [--from T] [--to T] [--out DIR]", cmdExplain},
 	// whatif (issue #15)
-	{"whatif", "whatif DIR [--replicas MODEL=N|+N] [--slots MODEL=N] [--traffic X] [--from T] [--to T] [--out DIR]", cmdWhatIf},
+	{"whatif", "whatif DIR [--replicas MODEL=N|+N] [--slots MODEL=N] [--traffic X] [--contract FILE] [--from T] [--to T] [--out DIR]", cmdWhatIf},
 	{"simulate", "simulate --out DIR [--requests N] [--seed S] [--formats vllm-otlp,gateway=envoy,gw-2=nginx,client=aiperf,...]", cmdSimulate},
 }
 

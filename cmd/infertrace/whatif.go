@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/analyze/contract"
 	"github.com/infertrace/infertrace/analyze/whatif"
 	"github.com/infertrace/infertrace/ingest"
 )
@@ -21,6 +22,7 @@ func cmdWhatIf(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&o.Traffic, "traffic", 1, "play the logged arrivals `X` times as fast (1.5: half as much traffic again, same requests)")
 	from := fs.String("from", "", "figures over the requests starting at or after `TIME` (RFC 3339, or HH:MM[:SS] UTC on the data's first day)")
 	to := fs.String("to", "", "figures over the requests starting before `TIME`")
+	contractFile := fs.String("contract", "", "search the fewest replicas to add for the server queue, TTFT and E2E percentiles of contract `FILE` (the report's TOML or YAML) to hold")
 	out := fs.String("out", "", "write whatif.md into this directory (default: print it)")
 	quiet := quietFlag(fs)
 	var rsf resourceFlags
@@ -37,6 +39,13 @@ func cmdWhatIf(ctx context.Context, e *env, args []string) error {
 	}
 	if o.Traffic <= 0 {
 		return usageErr("--traffic %v: want a factor more than 0", o.Traffic)
+	}
+	if *contractFile != "" {
+		c, err := contract.Load(*contractFile, analyze.SliceColumns)
+		if err != nil {
+			return err
+		}
+		o.Contract = c
 	}
 	res, err := rsf.resources()
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/analyze/contract"
 	"github.com/infertrace/infertrace/analyze/whatif"
 	"github.com/infertrace/infertrace/ingest/simulate"
 )
@@ -196,6 +198,30 @@ func TestWhatIfTestdata(t *testing.T) {
 		t.Errorf("whatif --from --to counts requests outside the window:\n%s", stdout)
 	}
 
+	// --contract: the fewest llama-3.1-70b replicas for chat's P95 server
+	// TTFT and rag-on-70b's P99 queue: three; with two added as the change,
+	// the search adds the third (two alone do not meet it).
+	cf := filepath.Join(t.TempDir(), "contract.toml")
+	if err := os.WriteFile(cf, []byte(whatifContract), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCLI(t, "whatif", out, "--contract", cf)
+	if code != 0 || !strings.Contains(stdout, "`: met with llama-3.1-70b +3 replica(s)") ||
+		!strings.Contains(stdout, "not judged: chat: client_ttft_ms is not a server queue, TTFT or E2E percentile the replay gives") {
+		t.Errorf("whatif --contract: exit %d\n%s%s", code, stdout, stderr)
+	}
+	c, err := contract.Load(cf, analyze.SliceColumns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := whatif.Run(context.Background(), out, whatif.Options{Replicas: []string{"llama-3.1-70b=+2"}, Contract: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Contract; !r.Met || r.Added[0] != 1 || r.Added[1] != 0 || r.Models[0] != "llama-3.1-70b" || len(r.Checks) != 2 {
+		t.Errorf("contract on top of +2: %+v, want met with one more llama-3.1-70b", r)
+	}
+
 	// Wrong words: exit 2 naming what is wrong; an unknown model: exit 1
 	// naming the models there are.
 	for _, c := range []struct {
@@ -216,3 +242,30 @@ func TestWhatIfTestdata(t *testing.T) {
 		}
 	}
 }
+
+const whatifContract = `
+[[use_case]]
+name = "chat"
+
+  [[use_case.constraint]]
+  metric = "server_ttft_ms"
+  percentile = 95
+  op = "<="
+  target = 3000
+
+  [[use_case.constraint]]
+  metric = "client_ttft_ms"
+  percentile = 95
+  op = "<="
+  target = 3000
+
+[[use_case]]
+name = "rag"
+match = { use_case = "rag", model = "llama-3.1-70b" }
+
+  [[use_case.constraint]]
+  metric = "queue_ms"
+  percentile = 99
+  op = "<="
+  target = 500
+`
