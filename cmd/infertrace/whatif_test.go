@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/analyze/contract"
@@ -18,18 +19,17 @@ import (
 
 // whatifConfig is the stack the what-if validation replays: queueing that
 // matters (3 slots per replica, llama-3.1-70b at about 60% of its
-// capacity, 90% at 1.5× the traffic), the late replica warming up, no
-// burst (--traffic plays a burst faster, so shorter: see README), no gateway
-// rate limit (a limit in front of the servers is outside the pool's
-// model), and FixedTraffic, so that a rerun with a changed pool serves the
-// same requests.
+// capacity, 90% at 1.5× the traffic, a burst of 1.3× for a minute), the
+// late replica warming up, no gateway rate limit (a limit in front of the
+// servers is outside the pool's model), and FixedTraffic, so that a rerun
+// with a changed pool serves the same requests.
 func whatifConfig(out string) simulate.Config {
 	cfg := simulate.DefaultConfig()
 	cfg.Out = out
 	cfg.Seed = 11
-	cfg.Requests = 20000
+	cfg.Requests = 10000
 	cfg.RatePerSecond = 4
-	cfg.BurstMultiplier = 1
+	cfg.BurstStart, cfg.BurstDuration, cfg.BurstMultiplier = 1200*time.Second, 60*time.Second, 1.3
 	cfg.MaxBatch = 3
 	cfg.RateLimitPerSecond = 0
 	cfg.FixedTraffic = true
@@ -88,19 +88,22 @@ func truthFigures(t *testing.T, simDir string) map[string][4]float64 {
 // TestWhatIfAgainstSimulatedTruth: whatif's predictions from one run's
 // logs against a rerun of the simulator with the change applied (same
 // seed, FixedTraffic: the same requests), for the three changes of issue
-// #15: 1.5× traffic (run A at 4 req/s → the 6 req/s run B), one more
-// replica of llama-3.1-70b (B → C) and one more slot per replica (B → D).
+// #15: 1.5× traffic (run A at 4 req/s → run B, the same requests at 6
+// req/s: its burst and its late replica's join 1.5× sooner, as --traffic
+// plays them), one more replica of llama-3.1-70b (B → C) and one more slot
+// per replica (B → D).
 // Each model's predicted P50 and P95 server queue and TTFT must land within
 // 15% (or 5 ms, for queues near 0) of the rerun's true ones
 // (truth.parquet), and the as-is replay of A and B must fit.
 func TestWhatIfAgainstSimulatedTruth(t *testing.T) {
 	if testing.Short() {
-		t.Skip("simulates, ingests and analyzes 50,000 requests")
+		t.Skip("simulates 40,000 requests, ingests and analyzes 20,000")
 	}
 	root := t.TempDir()
 	cfgA := whatifConfig(filepath.Join(root, "a"))
 	cfgB := cfgA
-	cfgB.Out, cfgB.RatePerSecond, cfgB.Requests = filepath.Join(root, "b"), cfgA.RatePerSecond*1.5, cfgA.Requests*3/2
+	cfgB.Out, cfgB.RatePerSecond = filepath.Join(root, "b"), cfgA.RatePerSecond*1.5
+	cfgB.BurstStart, cfgB.BurstDuration, cfgB.ColdJoinAt = cfgA.BurstStart*2/3, cfgA.BurstDuration*2/3, cfgA.ColdJoinAt*2/3
 	cfgC := cfgB
 	cfgC.Out, cfgC.ModelReplicas = filepath.Join(root, "c"), map[string]int{"llama-3.1-70b": cfgB.ReplicasPerModel + 1}
 	cfgD := cfgB
