@@ -472,13 +472,27 @@ func joinFindings(r *Result) []string {
 		}
 	}
 	for _, u := range r.Unjoined {
-		if u.Tier == "server" || u.NotJoined == 0 || tiers < 2 {
+		if u.NoKey > 0 {
+			out = append(out, noKeyFinding(u))
+		}
+		if u.Tier == "server" || u.NotJoined-u.NoKey == 0 || tiers < 2 {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%d of %d %s records of format %s joined no other tier (no request ID, response ID or trace that matched); each is a request of its own, never merged with another.",
-			u.NotJoined, u.Records, u.Tier, u.Format))
+			u.NotJoined-u.NoKey, u.Records-u.NoKey, u.Tier, u.Format))
 	}
 	return out
+}
+
+// noKeyFinding says why gateway records with no request ID, no trace ID and
+// no start (NGINX's combined format) join nothing, in no request.
+func noKeyFinding(u UnjoinedRows) string {
+	if u.Format == "nginx" {
+		return fmt.Sprintf("%s of format nginx carry no request ID and no duration: NGINX's combined format logs neither, only $time_local, the second the response ended. They cannot join the other tiers: not by ID, and not by time either, since without the request's start or duration every request that ended within the same second (give or take the clock offset, which the ends alone bound only to a second) fits, and a match would give no gateway time anyway (no gateway E2E, network or application without a start). They are counted here and are in no request; to join them, log $http_x_request_id with $msec, $request_time and $upstream_response_time (--nginx-format).",
+			plural(u.NoKey, "gateway record", "gateway records"))
+	}
+	return fmt.Sprintf("%s of format %s carry no request ID, no trace ID and no start: they can join nothing and hold no duration, so they are counted here and are in no request.",
+		plural(u.NoKey, "gateway record", "gateway records"), u.Format)
 }
 
 func formatFindings(r *Result) []string {
@@ -534,8 +548,10 @@ func joinGaps(r *Result) []string {
 		switch {
 		case f.MatchPool > 0:
 			why = tgiWhy(r, f)
+		case u.Format == "ollama-gin":
+			why = "Ollama's GIN access lines log no request ID and no instant (a local time without a zone, to the second), so they cannot be matched by time; Ollama's final JSON objects (ollama-json) can"
 		case f.WithID == 0:
-			why = fmt.Sprintf("%s logs no request ID that the other tiers know (TensorRT-LLM's executor IDs, Triton's ensemble children), and only TGI records are matched by time", u.Format)
+			why = fmt.Sprintf("%s logs no request ID that the other tiers know (TensorRT-LLM's executor IDs, Triton's ensemble children), and only TGI and Ollama JSON records (an end and a duration logged) are matched by time", u.Format)
 		default:
 			why = "their request IDs match no client or gateway record: the gateway may not forward X-Request-Id to the server (or the server rewrote it), or the logs cover different time ranges"
 		}
@@ -545,27 +561,31 @@ func joinGaps(r *Result) []string {
 	return out
 }
 
-// tgiWhy says why TGI records were not matched by time.
+// tgiWhy says why TGI (or Ollama JSON) records were not matched by time.
 func tgiWhy(r *Result, f ServerFormat) string {
+	sys := "TGI"
+	if f.Format == "ollama-json" {
+		sys = "Ollama"
+	}
 	if r.Coverage.Gateway == 0 {
-		return "TGI logs no request ID, and there is no gateway log to match its records to by time"
+		return sys + " logs no request ID, and there is no gateway log to match its records to by time"
 	}
 	spans := int64(0)
 	var lost []string
 	for _, h := range r.TGIHosts {
 		spans = h.GatewaySpans
-		if h.Matched == 0 && h.Records > 0 {
+		if h.Matched == 0 && h.Records > 0 && h.Format == f.Format {
 			lost = append(lost, fmt.Sprintf("%s (%d)", h.Host, h.Records))
 		}
 	}
 	if spans == 0 {
-		return "TGI logs no request ID, and no gateway record logs both ends of a span (upstream start and end, or start and end) to match it by time"
+		return sys + " logs no request ID, and no gateway record logs both ends of a span (upstream start and end, or start and end) to match it by time"
 	}
 	var parts []string
 	if len(lost) > 0 {
-		parts = append(parts, fmt.Sprintf("no clock offset to a gateway host could be estimated for TGI host %s, so none of its records was matched (fewer than 3 of its records agree in duration with a gateway record logged within 60 s of them: the gateway did not see its traffic, or the clocks are further apart)", strings.Join(lost, ", ")))
+		parts = append(parts, fmt.Sprintf("no clock offset to a gateway host could be estimated for "+sys+" host %s, so none of its records was matched (fewer than 3 of its records agree in duration with a gateway record logged within 60 s of them: the gateway did not see its traffic, or the clocks are further apart)", strings.Join(lost, ", ")))
 	}
-	if rest := f.MatchPool - f.ByTime - lostRecords(r); rest > 0 {
+	if rest := f.MatchPool - f.ByTime - lostRecords(r, f.Format); rest > 0 {
 		parts = append(parts, fmt.Sprintf("%d found no gateway record within the tolerance once the clock offset was removed (the gateway did not log those requests, or spent far longer than usual on them before or after the upstream call)", rest))
 	}
 	if len(parts) == 0 {
@@ -574,11 +594,12 @@ func tgiWhy(r *Result, f ServerFormat) string {
 	return strings.Join(parts, "; ")
 }
 
-// lostRecords counts the TGI rows of hosts none of whose rows matched.
-func lostRecords(r *Result) int64 {
+// lostRecords counts the rows of format (tgi, ollama-json) of hosts none of
+// whose rows matched.
+func lostRecords(r *Result, format string) int64 {
 	var n int64
 	for _, h := range r.TGIHosts {
-		if h.Matched == 0 {
+		if h.Matched == 0 && h.Format == format {
 			n += h.Records
 		}
 	}

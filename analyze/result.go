@@ -193,9 +193,10 @@ type ServerFormat struct {
 // TGIHost says how the TGI rows of one host (replica label, else log file)
 // were matched by time (queries/tgi_hosts.sql): Records distinct rows that
 // could be matched, Matched of them matched, GatewaySpans the gateway
-// records a match could use.
+// records a match could use. Format is the host's format: tgi, or
+// ollama-json, whose rows are matched the same way.
 type TGIHost struct {
-	Host                           string
+	Host, Format                   string
 	Records, Matched, GatewaySpans int64
 }
 
@@ -225,6 +226,9 @@ type UnjoinedRows struct {
 	Tier, Format string
 	Records      int64
 	NotJoined    int64
+	// NoKey counts the gateway rows, among NotJoined, with no request ID,
+	// no trace ID and no start (NGINX's combined format): in no request.
+	NoKey int64
 }
 
 // Phase holds the figures of one phase: cold start, burst or steady state

@@ -260,6 +260,7 @@ func unjoined(ctx context.Context, db *sql.DB) ([]UnjoinedRows, error) {
 			Format:    asString(r["format"]),
 			Records:   asInt(r["records"]),
 			NotJoined: asInt(r["not_joined"]),
+			NoKey:     asInt(r["no_key"]),
 		})
 	}
 	return out, nil
@@ -274,6 +275,7 @@ func tgiHosts(ctx context.Context, db *sql.DB) ([]TGIHost, error) {
 	for _, r := range rows {
 		out = append(out, TGIHost{
 			Host:         asString(r["host"]),
+			Format:       asString(r["format"]),
 			Records:      asInt(r["records"]),
 			Matched:      asInt(r["matched"]),
 			GatewaySpans: asInt(r["gateway_spans"]),

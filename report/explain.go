@@ -121,7 +121,7 @@ func newWaterfall(r analyze.ExplainedRequest) (waterfall, bool) {
 
 // tgiByTime is said of the server's offset when its record was matched
 // by time: the offsets rest on records joined by ID only.
-const tgiByTime = "none: its record was matched to the gateway's by time (TGI logs no request ID), and a record matched by time gets no clock offset, so its boxes are not drawn; its components still come from its own durations"
+const tgiByTime = "none: its record was matched to the gateway's by time (TGI and Ollama log no request ID), and a record matched by time gets no clock offset, so its boxes are not drawn; its components still come from its own durations"
 
 func fmtOffset(o analyze.Offset) string {
 	if o.Ms == nil {

@@ -25,7 +25,7 @@ func TestRenderExplainSliceAndTGI(t *testing.T) {
 		if format == "html" {
 			s = html.UnescapeString(s)
 		}
-		if n := strings.Count(s, "matched to the gateway's by time (TGI logs no request ID)"); n != 1 {
+		if n := strings.Count(s, "matched to the gateway's by time (TGI and Ollama log no request ID)"); n != 1 {
 			t.Errorf("%s: the by-time note appears %d times, want once (request a only)", format, n)
 		}
 		for _, want := range []string{"Slice: the requests of the same region (region=eu)", "Slice: the requests of the same region (region=us)"} {

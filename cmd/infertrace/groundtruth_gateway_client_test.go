@@ -47,7 +47,7 @@ import (
 //
 // NGINX logs when the response is sent and measures the upstream from
 // its own start, so the reader places the upstream's end at the log write
-// (see ingest/nginx.go): what the gateway spent after the upstream
+// (see ingest/formats/nginx.go): what the gateway spent after the upstream
 // finished (flushing, 0.3–1.5 ms here) is counted in ttft_application
 // rather than ttft_network. So for nginx rows the expected
 // ttft_application is the gateway's whole time less the server's
