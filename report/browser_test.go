@@ -21,6 +21,8 @@ import (
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/analyze/contract"
 	"github.com/infertrace/infertrace/ingest"
+	// The input formats, which ingest knows only once they are loaded.
+	_ "github.com/infertrace/infertrace/ingest/formats"
 )
 
 // chromium is Debian's binary, which .ci/run installs when it is missing.
@@ -282,8 +284,12 @@ func contractResult(t *testing.T) *analyze.Result {
 	if _, err := ingest.Run(ctx, opt); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := analyze.Run(ctx, out); err != nil {
+	st, err := analyze.Run(ctx, out)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if st.Coverage.Requests != 1000 {
+		t.Fatalf("the bundled data gave %d requests, want 1000", st.Coverage.Requests)
 	}
 	c, err := contract.Load("../testdata/contract/contract.toml", analyze.SliceColumns)
 	if err != nil {
