@@ -86,6 +86,9 @@ type ExplainComponent struct {
 	Value              *float64
 	SliceN             int64
 	SliceP50, SliceP95 *float64
+	// SliceSmall: the slice's P50, P95 from too few samples
+	// (pct_too_small): "n too small", and nothing is called above it.
+	SliceSmall [2]bool
 }
 
 // Span is one box of the waterfall: [StartMs, EndMs] after the gateway's
@@ -289,6 +292,7 @@ func explained(ctx context.Context, db *sql.DB, by []string) ([]ExplainedRequest
 			e.Components = append(e.Components, ExplainComponent{
 				Metric: asString(c["metric"]), Value: asFloat(c["value"]), SliceN: asInt(c["slice_n"]),
 				SliceP50: asFloat(c["slice_p50"]), SliceP95: asFloat(c["slice_p95"]),
+				SliceSmall: [2]bool{c["slice_p50_small"] == true, c["slice_p95_small"] == true},
 			})
 		}
 		out = append(out, e)

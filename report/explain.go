@@ -141,11 +141,12 @@ func newExplainView(ex *analyze.Explanation) *explainView {
 			rv.Status = fmt.Sprint(*r.Status)
 		}
 		for _, c := range r.Components {
-			row := explainCompRow{Name: explainNames[c.Metric], Value: fmtMs(c.Value), P50: fmtMs(c.SliceP50), P95: fmtMs(c.SliceP95), N: c.SliceN}
+			row := explainCompRow{Name: explainNames[c.Metric], Value: fmtMs(c.Value), P50: shownValue(c.SliceP50, c.SliceSmall[0]), P95: shownValue(c.SliceP95, c.SliceSmall[1]), N: c.SliceN}
 			if row.Name == "" {
 				row.Name = c.Metric
 			}
-			row.AboveP95 = c.Value != nil && c.SliceP95 != nil && *c.Value > *c.SliceP95
+			// Never above a P95 its slice's sample cannot support.
+			row.AboveP95 = c.Value != nil && c.SliceP95 != nil && !c.SliceSmall[1] && *c.Value > *c.SliceP95
 			if row.AboveP95 {
 				rv.Hot = append(rv.Hot, strings.TrimSpace(row.Name))
 			}
