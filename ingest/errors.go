@@ -122,6 +122,8 @@ func noRowsError(format string, units int64) string {
 	hint := "is it another format? Name it as FORMAT:GLOB"
 	if format == "tgi" { // TGI's JSON reader given its default text output
 		hint = "is this TGI's text output?"
+	} else if format == "nginx" { // a real log in the predefined format
+		hint = "NGINX's combined format logs no request ID, so no line can be joined: log $http_x_request_id (see the README's log_format), or name another format as FORMAT:GLOB"
 	}
 	return fmt.Sprintf("0 of %d lines were %s records: %s", units, format, hint)
 }
