@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +31,9 @@ type Request struct {
 	AbortAt    time.Duration
 	// Base overrides the load's base URL for this request.
 	Base string
+	// Prefill > 0 asks the server for that prefill time instead of its
+	// own (the X-Stack-Prefill-Ms header, a knob of this test server).
+	Prefill time.Duration
 }
 
 // ClientTruth is what the client measured, on its host's clock (wall
@@ -110,6 +114,9 @@ func send(ctx context.Context, hc *http.Client, base string, r Request) ClientTr
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Request-Id", r.ID)
+	if r.Prefill > 0 {
+		req.Header.Set("X-Stack-Prefill-Ms", strconv.FormatInt(r.Prefill.Milliseconds(), 10))
+	}
 	ct.Start = time.Now()
 	resp, err := hc.Do(req)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -135,9 +136,13 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		prompt += len(m) / 4 // a length, never the text
 	}
 
+	prefill := s.cfg.Prefill
+	if v, err := strconv.Atoi(r.Header.Get("X-Stack-Prefill-Ms")); err == nil && v > 0 && v < 10000 {
+		prefill = time.Duration(v) * time.Millisecond
+	}
 	s.slots <- struct{}{} // the queue: wait for a free slot
 	t.Scheduled = time.Now()
-	time.Sleep(s.cfg.Prefill)
+	time.Sleep(prefill)
 	t.FirstToken = time.Now()
 
 	fl, _ := w.(http.Flusher)
