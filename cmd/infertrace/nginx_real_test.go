@@ -70,6 +70,12 @@ func TestNginxRealByHand(t *testing.T) {
 		t.Errorf("report.md does not say %q", want)
 	}
 
+	// explain says so for the one request.
+	if code, stdout, stderr := runCLI(t, "explain", out, "req-abort-1"); code != 0 ||
+		!strings.Contains(stdout, "Aborted: the client left before the response ended, and the server worked 69.1 ms after it left (wasted).") {
+		t.Errorf("explain req-abort-1: exit %d, no aborted line:\n%s%s", code, stdout, stderr)
+	}
+
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		t.Fatal(err)
