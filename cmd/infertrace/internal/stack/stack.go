@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -64,7 +65,14 @@ func RunScenario(ctx context.Context, dir string, sc Scenario) (*Run, error) {
 	if sc.Auth {
 		nc.Auth = srv.Addr
 	}
-	ng, err := StartNginx(filepath.Join(dir, "nginx"), nc)
+	// The ports are picked free, then bound by nginx: another process may
+	// take one between; try again with others.
+	var ng *Nginx
+	for range 3 {
+		if ng, err = StartNginx(filepath.Join(dir, "nginx"), nc); err == nil || !strings.Contains(err.Error(), "Address already in use") {
+			break
+		}
+	}
 	if err != nil {
 		srv.Stop(ctx)
 		col.Close()
