@@ -283,6 +283,7 @@ func ids(cs []ClientTruth, keep func(ClientTruth) bool) []string {
 func network(r row) sql.NullFloat64     { return r.Network }
 func application(r row) sql.NullFloat64 { return r.Application }
 func ttftNetwork(r row) sql.NullFloat64 { return r.TTFTNetwork }
+func ttftApp(r row) sql.NullFloat64     { return r.TTFTApplication }
 func queue(r row) sql.NullFloat64       { return r.Queue }
 
 // steady is n requests, one every gap, alternately streamed and not, of
@@ -311,6 +312,9 @@ func TestStackHappyPath(t *testing.T) {
 	all := ids(run.Clients, nil)
 	checkRecovered(t, "network_ms", rows, all, network, zero)
 	checkRecovered(t, "application_ms", rows, all, application, zero)
+	streamed := ids(run.Clients, func(c ClientTruth) bool { return c.Stream })
+	checkBounded(t, "ttft_network_ms", rows, streamed, ttftNetwork, zero, tol, 0)
+	checkBounded(t, "ttft_application_ms", rows, streamed, ttftApp, zero, tol, 0)
 	noAnomaly(t, rows, all)
 	dominantIs(t, res, "model")
 
@@ -396,10 +400,14 @@ func TestStackSlowAuth(t *testing.T) {
 	if len(run.Auth) != len(all) {
 		t.Fatalf("the auth endpoint was called for %d of %d requests", len(run.Auth), len(all))
 	}
-	checkRecovered(t, "application_ms", rows, all, application, func(id string) float64 {
+	authMs := func(id string) float64 {
 		a := run.Auth[id]
 		return ms(a.End.Sub(a.Start))
-	})
+	}
+	checkRecovered(t, "application_ms", rows, all, application, authMs)
+	// The auth step comes before forwarding: all of it is before the first
+	// token too.
+	checkBounded(t, "ttft_application_ms", rows, ids(run.Clients, func(c ClientTruth) bool { return c.Stream }), ttftApp, authMs, tol, 0)
 	checkRecovered(t, "network_ms", rows, all, network, zero)
 	noAnomaly(t, rows, all)
 	dominantIs(t, res, "application")
