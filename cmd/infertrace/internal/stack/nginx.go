@@ -44,6 +44,10 @@ type NginxConfig struct {
 	// GET /auth; every request to the JSON-logging server waits for its
 	// answer first (auth_request), as a gateway's authentication step does.
 	Auth string
+	// Failing, when set, is a first upstream server that fails: NGINX
+	// sends it every other request (round robin) and passes the request on
+	// to Upstream when it answers 502 (proxy_next_upstream, POST included).
+	Failing string
 }
 
 // Nginx is a running NGINX.
@@ -71,7 +75,7 @@ http {
   scgi_temp_path {{.Dir}}/tmp/scgi;
   access_log off;
   {{.LogFormat}}
-  upstream llm { server {{.Upstream}}; keepalive 32; }
+  upstream llm { {{if .Failing}}server {{.Failing}} max_fails=0; {{end}}server {{.Upstream}}; keepalive 32; }
   server {
     listen {{.Addr}};
     access_log {{.Dir}}/access.jsonl llm;
@@ -82,7 +86,8 @@ http {
       proxy_set_header Connection "";
       proxy_buffering off;
       proxy_set_header X-Request-Id $http_x_request_id;
-    }
+{{if .Failing}}      proxy_next_upstream error timeout http_502 non_idempotent;
+{{end}}    }
 {{if .Auth}}    location = /auth {
       internal;
       proxy_pass http://{{.Auth}}/auth;
@@ -159,7 +164,7 @@ func StartNginx(dir string, cfg NginxConfig) (*Nginx, error) {
 	}
 	var conf bytes.Buffer
 	if err := nginxConf.Execute(&conf, map[string]any{
-		"Dir": dir, "LogFormat": LogFormat, "Upstream": cfg.Upstream, "Auth": cfg.Auth,
+		"Dir": dir, "LogFormat": LogFormat, "Upstream": cfg.Upstream, "Auth": cfg.Auth, "Failing": cfg.Failing,
 		"Addr": addr, "CombinedAddr": comb,
 	}); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -27,6 +28,10 @@ type ServerConfig struct {
 	Prefill, PerToken time.Duration
 	// AuthDelay is how long GET /auth takes to answer 200.
 	AuthDelay time.Duration
+	// FailDelay > 0 starts a second, failing upstream on FailAddr: it
+	// answers every chat request 502 after FailDelay, as a replica that is
+	// going down does.
+	FailDelay time.Duration
 	// Replica names the server (resource service.instance.id).
 	Replica string
 	// Collector is the OTLP/HTTP traces endpoint the spans are exported to.
@@ -45,7 +50,7 @@ type ServerTruth struct {
 	Stream     bool
 }
 
-// AuthTruth is one call of the auth endpoint.
+// AuthTruth is one call of the auth endpoint (or of the failing upstream).
 type AuthTruth struct {
 	ID         string
 	Start, End time.Time
@@ -53,16 +58,20 @@ type AuthTruth struct {
 
 // Server is the OpenAI-compatible inference server.
 type Server struct {
-	Addr  string
-	cfg   ServerConfig
-	slots chan struct{}
-	srv   *http.Server
-	tp    *sdktrace.TracerProvider
-	tr    trace.Tracer
+	Addr string
+	// FailAddr is the failing upstream's address (ServerConfig.FailDelay).
+	FailAddr string
+	cfg      ServerConfig
+	slots    chan struct{}
+	srv      *http.Server
+	tp       *sdktrace.TracerProvider
+	tr       trace.Tracer
 
 	mu    sync.Mutex
 	truth map[string]*ServerTruth
 	auth  map[string]*AuthTruth
+	fails map[string]*AuthTruth
+	fsrv  *http.Server
 	wg    sync.WaitGroup
 }
 
@@ -100,13 +109,47 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	}
 	s := &Server{Addr: l.Addr().String(), cfg: cfg, slots: make(chan struct{}, cfg.Slots), tp: tp,
 		tr:    tp.Tracer("vllm.llm_engine"),
-		truth: map[string]*ServerTruth{}, auth: map[string]*AuthTruth{}}
+		truth: map[string]*ServerTruth{}, auth: map[string]*AuthTruth{}, fails: map[string]*AuthTruth{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("GET /auth", s.authz)
 	s.srv = &http.Server{Handler: mux}
 	go s.srv.Serve(l)
+	if cfg.FailDelay > 0 {
+		fl, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			s.srv.Close()
+			return nil, err
+		}
+		s.FailAddr = fl.Addr().String()
+		fmux := http.NewServeMux()
+		fmux.HandleFunc("POST /v1/chat/completions", s.fail)
+		s.fsrv = &http.Server{Handler: fmux}
+		go s.fsrv.Serve(fl)
+	}
 	return s, nil
+}
+
+func (s *Server) fail(w http.ResponseWriter, r *http.Request) {
+	a := &AuthTruth{ID: r.Header.Get("X-Request-Id"), Start: time.Now()}
+	io.Copy(io.Discard, r.Body)
+	time.Sleep(s.cfg.FailDelay)
+	http.Error(w, "upstream unavailable", http.StatusBadGateway)
+	a.End = time.Now()
+	s.mu.Lock()
+	s.fails[a.ID] = a
+	s.mu.Unlock()
+}
+
+// Fails returns the failing upstream's record of each request it failed.
+func (s *Server) Fails() map[string]AuthTruth {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]AuthTruth, len(s.fails))
+	for k, v := range s.fails {
+		out[k] = *v
+	}
+	return out
 }
 
 func (s *Server) authz(w http.ResponseWriter, r *http.Request) {
@@ -255,5 +298,8 @@ func (s *Server) Drain(d time.Duration) error {
 func (s *Server) Stop(ctx context.Context) error {
 	err := s.tp.Shutdown(ctx)
 	s.srv.Close()
+	if s.fsrv != nil {
+		s.fsrv.Close()
+	}
 	return err
 }

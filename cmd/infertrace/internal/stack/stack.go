@@ -33,6 +33,8 @@ type Run struct {
 	CombinedClients                            []ClientTruth
 	Server                                     map[string]ServerTruth
 	Auth                                       map[string]AuthTruth
+	// Fails are the failing upstream's first attempts, by request ID.
+	Fails map[string]AuthTruth
 }
 
 // RunScenario starts the stack in dir, sends the load, stops everything
@@ -61,7 +63,7 @@ func RunScenario(ctx context.Context, dir string, sc Scenario) (*Run, error) {
 		col.Close()
 		return nil, err
 	}
-	nc := NginxConfig{Upstream: srv.Addr}
+	nc := NginxConfig{Upstream: srv.Addr, Failing: srv.FailAddr}
 	if sc.Auth {
 		nc.Auth = srv.Addr
 	}
@@ -103,7 +105,7 @@ func RunScenario(ctx context.Context, dir string, sc Scenario) (*Run, error) {
 	errs = append(errs, srv.Stop(sctx))
 	cancel()
 	errs = append(errs, col.Close(), WriteAIPerf(run.Client, run.Clients))
-	run.Server, run.Auth = srv.Truth(), srv.Auth()
+	run.Server, run.Auth, run.Fails = srv.Truth(), srv.Auth(), srv.Fails()
 	if err := errors.Join(errs...); err != nil {
 		return run, fmt.Errorf("stack: %w", err)
 	}

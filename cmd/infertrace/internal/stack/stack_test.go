@@ -500,21 +500,68 @@ func clientOf(run *Run, id string) ClientTruth {
 
 // gatewayStatus reads $status by $http_x_request_id from the llm log.
 func gatewayStatus(t *testing.T, path string) map[string]int {
+	out := map[string]int{}
+	for id, l := range gatewayLines(t, path) {
+		out[id] = l.Status
+	}
+	return out
+}
+
+// gatewayLine is the part of an llm log line the tests read.
+type gatewayLine struct {
+	ID             string `json:"x_request_id"`
+	Status         int    `json:"status"`
+	UpstreamStatus string `json:"upstream_status"`
+}
+
+// gatewayLines reads the llm log by $http_x_request_id.
+func gatewayLines(t *testing.T, path string) map[string]gatewayLine {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]int{}
+	out := map[string]gatewayLine{}
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var v struct {
-			ID     string `json:"x_request_id"`
-			Status int    `json:"status"`
-		}
+		var v gatewayLine
 		if err := json.Unmarshal([]byte(line), &v); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		out[v.ID] = v.Status
+		out[v.ID] = v
 	}
 	return out
+}
+
+// TestStackRetry: NGINX's upstream group holds a failing replica before
+// the good one; round robin sends it every other request, which it answers
+// 502 after 200 ms, and NGINX passes the request on (proxy_next_upstream).
+// The log lists both attempts ("a, b", "502, 200"); infertrace takes the
+// last attempt's times, so the failed attempt is the gateway's time before
+// forwarding: application time, recovered per request against the failing
+// replica's own record, and named in the findings. The other requests
+// keep an application time near zero.
+func TestStackRetry(t *testing.T) {
+	run := runStack(t, Scenario{Server: ServerConfig{Slots: 8, FailDelay: 200 * time.Millisecond}, Requests: steady("retry", 40, 15*time.Millisecond)})
+	res, rows := pipeline(t, run)
+	checkJoined(t, run, rows)
+	checkExact(t, run, rows)
+	retried := ids(run.Clients, func(c ClientTruth) bool { _, ok := run.Fails[c.ID]; return ok })
+	direct := ids(run.Clients, func(c ClientTruth) bool { _, ok := run.Fails[c.ID]; return !ok })
+	if len(retried) < 10 || len(direct) < 10 {
+		t.Fatalf("%d requests went to the failing replica first, %d straight to the good one: want about half each", len(retried), len(direct))
+	}
+	lines := gatewayLines(t, run.Gateway)
+	for _, id := range retried {
+		if l := lines[id]; l.Status != 200 || l.UpstreamStatus != "502, 200" {
+			t.Errorf("%s: NGINX logged status %d, upstream_status %q; want 200, \"502, 200\"", id, l.Status, l.UpstreamStatus)
+		}
+	}
+	checkRecovered(t, "application_ms", rows, retried, application, func(id string) float64 {
+		a := run.Fails[id]
+		return ms(a.End.Sub(a.Start))
+	})
+	checkRecovered(t, "application_ms", rows, direct, application, zero)
+	checkRecovered(t, "network_ms", rows, ids(run.Clients, nil), network, zero)
+	noAnomaly(t, rows, ids(run.Clients, nil))
+	dominantIs(t, res, "application")
 }
