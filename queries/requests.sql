@@ -183,8 +183,8 @@
 --                    and prefill + decode (or inference) into model_ms.
 --   network + application + queue + model = client_e2e when all tiers exist
 --   (server_overhead cancels: it is added to application and taken out of
---   model), except for a request whose server outlived the gateway (see
---   aborted below): its network and application are NULL.
+--   model), except for an aborted request (see aborted below): its network
+--   (and, where the server outlived the gateway, application) is NULL.
 -- Time to first token, in ms:
 --   client_ttft_ms      = client_ttft
 --   server_ttft_ms      = server_ttft
@@ -278,7 +278,8 @@
 --   the raw log line of a request.
 -- aborted: the client left before the response ended: the client or the
 --   gateway logged status 499 (NGINX's "client closed request", AIPerf's
---   cancelled requests), or the server outlived the tier in front of it:
+--   cancelled requests), the gateway Envoy's response flag DC (downstream
+--   connection termination), or the server outlived the tier in front of it:
 --   its E2E exceeds the gateway's last upstream span (upstream_end -
 --   upstream_start; else the gateway's E2E; without a gateway record the
 --   client's E2E) by more than 5 ms (NGINX's ms times and its cached clock
@@ -290,7 +291,11 @@
 --   ttft_network_ms and ttft_application_ms are NULL: the gateway's and
 --   the server's durations end at different moments, and their difference
 --   is no time of either tier (it would be a negative application time).
---   queue_ms and model_ms stay: the model's time includes the waste.
+--   When the gateway saw the client leave (499, DC), network_ms is NULL:
+--   the gateway's record ends when it noticed, or when it finished the
+--   response for nobody, not when the client left, so client_e2e -
+--   gateway_e2e is no network time (it came out negative). queue_ms and
+--   model_ms stay: the model's time includes the waste.
 -- wasted_ms: for an aborted request with a server record, the server's
 --   time after the client left, >= 0: server_e2e + (gateway upstream_start
 --   - gateway start) - client_e2e (on the gateway's timeline, the server
@@ -878,6 +883,7 @@ j AS (
         coalesce(c.status, g.status, s.status) AS status,
         c.status AS c_status,
         g.status AS g_status,
+        g.response_flags AS g_flags,
         coalesce(s.prompt_tokens, c.prompt_tokens) AS prompt_tokens,
         coalesce(s.output_tokens, c.output_tokens) AS output_tokens,
         c.client,
@@ -942,14 +948,17 @@ o AS (
         sv_ttft - sv_queue - prefill_ns               AS sv_ttft_overhead,
         -- The server ran on after the tier in front of it had ended (see
         -- aborted in the header).
-        coalesce(sv_e2e - coalesce(g_upstream, g_e2e, cl_e2e) > 5000000, false) AS outlived
+        coalesce(sv_e2e - coalesce(g_upstream, g_e2e, cl_e2e) > 5000000, false) AS outlived,
+        -- The gateway saw its client leave: 499, or Envoy's DC flag.
+        coalesce(g_status = 499, false)
+            OR coalesce(list_contains(string_split(g_flags, ','), 'DC'), false) AS left_gateway
     FROM m
 ),
 -- Cross-tier components, still in integer nanoseconds.
 k AS (
     SELECT *,
-        coalesce(c_status = 499, false) OR coalesce(g_status = 499, false) OR outlived AS aborted,
-        CASE WHEN NOT outlived THEN cl_e2e - g_e2e END AS network_ns,
+        coalesce(c_status = 499, false) OR left_gateway OR outlived AS aborted,
+        CASE WHEN NOT outlived AND NOT left_gateway THEN cl_e2e - g_e2e END AS network_ns,
         CASE WHEN NOT outlived THEN g_e2e - sv_e2e + coalesce(sv_overhead, 0) END AS application_ns,
         CASE WHEN sv_overhead IS NOT NULL THEN sv_work
              ELSE coalesce(sv_e2e - sv_queue, s_model, inference_ns) END AS model_ns,
