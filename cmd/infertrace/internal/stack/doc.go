@@ -5,8 +5,9 @@
 //	  → [delaying TCP proxy, when a scenario adds network delay]
 //	  → NGINX (Debian's nginx, run unprivileged from a generated nginx.conf:
 //	    proxy_buffering off, X-Request-Id forwarded, the escape=json "llm"
-//	    log_format, a second server block logging "combined", and an
-//	    optional auth_request to a slow local endpoint)
+//	    log_format, a second server block logging "combined", an optional
+//	    auth_request to a slow local endpoint, and an optional failing
+//	    replica ahead of the good one, which NGINX retries past)
 //	  → inference server (Go, OpenAI chat/completions with SSE streaming,
 //	    a fixed number of slots with a real queue in front of them, sleeps
 //	    for prefill and each decoded token; it records vLLM's llm_request
