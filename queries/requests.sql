@@ -302,7 +302,8 @@
 --   ends upstream_start + server_e2e after its start and the client left
 --   client_e2e after it: short by the request's one-way network delay),
 --   else server_e2e - the gateway's upstream span (else its E2E), else
---   server_e2e - client_e2e. NULL for requests not aborted.
+--   server_e2e - client_e2e. NULL for requests not aborted, and for those
+--   that never reached the server.
 -- anomaly: the reasons (joined with '; ') why a row is suspect: a tier's own
 --   times out of order, a negative duration a tier logged, a negative
 --   server overhead, or a cross-tier component below -1 ms (the coarsest
@@ -1042,7 +1043,7 @@ SELECT
     ttft_model_ns / 1e6       AS ttft_model_ms,
     ttft_prefill_ns / 1e6     AS ttft_prefill_ms,
     sv_ttft_overhead / 1e6    AS ttft_server_overhead_ms,
-    CASE WHEN aborted THEN greatest(coalesce(sv_e2e + g_pre - cl_e2e, sv_e2e - coalesce(g_upstream, g_e2e),
+    CASE WHEN aborted AND sv_e2e IS NOT NULL THEN greatest(coalesce(sv_e2e + g_pre - cl_e2e, sv_e2e - coalesce(g_upstream, g_e2e),
                                              sv_e2e - cl_e2e), 0) / 1e6 END AS wasted_ms,
     CASE WHEN streamed IS TRUE AND cl_stream > 0 AND received_tokens > 1
          THEN (received_tokens - 1) / (cl_stream / 1e9) END AS tps_user,

@@ -138,3 +138,40 @@ func TestNginxRealByHand(t *testing.T) {
 		check(id, "wasted_ms", r.wasted, null)
 	}
 }
+
+// TestAbortedBeforeTheServer: a client that left before the gateway
+// forwarded its request (both log 499; no server record) is aborted, and
+// cost the server nothing it logged: wasted_ms NULL, not 0, and no network
+// time (the gateway's record ends when it noticed).
+func TestAbortedBeforeTheServer(t *testing.T) {
+	dir := t.TempDir()
+	client := filepath.Join(dir, "client.jsonl")
+	gateway := filepath.Join(dir, "gateway.jsonl")
+	if err := os.WriteFile(client, []byte(`{"request_id":"r1","start":"2026-12-01T10:00:00.000Z","end":"2026-12-01T10:00:00.005Z","status":499,"error":"client aborted","streamed":true}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gateway, []byte(`{"request_id":"r1","start":"2026-12-01T10:00:00.001Z","end":"2026-12-01T10:00:00.007Z","status":499}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if code, stdout, stderr := runCLI(t, "ingest", "--client", "native:"+client, "--gateway", "native:"+gateway, "--out", out); code != 0 {
+		t.Fatalf("ingest: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := runCLI(t, "analyze", out); code != 0 {
+		t.Fatalf("analyze: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var aborted bool
+	var wasted, network sql.NullFloat64
+	if err := db.QueryRow(`SELECT aborted, wasted_ms, network_ms FROM read_parquet(?) WHERE request_id = 'r1'`,
+		filepath.Join(out, "requests.parquet")).Scan(&aborted, &wasted, &network); err != nil {
+		t.Fatal(err)
+	}
+	if !aborted || wasted.Valid || network.Valid {
+		t.Errorf("aborted %v, wasted_ms %v, network_ms %v; want true, NULL, NULL", aborted, wasted, network)
+	}
+}
