@@ -43,6 +43,44 @@ const (
 	perToken = 4 * time.Millisecond
 )
 
+// attempt is one run of a scenario: its hard failures go to T; a median
+// beyond its tolerance goes to noisy, as the shared cores' noise (another
+// package's tests, a busy machine) can put it there for one run.
+type attempt struct {
+	*testing.T
+	noisy []string
+}
+
+func (a *attempt) noise(format string, args ...any) {
+	a.noisy = append(a.noisy, fmt.Sprintf(format, args...))
+}
+
+// attempts bounds how often a scenario runs when its medians are noisy.
+const attempts = 3
+
+// scenario runs body, again (up to attempts runs in all) while only its
+// medians miss their tolerance and nothing else failed; they fail the test
+// when the last run misses them too. Each run is a new stack and new logs.
+func scenario(t *testing.T, body func(a *attempt)) {
+	for i := 1; ; i++ {
+		a := &attempt{T: t}
+		body(a)
+		if len(a.noisy) == 0 || t.Failed() {
+			for _, m := range a.noisy {
+				t.Error(m)
+			}
+			return
+		}
+		if i == attempts {
+			for _, m := range a.noisy {
+				t.Errorf("%s (in each of %d runs)", m, attempts)
+			}
+			return
+		}
+		t.Logf("run %d of at most %d: a median missed its tolerance, running the scenario again:\n%s", i, attempts, strings.Join(a.noisy, "\n"))
+	}
+}
+
 // runStack runs sc, or skips the test when nginx is not installed.
 func runStack(t *testing.T, sc Scenario) *Run {
 	t.Helper()
@@ -195,19 +233,19 @@ func checkExact(t *testing.T, run *Run, rows map[string]row) {
 // more than tol below its truth (the stack's noise only adds time: a
 // descheduled process, a new connection), and the median of value − truth
 // must be within tol. It returns that median.
-func checkRecovered(t *testing.T, what string, rows map[string]row, ids []string, get func(row) sql.NullFloat64, truth func(id string) float64) float64 {
+func checkRecovered(t *attempt, what string, rows map[string]row, ids []string, get func(row) sql.NullFloat64, truth func(id string) float64) float64 {
 	return checkWithin(t, what, rows, ids, get, truth, tol)
 }
 
 // checkWithin is checkRecovered with the median's bound given.
-func checkWithin(t *testing.T, what string, rows map[string]row, ids []string, get func(row) sql.NullFloat64, truth func(id string) float64, within float64) float64 {
+func checkWithin(t *attempt, what string, rows map[string]row, ids []string, get func(row) sql.NullFloat64, truth func(id string) float64, within float64) float64 {
 	return checkBounded(t, what, rows, ids, get, truth, within, 1)
 }
 
 // checkBounded is checkWithin for a measure that noise moves up (sign 1:
 // none may fall more than tol below its truth) or down (sign −1: none may
 // rise more than tol above it), or either way (sign 0: the median only).
-func checkBounded(t *testing.T, what string, rows map[string]row, ids []string, get func(row) sql.NullFloat64, truth func(id string) float64, within, sign float64) float64 {
+func checkBounded(t *attempt, what string, rows map[string]row, ids []string, get func(row) sql.NullFloat64, truth func(id string) float64, within, sign float64) float64 {
 	t.Helper()
 	var diffs []float64
 	for _, id := range ids {
@@ -228,7 +266,7 @@ func checkBounded(t *testing.T, what string, rows map[string]row, ids []string, 
 	sort.Float64s(diffs)
 	med := diffs[len(diffs)/2]
 	if math.Abs(med) > within {
-		t.Errorf("%s: median of value − truth is %+.2f ms over %d requests, want within ±%.0f ms", what, med, len(diffs), within)
+		t.noise("%s: median of value − truth is %+.2f ms over %d requests, want within ±%.0f ms", what, med, len(diffs), within)
 	}
 	t.Logf("%s: value − truth median %+.2f ms, min %+.2f, max %+.2f (n=%d)", what, med, diffs[0], diffs[len(diffs)-1], len(diffs))
 	return med
@@ -304,33 +342,36 @@ func steady(prefix string, n int, gap time.Duration) []Request {
 // The second server block's combined log is read line for line: it has no
 // request ID, so each line is a reject that says so.
 func TestStackHappyPath(t *testing.T) {
-	run := runStack(t, Scenario{Server: ServerConfig{Slots: 8}, Requests: steady("ok", 60, 10*time.Millisecond),
-		Combined: steady("comb", 5, 10*time.Millisecond)})
-	res, rows := pipeline(t, run)
-	checkJoined(t, run, rows)
-	checkExact(t, run, rows)
-	all := ids(run.Clients, nil)
-	checkRecovered(t, "network_ms", rows, all, network, zero)
-	checkRecovered(t, "application_ms", rows, all, application, zero)
-	streamed := ids(run.Clients, func(c ClientTruth) bool { return c.Stream })
-	checkBounded(t, "ttft_network_ms", rows, streamed, ttftNetwork, zero, tol, 0)
-	checkBounded(t, "ttft_application_ms", rows, streamed, ttftApp, zero, tol, 0)
-	noAnomaly(t, rows, all)
-	dominantIs(t, res, "model")
+	scenario(t, func(a *attempt) {
+		t := a.T
+		run := runStack(t, Scenario{Server: ServerConfig{Slots: 8}, Requests: steady("ok", 60, 10*time.Millisecond),
+			Combined: steady("comb", 5, 10*time.Millisecond)})
+		res, rows := pipeline(t, run)
+		checkJoined(t, run, rows)
+		checkExact(t, run, rows)
+		all := ids(run.Clients, nil)
+		checkRecovered(a, "network_ms", rows, all, network, zero)
+		checkRecovered(a, "application_ms", rows, all, application, zero)
+		streamed := ids(run.Clients, func(c ClientTruth) bool { return c.Stream })
+		checkBounded(a, "ttft_network_ms", rows, streamed, ttftNetwork, zero, tol, 0)
+		checkBounded(a, "ttft_application_ms", rows, streamed, ttftApp, zero, tol, 0)
+		noAnomaly(t, rows, all)
+		dominantIs(t, res, "model")
 
-	out := filepath.Join(t.TempDir(), "combined")
-	var log strings.Builder
-	m, err := ingest.Run(context.Background(), ingest.Options{Out: out, Workers: 1, Log: &log, Inputs: []ingest.Input{{Tier: ingest.Gateway, Pattern: run.Combined}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Two requests in one second with the same status and size give the
-	// same combined line, which ingest takes for a log shipper's duplicate.
-	if f := m.Files[0]; f.Format != "nginx" || f.Lines != 5 || f.Rows != 0 || f.Rejected+f.Duplicates != 5 || f.Rejected == 0 ||
-		!strings.Contains(log.String(), "request_id or http_x_request_id: missing required field") {
-		t.Errorf("combined log: format %s, %d lines, %d rows, %d rejected, %d duplicates; want nginx, 5, 0, 5 rejected or duplicates for want of a request ID:\n%s",
-			f.Format, f.Lines, f.Rows, f.Rejected, f.Duplicates, log.String())
-	}
+		out := filepath.Join(t.TempDir(), "combined")
+		var log strings.Builder
+		m, err := ingest.Run(context.Background(), ingest.Options{Out: out, Workers: 1, Log: &log, Inputs: []ingest.Input{{Tier: ingest.Gateway, Pattern: run.Combined}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Two requests in one second with the same status and size give the
+		// same combined line, which ingest takes for a log shipper's duplicate.
+		if f := m.Files[0]; f.Format != "nginx" || f.Lines != 5 || f.Rows != 0 || f.Rejected+f.Duplicates != 5 || f.Rejected == 0 ||
+			!strings.Contains(log.String(), "request_id or http_x_request_id: missing required field") {
+			t.Errorf("combined log: format %s, %d lines, %d rows, %d rejected, %d duplicates; want nginx, 5, 0, 5 rejected or duplicates for want of a request ID:\n%s",
+				f.Format, f.Lines, f.Rows, f.Rejected, f.Duplicates, log.String())
+		}
+	})
 }
 
 // TestStackQueueBurst: a burst of 30 requests at once on 2 slots, after a
@@ -338,53 +379,59 @@ func TestStackHappyPath(t *testing.T) {
 // and application stay small beside it (no queueing leaks into them), and
 // the findings name queueing.
 func TestStackQueueBurst(t *testing.T) {
-	reqs := steady("trickle", 10, 60*time.Millisecond)
-	for i := range 30 {
-		reqs = append(reqs, Request{ID: fmt.Sprintf("burst-%03d", i), At: 700 * time.Millisecond, Stream: i%2 == 0, Tokens: 6})
-	}
-	run := runStack(t, Scenario{Server: ServerConfig{Slots: 2}, Requests: reqs})
-	res, rows := pipeline(t, run)
-	checkJoined(t, run, rows)
-	checkExact(t, run, rows)
-	burst := ids(run.Clients, func(c ClientTruth) bool { return strings.HasPrefix(c.ID, "burst-") })
-	checkRecovered(t, "queue_ms", rows, burst, queue, func(id string) float64 {
-		s := run.Server[id]
-		return ms(s.Scheduled.Sub(s.Arrival))
+	scenario(t, func(a *attempt) {
+		t := a.T
+		reqs := steady("trickle", 10, 60*time.Millisecond)
+		for i := range 30 {
+			reqs = append(reqs, Request{ID: fmt.Sprintf("burst-%03d", i), At: 700 * time.Millisecond, Stream: i%2 == 0, Tokens: 6})
+		}
+		run := runStack(t, Scenario{Server: ServerConfig{Slots: 2}, Requests: reqs})
+		res, rows := pipeline(t, run)
+		checkJoined(t, run, rows)
+		checkExact(t, run, rows)
+		burst := ids(run.Clients, func(c ClientTruth) bool { return strings.HasPrefix(c.ID, "burst-") })
+		checkRecovered(a, "queue_ms", rows, burst, queue, func(id string) float64 {
+			s := run.Server[id]
+			return ms(s.Scheduled.Sub(s.Arrival))
+		})
+		var maxQ float64
+		for _, id := range burst {
+			maxQ = math.Max(maxQ, rows[id].Queue.Float64)
+		}
+		// 30 requests of 35 ms on 2 slots: the last waits about 14 × 35 ms.
+		if maxQ < 14*35-tol {
+			t.Errorf("longest queue %.1f ms, want about %d ms: the burst did not queue", maxQ, 14*35)
+		}
+		// Thirty connections opened at once cost NGINX and the server's HTTP
+		// layer a few ms each (application: the hop before the server's
+		// arrival): not queueing, and far below it.
+		checkWithin(a, "network_ms", rows, burst, network, zero, 15)
+		checkWithin(a, "application_ms", rows, burst, application, zero, 15)
+		dominantIs(t, res, "queue")
 	})
-	var maxQ float64
-	for _, id := range burst {
-		maxQ = math.Max(maxQ, rows[id].Queue.Float64)
-	}
-	// 30 requests of 35 ms on 2 slots: the last waits about 14 × 35 ms.
-	if maxQ < 14*35-tol {
-		t.Errorf("longest queue %.1f ms, want about %d ms: the burst did not queue", maxQ, 14*35)
-	}
-	// Thirty connections opened at once cost NGINX and the server's HTTP
-	// layer a few ms each (application: the hop before the server's
-	// arrival): not queueing, and far below it.
-	checkWithin(t, "network_ms", rows, burst, network, zero, 15)
-	checkWithin(t, "application_ms", rows, burst, application, zero, 15)
-	dominantIs(t, res, "queue")
 }
 
 // TestStackNetworkDelay: every byte from the clients to NGINX held 200 ms
 // by a delaying proxy. Network time recovers the 200 ms, in E2E and in
 // TTFT; application and queue stay near zero; the findings name network.
 func TestStackNetworkDelay(t *testing.T) {
-	const delay = 200 * time.Millisecond
-	run := runStack(t, Scenario{Server: ServerConfig{Slots: 8}, NetDelay: delay, Requests: steady("net", 40, 15*time.Millisecond)})
-	res, rows := pipeline(t, run)
-	checkJoined(t, run, rows)
-	checkExact(t, run, rows)
-	all := ids(run.Clients, nil)
-	d := func(string) float64 { return ms(delay) }
-	checkRecovered(t, "network_ms", rows, all, network, d)
-	// The TTFT split puts all of the gateway's own time before the first
-	// token (see noAnomaly): noise moves ttft_network_ms either way.
-	checkBounded(t, "ttft_network_ms", rows, ids(run.Clients, func(c ClientTruth) bool { return c.Stream }), ttftNetwork, d, tol, 0)
-	checkRecovered(t, "application_ms", rows, all, application, zero)
-	noAnomaly(t, rows, all)
-	dominantIs(t, res, "network")
+	scenario(t, func(a *attempt) {
+		t := a.T
+		const delay = 200 * time.Millisecond
+		run := runStack(t, Scenario{Server: ServerConfig{Slots: 8}, NetDelay: delay, Requests: steady("net", 40, 15*time.Millisecond)})
+		res, rows := pipeline(t, run)
+		checkJoined(t, run, rows)
+		checkExact(t, run, rows)
+		all := ids(run.Clients, nil)
+		d := func(string) float64 { return ms(delay) }
+		checkRecovered(a, "network_ms", rows, all, network, d)
+		// The TTFT split puts all of the gateway's own time before the first
+		// token (see noAnomaly): noise moves ttft_network_ms either way.
+		checkBounded(a, "ttft_network_ms", rows, ids(run.Clients, func(c ClientTruth) bool { return c.Stream }), ttftNetwork, d, tol, 0)
+		checkRecovered(a, "application_ms", rows, all, application, zero)
+		noAnomaly(t, rows, all)
+		dominantIs(t, res, "network")
+	})
 }
 
 // TestStackSlowAuth: NGINX asks a slow auth endpoint (auth_request) before
@@ -392,25 +439,28 @@ func TestStackNetworkDelay(t *testing.T) {
 // own duration, per request, as the endpoint measured it; network stays
 // near zero; the findings name application.
 func TestStackSlowAuth(t *testing.T) {
-	run := runStack(t, Scenario{Server: ServerConfig{Slots: 8, AuthDelay: 200 * time.Millisecond}, Auth: true, Requests: steady("auth", 40, 15*time.Millisecond)})
-	res, rows := pipeline(t, run)
-	checkJoined(t, run, rows)
-	checkExact(t, run, rows)
-	all := ids(run.Clients, nil)
-	if len(run.Auth) != len(all) {
-		t.Fatalf("the auth endpoint was called for %d of %d requests", len(run.Auth), len(all))
-	}
-	authMs := func(id string) float64 {
-		a := run.Auth[id]
-		return ms(a.End.Sub(a.Start))
-	}
-	checkRecovered(t, "application_ms", rows, all, application, authMs)
-	// The auth step comes before forwarding: all of it is before the first
-	// token too.
-	checkBounded(t, "ttft_application_ms", rows, ids(run.Clients, func(c ClientTruth) bool { return c.Stream }), ttftApp, authMs, tol, 0)
-	checkRecovered(t, "network_ms", rows, all, network, zero)
-	noAnomaly(t, rows, all)
-	dominantIs(t, res, "application")
+	scenario(t, func(a *attempt) {
+		t := a.T
+		run := runStack(t, Scenario{Server: ServerConfig{Slots: 8, AuthDelay: 200 * time.Millisecond}, Auth: true, Requests: steady("auth", 40, 15*time.Millisecond)})
+		res, rows := pipeline(t, run)
+		checkJoined(t, run, rows)
+		checkExact(t, run, rows)
+		all := ids(run.Clients, nil)
+		if len(run.Auth) != len(all) {
+			t.Fatalf("the auth endpoint was called for %d of %d requests", len(run.Auth), len(all))
+		}
+		authMs := func(id string) float64 {
+			a := run.Auth[id]
+			return ms(a.End.Sub(a.Start))
+		}
+		checkRecovered(a, "application_ms", rows, all, application, authMs)
+		// The auth step comes before forwarding: all of it is before the first
+		// token too.
+		checkBounded(a, "ttft_application_ms", rows, ids(run.Clients, func(c ClientTruth) bool { return c.Stream }), ttftApp, authMs, tol, 0)
+		checkRecovered(a, "network_ms", rows, all, network, zero)
+		noAnomaly(t, rows, all)
+		dominantIs(t, res, "application")
+	})
 }
 
 // TestStackClientAbort: some clients leave mid-stream (after 3 of 30
@@ -423,76 +473,89 @@ func TestStackSlowAuth(t *testing.T) {
 // (server end − client leave, one clock here); the other requests keep
 // their split.
 func TestStackClientAbort(t *testing.T) {
-	reqs := steady("ok", 20, 20*time.Millisecond)
-	for i := range 8 {
-		reqs = append(reqs, Request{ID: fmt.Sprintf("abort-mid-%03d", i), At: time.Duration(i)*45*time.Millisecond + 5*time.Millisecond, Stream: true, Tokens: 30, AbortAfter: 3})
-	}
-	for i := range 2 {
-		reqs = append(reqs, Request{ID: fmt.Sprintf("abort-early-%03d", i), At: time.Duration(i)*150*time.Millisecond + 7*time.Millisecond, Stream: true, Tokens: 10, Prefill: 300 * time.Millisecond, AbortAt: 100 * time.Millisecond})
-	}
-	run := runStack(t, Scenario{Server: ServerConfig{Slots: 8}, Requests: reqs})
-	res, rows := pipeline(t, run)
-	checkJoined(t, run, rows)
-	checkExact(t, run, rows)
+	scenario(t, func(a *attempt) {
+		t := a.T
+		reqs := steady("ok", 20, 20*time.Millisecond)
+		for i := range 8 {
+			reqs = append(reqs, Request{ID: fmt.Sprintf("abort-mid-%03d", i), At: time.Duration(i)*45*time.Millisecond + 5*time.Millisecond, Stream: true, Tokens: 30, AbortAfter: 3})
+		}
+		for i := range 2 {
+			reqs = append(reqs, Request{ID: fmt.Sprintf("abort-early-%03d", i), At: time.Duration(i)*150*time.Millisecond + 7*time.Millisecond, Stream: true, Tokens: 10, Prefill: 300 * time.Millisecond, AbortAt: 100 * time.Millisecond})
+		}
+		run := runStack(t, Scenario{Server: ServerConfig{Slots: 8}, Requests: reqs})
+		res, rows := pipeline(t, run)
+		checkJoined(t, run, rows)
+		checkExact(t, run, rows)
 
-	// What NGINX logged for them.
-	status := gatewayStatus(t, run.Gateway)
-	left := ids(run.Clients, func(c ClientTruth) bool { return c.Aborted })
-	if len(left) != 10 {
-		t.Fatalf("%d clients left, want 10", len(left))
-	}
-	for _, id := range left {
-		want := 200
-		if strings.HasPrefix(id, "abort-early-") {
-			want = 499
+		// What NGINX logged for them.
+		status := gatewayStatus(t, run.Gateway)
+		left := ids(run.Clients, func(c ClientTruth) bool { return c.Aborted })
+		if len(left) != 10 {
+			t.Fatalf("%d clients left, want 10", len(left))
 		}
-		if status[id] != want {
-			t.Errorf("%s: NGINX logged status %d, want %d", id, status[id], want)
-		}
-		r := rows[id]
-		if !r.Aborted.Valid || !r.Aborted.Bool {
-			t.Errorf("%s: aborted = %v, want true", id, r.Aborted)
-		}
-		// Its client and gateway ended at different moments (the abort,
-		// NGINX's noticing it): no network time, whichever way NGINX
-		// logged it.
-		if r.Network.Valid {
-			t.Errorf("%s: network_ms = %.2f ms, want NULL for an aborted request", id, r.Network.Float64)
-		}
-		for _, c := range []struct {
-			what string
-			v    sql.NullFloat64
-		}{{"application_ms", r.Application}, {"ttft_network_ms", r.TTFTNetwork}, {"ttft_application_ms", r.TTFTApplication}} {
-			if c.v.Valid && c.v.Float64 < -1 {
-				t.Errorf("%s: %s = %.2f ms: an aborted request's time is never negative", id, c.what, c.v.Float64)
+		for _, id := range left {
+			want := 200
+			if strings.HasPrefix(id, "abort-early-") {
+				want = 499
+			}
+			if status[id] != want {
+				t.Errorf("%s: NGINX logged status %d, want %d", id, status[id], want)
+			}
+			r := rows[id]
+			if !r.Aborted.Valid || !r.Aborted.Bool {
+				t.Errorf("%s: aborted = %v, want true", id, r.Aborted)
+			}
+			// Its client and gateway ended at different moments (the abort,
+			// NGINX's noticing it): no network time, whichever way NGINX
+			// logged it.
+			if r.Network.Valid {
+				t.Errorf("%s: network_ms = %.2f ms, want NULL for an aborted request", id, r.Network.Float64)
+			}
+			for _, c := range []struct {
+				what string
+				v    sql.NullFloat64
+			}{{"application_ms", r.Application}, {"ttft_network_ms", r.TTFTNetwork}, {"ttft_application_ms", r.TTFTApplication}} {
+				if c.v.Valid && c.v.Float64 < -1 {
+					t.Errorf("%s: %s = %.2f ms: an aborted request's time is never negative", id, c.what, c.v.Float64)
+				}
 			}
 		}
-	}
-	// wasted_ms places the client's leave on the gateway's timeline, so it
-	// is short by the request's way from the client to NGINX and on to the
-	// server: noise moves it down.
-	checkBounded(t, "wasted_ms", rows, left, func(r row) sql.NullFloat64 { return r.Wasted }, func(id string) float64 {
-		return ms(run.Server[id].End.Sub(clientOf(run, id).End))
-	}, tol, -1)
-	kept := ids(run.Clients, func(c ClientTruth) bool { return !c.Aborted })
-	for _, id := range kept {
-		if r := rows[id]; !r.Aborted.Valid || r.Aborted.Bool || r.Wasted.Valid {
-			t.Errorf("%s: aborted = %v, wasted_ms = %v; want false and NULL", id, r.Aborted, r.Wasted)
+		// wasted_ms places the client's leave on the gateway's timeline, so it
+		// is short by the request's way from the client to NGINX and on to the
+		// server: noise moves it down.
+		// A client that left before NGINX forwarded its request cost the
+		// server nothing: no wasted_ms.
+		var served []string
+		for _, id := range left {
+			if _, ok := run.Server[id]; ok {
+				served = append(served, id)
+			} else if w := rows[id].Wasted; w.Valid {
+				t.Errorf("%s: never reached the server, wasted_ms = %.2f ms, want NULL", id, w.Float64)
+			}
 		}
-	}
-	checkRecovered(t, "network_ms", rows, kept, network, zero)
-	checkRecovered(t, "application_ms", rows, kept, application, zero)
-	noAnomaly(t, rows, kept)
-	found := false
-	for _, f := range res.Findings {
-		if strings.HasPrefix(f, "10 requests were aborted") && strings.Contains(f, "wasted_ms") {
-			t.Logf("finding: %s", f)
-			found = true
+		checkBounded(a, "wasted_ms", rows, served, func(r row) sql.NullFloat64 { return r.Wasted }, func(id string) float64 {
+			return ms(run.Server[id].End.Sub(clientOf(run, id).End))
+		}, tol, -1)
+		kept := ids(run.Clients, func(c ClientTruth) bool { return !c.Aborted })
+		for _, id := range kept {
+			if r := rows[id]; !r.Aborted.Valid || r.Aborted.Bool || r.Wasted.Valid {
+				t.Errorf("%s: aborted = %v, wasted_ms = %v; want false and NULL", id, r.Aborted, r.Wasted)
+			}
 		}
-	}
-	if !found {
-		t.Errorf("no finding reports the 10 aborted requests and their wasted work:\n%s", strings.Join(res.Findings, "\n"))
-	}
+		checkRecovered(a, "network_ms", rows, kept, network, zero)
+		checkRecovered(a, "application_ms", rows, kept, application, zero)
+		noAnomaly(t, rows, kept)
+		found := false
+		for _, f := range res.Findings {
+			if strings.HasPrefix(f, "10 requests were aborted") && strings.Contains(f, "wasted_ms") {
+				t.Logf("finding: %s", f)
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no finding reports the 10 aborted requests and their wasted work:\n%s", strings.Join(res.Findings, "\n"))
+		}
+	})
 }
 
 func clientOf(run *Run, id string) ClientTruth {
@@ -547,27 +610,30 @@ func gatewayLines(t *testing.T, path string) map[string]gatewayLine {
 // replica's own record, and named in the findings. The other requests
 // keep an application time near zero.
 func TestStackRetry(t *testing.T) {
-	run := runStack(t, Scenario{Server: ServerConfig{Slots: 8, FailDelay: 200 * time.Millisecond}, Requests: steady("retry", 40, 15*time.Millisecond)})
-	res, rows := pipeline(t, run)
-	checkJoined(t, run, rows)
-	checkExact(t, run, rows)
-	retried := ids(run.Clients, func(c ClientTruth) bool { _, ok := run.Fails[c.ID]; return ok })
-	direct := ids(run.Clients, func(c ClientTruth) bool { _, ok := run.Fails[c.ID]; return !ok })
-	if len(retried) < 10 || len(direct) < 10 {
-		t.Fatalf("%d requests went to the failing replica first, %d straight to the good one: want about half each", len(retried), len(direct))
-	}
-	lines := gatewayLines(t, run.Gateway)
-	for _, id := range retried {
-		if l := lines[id]; l.Status != 200 || l.UpstreamStatus != "502, 200" {
-			t.Errorf("%s: NGINX logged status %d, upstream_status %q; want 200, \"502, 200\"", id, l.Status, l.UpstreamStatus)
+	scenario(t, func(a *attempt) {
+		t := a.T
+		run := runStack(t, Scenario{Server: ServerConfig{Slots: 8, FailDelay: 200 * time.Millisecond}, Requests: steady("retry", 40, 15*time.Millisecond)})
+		res, rows := pipeline(t, run)
+		checkJoined(t, run, rows)
+		checkExact(t, run, rows)
+		retried := ids(run.Clients, func(c ClientTruth) bool { _, ok := run.Fails[c.ID]; return ok })
+		direct := ids(run.Clients, func(c ClientTruth) bool { _, ok := run.Fails[c.ID]; return !ok })
+		if len(retried) < 10 || len(direct) < 10 {
+			t.Fatalf("%d requests went to the failing replica first, %d straight to the good one: want about half each", len(retried), len(direct))
 		}
-	}
-	checkRecovered(t, "application_ms", rows, retried, application, func(id string) float64 {
-		a := run.Fails[id]
-		return ms(a.End.Sub(a.Start))
+		lines := gatewayLines(t, run.Gateway)
+		for _, id := range retried {
+			if l := lines[id]; l.Status != 200 || l.UpstreamStatus != "502, 200" {
+				t.Errorf("%s: NGINX logged status %d, upstream_status %q; want 200, \"502, 200\"", id, l.Status, l.UpstreamStatus)
+			}
+		}
+		checkRecovered(a, "application_ms", rows, retried, application, func(id string) float64 {
+			a := run.Fails[id]
+			return ms(a.End.Sub(a.Start))
+		})
+		checkRecovered(a, "application_ms", rows, direct, application, zero)
+		checkRecovered(a, "network_ms", rows, ids(run.Clients, nil), network, zero)
+		noAnomaly(t, rows, ids(run.Clients, nil))
+		dominantIs(t, res, "application")
 	})
-	checkRecovered(t, "application_ms", rows, direct, application, zero)
-	checkRecovered(t, "network_ms", rows, ids(run.Clients, nil), network, zero)
-	noAnomaly(t, rows, ids(run.Clients, nil))
-	dominantIs(t, res, "application")
 }
