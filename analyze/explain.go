@@ -61,11 +61,15 @@ type ExplainedRequest struct {
 	ServerRecords                  int64
 	ClientSource, GatewaySource    string
 	ServerSource, Anomaly          string
-	ClientHost, GatewayHost        string
-	ServerHost                     string
-	ClientOffset, ServerOffset     Offset
-	Components                     []ExplainComponent // E2E, its components and split, then TTFT's
-	Spans                          []Span             // the waterfall, on the gateway's clock
+	// Aborted: the client left before the response ended; WastedMs is
+	// the server's time after it left (requests.parquet's wasted_ms).
+	Aborted                    bool
+	WastedMs                   *float64
+	ClientHost, GatewayHost    string
+	ServerHost                 string
+	ClientOffset, ServerOffset Offset
+	Components                 []ExplainComponent // E2E, its components and split, then TTFT's
+	Spans                      []Span             // the waterfall, on the gateway's clock
 
 	// Slice is the requests it is set against, "model=m, use_case=u";
 	// ServerJoin how its server record joined ("id", or "time" for a TGI
@@ -249,7 +253,8 @@ func explained(ctx context.Context, db *sql.DB, by []string) ([]ExplainedRequest
 			Concurrency: asIntPtr(r["concurrency"]), QueueDepth: asIntPtr(r["queue_depth"]),
 			ClientRecords: asInt(r["client_records"]), GatewayRecords: asInt(r["gateway_records"]), ServerRecords: asInt(r["server_records"]),
 			ClientSource: asString(r["client_source"]), GatewaySource: asString(r["gateway_source"]), ServerSource: asString(r["server_source"]),
-			Anomaly:    asString(r["anomaly"]),
+			Anomaly: asString(r["anomaly"]),
+			Aborted: r["aborted"] == true, WastedMs: asFloat(r["wasted_ms"]),
 			ClientHost: asString(r["client_host"]), GatewayHost: asString(r["gateway_host"]), ServerHost: asString(r["server_host"]),
 			ClientOffset: Offset{Ms: asFloat(r["client_offset_ms"]), UncertaintyMs: asFloat(r["client_offset_uncertainty_ms"]), Bounds: asInt(r["client_offset_bounds"])},
 			ServerOffset: Offset{Ms: asFloat(r["server_offset_ms"]), UncertaintyMs: asFloat(r["server_offset_uncertainty_ms"]), Bounds: asInt(r["server_offset_bounds"])},

@@ -193,6 +193,7 @@ func dataFindings(r *Result) []string {
 	if r.Anomalous > 0 {
 		out = append(out, fmt.Sprintf("%s anomalous (a tier's own times out of order or a negative component); kept, and counted by reason under Anomalies.", plural(r.Anomalous, "request is", "requests are")))
 	}
+	out = append(out, abortedFindings(r)...)
 	if r.Retried > 0 {
 		out = append(out, fmt.Sprintf("%s more than one distinct record on a tier (retries reusing the ID); the latest attempt on that tier's clock is used.", plural(r.Retried, "request ID has", "request IDs have")))
 	}

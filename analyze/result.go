@@ -303,6 +303,8 @@ type Result struct {
 	Anomalous    int64
 	Anomalies    []ReasonCount
 	Retried      int64
+	// Aborted: the requests whose client left before the response ended.
+	Aborted Aborted
 	// Joins says how each pair of tiers joined, in path order; Unjoined,
 	// per tier and format, the records that joined no other tier.
 	Joins    []JoinPair

@@ -139,6 +139,9 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if res.TGIHosts, err = tgiHosts(ctx, db); err != nil {
 		return nil, err
 	}
+	if res.Aborted, err = aborted(ctx, db); err != nil {
+		return nil, err
+	}
 	if res.Anomalies, err = anomalies(ctx, db); err != nil {
 		return nil, err
 	}

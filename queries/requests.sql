@@ -209,8 +209,10 @@
 --                    into model_ms.
 --   network + application + queue + model = client_e2e when all tiers exist
 --   (server_overhead and load cancel: they are added to application and
---   taken out of model). Where the queue is inside the load (Ollama),
---   queue_ms is NULL and network + application + model = client_e2e.
+--   taken out of model), except for an aborted request (see aborted below):
+--   its network (and, where the server outlived the gateway, application)
+--   is NULL. Where the queue is inside the load (Ollama), queue_ms is NULL
+--   and network + application + model = client_e2e.
 -- Time to first token, in ms:
 --   client_ttft_ms      = client_ttft
 --   server_ttft_ms      = server_ttft
@@ -308,10 +310,41 @@
 -- client_source, gateway_source, server_source: 'file:line' of the kept
 --   record on each tier (NULL without a record or a source file), to find
 --   the raw log line of a request.
+-- aborted: the client left before the response ended: the client or the
+--   gateway logged status 499 (NGINX's "client closed request", AIPerf's
+--   cancelled requests), the gateway Envoy's response flag DC (downstream
+--   connection termination), or the server outlived the tier in front of it:
+--   its E2E exceeds the gateway's last upstream span (upstream_end -
+--   upstream_start; else the gateway's E2E; without a gateway record the
+--   client's E2E) by more than 5 ms (NGINX's ms times and its cached clock
+--   stay well within that). A real NGINX logs a client that leaves
+--   mid-stream as 200 with a partial body (499 only before the response
+--   header), ends its record at the abort, and the server may go on
+--   generating: only the last rule catches that without a client log.
+--   When the server outlived the gateway, network_ms, application_ms,
+--   ttft_network_ms and ttft_application_ms are NULL: the gateway's and
+--   the server's durations end at different moments, and their difference
+--   is no time of either tier (it would be a negative application time).
+--   When the gateway saw the client leave (499, DC), network_ms is NULL:
+--   the gateway's record ends when it noticed, or when it finished the
+--   response for nobody, not when the client left, so client_e2e -
+--   gateway_e2e is no network time (it came out negative). queue_ms and
+--   model_ms stay: the model's time includes the waste.
+-- wasted_ms: for an aborted request with a server record, the server's
+--   time after the client left, >= 0: server_e2e + (gateway upstream_start
+--   - gateway start) - client_e2e (on the gateway's timeline, the server
+--   ends upstream_start + server_e2e after its start and the client left
+--   client_e2e after it: short by the request's one-way network delay),
+--   else server_e2e - the gateway's upstream span (else its E2E), else
+--   server_e2e - client_e2e. NULL for requests not aborted, and for those
+--   that never reached the server.
 -- anomaly: the reasons (joined with '; ') why a row is suspect: a tier's own
 --   times out of order, a negative duration a tier logged, a negative
---   server overhead, or a cross-tier component below zero. Anomalous rows
---   are kept.
+--   server overhead, or a cross-tier component below -1 ms (the coarsest
+--   unit of the formats read is the ms of NGINX, Envoy and Kong: a
+--   component of a ms-truncated gateway duration is off by up to 1 ms, so
+--   a true loopback network or application time of a few tenths of a ms
+--   can read -0.6 ms, which is no anomaly). Anomalous rows are kept.
 WITH
 -- Each tier's rows as read ('' IDs read as none), with h, a hash of every
 -- column but the source: two rows are exact duplicates only if their h are
@@ -896,6 +929,9 @@ j AS (
         c.use_case,
         c.streamed,
         coalesce(c.status, g.status, s.status) AS status,
+        c.status AS c_status,
+        g.status AS g_status,
+        g.response_flags AS g_flags,
         coalesce(s.prompt_tokens, c.prompt_tokens) AS prompt_tokens,
         coalesce(s.output_tokens, c.output_tokens) AS output_tokens,
         c.client,
@@ -961,20 +997,28 @@ o AS (
         sv_e2e - coalesce(sv_queue, CASE WHEN load_ns IS NOT NULL THEN 0 END)
                - coalesce(load_ns, 0) - sv_work       AS sv_overhead,
         sv_ttft - coalesce(sv_queue, CASE WHEN load_ns IS NOT NULL THEN 0 END)
-                - coalesce(load_ns, 0) - prefill_ns   AS sv_ttft_overhead
+                - coalesce(load_ns, 0) - prefill_ns   AS sv_ttft_overhead,
+        -- The server ran on after the tier in front of it had ended (see
+        -- aborted in the header).
+        coalesce(sv_e2e - coalesce(g_upstream, g_e2e, cl_e2e) > 5000000, false) AS outlived,
+        -- The gateway saw its client leave: 499, or Envoy's DC flag.
+        coalesce(g_status = 499, false)
+            OR coalesce(list_contains(string_split(g_flags, ','), 'DC'), false) AS left_gateway
     FROM m
 ),
 -- Cross-tier components, still in integer nanoseconds.
 k AS (
     SELECT *,
-        cl_e2e - g_e2e                                AS network_ns,
-        g_e2e - sv_e2e + coalesce(sv_overhead + coalesce(load_ns, 0), 0) AS application_ns,
+        coalesce(c_status = 499, false) OR left_gateway OR outlived AS aborted,
+        CASE WHEN NOT outlived AND NOT left_gateway THEN cl_e2e - g_e2e END AS network_ns,
+        CASE WHEN NOT outlived
+             THEN g_e2e - sv_e2e + coalesce(sv_overhead + coalesce(load_ns, 0), 0) END AS application_ns,
         CASE WHEN sv_overhead IS NOT NULL THEN sv_work
              ELSE coalesce(sv_e2e - sv_queue, s_model, inference_ns) END AS model_ns,
-        CASE WHEN sv_ttft IS NOT NULL
+        CASE WHEN sv_ttft IS NOT NULL AND NOT outlived
              THEN g_pre + (g_upstream - sv_e2e)
                   + coalesce(sv_ttft_overhead + coalesce(load_ns, 0), 0) END AS ttft_application_ns,
-        cl_ttft - sv_ttft - (g_pre + (g_upstream - sv_e2e)) AS ttft_network_ns,
+        CASE WHEN NOT outlived THEN cl_ttft - sv_ttft - (g_pre + (g_upstream - sv_e2e)) END AS ttft_network_ns,
         CASE WHEN sv_ttft IS NOT NULL THEN sv_queue END AS ttft_queue_ns,
         CASE WHEN sv_ttft_overhead IS NOT NULL THEN prefill_ns
              ELSE coalesce(sv_ttft - sv_queue, s_ttft_model) END AS ttft_model_ns,
@@ -998,6 +1042,7 @@ SELECT
     streamed,
     status,
     coalesce(status BETWEEN 200 AND 299, error IS NULL) AS completed,
+    aborted,
     prompt_tokens,
     output_tokens,
     client,
@@ -1052,6 +1097,8 @@ SELECT
     ttft_model_ns / 1e6       AS ttft_model_ms,
     ttft_prefill_ns / 1e6     AS ttft_prefill_ms,
     sv_ttft_overhead / 1e6    AS ttft_server_overhead_ms,
+    CASE WHEN aborted AND sv_e2e IS NOT NULL THEN greatest(coalesce(sv_e2e + g_pre - cl_e2e, sv_e2e - coalesce(g_upstream, g_e2e),
+                                             sv_e2e - cl_e2e), 0) / 1e6 END AS wasted_ms,
     CASE WHEN streamed IS TRUE AND cl_stream > 0 AND received_tokens > 1
          THEN (received_tokens - 1) / (cl_stream / 1e9) END AS tps_user,
     nullif(concat_ws('; ',
@@ -1073,10 +1120,10 @@ SELECT
              THEN 'negative server duration logged' END,
         CASE WHEN sv_overhead < 0 THEN 'negative server_overhead_ms' END,
         CASE WHEN sv_ttft_overhead < 0 THEN 'negative ttft_server_overhead_ms' END,
-        CASE WHEN network_ns < 0 THEN 'negative network_ms' END,
-        CASE WHEN application_ns < 0 THEN 'negative application_ms' END,
-        CASE WHEN ttft_network_ns < 0 THEN 'negative ttft_network_ms' END,
-        CASE WHEN ttft_application_ns < 0 THEN 'negative ttft_application_ms' END
+        CASE WHEN network_ns < -1000000 THEN 'negative network_ms' END,
+        CASE WHEN application_ns < -1000000 THEN 'negative application_ms' END,
+        CASE WHEN ttft_network_ns < -1000000 THEN 'negative ttft_network_ms' END,
+        CASE WHEN ttft_application_ns < -1000000 THEN 'negative ttft_application_ms' END
     ), '') AS anomaly,
     CASE WHEN c_src.file IS NOT NULL
          THEN concat(c_src.file, ':', coalesce(c_src.line::VARCHAR, '?')) END AS client_source,

@@ -107,7 +107,8 @@ func gcExpected(col, gf string) string {
 	case "gateway_e2e_ms":
 		return "t.gateway_e2e_ms * dg"
 	case "network_ms":
-		return "(t.client_e2e_ms * dc - t.gateway_e2e_ms * dg)"
+		// NULL where the truth has none: a client that left before the gateway ended
+		return "(CASE WHEN t.network_ms IS NOT NULL THEN t.client_e2e_ms * dc - t.gateway_e2e_ms * dg END)"
 	case "application_ms":
 		return "(t.gateway_e2e_ms * dg - t.server_e2e_ms * ds)"
 	case "ttft_application_ms":

@@ -718,7 +718,11 @@ func (s *sim) truthRow(r *request) TruthRow {
 	gE2E := r.gEnd - r.gStart
 	row.ClientE2EMs = msPtr(cE2E)
 	row.GatewayE2EMs = msPtr(gE2E)
-	row.NetworkMs = msPtr(cE2E - gE2E)
+	if !(r.gaveUp && r.cEnd < r.gEnd) {
+		// A gateway that saw its client leave (it logs 499) ended when it
+		// finished, not when the client left: no network time (as analyze).
+		row.NetworkMs = msPtr(cE2E - gE2E)
+	}
 	if r.forwarded {
 		row.Replica = r.replica.name
 		sE2E := r.sEnd - r.sArr
