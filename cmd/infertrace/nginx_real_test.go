@@ -56,15 +56,19 @@ func TestNginxRealByHand(t *testing.T) {
 		}
 	}
 	out := filepath.Join(dir, "out")
-	// The combined log's lines carry no request ID: rejected, so exit 1.
+	// The combined log's lines carry no request ID: kept as rows in no
+	// request, and the report says why they join nothing.
 	code, stdout, stderr := runCLI(t, "run", "--client", filepath.Join(dir, "client"), "--gateway", filepath.Join(dir, "gateway"),
 		"--server", filepath.Join(dir, "server"), "--out", out)
-	if code != 1 || !strings.Contains(stderr, "NGINX's combined format logs no request ID") {
-		t.Fatalf("exit %d, want 1 for the combined log\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	if code != 0 || !strings.Contains(stdout, "analyzed 5 requests (client 5, gateway 5, server 5, all three 5)") {
+		t.Fatalf("exit %d, want 0 and the 5 requests of the JSON log only\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	report, err := os.ReadFile(filepath.Join(out, "report.md"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := "5 gateway records of format nginx carry no request ID and no duration"; !strings.Contains(string(report), want) {
+		t.Errorf("report.md does not say %q", want)
 	}
 	if want := "1 request was aborted"; !strings.Contains(string(report), want) {
 		t.Errorf("report.md does not say %q", want)
