@@ -70,6 +70,9 @@ func init() {
 		Sniff:     sniffEnvoy,
 		NewParser: func() record.LineParser[record.GatewayRow] { return newEnvoyParser(def) },
 		Options:   envoyOptions,
+		// An access log of an unknown format may be Envoy with a format
+		// string of its own: named after nginx.
+		AccessLogHint: &record.AccessLogHint{Flag: "--envoy-format", Rank: 2},
 	})
 }
 
