@@ -171,3 +171,17 @@ func TestSniffPrettyDocuments(t *testing.T) {
 		}
 	}
 }
+
+// TestSniffAccessLogHint: an access log in a format of its own (NGINX with
+// a log_format of the user's) is told as one, with the formats that take
+// a format string and their flags, from the registered formats.
+func TestSniffAccessLogHint(t *testing.T) {
+	path := filepath.Join("testdata", "samples", "gateway", "nginx_timing_text.log")
+	_, err := sniffFile(t, Gateway, path)
+	want := "unknown format: cannot tell the gateway format from the first lines " +
+		"(an access log in a format of its own: closest nginx or envoy, given the format string); " +
+		"name it with --gateway nginx:" + path + " --nginx-format '…' (or envoy with --envoy-format)"
+	if err == nil || err.Error() != want {
+		t.Errorf("error\n%v\nwant\n%s", err, want)
+	}
+}

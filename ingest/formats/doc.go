@@ -1,9 +1,7 @@
-// Package formats holds every input format's reader, one file per format
-// (or per family sharing a wire format: otel_spans.go for the OTel span
-// formats, aiperf.go's lg* helpers for the load generators), each
-// documenting what it reads, what it fills, on which clock, and what it
-// cannot give. Each file registers its formats with ingest/record in an
-// init function; the pipeline (ingest) knows them only through that
+// Package formats holds every input format's reader, one file per format,
+// each documenting what it reads, what it fills, on which clock, and what it
+// cannot give. Each reader's file registers its formats with ingest/record
+// in an init function; the pipeline (ingest) knows them only through that
 // registry, and a program that runs it loads them with a blank import:
 //
 //	import _ "github.com/infertrace/infertrace/ingest/formats"
@@ -16,6 +14,20 @@
 // ingest/testdata/samples for TestSniffSamples, a fuzz target seeded from
 // the case, and its line in the README's table of input formats. No other
 // file changes.
+//
+// A reader uses nothing defined in another reader's file, except in its
+// own family (files whose names share the stem before '_': tgi.go and
+// tgi_text.go, the vllm_*.go and otel_*.go readers of one tool's outputs);
+// TestReadersSelfContained (ingest) checks it. What several readers share
+// lives in files that register nothing, by purpose: loadgen.go (lg*: the
+// load generators' fields with units, JSON member walks and the streaming
+// document reader, also used by mapped and ollama), server.go (srv*: the
+// servers' JSON arrays and text cuts), text.go (servers' text log lines:
+// ANSI codes, cutPrefix, logLineError), accesslog.go (envoy and nginx),
+// otlp.go (OTLP JSON), otel_spans.go (the OTel span formats),
+// envoyformat.go (access-log format strings) and jsonrecords.go (JSON
+// documents read as records). A general value or JSON parser belongs in
+// ingest/scan instead.
 //
 // formats imports ingest/record and ingest/scan, never ingest: readers
 // turn bytes into rows and know nothing of files, workers or Parquet.

@@ -70,6 +70,9 @@ func init() {
 		Sniff:     sniffEnvoy,
 		NewParser: func() record.LineParser[record.GatewayRow] { return newEnvoyParser(def) },
 		Options:   envoyOptions,
+		// An access log of an unknown format may be Envoy with a format
+		// string of its own: named after nginx.
+		AccessLogHint: &record.AccessLogHint{Flag: "--envoy-format", Rank: 2},
 	})
 }
 
@@ -453,16 +456,6 @@ func (p *envoyParser) jsonNode(obj []byte, node *envoyJSONNode, depth int) error
 	})
 }
 
-// memberText is textBytes naming the member only when it is wrong, so that
-// the good ones cost no allocation.
-func memberText(key []byte, v scan.Value) ([]byte, bool, error) {
-	b, ok, err := scan.TextBytes("", v)
-	if fe, isFE := err.(*record.FieldError); isFE {
-		fe.Field = string(key)
-	}
-	return b, ok, err
-}
-
 // set records one operator's value; "-" and "" are Envoy's missing value.
 func (p *envoyParser) set(op *envoyOp, v []byte) error {
 	if len(v) == 0 || len(v) == 1 && v[0] == '-' {
@@ -560,15 +553,6 @@ func (p *envoyParser) set(op *envoyOp, v []byte) error {
 		r.model[1] = v
 	case erModelOverride:
 		r.model[2] = v
-	}
-	return nil
-}
-
-// traceparentID returns the trace ID of a W3C traceparent header,
-// VERSION-TRACEID-SPANID-FLAGS.
-func traceparentID(v []byte) []byte {
-	if len(v) >= 36 && v[2] == '-' && v[35] == '-' {
-		return v[3:35]
 	}
 	return nil
 }

@@ -73,6 +73,9 @@ func init() {
 		Sniff:     sniffNginx,
 		NewParser: func() record.LineParser[record.GatewayRow] { return newNginxParser(def) },
 		Options:   nginxOptions,
+		// An access log of an unknown format is most often NGINX with a
+		// log_format of its own: named first.
+		AccessLogHint: &record.AccessLogHint{Flag: "--nginx-format", Rank: 1},
 	})
 }
 

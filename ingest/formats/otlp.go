@@ -184,3 +184,58 @@ func secondsToNS(f float64) (int64, bool) {
 	}
 	return total, true
 }
+
+// sniffOTLPDocument claims a first line that opens an object with the
+// resourceSpans member but does not close it on the same line, such as
+// `{"resourceSpans": [` of a pretty-printed document; the sniffer joins a
+// lone `{` with the next line, so `{` then `"resourceSpans": [` is one too.
+// A document whose first member is not resourceSpans must be named
+// (vllm-otlp-json:GLOB).
+func sniffOTLPDocument(first []byte) bool {
+	return len(first) < 64<<10 && startsWithResourceSpans(first) && !isOTLPLine(first)
+}
+
+// checkOTLPObject accepts one JSON object with the top-level member of an
+// OTLP signal. Metrics and logs (a collector can write every signal to one
+// file) decode to no rows; anything else is not OTLP and is rejected.
+func checkOTLPObject(data []byte) error {
+	otlp := false
+	err := scan.Object(data, func(k []byte, esc bool, _ scan.Value) error {
+		switch string(scan.MemberKey(k, esc)) {
+		case "resourceSpans", "resourceMetrics", "resourceLogs", "resourceProfiles":
+			otlp = true
+		}
+		return nil
+	})
+	if err == nil && !otlp {
+		err = fmt.Errorf("%w: not OTLP JSON: no resourceSpans member", record.ErrSyntax)
+	}
+	return err
+}
+
+// after returns t + d for a known, non-negative duration d, else 0 (NULL).
+func after(t int64, d *int64) int64 {
+	if d == nil || *d < 0 || *d > math.MaxInt64-t {
+		return 0
+	}
+	return t + *d
+}
+
+// plausibleNS checks a Unix-nanosecond time against the range the native
+// formats accept.
+func plausibleNS(field string, ns uint64) error {
+	if ns < uint64(scan.MinEpochSec)*1e9 || ns > uint64(scan.MaxEpochSec)*1e9 {
+		return record.FieldErrorf(field, record.ErrBadTime, "%d: %v", ns, scan.ErrTimeRange)
+	}
+	return nil
+}
+
+// allDigits reports whether s is a non-empty run of ASCII digits.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}

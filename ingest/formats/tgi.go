@@ -2,7 +2,6 @@ package formats
 
 import (
 	"bytes"
-	"unicode/utf8"
 
 	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/infertrace/infertrace/ingest/scan"
@@ -306,51 +305,6 @@ func tgiTime(ts scan.Value, dst *int64) error {
 		return record.Missing("timestamp")
 	}
 	return nil
-}
-
-// srvCutUTF8 cuts b to at most n bytes without splitting a character.
-func srvCutUTF8(b []byte, n int) []byte {
-	if len(b) <= n {
-		return b
-	}
-	for n > 0 && !utf8.RuneStart(b[n]) {
-		n--
-	}
-	return b[:n]
-}
-
-// srvEachValue calls fn for each element of the JSON array raw (as scanned
-// by scanValue, brackets included).
-func srvEachValue(raw []byte, fn func(v scan.Value) error) error {
-	i := scan.SkipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '[' {
-		return scan.SyntaxErr(i, "expected an array")
-	}
-	i = scan.SkipSpace(raw, i+1)
-	if i < len(raw) && raw[i] == ']' {
-		return nil
-	}
-	for {
-		v, next, err := scan.ValueAt(raw, i)
-		if err != nil {
-			return err
-		}
-		if err := fn(v); err != nil {
-			return err
-		}
-		i = scan.SkipSpace(raw, next)
-		if i >= len(raw) {
-			return scan.SyntaxErr(i, scan.ErrUnexpectedEnd.Error())
-		}
-		switch raw[i] {
-		case ',':
-			i = scan.SkipSpace(raw, i+1)
-		case ']':
-			return nil
-		default:
-			return scan.SyntaxErr(i, "expected ',' or ']' in an array")
-		}
-	}
 }
 
 // setDuration keeps v when key is one of the span's duration fields; the

@@ -57,8 +57,6 @@ func init() {
 // captures the file:line bracket style (group 1) and the message (group 2).
 var vllmLogPrefix = regexp.MustCompile(`^(?:\([^()]* pid=\d+\) )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? (\[?)[\w.\-]+:\d+\] (.*)$`)
 
-var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
-
 func sniffVLLMLog(first []byte) bool {
 	_, _, ok := vllmLogMessage(first)
 	return ok
@@ -78,12 +76,6 @@ func vllmLogMessage(line []byte) (msg []byte, bracketed, ok bool) {
 }
 
 type vllmLog struct{ labels scan.Labels }
-
-// logLineError is a malformed vLLM log line; Kind "syntax".
-type logLineError string
-
-func (e logLineError) Error() string { return string(e) }
-func (e logLineError) Unwrap() error { return record.ErrSyntax }
 
 var (
 	errCutRequestLine = logLineError("vLLM request line cut before its request ID ends (truncated line?)")
@@ -196,22 +188,6 @@ func (p *vllmLog) ParseLine(line []byte, out *record.RowQueue[record.ServerRow])
 		}
 	}
 	return nil
-}
-
-func cutPrefix(b *[]byte, prefix string) bool {
-	rest, ok := bytes.CutPrefix(*b, []byte(prefix))
-	if ok {
-		*b = rest
-	}
-	return ok
-}
-
-func cutSuffix(b *[]byte, suffix string) bool {
-	rest, ok := bytes.CutSuffix(*b, []byte(suffix))
-	if ok {
-		*b = rest
-	}
-	return ok
 }
 
 // vllmWord: a finish reason is a short identifier (stop, length, abort,

@@ -48,6 +48,18 @@ type Format struct {
 	// through this format asks instead of naming another format (TGI's
 	// JSON reader given TGI's default text output).
 	NoRowsHint string
+	// AccessLogHint, when set, marks a format that reads access logs in a
+	// format string the user gives: a file of HTTP request lines that no
+	// format recognises is told as an access log of its own format, to be
+	// read by the formats of its tier that set it.
+	AccessLogHint *AccessLogHint
+}
+
+// AccessLogHint is how the error of an unrecognised access log names a
+// format that takes the log's format string.
+type AccessLogHint struct {
+	Flag string // the option that gives the format string: --nginx-format
+	Rank int    // the error names the formats in increasing Rank
 }
 
 // ConfigureFormats returns the newParser of every format that takes
@@ -206,15 +218,41 @@ func Sniff(t Tier, file string, lines [][]byte, doc []byte) (*Format, error) {
 		}
 		near = "closest: " + strings.Join(parts, ", ")
 	}
-	if len(closest) == 0 && t == Gateway && accessLogLike(lines) {
-		near = "an access log in a format of its own: closest nginx or envoy, given the format string"
-		flag = "--gateway nginx:" + shellQuote(file) + " --nginx-format '…' (or envoy with --envoy-format)"
+	if hints := accessLogFormats(t); len(closest) == 0 && len(hints) > 0 && accessLogLike(lines) {
+		var names, others []string
+		for _, f := range hints {
+			names = append(names, f.Name)
+			if f != hints[0] {
+				others = append(others, f.Name+" with "+f.AccessLogHint.Flag)
+			}
+		}
+		near = "an access log in a format of its own: closest " + strings.Join(names, " or ") + ", given the format string"
+		flag = "--" + string(t) + " " + hints[0].Name + ":" + shellQuote(file) + " " + hints[0].AccessLogHint.Flag + " '…'"
+		if len(others) > 0 {
+			flag += " (or " + strings.Join(others, ", or ") + ")"
+		}
 	}
 	if file == "" {
 		flag = "FORMAT:GLOB"
 	}
 	return nil, fmt.Errorf("%w: cannot tell the %s format from the first lines (%s); name it with %s",
 		ErrUnknownFormat, t, near, flag)
+}
+
+// accessLogFormats lists the formats of tier t that set AccessLogHint, in
+// increasing Rank (then name).
+func accessLogFormats(t Tier) []*Format {
+	var fs []*Format
+	for _, f := range registry[t] {
+		if f.AccessLogHint != nil {
+			fs = append(fs, f)
+		}
+	}
+	sort.Slice(fs, func(i, j int) bool {
+		a, b := fs[i].AccessLogHint, fs[j].AccessLogHint
+		return a.Rank < b.Rank || a.Rank == b.Rank && fs[i].Name < fs[j].Name
+	})
+	return fs
 }
 
 // accessLogLike reports whether one of lines holds a quoted HTTP request
