@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/infertrace/infertrace/queries"
 )
@@ -21,25 +22,31 @@ type pctCI struct {
 }
 
 // pctIntervals runs queries/pct_ci.sql over the groups and samples of
-// table (slice, phase or replica: the queries TABLE_ci_groups and
-// TABLE_ci_values), keyed by ciKey.
+// table (slice, phase, replica or timeseries: the queries TABLE_ci_groups
+// and TABLE_ci_values) into the temporary table TABLE_pct, whose
+// percentiles the table's own query then reads, and returns its intervals
+// keyed by ciKey.
 func pctIntervals(ctx context.Context, db *sql.DB, table string) (map[string]pctCI, error) {
 	if err := tempTable(ctx, db, table+"_ci_groups"); err != nil {
 		return nil, err
 	}
-	q, err := queries.Get(table + "_ci_values")
+	values, err := queries.Get(table + "_ci_values")
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range []string{
-		"CREATE OR REPLACE TEMP TABLE ci_groups AS SELECT * FROM " + table + "_ci_groups",
-		"CREATE OR REPLACE TEMP VIEW ci_values AS " + stripSQL(q),
+		"CREATE OR REPLACE TEMP VIEW pct_groups AS SELECT * FROM " + table + "_ci_groups",
+		"CREATE OR REPLACE TEMP VIEW pct_values AS " + stripSQL(values),
 	} {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			return nil, fmt.Errorf("query %s_ci: %w", table, err)
 		}
 	}
-	rows, err := queryRows(ctx, db, "pct_ci")
+	step(ctx, table+" percentiles")
+	if err := percentiles(ctx, db, table+"_pct"); err != nil {
+		return nil, fmt.Errorf("%s: %w", table, err)
+	}
+	rows, err := queryTable(ctx, db, table+"_pct")
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +63,30 @@ func pctIntervals(ctx context.Context, db *sql.DB, table string) (map[string]pct
 		out[ciKey(r["grp_all"] == true, asList(r["grp"]), asString(r["metric"]))] = c
 	}
 	return out, nil
+}
+
+// percentiles runs queries/pct_ci.sql over the views pct_groups and
+// pct_values into the temporary table out. The file is several
+// statements; the rows of the last one are its result.
+func percentiles(ctx context.Context, db *sql.DB, out string) error {
+	q, err := queries.Get("pct_ci")
+	if err != nil {
+		return err
+	}
+	var stmts []string
+	for _, s := range strings.Split(q, ";\n") {
+		if strings.TrimSpace(stripComments(s)) != "" {
+			stmts = append(stmts, s)
+		}
+	}
+	last := len(stmts) - 1
+	stmts[last] = "CREATE OR REPLACE TEMP TABLE " + out + " AS " + stripSQL(stmts[last])
+	for _, s := range stmts {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("query pct_ci: %w", err)
+		}
+	}
+	return nil
 }
 
 // ciKey identifies a group and metric of pct_ci.sql.

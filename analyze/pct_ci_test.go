@@ -1,7 +1,12 @@
 package analyze
 
 import (
+	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
@@ -66,5 +71,115 @@ func TestPercentileIntervals(t *testing.T) {
 		} else if p.ClientE2E.N != 0 || p.ClientE2E.Small != [4]bool{true, true, true, true} {
 			t.Errorf("%s: client E2E %+v, want no samples, every percentile too small", p.Name, p.ClientE2E)
 		}
+	}
+}
+
+// pct_ci.sql computes each percentile from the samples at two ranks,
+// found by bucket counts and a sort of a few buckets, so that the samples
+// are never held in memory as quantile_cont holds them. Its P50, P90, P95
+// and P99 must be exactly quantile_cont's (same ranks, same
+// interpolation, same rounding) and its intervals exactly the order
+// statistics of the ranks of macros.sql, on data with ties, NULLs,
+// negative values, zeros, values spanning ten orders of magnitude and
+// near-equal values that share a bucket, in groups of 1 to 3,000 samples,
+// and in the all-requests group that holds every other group's samples.
+func TestPercentilesMatchQuantileCont(t *testing.T) {
+	ctx := context.Background()
+	db, err := openDB(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := createMacros(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	kinds := []func() float64{
+		func() float64 { return float64(rng.IntN(6)) },                                  // heavy ties
+		func() float64 { return math.Exp(rng.NormFloat64()*4) / 100 },                   // 1e-7 .. 1e4 and beyond
+		func() float64 { return rng.NormFloat64() * 50 },                                // negative and positive
+		func() float64 { return 1000 + rng.Float64()*2 },                                // one bucket, all distinct
+		func() float64 { return math.Round(rng.ExpFloat64()*300*1000) / 1000 },          // ms with µs ties
+		func() float64 { return []float64{0, 0, 0, math.Inf(1), -1e-300}[rng.IntN(5)] }, // zeros, inf, tiny
+	}
+	sizes := []int{1, 2, 3, 4, 5, 9, 10, 11, 19, 20, 21, 99, 100, 101, 250, 1000, 3000}
+	var b strings.Builder
+	b.WriteString("CREATE TABLE samples AS SELECT * FROM (VALUES (0, 'none', NULL::DOUBLE)")
+	gid := 0
+	for _, n := range sizes {
+		for _, gen := range kinds {
+			gid++
+			for i := 0; i < 2*n; i++ {
+				metric := []string{"a", "b"}[i%2]
+				v := "NULL"
+				if rng.IntN(10) > 0 {
+					v = strconv.FormatFloat(gen(), 'g', -1, 64)
+					if strings.Contains(v, "Inf") {
+						v = "'" + v + "'::DOUBLE"
+					}
+				}
+				fmt.Fprintf(&b, ", (%d, '%s', %s)", gid, metric, v)
+			}
+		}
+	}
+	b.WriteString(") AS t(gid, metric, value) WHERE gid > 0")
+	for _, s := range []string{
+		b.String(),
+		"CREATE VIEW pct_groups AS SELECT 0 AS gid, true AS grp_all UNION ALL SELECT DISTINCT gid, false FROM samples",
+		"CREATE VIEW pct_values AS SELECT gid, metric, value FROM samples",
+	} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := percentiles(ctx, db, "got"); err != nil {
+		t.Fatal(err)
+	}
+	// The reference: quantile_cont, and the order statistics by a plain
+	// row_number over every sample of each group (all: gid 0).
+	const want = `
+	WITH s AS (SELECT gid, metric, value FROM samples WHERE value IS NOT NULL
+	           UNION ALL SELECT 0, metric, value FROM samples WHERE value IS NOT NULL),
+	r AS (SELECT *, row_number() OVER (PARTITION BY gid, metric ORDER BY value) AS rk,
+	             count(*) OVER (PARTITION BY gid, metric) AS n FROM s)
+	SELECT gid, metric, n, quantile_cont(value, [0.5, 0.9, 0.95, 0.99]) AS q,
+	    CASE WHEN NOT pct_too_small(n, 0.95) THEN max(value) FILTER (WHERE rk = pct_lo_rank(n, 0.95)) END AS p95_lo,
+	    CASE WHEN NOT pct_too_small(n, 0.95) THEN max(value) FILTER (WHERE rk = pct_hi_rank(n, 0.95)) END AS p95_hi,
+	    CASE WHEN NOT pct_too_small(n, 0.99) THEN max(value) FILTER (WHERE rk = pct_lo_rank(n, 0.99)) END AS p99_lo,
+	    CASE WHEN NOT pct_too_small(n, 0.99) THEN max(value) FILTER (WHERE rk = pct_hi_rank(n, 0.99)) END AS p99_hi
+	FROM r GROUP BY gid, metric, n`
+	var groups, differ int
+	err = db.QueryRowContext(ctx, `WITH w AS (`+want+`)
+	SELECT count(*), count(*) FILTER (WHERE g.gid IS NULL OR w.gid IS NULL
+	    OR g.n <> w.n OR g.q IS DISTINCT FROM w.q
+	    OR g.p95_lo IS DISTINCT FROM w.p95_lo OR g.p95_hi IS DISTINCT FROM w.p95_hi
+	    OR g.p99_lo IS DISTINCT FROM w.p99_lo OR g.p99_hi IS DISTINCT FROM w.p99_hi)
+	FROM w FULL JOIN got AS g ON g.gid = w.gid AND g.metric = w.metric`).Scan(&groups, &differ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if groups < 2*len(sizes)*len(kinds) || differ != 0 {
+		rows, _ := queryMaps(ctx, db, "diff", `WITH w AS (`+want+`)
+		SELECT w.gid, w.metric, w.n, w.q AS want_q, g.q AS got_q, w.p95_lo, g.p95_lo AS got_p95_lo, w.p99_hi, g.p99_hi AS got_p99_hi
+		FROM w FULL JOIN got AS g ON g.gid = w.gid AND g.metric = w.metric
+		WHERE g.q IS DISTINCT FROM w.q OR g.p95_lo IS DISTINCT FROM w.p95_lo OR g.p95_hi IS DISTINCT FROM w.p95_hi
+		   OR g.p99_lo IS DISTINCT FROM w.p99_lo OR g.p99_hi IS DISTINCT FROM w.p99_hi OR g.n IS DISTINCT FROM w.n
+		LIMIT 5`)
+		t.Errorf("%d of %d groups and metrics differ from quantile_cont and the order statistics; first: %v", differ, groups, rows)
+	}
+	// By hand: 1..10 gives P50 = 5.5 and P90 = 9.1, as slices.sql says.
+	if _, err := db.ExecContext(ctx, `CREATE OR REPLACE VIEW pct_groups AS SELECT 1 AS gid, false AS grp_all;
+		CREATE OR REPLACE VIEW pct_values AS SELECT 1 AS gid, 'm' AS metric, range::DOUBLE AS value FROM range(10, 0, -1)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := percentiles(ctx, db, "ten"); err != nil {
+		t.Fatal(err)
+	}
+	var p50, p90 float64
+	if err := db.QueryRowContext(ctx, "SELECT q[1], q[2] FROM ten").Scan(&p50, &p90); err != nil {
+		t.Fatal(err)
+	}
+	if p50 != 5.5 || math.Abs(p90-9.1) > 1e-12 {
+		t.Errorf("1..10: P50 %v, P90 %v; want 5.5 and 9.1", p50, p90)
 	}
 }

@@ -411,12 +411,15 @@ func serverFormats(ctx context.Context, db *sql.DB) ([]ServerFormat, error) {
 }
 
 // sliceParts are the queries whose results slices.sql joins, each run
-// into a temporary table of its name before it: one statement each, so
-// that only a third of the quantile samples (which DuckDB keeps in memory,
-// never spilled) are held at a time.
+// into a temporary table of its name before it, after pct_ci.sql has put
+// the percentiles of every slice and metric in slice_pct.
 var sliceParts = []string{"slice_dists", "slice_components", "slice_ttft_components"}
 
 func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
+	ci, err := pctIntervals(ctx, db, "slice")
+	if err != nil {
+		return nil, err
+	}
 	for _, name := range sliceParts {
 		q, err := queries.Get(name)
 		if err != nil {
@@ -425,10 +428,6 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE "+name+" AS "+stripSQL(q)); err != nil {
 			return nil, fmt.Errorf("query %s: %w", name, err)
 		}
-	}
-	ci, err := pctIntervals(ctx, db, "slice")
-	if err != nil {
-		return nil, err
 	}
 	rows, err := queryRows(ctx, db, "slices")
 	if err != nil {
@@ -501,19 +500,11 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 var phaseOrder = map[string]int{"cold": 0, "burst": 1, "steady": 2}
 
 func phases(ctx context.Context, db *sql.DB) ([]Phase, error) {
-	q, err := queries.Get("phases")
-	if err != nil {
-		return nil, err
-	}
-	step(ctx, "phases")
-	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE phase_dists AS "+stripSQL(q)); err != nil {
-		return nil, fmt.Errorf("query phases: %w", err)
-	}
 	ci, err := pctIntervals(ctx, db, "phase")
 	if err != nil {
 		return nil, err
 	}
-	rows, err := queryTable(ctx, db, "phase_dists")
+	rows, err := queryRows(ctx, db, "phases")
 	if err != nil {
 		return nil, err
 	}
