@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
+	"github.com/infertrace/infertrace/queries"
 )
 
 func checkInterval(t *testing.T, what string, got Interval, lo, hi *float64) {
@@ -181,5 +183,30 @@ func TestPercentilesMatchQuantileCont(t *testing.T) {
 	}
 	if p50 != 5.5 || math.Abs(p90-9.1) > 1e-12 {
 		t.Errorf("1..10: P50 %v, P90 %v; want 5.5 and 9.1", p50, p90)
+	}
+}
+
+// The queries of a report (without --period) hold no quantile state:
+// DuckDB keeps every sample of a quantile_cont, quantile_disc, median or
+// mode group in memory that does not spill, so one of them over the
+// requests would make report's memory grow with the requests whatever
+// --memory-limit says. Their percentiles come from pct_ci.sql instead.
+func TestReportQueriesHoldNoQuantileState(t *testing.T) {
+	holistic := regexp.MustCompile(`(?i)\b(quantile_cont|quantile_disc|quantile|percentile_cont|percentile_disc|median|mode|mad|histogram|array_agg|string_agg|group_concat)\s*\(`)
+	for _, name := range []string{
+		"server_formats", "coverage", "joins", "unjoined", "tgi_hosts", "anomalies", "rejects",
+		"slice_ci_groups", "slice_ci_values", "pct_ci", "slice_dists", "slice_components", "slice_ttft_components", "slices",
+		"slowest", "phase_ci_groups", "phase_ci_values", "phases",
+		"replica_ci_groups", "replica_ci_values", "replicas",
+		"timeseries_ci_groups", "timeseries_ci_values", "timeseries",
+	} {
+		q, err := queries.Get(name)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if m := holistic.FindString(stripComments(q)); m != "" {
+			t.Errorf("%s.sql: %s…): an aggregate that holds every sample of its group in memory", name, m)
+		}
 	}
 }

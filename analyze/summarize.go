@@ -577,6 +577,9 @@ func replicas(ctx context.Context, db *sql.DB) ([]Replica, error) {
 }
 
 func timeSeries(ctx context.Context, db *sql.DB) ([]TimeWindow, error) {
+	if _, err := pctIntervals(ctx, db, "timeseries"); err != nil {
+		return nil, err
+	}
 	rows, err := queryRows(ctx, db, "timeseries")
 	if err != nil {
 		return nil, err
