@@ -191,8 +191,12 @@ func TestPercentilesMatchQuantileCont(t *testing.T) {
 // mode group in memory that does not spill, so one of them over the
 // requests would make report's memory grow with the requests whatever
 // --memory-limit says. Their percentiles come from pct_ci.sql instead.
+// Likewise an ordered aggregate (list(x ORDER BY y)) buffers its group's
+// whole input: it may only list the first few rows a window ranked, as
+// FILTER (WHERE rk <= N).
 func TestReportQueriesHoldNoQuantileState(t *testing.T) {
 	holistic := regexp.MustCompile(`(?i)\b(quantile_cont|quantile_disc|quantile|percentile_cont|percentile_disc|median|mode|mad|histogram|array_agg|string_agg|group_concat)\s*\(`)
+	filtered := regexp.MustCompile(`(?is)^\s*FILTER\s*\(\s*WHERE\s+rk\s*<=\s*\d+\s*\)`)
 	for _, name := range []string{
 		"server_formats", "coverage", "joins", "unjoined", "tgi_hosts", "anomalies", "rejects",
 		"slice_ci_groups", "slice_ci_values", "pct_ci", "slice_dists", "slice_components", "slice_ttft_components", "slices",
@@ -208,5 +212,46 @@ func TestReportQueriesHoldNoQuantileState(t *testing.T) {
 		if m := holistic.FindString(stripComments(q)); m != "" {
 			t.Errorf("%s.sql: %s…): an aggregate that holds every sample of its group in memory", name, m)
 		}
+		for _, call := range orderedAggregates(stripComments(q)) {
+			if !filtered.MatchString(call[1]) {
+				t.Errorf("%s.sql: %s: an ordered aggregate over a whole group", name, strings.Join(strings.Fields(call[0]), " "))
+			}
+		}
 	}
+}
+
+// orderedAggregates finds the list(... ORDER BY ...) calls of q: each call
+// and the text after it.
+func orderedAggregates(q string) [][2]string {
+	var out [][2]string
+	call := regexp.MustCompile(`(?i)\blist\s*\(`)
+	for _, loc := range call.FindAllStringIndex(q, -1) {
+		depth, end := 1, loc[1]
+		for ; end < len(q) && depth > 0; end++ {
+			switch q[end] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+		}
+		// ORDER BY at the call's own level, not in a nested call.
+		inner, depth, top := q[loc[1]:end-1], 0, ""
+		for _, c := range inner {
+			switch c {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			default:
+				if depth == 0 {
+					top += string(c)
+				}
+			}
+		}
+		if regexp.MustCompile(`(?i)\bORDER\s+BY\b`).MatchString(top) {
+			out = append(out, [2]string{q[loc[0]:end], q[end:]})
+		}
+	}
+	return out
 }
