@@ -127,14 +127,14 @@ func TestPercentilesMatchQuantileCont(t *testing.T) {
 	b.WriteString(") AS t(gid, metric, value) WHERE gid > 0")
 	for _, s := range []string{
 		b.String(),
-		"CREATE VIEW pct_groups AS SELECT 0 AS gid, true AS grp_all UNION ALL SELECT DISTINCT gid, false FROM samples",
+		"CREATE VIEW pct_groups AS SELECT 0 AS gid, true AS grp_all, NULL AS part UNION ALL SELECT DISTINCT gid, false, NULL FROM samples",
 		"CREATE VIEW pct_values AS SELECT gid, metric, value FROM samples",
 	} {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := percentiles(ctx, db, "got"); err != nil {
+	if err := percentiles(ctx, db, "got", reportQuantiles); err != nil {
 		t.Fatal(err)
 	}
 	// The reference: quantile_cont, and the order statistics by a plain
@@ -169,12 +169,27 @@ func TestPercentilesMatchQuantileCont(t *testing.T) {
 		LIMIT 5`)
 		t.Errorf("%d of %d groups and metrics differ from quantile_cont and the order statistics; first: %v", differ, groups, rows)
 	}
+	// Any quantiles, in ascending order: those of the trend (periods.sql).
+	if err := percentiles(ctx, db, "got9", periodQuantiles); err != nil {
+		t.Fatal(err)
+	}
+	err = db.QueryRowContext(ctx, `WITH w AS (
+		SELECT gid, metric, quantile_cont(value, [0.45, 0.5, 0.55, 0.93, 0.95, 0.97, 0.985, 0.99, 0.995]) AS q
+		FROM (SELECT gid, metric, value FROM samples UNION ALL SELECT 0, metric, value FROM samples)
+		WHERE value IS NOT NULL GROUP BY gid, metric)
+	SELECT count(*), count(*) FILTER (WHERE g.q IS DISTINCT FROM w.q) FROM w FULL JOIN got9 AS g USING (gid, metric)`).Scan(&groups, &differ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if groups < 2*len(sizes)*len(kinds) || differ != 0 {
+		t.Errorf("%d of %d groups and metrics differ from quantile_cont at the trend's quantiles", differ, groups)
+	}
 	// By hand: 1..10 gives P50 = 5.5 and P90 = 9.1, as slices.sql says.
-	if _, err := db.ExecContext(ctx, `CREATE OR REPLACE VIEW pct_groups AS SELECT 1 AS gid, false AS grp_all;
+	if _, err := db.ExecContext(ctx, `CREATE OR REPLACE VIEW pct_groups AS SELECT 1 AS gid, false AS grp_all, NULL AS part;
 		CREATE OR REPLACE VIEW pct_values AS SELECT 1 AS gid, 'm' AS metric, range::DOUBLE AS value FROM range(10, 0, -1)`); err != nil {
 		t.Fatal(err)
 	}
-	if err := percentiles(ctx, db, "ten"); err != nil {
+	if err := percentiles(ctx, db, "ten", reportQuantiles); err != nil {
 		t.Fatal(err)
 	}
 	var p50, p90 float64
@@ -186,7 +201,7 @@ func TestPercentilesMatchQuantileCont(t *testing.T) {
 	}
 }
 
-// The queries of a report (without --period) hold no quantile state:
+// The queries of a report (--period included) hold no quantile state:
 // DuckDB keeps every sample of a quantile_cont, quantile_disc, median or
 // mode group in memory that does not spill, so one of them over the
 // requests would make report's memory grow with the requests whatever
@@ -203,6 +218,7 @@ func TestReportQueriesHoldNoQuantileState(t *testing.T) {
 		"slowest", "phase_ci_groups", "phase_ci_values", "phases",
 		"replica_ci_groups", "replica_ci_values", "replicas",
 		"timeseries_ci_groups", "timeseries_ci_values", "timeseries",
+		"period_ci_groups", "period_ci_values", "periods",
 	} {
 		q, err := queries.Get(name)
 		if err != nil {

@@ -1,22 +1,27 @@
--- pct_ci.sql: exact percentiles P50/P90/P95/P99 and the 95% intervals of P95
--- and P99 for every group and metric of a table of the report (the slices,
--- the phases, the replicas, the time windows), in memory bounded by
--- DuckDB's memory_limit whatever the number of requests. The caller
--- creates two inputs:
---   pct_groups(gid, grp_all, ...): one row per group (gid INTEGER); a
---     group with grp_all holds every sample of the groups without it (the
---     all-requests row of the slice tables);
+-- pct_ci.sql: exact percentiles (P50/P90/P95/P99, or those asked for) and the
+-- 95% intervals of P95 and P99 for every group and metric of a table of the
+-- report (the slices, the phases, the replicas, the time windows, the
+-- trend's periods), in memory bounded by DuckDB's memory_limit whatever
+-- the number of requests. The caller creates three inputs (analyze's
+-- pctTable: TABLE_ci_groups.sql, TABLE_ci_values.sql and the quantiles):
+--   pct_groups(gid, grp_all, part, ...): one row per group (gid INTEGER);
+--     a group with grp_all holds every sample of the groups without it of
+--     the same part (the all-requests row of the slice tables, of each
+--     period of the trend; part NULL: one part);
 --   pct_values(gid, metric, value): the samples of each group (not those
---     of an all-requests group), value DOUBLE; NULL is no sample.
+--     of an all-requests group), value DOUBLE; NULL is no sample;
+--   pct_quantiles(q): the quantiles to give (DOUBLE, 0 <= q <= 1).
 -- Output, per group and metric with at least one sample:
 --   n: its samples;
---   q: [P50, P90, P95, P99] exactly as quantile_cont gives them: with
+--   q: the quantiles of pct_quantiles in ascending order (the report's
+--     tables: P50, P90, P95, P99) exactly as quantile_cont gives them: with
 --     pos = (n - 1) q, the samples x(i) in ascending order (1 = smallest),
 --     lo = x(floor(pos) + 1), hi = x(ceil(pos) + 1), P = lo when
 --     floor(pos) = ceil(pos), else lo (1 - d) + hi d, d = pos - floor(pos)
 --     (pct_interp of macros.sql; for 1..10, P50 = 5.5 and P90 = 9.1);
---   small: pct_too_small(n, q) for q = 0.5, 0.9, 0.95, 0.99 (n < 1/(1-q)):
---     the report shows "n too small" for that percentile, not a number;
+--   small: pct_too_small(n, q) for q = 0.5, 0.9, 0.95, 0.99 (n < 1/(1-q)),
+--     whatever pct_quantiles holds: the report shows "n too small" for
+--     that percentile, not a number;
 --   p95_lo/p95_hi, p99_lo/p99_hi: the 95% confidence intervals of P95 and
 --     P99, the order statistics of ranks pct_lo_rank(n, q) and
 --     pct_hi_rank(n, q) (distribution-free); NULL (open) where a rank is
@@ -39,11 +44,13 @@
 -- step is a statement of its own (analyze runs them in turn; the last one's
 -- rows are the output), so that DuckDB plans the joins of the samples with
 -- the small tables knowing their sizes.
--- Each group's samples count in itself and in the all-requests group.
+-- Each group's samples count in itself and in its part's all-requests group.
 CREATE OR REPLACE TEMP TABLE pct_into AS
 SELECT gid AS src, gid FROM pct_groups
 UNION ALL
-SELECT c.gid AS src, a.gid FROM pct_groups AS c JOIN pct_groups AS a ON a.grp_all AND NOT c.grp_all;
+SELECT c.gid AS src, a.gid
+FROM pct_groups AS c
+JOIN pct_groups AS a ON a.grp_all AND NOT c.grp_all AND a.part IS NOT DISTINCT FROM c.part;
 -- Step 1: per group, metric and bucket, its samples (n), their min and
 -- max, the samples in the buckets below it (below) and in all (total).
 CREATE OR REPLACE TEMP TABLE pct_buckets AS
@@ -65,17 +72,19 @@ FROM b1;
 -- Step 2: the ranks needed, each in its bucket, with its rank there
 -- (local).
 CREATE OR REPLACE TEMP TABLE pct_need AS
+WITH t AS (
+    SELECT gid, metric, any_value(total) AS n FROM pct_buckets GROUP BY ALL
+),
+r AS (
+    SELECT t.gid, t.metric, t.n, unnest([floor((t.n - 1) * p.q) + 1, ceil((t.n - 1) * p.q) + 1])::BIGINT AS r
+    FROM t, pct_quantiles AS p
+    UNION
+    SELECT gid, metric, n, unnest([pct_lo_rank(n, 0.95), pct_hi_rank(n, 0.95),
+                                   pct_lo_rank(n, 0.99), pct_hi_rank(n, 0.99)])::BIGINT AS r
+    FROM t
+)
 SELECT r.gid, r.metric, r.n, r.r, b.b, r.r - b.below AS local, b.lo, b.hi
-FROM (
-    SELECT gid, metric, n, unnest([
-        floor((n - 1) * 0.5::DOUBLE) + 1, ceil((n - 1) * 0.5::DOUBLE) + 1,
-        floor((n - 1) * 0.9::DOUBLE) + 1, ceil((n - 1) * 0.9::DOUBLE) + 1,
-        floor((n - 1) * 0.95::DOUBLE) + 1, ceil((n - 1) * 0.95::DOUBLE) + 1,
-        floor((n - 1) * 0.99::DOUBLE) + 1, ceil((n - 1) * 0.99::DOUBLE) + 1,
-        pct_lo_rank(n, 0.95), pct_hi_rank(n, 0.95),
-        pct_lo_rank(n, 0.99), pct_hi_rank(n, 0.99)])::BIGINT AS r
-    FROM (SELECT gid, metric, any_value(total) AS n FROM pct_buckets GROUP BY ALL)
-) AS r
+FROM r
 JOIN pct_buckets AS b ON b.gid = r.gid AND b.metric = r.metric AND r.r > b.below AND r.r <= b.below + b.n;
 -- The buckets to sort (those whose samples are not all one value), by
 -- the group their samples come from.
@@ -98,10 +107,13 @@ x AS (
     FROM pct_need AS n
     JOIN sorted AS s ON s.gid = n.gid AND s.metric = n.metric AND s.b = n.b AND s.local = n.local
 ),
+qs AS (
+    SELECT x.gid, x.metric, p.q, pct_interp(x.n, p.q, x.r, x.value) AS v
+    FROM x, pct_quantiles AS p
+    GROUP BY x.gid, x.metric, x.n, p.q
+),
 agg AS (
     SELECT gid, metric, n,
-        [pct_interp(n, 0.5, r, value), pct_interp(n, 0.9, r, value),
-         pct_interp(n, 0.95, r, value), pct_interp(n, 0.99, r, value)] AS q,
         [pct_too_small(n, 0.5), pct_too_small(n, 0.9), pct_too_small(n, 0.95), pct_too_small(n, 0.99)] AS small,
         CASE WHEN NOT pct_too_small(n, 0.95) THEN max(value) FILTER (WHERE r = pct_lo_rank(n, 0.95)) END AS p95_lo,
         CASE WHEN NOT pct_too_small(n, 0.95) THEN max(value) FILTER (WHERE r = pct_hi_rank(n, 0.95)) END AS p95_hi,
@@ -109,6 +121,14 @@ agg AS (
         CASE WHEN NOT pct_too_small(n, 0.99) THEN max(value) FILTER (WHERE r = pct_hi_rank(n, 0.99)) END AS p99_hi
     FROM x
     GROUP BY gid, metric, n
+),
+-- Each group's quantiles as one list, in ascending order of q.
+ql AS (
+    SELECT gid, metric, list_transform(list_sort(list([q, v])), lambda e: e[2]) AS q
+    FROM qs
+    GROUP BY gid, metric
 )
-SELECT g.* EXCLUDE (gid), agg.*
-FROM agg JOIN pct_groups AS g ON g.gid = agg.gid
+SELECT g.* EXCLUDE (gid), agg.gid, agg.metric, agg.n, ql.q, agg.* EXCLUDE (gid, metric, n)
+FROM agg
+JOIN ql ON ql.gid = agg.gid AND ql.metric = agg.metric
+JOIN pct_groups AS g ON g.gid = agg.gid

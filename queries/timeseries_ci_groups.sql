@@ -57,5 +57,5 @@ windows AS (
     FROM (SELECT *, CASE WHEN around_burst THEN lo_zoom ELSE lo_all END AS lo FROM span)
 )
 SELECT (row_number() OVER (ORDER BY window_start))::INTEGER AS gid, false AS grp_all,
-    [window_start::VARCHAR] AS grp, window_start, width_s, around_burst
+    [window_start::VARCHAR] AS grp, NULL AS part, window_start, width_s, around_burst
 FROM windows
