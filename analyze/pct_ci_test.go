@@ -201,7 +201,8 @@ func TestPercentilesMatchQuantileCont(t *testing.T) {
 	}
 }
 
-// The queries of a report (--period included) hold no quantile state:
+// The queries of a report (--period and --contract included) hold no
+// quantile state:
 // DuckDB keeps every sample of a quantile_cont, quantile_disc, median or
 // mode group in memory that does not spill, so one of them over the
 // requests would make report's memory grow with the requests whatever
@@ -219,6 +220,7 @@ func TestReportQueriesHoldNoQuantileState(t *testing.T) {
 		"replica_ci_groups", "replica_ci_values", "replicas",
 		"timeseries_ci_groups", "timeseries_ci_values", "timeseries",
 		"period_ci_groups", "period_ci_values", "periods",
+		"contract_members", "contract_values", "contract_ci_groups", "contract_ci_values", "contract_goodput", "contract_targets",
 	} {
 		q, err := queries.Get(name)
 		if err != nil {
@@ -229,7 +231,10 @@ func TestReportQueriesHoldNoQuantileState(t *testing.T) {
 			t.Errorf("%s.sql: %s…): an aggregate that holds every sample of its group in memory", name, m)
 		}
 		for _, call := range orderedAggregates(stripComments(q)) {
-			if !filtered.MatchString(call[1]) {
+			// The causes of a slice's misses: a list over its few causes'
+			// counts (at most eight), not over its requests.
+			bounded := name == "contract_goodput" && strings.HasPrefix(call[0], "list({'cause': cause")
+			if !bounded && !filtered.MatchString(call[1]) {
 				t.Errorf("%s.sql: %s: an ordered aggregate over a whole group", name, strings.Join(strings.Fields(call[0]), " "))
 			}
 		}
