@@ -55,7 +55,12 @@ func caseHeadline(c CaseResult) string {
 	case "incomplete":
 		var open []string
 		for _, x := range c.Constraints {
-			if x.Verdict != "pass" {
+			switch x.Verdict {
+			case "pass":
+			case "n too small":
+				// Never a number from too few samples: its n instead.
+				open = append(open, fmt.Sprintf("%s n too small (n=%d)", x.Name(), x.N))
+			default:
 				open = append(open, x.Name()+" "+x.Verdict)
 			}
 		}

@@ -11,9 +11,10 @@
 //     server time split further into prefill, decode and server overhead
 //     where the server logged them. Server measures come from the record's
 //     own instants, else from the durations the server logged, always on
-//     the server host's clock. Rows of formats without a request ID (TGI)
-//     are first matched one-to-one to gateway records by time, after the
-//     offset between the two hosts' clocks is estimated from the logs
+//     the server host's clock. Rows of formats without a request ID (TGI,
+//     Ollama's final JSON objects) are first matched one-to-one to gateway
+//     records by time, after the offset between the two hosts' clocks is
+//     estimated from the logs
 //     (queries/tgi_candidates.sql, tgi_round.sql, server_matched.sql);
 //     vLLM text-log rows are annotations only and never timed;
 //   - Summarize: reads requests.parquet, manifest.json, rejects.jsonl and

@@ -61,11 +61,15 @@ type ExplainedRequest struct {
 	ServerRecords                  int64
 	ClientSource, GatewaySource    string
 	ServerSource, Anomaly          string
-	ClientHost, GatewayHost        string
-	ServerHost                     string
-	ClientOffset, ServerOffset     Offset
-	Components                     []ExplainComponent // E2E, its components and split, then TTFT's
-	Spans                          []Span             // the waterfall, on the gateway's clock
+	// Aborted: the client left before the response ended; WastedMs is
+	// the server's time after it left (requests.parquet's wasted_ms).
+	Aborted                    bool
+	WastedMs                   *float64
+	ClientHost, GatewayHost    string
+	ServerHost                 string
+	ClientOffset, ServerOffset Offset
+	Components                 []ExplainComponent // E2E, its components and split, then TTFT's
+	Spans                      []Span             // the waterfall, on the gateway's clock
 
 	// Slice is the requests it is set against, "model=m, use_case=u";
 	// ServerJoin how its server record joined ("id", or "time" for a TGI
@@ -86,6 +90,9 @@ type ExplainComponent struct {
 	Value              *float64
 	SliceN             int64
 	SliceP50, SliceP95 *float64
+	// SliceSmall: the slice's P50, P95 from too few samples
+	// (pct_too_small): "n too small", and nothing is called above it.
+	SliceSmall [2]bool
 }
 
 // Span is one box of the waterfall: [StartMs, EndMs] after the gateway's
@@ -246,7 +253,8 @@ func explained(ctx context.Context, db *sql.DB, by []string) ([]ExplainedRequest
 			Concurrency: asIntPtr(r["concurrency"]), QueueDepth: asIntPtr(r["queue_depth"]),
 			ClientRecords: asInt(r["client_records"]), GatewayRecords: asInt(r["gateway_records"]), ServerRecords: asInt(r["server_records"]),
 			ClientSource: asString(r["client_source"]), GatewaySource: asString(r["gateway_source"]), ServerSource: asString(r["server_source"]),
-			Anomaly:    asString(r["anomaly"]),
+			Anomaly: asString(r["anomaly"]),
+			Aborted: r["aborted"] == true, WastedMs: asFloat(r["wasted_ms"]),
 			ClientHost: asString(r["client_host"]), GatewayHost: asString(r["gateway_host"]), ServerHost: asString(r["server_host"]),
 			ClientOffset: Offset{Ms: asFloat(r["client_offset_ms"]), UncertaintyMs: asFloat(r["client_offset_uncertainty_ms"]), Bounds: asInt(r["client_offset_bounds"])},
 			ServerOffset: Offset{Ms: asFloat(r["server_offset_ms"]), UncertaintyMs: asFloat(r["server_offset_uncertainty_ms"]), Bounds: asInt(r["server_offset_bounds"])},
@@ -289,6 +297,7 @@ func explained(ctx context.Context, db *sql.DB, by []string) ([]ExplainedRequest
 			e.Components = append(e.Components, ExplainComponent{
 				Metric: asString(c["metric"]), Value: asFloat(c["value"]), SliceN: asInt(c["slice_n"]),
 				SliceP50: asFloat(c["slice_p50"]), SliceP95: asFloat(c["slice_p95"]),
+				SliceSmall: [2]bool{c["slice_p50_small"] == true, c["slice_p95_small"] == true},
 			})
 		}
 		out = append(out, e)

@@ -69,3 +69,16 @@ func TestExplainTGIByTime(t *testing.T) {
 		t.Errorf("d3 queue = %s, want TGI's logged 100 ms", fmtp(q.Value))
 	}
 }
+
+// A slice's P95 from too few samples is flagged (pct_too_small): r1's
+// slice m1/chat has 4 client E2E times, enough for a P50, not a P95.
+func TestExplainSliceSmall(t *testing.T) {
+	dir, _, _ := runFixture(t, analyzetest.Standard(), analyzetest.DefaultOffsets)
+	ex, err := Explain(context.Background(), dir, ExplainOptions{IDs: []string{"r1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := explainComponent(t, ex.Requests[0], "client_e2e"); c.SliceN != 4 || c.SliceSmall != [2]bool{false, true} {
+		t.Errorf("client E2E of m1/chat: n=%d, small %v; want n=4, [false true]", c.SliceN, c.SliceSmall)
+	}
+}

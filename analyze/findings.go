@@ -86,6 +86,63 @@ func tailMeans(cs []Component) string {
 	return strings.Join(parts, ", ")
 }
 
+// p95Shown reports whether d's P95 may be quoted as a number: it has a
+// value and enough samples (Dist.Small, pct_too_small in
+// queries/macros.sql: the rule of the tables). A P95 that may not is said
+// as "n too small for a P95 (n=…)", and no comparison rests on it.
+func p95Shown(d Dist) bool { return d.P95 != nil && !d.Small[2] }
+
+// compDist is a component's n, P50, P95 and interval as a Dist.
+func compDist(c Component) Dist {
+	return Dist{N: c.N, P50: c.P50, P95: c.P95, P95CI: c.P95CI, Small: [4]bool{c.Small[0], true, c.Small[1], true}}
+}
+
+// tooSmallP95 says why a P95 is not quoted.
+func tooSmallP95(n int64) string { return fmt.Sprintf("n too small for a P95 (n=%d)", n) }
+
+// ciText prints a 95% interval as "95% interval [930.0, 972.0] ms", an
+// open bound as "…"; "" without either bound.
+func ciText(iv Interval) string {
+	if iv.Lo == nil && iv.Hi == nil {
+		return ""
+	}
+	b := func(p *float64) string {
+		if p == nil {
+			return "…"
+		}
+		return fmt.Sprintf("%.1f", *p)
+	}
+	return fmt.Sprintf("95%% interval [%s, %s] ms", b(iv.Lo), b(iv.Hi))
+}
+
+// p95Text is d's P95 with its n and interval, "950.1 ms (n=500, 95%
+// interval [930.0, 972.0] ms)", or "n too small for a P95 (n=5)".
+func p95Text(d Dist) string {
+	if !p95Shown(d) {
+		return tooSmallP95(d.N)
+	}
+	if iv := ciText(d.P95CI); iv != "" {
+		return fmt.Sprintf("%s (n=%d, %s)", ms(d.P95), d.N, iv)
+	}
+	return fmt.Sprintf("%s (n=%d)", ms(d.P95), d.N)
+}
+
+// p95Brief is d's P95 without its n, "950.1 ms", or "n too small (n=5)".
+func p95Brief(d Dist) string {
+	if !p95Shown(d) {
+		return fmt.Sprintf("n too small (n=%d)", d.N)
+	}
+	return ms(d.P95)
+}
+
+// intervalsOverlap reports whether the P95 intervals of a and b are known
+// to overlap (false when an open bound leaves it unknown, or they are
+// apart).
+func intervalsOverlap(a, b Dist) bool {
+	x, y := a.P95CI, b.P95CI
+	return x.Lo != nil && x.Hi != nil && y.Lo != nil && y.Hi != nil && *x.Lo <= *y.Hi && *y.Lo <= *x.Hi
+}
+
 // findings states in plain sentences what the numbers in r show.
 func findings(r *Result) []string {
 	var out []string
@@ -136,6 +193,7 @@ func dataFindings(r *Result) []string {
 	if r.Anomalous > 0 {
 		out = append(out, fmt.Sprintf("%s anomalous (a tier's own times out of order or a negative component); kept, and counted by reason under Anomalies.", plural(r.Anomalous, "request is", "requests are")))
 	}
+	out = append(out, abortedFindings(r)...)
 	if r.Retried > 0 {
 		out = append(out, fmt.Sprintf("%s more than one distinct record on a tier (retries reusing the ID); the latest attempt on that tier's clock is used.", plural(r.Retried, "request ID has", "request IDs have")))
 	}
@@ -146,7 +204,9 @@ func dataFindings(r *Result) []string {
 	return append(out, formatFindings(r)...)
 }
 
-// sliceFindings states what one slice's numbers show.
+// sliceFindings states what one slice's numbers show. A P95 from too few
+// samples is never quoted, and the sentences resting on one (the slowest
+// 5%, above the P95; the P50-to-P95 spread) are left out, saying so.
 func sliceFindings(s *Slice) []string {
 	var out []string
 	{
@@ -154,31 +214,78 @@ func sliceFindings(s *Slice) []string {
 			return append(out, fmt.Sprintf("In %s, no request has a client E2E time (n=0): the user-visible latency cannot be attributed.", s.Label))
 		}
 		model := byName(s.E2E, "model")
-		out = append(out, fmt.Sprintf("In %s (window %s), P95 client E2E is %s (n=%d) while P95 model time is %s (n=%d) and P95 inference-only (server E2E) is %s (n=%d).",
-			s.Label, FormatWindow(s.WindowFirst, s.WindowLast), ms(s.ClientE2E.P95), s.ClientE2E.N, ms(model.P95), model.N, ms(s.ServerE2E.P95), s.ServerE2E.N))
+		out = append(out, fmt.Sprintf("In %s (window %s), %s.", s.Label, FormatWindow(s.WindowFirst, s.WindowLast),
+			p95Clauses([]string{"client E2E", "model time", "inference-only (server E2E)"}, []Dist{s.ClientE2E, compDist(model), s.ServerE2E})))
 
-		if d, ok := dominant(s.E2E); ok && s.E2ETailN > 0 {
+		d, ok := dominant(s.E2E)
+		switch {
+		case !p95Shown(s.ClientE2E):
+			out = append(out, fmt.Sprintf("In %s, client E2E has %s: its slowest 5%% are not singled out.", s.Label, tooSmallP95(s.ClientE2E.N)))
+		case ok && s.E2ETailN > 0:
 			out = append(out, fmt.Sprintf("In %s, the slowest 5%% (client E2E above P95 %s, n=%d) spend the most time in %s: mean over the slowest 5%% %s of %s mean client E2E (%s).",
 				s.Label, ms(s.E2ETailThreshold), s.E2ETailN, d.Name, ms(d.TailMean), ms(s.E2ETailClientE2E), tailMeans(s.E2E)))
-		} else {
+		default:
 			out = append(out, fmt.Sprintf("In %s, too few requests with client E2E (n=%d) to single out the slowest 5%%.", s.Label, s.ClientE2E.N))
 		}
 
-		c := s.ClientE2E
-		if c.P50 != nil && c.P95 != nil && model.P50 != nil && model.P95 != nil &&
-			*c.P50 > 0 && *model.P50 > 0 &&
-			*c.P95 >= clientSpread**c.P50 && *model.P95 < modelFlat**model.P50 {
+		c, m := s.ClientE2E, compDist(model)
+		if p95Shown(c) && p95Shown(m) && c.P50 != nil && m.P50 != nil && !c.Small[0] && !m.Small[0] &&
+			*c.P50 > 0 && *m.P50 > 0 &&
+			*c.P95 >= clientSpread**c.P50 && *m.P95 < modelFlat**m.P50 {
 			q, n, a := byName(s.E2E, "queue"), byName(s.E2E, "network"), byName(s.E2E, "application")
 			out = append(out, fmt.Sprintf("In %s, client E2E grows from %s at P50 to %s at P95 while model time stays flat (%s to %s): the tail comes from outside the model; look at queueing (P95 %s), network (P95 %s) and application (P95 %s).",
-				s.Label, ms(c.P50), ms(c.P95), ms(model.P50), ms(model.P95), ms(q.P95), ms(n.P95), ms(a.P95)))
+				s.Label, ms(c.P50), ms(c.P95), ms(m.P50), ms(m.P95), p95Brief(compDist(q)), p95Brief(compDist(n)), p95Brief(compDist(a))))
 		}
 
-		if d, ok := dominant(s.TTFT); ok && s.TTFTTailN > 0 {
+		if d, ok := dominant(s.TTFT); !p95Shown(s.ClientTTFT) && s.ClientTTFT.N > 0 {
+			out = append(out, fmt.Sprintf("In %s, client TTFT has %s: its slowest 5%% by TTFT are not singled out.", s.Label, tooSmallP95(s.ClientTTFT.N)))
+		} else if ok && s.TTFTTailN > 0 && p95Shown(s.ClientTTFT) {
 			out = append(out, fmt.Sprintf("In %s, the slowest 5%% by client TTFT (above P95 %s, n=%d) spend the most of their TTFT in %s: mean over the slowest 5%% %s of %s mean client TTFT.",
 				s.Label, ms(s.TTFTTailThreshold), s.TTFTTailN, d.Name, ms(d.TailMean), ms(s.TTFTTailClientTTFT)))
 		}
 	}
 	return out
+}
+
+// p95Clauses says the P95 of each named distribution: those that may be
+// quoted first ("P95 client E2E is 950.1 ms (n=500, …) while P95 model
+// time is … and …"), then those from too few samples ("n too small for a
+// P95 of model time (n=3) or of …").
+func p95Clauses(names []string, ds []Dist) string {
+	var shown, small []string
+	for i, d := range ds {
+		if p95Shown(d) {
+			shown = append(shown, fmt.Sprintf("P95 %s is %s", names[i], p95Text(d)))
+		} else {
+			small = append(small, fmt.Sprintf("of %s (n=%d)", names[i], d.N))
+		}
+	}
+	var out string
+	for i, c := range shown {
+		switch {
+		case i == 0:
+			out = c
+		case i == 1:
+			out += " while " + c
+		default:
+			out += " and " + c
+		}
+	}
+	if len(small) > 0 {
+		if out != "" {
+			out += "; "
+		}
+		out += "n too small for a P95 " + joinOr(small)
+	}
+	return out
+}
+
+// joinOr joins "a", "b", "c" as "a, b or c".
+func joinOr(parts []string) string {
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }
 
 // Thresholds for comparing a phase with steady state: client P95 must rise
@@ -220,25 +327,35 @@ func phaseFindings(r *Result) []string {
 
 // phaseComparisons compares the P95 client E2E of burst and of cold
 // requests with steady state and says whether the model accounts for the
-// difference.
+// difference. A comparison is made only where both sides support the P95
+// (p95Shown), quoting both intervals; else it is left out (the Phases
+// table shows "n too small").
 func phaseComparisons(r *Result) []string {
 	var out []string
 	steady, ok := phaseByName(r.Phases, "steady")
-	if !ok || steady.ClientE2E.P95 == nil || steady.Model.P95 == nil {
+	if !ok || !p95Shown(steady.ClientE2E) {
 		return nil
 	}
 	for _, name := range []string{"burst", "cold"} {
 		p, ok := phaseByName(r.Phases, name)
-		if !ok || p.ClientE2E.P95 == nil || p.Model.P95 == nil {
+		if !ok || !p95Shown(p.ClientE2E) {
 			continue
 		}
 		dc := sub(p.ClientE2E.P95, steady.ClientE2E.P95)
 		if dc <= phaseRise**steady.ClientE2E.P95 {
 			continue
 		}
+		head := fmt.Sprintf("In the %s phase (n=%d, window %s), P95 client E2E is %s against %s in steady state, %s",
+			name, p.ClientE2E.N, FormatWindow(p.WindowFirst, p.WindowLast), p95Text(p.ClientE2E), p95Text(steady.ClientE2E), signedMs(dc))
+		if intervalsOverlap(p.ClientE2E, steady.ClientE2E) {
+			head += " (the two intervals overlap: the rise may be noise)"
+		}
+		if !p95Shown(p.Model) || !p95Shown(steady.Model) {
+			out = append(out, head+fmt.Sprintf("; P95 model time is %s in the %s phase and %s in steady state, so whether the model accounts for the rise is not said.",
+				p95Brief(p.Model), name, p95Brief(steady.Model)))
+			continue
+		}
 		dm := sub(p.Model.P95, steady.Model.P95)
-		head := fmt.Sprintf("In the %s phase (n=%d, window %s), P95 client E2E is %s against %s in steady state (n=%d), %s",
-			name, p.ClientE2E.N, FormatWindow(p.WindowFirst, p.WindowLast), ms(p.ClientE2E.P95), ms(steady.ClientE2E.P95), steady.ClientE2E.N, signedMs(dc))
 		if dm < modelShare*dc {
 			var rs []string
 			best, bestD := "", 0.0
@@ -246,7 +363,7 @@ func phaseComparisons(r *Result) []string {
 				name string
 				a, b Dist
 			}{{"queueing", p.Queue, steady.Queue}, {"network", p.Network, steady.Network}, {"application", p.Application, steady.Application}} {
-				if c.a.P95 == nil || c.b.P95 == nil {
+				if !p95Shown(c.a) || !p95Shown(c.b) {
 					continue
 				}
 				d := sub(c.a.P95, c.b.P95)
@@ -255,7 +372,7 @@ func phaseComparisons(r *Result) []string {
 					best, bestD = c.name, d
 				}
 			}
-			sentence := head + fmt.Sprintf(", while P95 model time stays comparatively flat, %s (n=%d) to %s (n=%d), %s or %.0f%% of the rise: the extra time is spent outside the model", ms(steady.Model.P95), steady.Model.N, ms(p.Model.P95), p.Model.N, signedMs(dm), 100*dm/dc)
+			sentence := head + fmt.Sprintf(", while P95 model time stays comparatively flat, %s to %s, %s or %.0f%% of the rise: the extra time is spent outside the model", p95Text(steady.Model), p95Text(p.Model), signedMs(dm), 100*dm/dc)
 			if best != "" {
 				sentence += fmt.Sprintf(", mostly in %s; %s.", best, strings.Join(rs, "; "))
 			} else {
@@ -263,14 +380,16 @@ func phaseComparisons(r *Result) []string {
 			}
 			out = append(out, sentence)
 		} else {
-			out = append(out, head+fmt.Sprintf(", and P95 model time rises with it, %s (n=%d) to %s (n=%d), %s: the model itself is slower in this phase.", ms(steady.Model.P95), steady.Model.N, ms(p.Model.P95), p.Model.N, signedMs(dm)))
+			out = append(out, head+fmt.Sprintf(", and P95 model time rises with it, %s to %s, %s: the model itself is slower in this phase.", p95Text(steady.Model), p95Text(p.Model), signedMs(dm)))
 		}
 	}
 	return out
 }
 
 // coldReplicas names each replica with cold requests and compares its model
-// time per output token with the model's other replicas.
+// time per output token with the model's other replicas: only those whose
+// P95 the sample supports, and the comparison only when the replica's own
+// does.
 func coldReplicas(r *Result) []string {
 	var out []string
 	for _, rep := range r.Replicas {
@@ -279,22 +398,35 @@ func coldReplicas(r *Result) []string {
 		}
 		var others []string
 		for _, o := range r.Replicas {
-			if o.Replica != rep.Replica && o.Model == rep.Model && o.ModelPerToken[1] != nil {
-				others = append(others, fmt.Sprintf("%s %s (n=%d)", o.Replica, ms(o.ModelPerToken[1]), o.ModelPerTokenN))
+			if o.Replica != rep.Replica && o.Model == rep.Model && o.ModelPerToken[1] != nil && !o.ModelPerTokenSmall[1] {
+				others = append(others, fmt.Sprintf("%s %s", o.Replica, p95Text(replicaPerToken(o))))
 			}
 		}
 		joined := ""
 		if len(r.Slices) > 0 && r.Slices[0].WindowFirst != nil && rep.FirstStart != nil {
 			joined = fmt.Sprintf(", %.1f s after the first request of the service", rep.FirstStart.Sub(*r.Slices[0].WindowFirst).Seconds())
 		}
-		sentence := fmt.Sprintf("Replica %s (%s) served its first request at %s%s, and %s detected as cold (its first by arrival, each slow against the replica's usual decode per token, prefill or queue, and those queued behind them): its P95 model time per output token is %s (n=%d)",
-			rep.Replica, rep.Model, FormatTime(rep.FirstStart), joined, plural(rep.Cold, "request was", "requests were"), ms(rep.ModelPerToken[1]), rep.ModelPerTokenN)
+		own := replicaPerToken(rep)
+		sentence := fmt.Sprintf("Replica %s (%s) served its first request at %s%s, and %s detected as cold (its first by arrival, each slow against the replica's usual decode per token, prefill or queue, and those queued behind them)",
+			rep.Replica, rep.Model, FormatTime(rep.FirstStart), joined, plural(rep.Cold, "request was", "requests were"))
+		if !p95Shown(own) {
+			out = append(out, sentence+fmt.Sprintf(": its model time per output token has %s.", tooSmallP95(own.N)))
+			continue
+		}
+		sentence += fmt.Sprintf(": its P95 model time per output token is %s", p95Text(own))
 		if len(others) > 0 {
 			sentence += " against " + strings.Join(others, ", ") + " on the other replicas of the model"
 		}
 		out = append(out, sentence+".")
 	}
 	return out
+}
+
+// replicaPerToken is a replica's model time per output token as a Dist
+// (P50, P95 and the P95's interval).
+func replicaPerToken(rep Replica) Dist {
+	return Dist{N: rep.ModelPerTokenN, P50: rep.ModelPerToken[0], P95: rep.ModelPerToken[1], P95CI: rep.ModelPerTokenCI,
+		Small: [4]bool{rep.ModelPerTokenSmall[0], true, rep.ModelPerTokenSmall[1], true}}
 }
 
 // formatFindings says how records of server formats without a request ID
@@ -341,13 +473,27 @@ func joinFindings(r *Result) []string {
 		}
 	}
 	for _, u := range r.Unjoined {
-		if u.Tier == "server" || u.NotJoined == 0 || tiers < 2 {
+		if u.NoKey > 0 {
+			out = append(out, noKeyFinding(u))
+		}
+		if u.Tier == "server" || u.NotJoined-u.NoKey == 0 || tiers < 2 {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%d of %d %s records of format %s joined no other tier (no request ID, response ID or trace that matched); each is a request of its own, never merged with another.",
-			u.NotJoined, u.Records, u.Tier, u.Format))
+			u.NotJoined-u.NoKey, u.Records-u.NoKey, u.Tier, u.Format))
 	}
 	return out
+}
+
+// noKeyFinding says why gateway records with no request ID, no trace ID and
+// no start (NGINX's combined format) join nothing, in no request.
+func noKeyFinding(u UnjoinedRows) string {
+	if u.Format == "nginx" {
+		return fmt.Sprintf("%s of format nginx carry no request ID and no duration: NGINX's combined format logs neither, only $time_local, the second the response ended. They cannot join the other tiers: not by ID, and not by time either, since without the request's start or duration every request that ended within the same second (give or take the clock offset, which the ends alone bound only to a second) fits, and a match would give no gateway time anyway (no gateway E2E, network or application without a start). They are counted here and are in no request; to join them, log $http_x_request_id with $msec, $request_time and $upstream_response_time (--nginx-format).",
+			plural(u.NoKey, "gateway record", "gateway records"))
+	}
+	return fmt.Sprintf("%s of format %s carry no request ID, no trace ID and no start: they can join nothing and hold no duration, so they are counted here and are in no request.",
+		plural(u.NoKey, "gateway record", "gateway records"), u.Format)
 }
 
 func formatFindings(r *Result) []string {
@@ -403,8 +549,10 @@ func joinGaps(r *Result) []string {
 		switch {
 		case f.MatchPool > 0:
 			why = tgiWhy(r, f)
+		case u.Format == "ollama-gin":
+			why = "Ollama's GIN access lines log no request ID and no instant (a local time without a zone, to the second), so they cannot be matched by time; Ollama's final JSON objects (ollama-json) can"
 		case f.WithID == 0:
-			why = fmt.Sprintf("%s logs no request ID that the other tiers know (TensorRT-LLM's executor IDs, Triton's ensemble children), and only TGI records are matched by time", u.Format)
+			why = fmt.Sprintf("%s logs no request ID that the other tiers know (TensorRT-LLM's executor IDs, Triton's ensemble children), and only TGI and Ollama JSON records (an end and a duration logged) are matched by time", u.Format)
 		default:
 			why = "their request IDs match no client or gateway record: the gateway may not forward X-Request-Id to the server (or the server rewrote it), or the logs cover different time ranges"
 		}
@@ -414,27 +562,31 @@ func joinGaps(r *Result) []string {
 	return out
 }
 
-// tgiWhy says why TGI records were not matched by time.
+// tgiWhy says why TGI (or Ollama JSON) records were not matched by time.
 func tgiWhy(r *Result, f ServerFormat) string {
+	sys := "TGI"
+	if f.Format == "ollama-json" {
+		sys = "Ollama"
+	}
 	if r.Coverage.Gateway == 0 {
-		return "TGI logs no request ID, and there is no gateway log to match its records to by time"
+		return sys + " logs no request ID, and there is no gateway log to match its records to by time"
 	}
 	spans := int64(0)
 	var lost []string
 	for _, h := range r.TGIHosts {
 		spans = h.GatewaySpans
-		if h.Matched == 0 && h.Records > 0 {
+		if h.Matched == 0 && h.Records > 0 && h.Format == f.Format {
 			lost = append(lost, fmt.Sprintf("%s (%d)", h.Host, h.Records))
 		}
 	}
 	if spans == 0 {
-		return "TGI logs no request ID, and no gateway record logs both ends of a span (upstream start and end, or start and end) to match it by time"
+		return sys + " logs no request ID, and no gateway record logs both ends of a span (upstream start and end, or start and end) to match it by time"
 	}
 	var parts []string
 	if len(lost) > 0 {
-		parts = append(parts, fmt.Sprintf("no clock offset to a gateway host could be estimated for TGI host %s, so none of its records was matched (fewer than 3 of its records agree in duration with a gateway record logged within 60 s of them: the gateway did not see its traffic, or the clocks are further apart)", strings.Join(lost, ", ")))
+		parts = append(parts, fmt.Sprintf("no clock offset to a gateway host could be estimated for "+sys+" host %s, so none of its records was matched (fewer than 3 of its records agree in duration with a gateway record logged within 60 s of them: the gateway did not see its traffic, or the clocks are further apart)", strings.Join(lost, ", ")))
 	}
-	if rest := f.MatchPool - f.ByTime - lostRecords(r); rest > 0 {
+	if rest := f.MatchPool - f.ByTime - lostRecords(r, f.Format); rest > 0 {
 		parts = append(parts, fmt.Sprintf("%d found no gateway record within the tolerance once the clock offset was removed (the gateway did not log those requests, or spent far longer than usual on them before or after the upstream call)", rest))
 	}
 	if len(parts) == 0 {
@@ -443,11 +595,12 @@ func tgiWhy(r *Result, f ServerFormat) string {
 	return strings.Join(parts, "; ")
 }
 
-// lostRecords counts the TGI rows of hosts none of whose rows matched.
-func lostRecords(r *Result) int64 {
+// lostRecords counts the rows of format (tgi, ollama-json) of hosts none of
+// whose rows matched.
+func lostRecords(r *Result, format string) int64 {
 	var n int64
 	for _, h := range r.TGIHosts {
-		if h.Matched == 0 {
+		if h.Matched == 0 && h.Format == format {
 			n += h.Records
 		}
 	}
@@ -490,20 +643,22 @@ func timeHeadlines(r *Result) []string {
 	for i := range r.Slices {
 		s := &r.Slices[i]
 		if s.All {
-			if d, ok := dominant(s.E2E); ok && s.E2ETailN > 0 {
+			if d, ok := dominant(s.E2E); ok && s.E2ETailN > 0 && p95Shown(s.ClientE2E) {
 				out = append(out, fmt.Sprintf("The slowest 5%% of requests by client E2E (n=%d) spend the most time in %s: %s of %s on average.",
 					s.E2ETailN, d.Name, ms(d.TailMean), ms(s.E2ETailClientE2E)))
 			} else if s.ClientE2E.N == 0 {
 				out = append(out, "No request has a client E2E time: the user-visible latency cannot be attributed.")
+			} else if !p95Shown(s.ClientE2E) {
+				out = append(out, fmt.Sprintf("Client E2E has %s: the slowest 5%% are not singled out.", tooSmallP95(s.ClientE2E.N)))
 			}
-			if d, ok := dominant(s.TTFT); ok && s.TTFTTailN > 0 {
+			if d, ok := dominant(s.TTFT); ok && s.TTFTTailN > 0 && p95Shown(s.ClientTTFT) {
 				out = append(out, fmt.Sprintf("The slowest 5%% by client TTFT (n=%d) spend the most of it in %s: %s of %s on average.",
 					s.TTFTTailN, d.Name, ms(d.TailMean), ms(s.TTFTTailClientTTFT)))
 			}
 			continue
 		}
 		d, ok := dominant(s.E2E)
-		if !ok || s.E2ETailN == 0 {
+		if !ok || s.E2ETailN == 0 || !p95Shown(s.ClientE2E) {
 			continue
 		}
 		if per == nil {
@@ -554,7 +709,7 @@ func shortWindow(first, last *time.Time) string {
 }
 
 // phaseHeadlines compares the burst and cold phases with steady state, by
-// the rules of phaseComparisons.
+// the rules of phaseComparisons: only P95s both sides support.
 func phaseHeadlines(r *Result) []string {
 	var out []string
 	steady, okSteady := phaseByName(r.Phases, "steady")
@@ -565,8 +720,9 @@ func phaseHeadlines(r *Result) []string {
 			out = append(out, fmt.Sprintf("No %s phase was detected in the logs.", name))
 			continue
 		}
-		if !okSteady || p.ClientE2E.P95 == nil || steady.ClientE2E.P95 == nil {
-			out = append(out, fmt.Sprintf("%s detected as %s; too few client E2E times to compare with steady state.", plural(p.Requests, "request was", "requests were"), name))
+		if !okSteady || !p95Shown(p.ClientE2E) || !p95Shown(steady.ClientE2E) {
+			out = append(out, fmt.Sprintf("%s detected as %s; n too small for a P95 of client E2E (n=%d in the %s phase, n=%d in steady state) to compare with steady state.",
+				plural(p.Requests, "request was", "requests were"), name, p.ClientE2E.N, name, steady.ClientE2E.N))
 			continue
 		}
 		lead := map[string]string{"burst": "During the burst", "cold": "In the cold start"}[name]
@@ -577,7 +733,8 @@ func phaseHeadlines(r *Result) []string {
 			out = append(out, fmt.Sprintf("That is within %.0f%% of steady state: %s changed little.", 100*phaseRise, what))
 			continue
 		}
-		if p.Model.P95 == nil || steady.Model.P95 == nil {
+		if !p95Shown(p.Model) || !p95Shown(steady.Model) {
+			out = append(out, fmt.Sprintf("Whether the model is slower is not said: n too small for a P95 of model time (n=%d in the %s phase, n=%d in steady state).", p.Model.N, name, steady.Model.N))
 			continue
 		}
 		dm := sub(p.Model.P95, steady.Model.P95)
@@ -590,7 +747,7 @@ func phaseHeadlines(r *Result) []string {
 			name string
 			a, b Dist
 		}{{"queueing", p.Queue, steady.Queue}, {"network", p.Network, steady.Network}, {"application", p.Application, steady.Application}} {
-			if c.a.P95 != nil && c.b.P95 != nil {
+			if p95Shown(c.a) && p95Shown(c.b) {
 				if d := sub(c.a.P95, c.b.P95); d > bestD {
 					best, bestD = c.name, d
 				}
@@ -611,7 +768,8 @@ func phaseHeadlines(r *Result) []string {
 const slowDecode = 1.5
 
 // standOutHeadlines names the slowest slice, the replicas that started cold
-// and any replica decoding much slower than the model's other replicas.
+// and any replica decoding much slower than the model's other replicas;
+// the comparisons use only P95s their samples support.
 func standOutHeadlines(r *Result) []string {
 	var out []string
 	var all, worst *Slice
@@ -622,7 +780,7 @@ func standOutHeadlines(r *Result) []string {
 			all = s
 			continue
 		}
-		if s.ClientE2E.P95 == nil {
+		if !p95Shown(s.ClientE2E) {
 			continue
 		}
 		n++
@@ -630,7 +788,7 @@ func standOutHeadlines(r *Result) []string {
 			worst = s
 		}
 	}
-	if n > 1 && all != nil && all.ClientE2E.P95 != nil {
+	if n > 1 && all != nil && p95Shown(all.ClientE2E) {
 		out = append(out, fmt.Sprintf("The slowest slice is %s: P95 client E2E %s, against %s for all requests.", worst.Label, ms(worst.ClientE2E.P95), ms(all.ClientE2E.P95)))
 	}
 	var first *time.Time
@@ -653,12 +811,12 @@ func standOutHeadlines(r *Result) []string {
 	}
 	for _, rep := range r.Replicas {
 		v := rep.ModelPerToken[1]
-		if v == nil {
+		if v == nil || rep.ModelPerTokenSmall[1] {
 			continue
 		}
 		peers, most := 0, 0.0
 		for _, o := range r.Replicas {
-			if o.Replica != rep.Replica && o.Model == rep.Model && o.ModelPerToken[1] != nil {
+			if o.Replica != rep.Replica && o.Model == rep.Model && o.ModelPerToken[1] != nil && !o.ModelPerTokenSmall[1] {
 				peers++
 				most = max(most, *o.ModelPerToken[1])
 			}

@@ -1,9 +1,14 @@
 package analyze
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/infertrace/infertrace/analyze/analyzetest"
+	"github.com/infertrace/infertrace/analyze/contract"
 )
 
 func TestFormatWindow(t *testing.T) {
@@ -73,7 +78,7 @@ func TestHeadlines(t *testing.T) {
 		RejectsTotal: 7,
 		Anomalous:    1,
 		Slices: []Slice{
-			{All: true, Label: "all requests", WindowFirst: &at, ClientE2E: d(190, 2000), E2ETailN: 10, E2ETailClientE2E: p(5000), E2E: comps(3000, 1900),
+			{All: true, Label: "all requests", WindowFirst: &at, ClientE2E: d(190, 2000), ClientTTFT: d(80, 600), E2ETailN: 10, E2ETailClientE2E: p(5000), E2E: comps(3000, 1900),
 				TTFTTailN: 4, TTFTTailClientTTFT: p(800), TTFT: []Component{{Name: "queue", TailMean: p(700)}, {Name: "model", TailMean: p(90)}}},
 			{Label: "model=a", ClientE2E: d(100, 1500), E2ETailN: 5, E2E: comps(100, 1300)},
 			{Label: "model=b", ClientE2E: d(90, 4000), E2ETailN: 5, E2E: comps(3000, 900)},
@@ -128,5 +133,146 @@ func TestHeadlines(t *testing.T) {
 		if !found {
 			t.Errorf("no headline says %q: %q", w, got)
 		}
+	}
+}
+
+// smallBigFixture is 500 requests of model=big and 5 of model=small, on
+// all three tiers, one every 100 ms, none streamed. Big request i (1..500)
+// takes 1000 + 2i ms at the client, small request k (1..5) 2000 + 1000k;
+// each spends 10 ms in the network and 10 in the application, none in the
+// queue, so model time is client E2E − 20.
+func smallBigFixture() analyzetest.Fixture {
+	var f analyzetest.Fixture
+	ok := analyzetest.Int(200)
+	add := func(n int, id, model, replica string, at, e2e int64) {
+		f.Clients = append(f.Clients, analyzetest.Client{ID: id, Start: analyzetest.At(at), End: analyzetest.At(at + e2e), Status: ok, Streamed: analyzetest.Bool(false),
+			Model: model, UseCase: "chat", PromptTokens: analyzetest.Int(10), Output: analyzetest.Int(100), Line: n})
+		f.Gateways = append(f.Gateways, analyzetest.Gateway{ID: id, Start: analyzetest.At(at + 5), UpstreamStart: analyzetest.At(at + 6), UpstreamEnd: analyzetest.At(at + e2e - 6),
+			End: analyzetest.At(at + e2e - 5), Status: ok, Gateway: "gw", Line: n})
+		f.Servers = append(f.Servers, analyzetest.Server{ID: id, Arrival: analyzetest.At(at + 10), Scheduled: analyzetest.At(at + 10), End: analyzetest.At(at + e2e - 10),
+			Model: model, Replica: replica, PromptTokens: analyzetest.Int(10), Output: analyzetest.Int(100), Status: ok, Line: n})
+	}
+	for i := int64(1); i <= 500; i++ {
+		add(int(i), fmt.Sprintf("b%03d", i), "big", "b-0", 100*i, 1000+2*i)
+	}
+	for k := int64(1); k <= 5; k++ {
+		add(500+int(k), fmt.Sprintf("s%d", k), "small", "s-0", 100*(500+k), 2000+1000*k)
+	}
+	return f
+}
+
+// A P95 from too few samples is never quoted in a finding or a headline,
+// and no comparison rests on one: at n=5 the slice's findings say "n too
+// small for a P95" and it is not named the slowest slice; at n=500 the P95
+// is quoted with its interval.
+func TestFindingsSmallSample(t *testing.T) {
+	dir, _, _ := runFixture(t, smallBigFixture(), analyzetest.DefaultOffsets)
+	res, err := Summarize(context.Background(), dir, SummaryOptions{By: []string{"model"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, small := findSlice(t, res, "model=big"), findSlice(t, res, "model=small")
+	bigText, smallText := strings.Join(big.Findings, "\n"), strings.Join(small.Findings, "\n")
+	// Big: client E2E 1002..2000 step 2. quantile_cont P95 at rank
+	// 0.95 × 499 = 474.05 (from 0): 1950 + 0.05 × 2 = 1950.1. Its interval:
+	// ranks floor(475 − 1.96 √23.75) = 465 and ceil(475 + 9.55) + 1 = 486,
+	// so [1000 + 2·465, 1000 + 2·486] = [1930, 1972]; model 20 ms less.
+	for _, want := range []string{
+		"P95 client E2E is 1950.1 ms (n=500, 95% interval [1930.0, 1972.0] ms) while P95 model time is 1930.1 ms (n=500, 95% interval [1910.0, 1952.0] ms) and P95 inference-only (server E2E) is 1930.1 ms (n=500, 95% interval [1910.0, 1952.0] ms).",
+		"the slowest 5% (client E2E above P95 1950.1 ms, n=25) spend the most time in model",
+	} {
+		if !strings.Contains(bigText, want) {
+			t.Errorf("model=big findings lack %q:\n%s", want, bigText)
+		}
+	}
+	// Small: client E2E 3000..7000, its quantile_cont P95 6000 + 0.8 ×
+	// 1000 = 6800 must not be quoted, nor any of its tail.
+	for _, want := range []string{
+		"In model=small (window 2026-03-01 12:00:50.100 – 12:00:50.500 UTC), n too small for a P95 of client E2E (n=5), of model time (n=5) or of inference-only (server E2E) (n=5).",
+		"In model=small, client E2E has n too small for a P95 (n=5): its slowest 5% are not singled out.",
+	} {
+		if !strings.Contains(smallText, want) {
+			t.Errorf("model=small findings lack %q:\n%s", want, smallText)
+		}
+	}
+	for _, bad := range []string{"6800.0", "6780.0", "slowest 5% (", "mean over the slowest"} {
+		if strings.Contains(smallText, bad) {
+			t.Errorf("model=small findings quote %q from n=5:\n%s", bad, smallText)
+		}
+	}
+	// The slowest slice by P95 would be model=small (6800 against 1950):
+	// from n=5 it is no comparison. One slice with a supported P95 leaves
+	// no per-slice headline either.
+	for _, h := range res.Headlines {
+		if strings.Contains(h.Text, "model=small") || strings.Contains(h.Text, "slowest slice") || strings.Contains(h.Text, "Per slice") || strings.Contains(h.Text, "every slice") {
+			t.Errorf("headline rests on the n=5 slice: %q", h.Text)
+		}
+	}
+}
+
+// Phase comparisons need a P95 both sides support, and quote both
+// intervals: a burst of n=5 is not compared with steady state; one of
+// n=500 is, and overlapping intervals are said.
+func TestPhaseComparisonsSmallSample(t *testing.T) {
+	p := func(v float64) *float64 { return &v }
+	// d is a Dist whose Small flags follow pct_too_small.
+	d := func(n int64, p95, lo, hi float64) Dist {
+		x := Dist{N: n, P50: p(p95 / 2), P95: p(p95), Small: [4]bool{n < 2, n < 10, n < 20, n < 100}}
+		if n >= 20 {
+			x.P95CI = Interval{p(lo), p(hi)}
+		}
+		return x
+	}
+	steady := Phase{Name: "steady", Requests: 500, ClientE2E: d(500, 1000, 950, 1050), Model: d(500, 800, 780, 820), Queue: d(500, 10, 9, 11)}
+	burst := Phase{Name: "burst", Requests: 5, ClientE2E: d(5, 5000, 0, 0), Model: d(5, 1200, 0, 0), Queue: d(5, 3700, 0, 0)}
+	r := &Result{Coverage: Coverage{Requests: 505, Client: 505}, Phases: []Phase{burst, steady}, Slices: []Slice{{All: true, Label: "all requests"}}}
+	if got := phaseComparisons(r); len(got) != 0 {
+		t.Errorf("n=5 burst compared: %q", got)
+	}
+	var phase []string
+	for _, h := range headlines(r) {
+		if h.Topic == HeadlinePhases {
+			phase = append(phase, h.Text)
+		}
+	}
+	if want := "5 requests were detected as burst; n too small for a P95 of client E2E (n=5 in the burst phase, n=500 in steady state) to compare with steady state."; len(phase) == 0 || phase[0] != want {
+		t.Errorf("burst headline %q, want %q", phase, want)
+	}
+	for _, h := range phase {
+		if strings.Contains(h, "5000.0") {
+			t.Errorf("headline quotes the n=5 P95: %q", h)
+		}
+	}
+
+	// n=500 on both sides: +4000 ms, intervals quoted; the model's P95 is
+	// from n=5 (a burst whose server logged few requests), so whether the
+	// model accounts for the rise is not said.
+	burst = Phase{Name: "burst", Requests: 500, ClientE2E: d(500, 5000, 4900, 5100), Model: d(5, 1200, 0, 0), Queue: d(500, 3700, 3600, 3800)}
+	got := phaseComparisons(&Result{Phases: []Phase{burst, steady}})
+	want := "In the burst phase (n=500, window –), P95 client E2E is 5000.0 ms (n=500, 95% interval [4900.0, 5100.0] ms) against 1000.0 ms (n=500, 95% interval [950.0, 1050.0] ms) in steady state, +4000.0 ms; P95 model time is n too small (n=5) in the burst phase and 800.0 ms in steady state, so whether the model accounts for the rise is not said."
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("burst finding:\n got %q\nwant %q", got, want)
+	}
+	// Intervals that overlap are said to.
+	burst.ClientE2E, burst.Model = d(500, 1300, 1000, 1400), d(500, 810, 790, 830)
+	got = phaseComparisons(&Result{Phases: []Phase{burst, steady}})
+	if len(got) != 1 || !strings.Contains(got[0], "+300.0 ms (the two intervals overlap: the rise may be noise)") {
+		t.Errorf("overlapping burst finding: %q", got)
+	}
+}
+
+// A contract constraint whose percentile has too few samples is named with
+// its n in the headline, never with a number.
+func TestCaseHeadlineSmallSample(t *testing.T) {
+	v := 912.0
+	k := func(title string, pct float64, n int64, verdict string) ConstraintResult {
+		return ConstraintResult{Constraint: contract.Constraint{Kind: "latency", Metric: "client_ttft_ms", Percentile: pct, Op: "<=", Target: 800},
+			Title: title, Unit: "ms", N: n, Value: &v, Verdict: verdict}
+	}
+	c := CaseResult{Name: "tail", Verdict: "incomplete", FirstFail: -1,
+		Constraints: []ConstraintResult{k("client TTFT", 99, 60, "n too small"), k("client TTFT", 50, 60, "pass")}}
+	want := "tail cannot be judged on every constraint: client TTFT P99 n too small (n=60); the others pass."
+	if got := caseHeadline(c); got != want {
+		t.Errorf("headline\n got %q\nwant %q", got, want)
 	}
 }

@@ -335,11 +335,11 @@ func TestSummarizeJoins(t *testing.T) {
 		t.Errorf("Joins = %v\nwant %v", r.Joins, want)
 	}
 	wantU := []UnjoinedRows{
-		{"client", "aiperf", 1, 0},
-		{"client", "genai-perf", 3, 2},
-		{"gateway", "native", 3, 0},
-		{"server", "native", 3, 0},
-		{"server", "trtllm", 1, 1},
+		{"client", "aiperf", 1, 0, 0},
+		{"client", "genai-perf", 3, 2, 0},
+		{"gateway", "native", 3, 0, 0},
+		{"server", "native", 3, 0, 0},
+		{"server", "trtllm", 1, 1, 0},
 	}
 	if fmt.Sprint(r.Unjoined) != fmt.Sprint(wantU) {
 		t.Errorf("Unjoined = %v\nwant %v", r.Unjoined, wantU)

@@ -8,10 +8,10 @@ import (
 	"github.com/infertrace/infertrace/queries"
 )
 
-// matchServers matches server rows that log no request ID (TGI) to gateway
-// records by time and creates the server view requests.sql reads: the
-// server_logged view with matched rows given their gateway record's
-// request_id. The candidates (tgi_candidates.sql) and each round of the
+// matchServers matches server rows that log no request ID (TGI, Ollama's
+// ollama-json) to gateway records by time and creates the server view
+// requests.sql reads: the server_logged view with matched rows given their
+// gateway record's request_id. The candidates (tgi_candidates.sql) and each round of the
 // one-to-one greedy matching (tgi_round.sql) are SQL; Go only repeats the
 // round until it takes no pair.
 func matchServers(ctx context.Context, db *sql.DB) error {

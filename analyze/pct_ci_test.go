@@ -216,11 +216,11 @@ func TestReportQueriesHoldNoQuantileState(t *testing.T) {
 	holistic := regexp.MustCompile(`(?i)\b(quantile_cont|quantile_disc|quantile|percentile_cont|percentile_disc|median|mode|mad|histogram|array_agg|string_agg|group_concat)\s*\(`)
 	filtered := regexp.MustCompile(`(?is)^\s*FILTER\s*\(\s*WHERE\s+rk\s*<=\s*\d+\s*\)`)
 	for _, name := range []string{
-		"server_formats", "coverage", "joins", "unjoined", "tgi_hosts", "anomalies", "rejects",
+		"server_formats", "coverage", "joins", "unjoined", "tgi_hosts", "aborted", "anomalies", "rejects",
 		"slice_ci_groups", "slice_ci_values", "pct_ci", "slice_dists", "slice_components", "slice_ttft_components", "slices",
 		"slowest", "phase_ci_groups", "phase_ci_values", "phases",
 		"replica_ci_groups", "replica_ci_values", "replicas",
-		"timeseries_ci_groups", "timeseries_ci_values", "timeseries",
+		"timeseries_ci_groups", "timeseries_ci_values", "timeseries", "aborted_ci_groups", "aborted_ci_values",
 		"period_ci_groups", "period_ci_values", "periods",
 		"contract_members", "contract_values", "contract_ci_groups", "contract_ci_values", "contract_goodput", "contract_targets",
 	} {
@@ -280,4 +280,108 @@ func orderedAggregates(q string) [][2]string {
 		}
 	}
 	return out
+}
+
+// The component P50/P95 of the attribution tables follow the same rules:
+// queue and TTFT queue of use case a (1..200 ms, n = 200) have the P95
+// interval [x(183), x(198)] = [183, 198] ms; those of use case b (n = 10)
+// are too small; model (10 ms each) has its interval from its own samples.
+func TestComponentIntervals(t *testing.T) {
+	var f analyzetest.Fixture
+	add := func(id string, i, queue int64, uc string) {
+		start := i * 10000
+		f.Clients = append(f.Clients, analyzetest.Client{
+			ID: id, Start: analyzetest.At(start), FirstToken: analyzetest.At(start + queue + 5),
+			End: analyzetest.At(start + queue + 10), Status: analyzetest.Int(200), Streamed: analyzetest.Bool(true),
+			Model: "m", UseCase: uc, Output: analyzetest.Int(10), Line: int(i),
+		})
+		f.Servers = append(f.Servers, analyzetest.Server{
+			ID: id, Arrival: analyzetest.At(start), Scheduled: analyzetest.At(start + queue),
+			FirstToken: analyzetest.At(start + queue + 5), End: analyzetest.At(start + queue + 10),
+			Model: "m", Replica: "r1", Output: analyzetest.Int(10), Status: analyzetest.Int(200), Line: int(i),
+		})
+	}
+	for i := int64(1); i <= 200; i++ {
+		add(fmt.Sprintf("a%03d", i), i, i, "a")
+	}
+	for i := int64(1); i <= 10; i++ {
+		add(fmt.Sprintf("b%03d", i), 200+i, 1000+i, "b")
+	}
+	res := summarize(t, f, "use_case")
+	comp := func(cs []Component, name string) Component {
+		for _, c := range cs {
+			if c.Name == name {
+				return c
+			}
+		}
+		t.Fatalf("no component %q in %+v", name, cs)
+		return Component{}
+	}
+	a := findSlice(t, res, "use_case=a")
+	for _, c := range []Component{comp(a.E2E, "queue"), comp(a.TTFT, "queue")} {
+		if c.N != 200 || !near(c.P95, 190.05) || c.Small != [2]bool{} {
+			t.Errorf("a %s: n %d P95 %s small %v, want n 200, P95 190.05, none small", c.Column, c.N, fmtp(c.P95), c.Small)
+		}
+		checkInterval(t, "a "+c.Column+" P95", c.P95CI, f64(183), f64(198))
+	}
+	// Model time is 10 ms for every request: both bounds are 10 ms.
+	checkInterval(t, "a model P95", comp(a.E2E, "model").P95CI, f64(10), f64(10))
+	b := findSlice(t, res, "use_case=b")
+	for _, c := range []Component{comp(b.E2E, "queue"), comp(b.TTFT, "queue")} {
+		if c.N != 10 || c.Small != [2]bool{false, true} || c.P95CI.Lo != nil || c.P95CI.Hi != nil {
+			t.Errorf("b %s: n %d small %v interval %+v, want n 10, P95 too small, no interval", c.Column, c.N, c.Small, c.P95CI)
+		}
+	}
+	// All requests: queue 1..200 and 1001..1010, n = 210: ranks 193 and
+	// 207 (see TestPercentileIntervals) are 193 and 1007 ms.
+	all := res.Slices[0]
+	checkInterval(t, "all queue P95", comp(all.E2E, "queue").P95CI, f64(193), f64(1007))
+	checkInterval(t, "all ttft queue P95", comp(all.TTFT, "queue").P95CI, f64(193), f64(1007))
+	// No gateway: no network component, every percentile too small.
+	if c := comp(all.E2E, "network"); c.N != 0 || c.Small != [2]bool{true, true} {
+		t.Errorf("all network: n %d small %v, want no samples, both too small", c.N, c.Small)
+	}
+}
+
+// The time series' P95s carry their intervals too: 200 requests start in
+// the first second (client E2E 1..200 ms: P95 interval [183, 198]), none
+// in the next, 5 in the third (P95 from n = 5 is too small).
+func TestTimeSeriesIntervals(t *testing.T) {
+	var f analyzetest.Fixture
+	add := func(id string, start, e2e int64, line int) {
+		f.Clients = append(f.Clients, analyzetest.Client{
+			ID: id, Start: analyzetest.At(start), End: analyzetest.At(start + e2e),
+			Status: analyzetest.Int(200), Streamed: analyzetest.Bool(false), Model: "m", UseCase: "u",
+			Output: analyzetest.Int(10), Line: line,
+		})
+		f.Servers = append(f.Servers, analyzetest.Server{
+			ID: id, Arrival: analyzetest.At(start), Scheduled: analyzetest.At(start + e2e - 1),
+			End: analyzetest.At(start + e2e), Model: "m", Replica: "r1", Output: analyzetest.Int(10),
+			Status: analyzetest.Int(200), Line: line,
+		})
+	}
+	for k := int64(0); k < 200; k++ {
+		add(fmt.Sprintf("a%03d", k), k*5, k+1, int(k)+1)
+	}
+	for k := int64(0); k < 5; k++ {
+		add(fmt.Sprintf("b%03d", k), 2000+k, 1000+k, 201+int(k))
+	}
+	res := summarize(t, f)
+	if len(res.TimeSeries) != 3 || res.TimeSeries[0].WidthS != 1 {
+		t.Fatalf("time series %+v, want 3 windows of 1 s", res.TimeSeries)
+	}
+	w0, w1, w2 := res.TimeSeries[0], res.TimeSeries[1], res.TimeSeries[2]
+	if w0.ClientE2EN != 200 || w0.ClientE2ESmall {
+		t.Errorf("window 0: client E2E n %d small %v, want 200, not small", w0.ClientE2EN, w0.ClientE2ESmall)
+	}
+	checkInterval(t, "window 0 client E2E P95", w0.ClientE2ECI, f64(183), f64(198))
+	// Queue = E2E − 1 ms: 0..199, so the bounds are one less.
+	checkInterval(t, "window 0 queue P95", w0.QueueCI, f64(182), f64(197))
+	checkInterval(t, "window 0 model P95", w0.ModelCI, f64(1), f64(1))
+	if w1.ClientE2EN != 0 || !w1.ClientE2ESmall || !w1.QueueSmall || !w1.ModelSmall {
+		t.Errorf("window 1: %+v, want no samples, every P95 too small", w1)
+	}
+	if w2.ClientE2EN != 5 || !w2.ClientE2ESmall || !w2.QueueSmall || w2.ClientE2ECI.Lo != nil || w2.ClientE2ECI.Hi != nil {
+		t.Errorf("window 2: %+v, want n 5, P95 too small, no interval", w2)
+	}
 }

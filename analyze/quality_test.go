@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"os"
@@ -164,9 +165,34 @@ func TestContractFixture(t *testing.T) {
 {"request_id":"c4","eval":"q","score":1,"pass":true}
 {"request_id":"zz","eval":"q","score":0.5,"pass":true}
 `},
+		{"parquet", "evals.parquet", evalsParquet(t, fixtureEvalsCSV)},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkContractFixture(t, summarizeContract(t, tc.evals, tc.file)) })
 	}
+}
+
+// evalsParquet returns csv as the bytes of a Parquet file with typed
+// columns (eval VARCHAR, score DOUBLE, pass BOOLEAN), as an evaluation
+// pipeline would write it.
+func evalsParquet(t *testing.T, csv string) string {
+	t.Helper()
+	dir := t.TempDir()
+	in, out := writeFile(t, dir, "in.csv", csv), filepath.Join(dir, "out.parquet")
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	q := "COPY (SELECT request_id, eval, score::DOUBLE AS score, pass::BOOLEAN AS pass FROM read_csv(" + sqlString(in) +
+		", header = true, all_varchar = true)) TO " + sqlString(out) + " (FORMAT parquet)"
+	if _, err := db.Exec(q); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func checkContractFixture(t *testing.T, res *Result) {

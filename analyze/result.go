@@ -111,6 +111,10 @@ type Component struct {
 	TailN    int64    // slowest-5% requests having the component
 	TailMean *float64 // mean over the slowest 5%, n = TailN
 	Formats  []string // server formats of the requests behind it (server-derived components)
+	// Small: P50, P95 from too few samples ("n too small"); P95CI the
+	// 95% interval of the P95 (queries/pct_ci.sql), none where small.
+	Small [2]bool
+	P95CI Interval
 }
 
 // Slice holds the figures of one slice (or of all requests).
@@ -189,9 +193,10 @@ type ServerFormat struct {
 // TGIHost says how the TGI rows of one host (replica label, else log file)
 // were matched by time (queries/tgi_hosts.sql): Records distinct rows that
 // could be matched, Matched of them matched, GatewaySpans the gateway
-// records a match could use.
+// records a match could use. Format is the host's format: tgi, or
+// ollama-json, whose rows are matched the same way.
 type TGIHost struct {
-	Host                           string
+	Host, Format                   string
 	Records, Matched, GatewaySpans int64
 }
 
@@ -221,6 +226,9 @@ type UnjoinedRows struct {
 	Tier, Format string
 	Records      int64
 	NotJoined    int64
+	// NoKey counts the gateway rows, among NotJoined, with no request ID,
+	// no trace ID and no start (NGINX's combined format): in no request.
+	NoKey int64
 }
 
 // Phase holds the figures of one phase: cold start, burst or steady state
@@ -277,6 +285,11 @@ type TimeWindow struct {
 	// AroundBurst: the series is the windows around the burst, not the
 	// whole span (its width shows the burst; see queries/timeseries.sql).
 	AroundBurst bool
+	// ClientE2ESmall, QueueSmall, ModelSmall: that P95 from too few
+	// samples (n < 20, "n too small"); the *CI fields its 95% interval
+	// (queries/pct_ci.sql), none where small.
+	ClientE2ESmall, QueueSmall, ModelSmall bool
+	ClientE2ECI, QueueCI, ModelCI          Interval
 }
 
 // Result is everything a report shows; report renders it without SQL.
@@ -290,6 +303,8 @@ type Result struct {
 	Anomalous    int64
 	Anomalies    []ReasonCount
 	Retried      int64
+	// Aborted: the requests whose client left before the response ended.
+	Aborted Aborted
 	// Joins says how each pair of tiers joined, in path order; Unjoined,
 	// per tier and format, the records that joined no other tier.
 	Joins    []JoinPair

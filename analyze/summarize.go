@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/infertrace/infertrace/analyze/contract"
@@ -138,6 +139,9 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if res.TGIHosts, err = tgiHosts(ctx, db); err != nil {
 		return nil, err
 	}
+	if res.Aborted, err = aborted(ctx, db); err != nil {
+		return nil, err
+	}
 	if res.Anomalies, err = anomalies(ctx, db); err != nil {
 		return nil, err
 	}
@@ -259,6 +263,7 @@ func unjoined(ctx context.Context, db *sql.DB) ([]UnjoinedRows, error) {
 			Format:    asString(r["format"]),
 			Records:   asInt(r["records"]),
 			NotJoined: asInt(r["not_joined"]),
+			NoKey:     asInt(r["no_key"]),
 		})
 	}
 	return out, nil
@@ -273,6 +278,7 @@ func tgiHosts(ctx context.Context, db *sql.DB) ([]TGIHost, error) {
 	for _, r := range rows {
 		out = append(out, TGIHost{
 			Host:         asString(r["host"]),
+			Format:       asString(r["format"]),
 			Records:      asInt(r["records"]),
 			Matched:      asInt(r["matched"]),
 			GatewaySpans: asInt(r["gateway_spans"]),
@@ -437,6 +443,12 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 	for _, r := range rows {
 		all, grp := r["is_all"] == true, asList(r["slice_key"])
 		dist := func(r map[string]any, metric string) Dist { return withCI(dist(r, metric), ci, all, grp, metric) }
+		component := func(r map[string]any, name, prefix string) Component {
+			c := component(r, name, prefix)
+			d := withCI(Dist{}, ci, all, grp, prefix+name)
+			c.Small, c.P95CI = [2]bool{d.Small[0], d.Small[2]}, d.P95CI
+			return c
+		}
 		s := Slice{
 			All:                   r["is_all"] == true,
 			Requests:              asInt(r["requests"]),
@@ -576,8 +588,13 @@ func replicas(ctx context.Context, db *sql.DB) ([]Replica, error) {
 	return out, nil
 }
 
+// timeSeries runs pct_ci.sql over the windows of timeseries_ci_groups.sql
+// (a window's group is [epoch_ns(window_start)] as text) into
+// timeseries_pct, whose P95s timeseries.sql reads and whose intervals and
+// "n too small" flags go with them.
 func timeSeries(ctx context.Context, db *sql.DB) ([]TimeWindow, error) {
-	if _, err := pctIntervals(ctx, db, "timeseries"); err != nil {
+	ci, err := pctIntervals(ctx, db, "timeseries")
+	if err != nil {
 		return nil, err
 	}
 	rows, err := queryRows(ctx, db, "timeseries")
@@ -598,6 +615,16 @@ func timeSeries(ctx context.Context, db *sql.DB) ([]TimeWindow, error) {
 			Burst:        asInt(r["burst"]),
 			Cold:         asInt(r["cold"]),
 			AroundBurst:  r["around_burst"] == true,
+		}
+		if w.Start != nil {
+			grp := []any{strconv.FormatInt(w.Start.UnixNano(), 10)}
+			p95 := func(metric string) (bool, Interval) {
+				d := withCI(Dist{}, ci, false, grp, metric)
+				return d.Small[2], d.P95CI
+			}
+			w.ClientE2ESmall, w.ClientE2ECI = p95("client_e2e")
+			w.QueueSmall, w.QueueCI = p95("queue")
+			w.ModelSmall, w.ModelCI = p95("model")
 		}
 		if f := asFloat(r["width_s"]); f != nil {
 			w.WidthS = *f

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // benchLines writes n native lines of one tier in the shape real logs have:
@@ -75,7 +77,7 @@ func BenchmarkRun(b *testing.B) {
 			})
 			b.ResetTimer()
 			for range b.N {
-				if _, err := Run(context.Background(), Options{Inputs: []Input{{Tier: tier, Format: formatNative, Pattern: path}}, Out: out}); err != nil {
+				if _, err := Run(context.Background(), Options{Inputs: []Input{{Tier: tier, Format: record.NativeFormat, Pattern: path}}, Out: out}); err != nil {
 					b.Fatal(err)
 				}
 			}

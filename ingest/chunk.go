@@ -7,6 +7,8 @@ import (
 	"hash/maphash"
 	"io"
 	"sync"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // Line formats are read in chunks of whole lines so that one large file is
@@ -17,9 +19,6 @@ import (
 
 const (
 	chunkSize = 1 << 20 // bytes of whole lines handed to a worker at once
-	// MaxLineBytes is the longest line accepted; a longer one is rejected
-	// (its first KiB kept in rejects.jsonl) and the file goes on.
-	MaxLineBytes = 16 << 20
 	// dupWindow is how many recent distinct lines of a file are remembered
 	// to drop exact duplicates. Duplicates further apart are kept here and
 	// collapsed by the analysis, which drops exact duplicate records.
@@ -150,7 +149,7 @@ func (c *chunker) sniffLines() ([][]byte, []byte) {
 			if len(doc) > sniffDocBytes {
 				doc = doc[:sniffDocBytes]
 			}
-			return out, compactJSON(doc)
+			return out, record.CompactJSON(doc)
 		}
 		if len(line) > 64<<10 {
 			line = line[:64<<10]
@@ -158,33 +157,6 @@ func (c *chunker) sniffLines() ([][]byte, []byte) {
 		out = append(out, line)
 	}
 	return out, nil
-}
-
-// compactJSON returns b with the whitespace outside JSON strings removed,
-// so that `{"timestamp": "…"` sniffs as `{"timestamp":"…"`.
-func compactJSON(b []byte) []byte {
-	out := make([]byte, 0, len(b))
-	inStr, esc := false, false
-	for _, ch := range b {
-		switch {
-		case inStr:
-			out = append(out, ch)
-			if esc {
-				esc = false
-			} else if ch == '\\' {
-				esc = true
-			} else if ch == '"' {
-				inStr = false
-			}
-		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r':
-		default:
-			if ch == '"' {
-				inStr = true
-			}
-			out = append(out, ch)
-		}
-	}
-	return out
 }
 
 // rest returns the input not yet handed out as chunks, peeked data
@@ -307,8 +279,8 @@ func (c *chunker) scan(ch *chunk) {
 		line, data = cutLine(data)
 		c.line++
 		c.lines++
-		line = trimCR(line)
-		if isBlank(line) {
+		line = record.TrimCR(line)
+		if record.IsBlank(line) {
 			c.blank++
 			continue
 		}
@@ -325,22 +297,6 @@ func cutLine(data []byte) (line, rest []byte) {
 		return data[:i], data[i+1:]
 	}
 	return data, nil
-}
-
-func trimCR(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\r' {
-		return b[:n-1]
-	}
-	return b
-}
-
-func isBlank(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\r' {
-			return false
-		}
-	}
-	return true
 }
 
 // dedup remembers the 64-bit hashes of at least the last dupWindow
@@ -392,24 +348,24 @@ func probe(t []uint64, h uint64) bool {
 
 // chunkDecoder is the Decoder of one chunk of a line format.
 type chunkDecoder[T Row] struct {
-	parser  lineParser[T]
+	parser  record.LineParser[T]
 	file    string
 	data    []byte
 	line    int64
 	dups    []int64
-	queue   rowQueue[T]
+	queue   record.RowQueue[T]
 	decoded int64 // lines that parsed, whatever their number of rows
 }
 
-func newChunkDecoder[T Row](c *chunk, p lineParser[T]) *chunkDecoder[T] {
+func newChunkDecoder[T Row](c *chunk, p record.LineParser[T]) *chunkDecoder[T] {
 	return &chunkDecoder[T]{parser: p, file: c.file, data: c.data, line: c.firstLine, dups: c.dups}
 }
 
 func (d *chunkDecoder[T]) Next(row *T) error {
 	for {
-		if q := &d.queue; q.i < len(q.rows) {
-			*row = q.rows[q.i]
-			q.i++
+		if q := &d.queue; q.Pos < len(q.Rows) {
+			*row = q.Rows[q.Pos]
+			q.Pos++
 			return nil
 		}
 		if len(d.data) == 0 {
@@ -423,37 +379,18 @@ func (d *chunkDecoder[T]) Next(row *T) error {
 			d.dups = d.dups[1:]
 			continue
 		}
-		line = trimCR(line)
-		if isBlank(line) {
+		line = record.TrimCR(line)
+		if record.IsBlank(line) {
 			continue
 		}
-		d.queue.reset()
-		if err := d.parser.parseLine(line, &d.queue); err != nil {
-			d.queue.reset()
+		d.queue.Reset()
+		if err := d.parser.ParseLine(line, &d.queue); err != nil {
+			d.queue.Reset()
 			return &ParseError{File: d.file, Line: n, Err: err, Raw: line}
 		}
 		d.decoded++
-		for i := range d.queue.rows {
-			setSource(&d.queue.rows[i], d.file, n)
+		for i := range d.queue.Rows {
+			record.SetSource(&d.queue.Rows[i], d.file, n)
 		}
 	}
-}
-
-// rowQueue holds the rows decoded from one input unit.
-type rowQueue[T Row] struct {
-	rows []T
-	i    int
-}
-
-// next appends a zero row and returns it to be filled; the pointer is good
-// until the following call to next.
-func (q *rowQueue[T]) next() *T {
-	var zero T
-	q.rows = append(q.rows, zero)
-	return &q.rows[len(q.rows)-1]
-}
-
-func (q *rowQueue[T]) reset() {
-	clear(q.rows)
-	q.rows, q.i = q.rows[:0], 0
 }

@@ -15,14 +15,14 @@
 // Every input line is accounted for: lines = decoded + rejected +
 // duplicates + blank, per file (and rows = decoded in the native formats).
 //
-// Each input format is one file here implementing the same small pull
-// interface, Decoder (Next(row) error, io.EOF at the end), chosen by name
-// (--client FORMAT:GLOB) or sniffed from a file's first line. Input may be
-// gzip or zstd compressed, recognised by its magic bytes, and an
+// Each input format is one file of ingest/formats implementing the same
+// small pull interface, Decoder (Next(row) error, io.EOF at the end), chosen
+// by name (--client FORMAT:GLOB) or sniffed from a file's first lines. Input
+// may be gzip or zstd compressed, recognised by its magic bytes, and an
 // OpenTelemetry Collector's length-prefixed frames (format: proto,
 // compression: zstd) are unframed into OTLP JSON lines (otlp_frames.go). Line formats
-// implement lineParser (one line to zero or more rows); formats that are one
-// document (trace arrays, benchmark reports) implement docParser and report
+// implement record.LineParser (one line to zero or more rows); formats that are one
+// document (trace arrays, benchmark reports) implement record.DocParser and report
 // each record through DocOut. The formats:
 //
 //	client   native, jsonl (--map), aiperf, genai-perf, guidellm, vllm-bench, llmperf, k6, otel-client
@@ -32,6 +32,16 @@
 //
 // Each format's file says what it fills, on which clock, and what it
 // cannot give; simulate writes several of them with known ground truth.
+//
+// The packages: ingest is the pipeline (inputs, decompression, chunking,
+// workers, Parquet sinks, manifest, rejects, append, lock, progress) and
+// names no format; ingest/record holds the row types, errors, reader
+// interfaces and the registry of formats it reads through; ingest/scan the
+// JSON scanner and value parsers; ingest/formats the readers, which
+// register themselves when loaded, so a program running the pipeline
+// imports it for that alone (import _ ".../ingest/formats", as
+// cmd/infertrace does). Adding a format touches one file of
+// ingest/formats (see its doc) and the README's table.
 //
 // Run streams: a reader per file cuts it into 1 MiB chunks of whole lines,
 // numbering lines and dropping exact duplicates as it goes; a pool of

@@ -11,13 +11,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/infertrace/infertrace/ingest/internal/rowtext"
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
 // testDoc is a document format for the tests of the document path: a JSON
 // array of {"id","t0","t1"} objects, possibly without its closing bracket
 // (a file still being written).
 func init() {
-	registerDoc(Client, "testdoc", func(first []byte) bool { return bytes.HasPrefix(first, []byte(`[{"id"`)) }, parseTestDoc)
+	record.RegisterDoc(Client, "testdoc", func(first []byte) bool { return bytes.HasPrefix(first, []byte(`[{"id"`)) }, parseTestDoc)
 }
 
 func parseTestDoc(r io.Reader, file string, out *DocOut[ClientRow]) error {
@@ -49,10 +53,10 @@ func parseTestDoc(r io.Reader, file string, out *DocOut[ClientRow]) error {
 		row.RequestID = rec.ID
 		row.Format = "testdoc"
 		var err1, err2 error
-		row.Start, err1 = parseEpochSeconds([]byte(rec.T0))
-		row.End, err2 = parseEpochSeconds([]byte(rec.T1))
+		row.Start, err1 = scan.ParseEpochSeconds([]byte(rec.T0))
+		row.End, err2 = scan.ParseEpochSeconds([]byte(rec.T1))
 		if err := errors.Join(err1, err2); err != nil {
-			if err := out.Done(line, []byte(rec.ID), fieldErr("t0/t1", ErrBadTime, "%v", err)); err != nil {
+			if err := out.Done(line, []byte(rec.ID), record.FieldErrorf("t0/t1", ErrBadTime, "%v", err)); err != nil {
 				return err
 			}
 			continue
@@ -77,7 +81,7 @@ func TestDocFormat(t *testing.T) {
 	if f.Format != "testdoc" || f.Lines != 3 || f.Decoded != 2 || f.Rows != 2 || f.Rejected != 1 || f.Error != "" {
 		t.Fatalf("manifest: %+v", f)
 	}
-	got := dumpTable[ClientRow](t, out, Client, dir)
+	got := rowtext.Table[ClientRow](t, out, Client, dir)
 	want := "doc.json:1 request_id=a start_time=2026-11-30T10:00:00Z end_time=2026-11-30T10:00:01Z format=testdoc\n" +
 		"doc.json:3 request_id=c start_time=2026-11-30T10:00:00.5Z end_time=2026-11-30T10:00:02Z format=testdoc\n"
 	if got != want {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"testing"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // TestRunRestoresGCPercent: Run lowers the collector's target only while it
@@ -17,7 +19,7 @@ func TestRunRestoresGCPercent(t *testing.T) {
 	run := func() {
 		t.Helper()
 		if _, err := Run(context.Background(), Options{Out: filepath.Join(dir, "out"),
-			Inputs: []Input{{Tier: Server, Format: formatNative, Pattern: in}}}); err != nil {
+			Inputs: []Input{{Tier: Server, Format: record.NativeFormat, Pattern: in}}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/infertrace/infertrace/ingest/textsafe"
 )
 
@@ -33,17 +34,17 @@ type Input struct {
 // access-2026-11-30T10:00:00.log).
 func ParseInput(t Tier, spec string) (Input, error) {
 	if name, rest, ok := strings.Cut(spec, ":"); ok && name != "" && !strings.ContainsAny(name, `/\.*?[`) {
-		if _, err := lookupFormat(t, name); err == nil {
+		if _, err := record.Lookup(t, name); err == nil {
 			if rest == "" {
 				return Input{}, fmt.Errorf("--%s %s names the format but no files: want --%s %s:GLOB", t, spec, t, name)
 			}
 			return Input{Tier: t, Format: name, Pattern: rest}, nil
 		}
 		known := strings.Join(Formats(t), ", ")
-		if isFormatName(name) {
+		if record.IsFormatName(name) {
 			var tiers []string
 			for _, other := range []Tier{Client, Gateway, Server} {
-				if _, err := lookupFormat(other, name); err == nil {
+				if _, err := record.Lookup(other, name); err == nil {
 					tiers = append(tiers, "--"+string(other))
 				}
 			}
@@ -109,7 +110,7 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	newParsers, err := configureFormats(opt.FormatOptions)
+	newParsers, err := record.ConfigureFormats(opt.FormatOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -226,10 +227,10 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 		st := s.stats
 		st.Rows, st.Decoded, st.Rejected = s.rows.Load(), s.decoded.Load(), s.rejected.Load()
 		if s.format != nil {
-			st.Format = s.format.name
+			st.Format = s.format.Name
 		}
 		if units := st.Lines - st.Blank - st.Duplicates; st.Error == "" && st.Rows == 0 && units > 0 && st.Format != "" {
-			st.Error = noRowsError(st.Format, units)
+			st.Error = noRowsError(s.format, units)
 		}
 		st.Batch = opt.runID
 		m.Files = append(m.Files, st)
@@ -332,7 +333,7 @@ func expand(inputs []Input, log io.Writer) ([]*source, error) {
 			seen[key{in.Tier, p}] = true
 			s := &source{idx: len(out), stats: FileStats{Tier: in.Tier, Path: p}}
 			if in.Format != "" {
-				f, err := lookupFormat(in.Tier, in.Format)
+				f, err := record.Lookup(in.Tier, in.Format)
 				if err != nil {
 					return nil, err
 				}
@@ -471,10 +472,10 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 			return
 		}
 		if first == nil { // empty file: nothing to decode
-			s.format, _ = lookupFormat(s.stats.Tier, formatNative)
+			s.format, _ = record.Lookup(s.stats.Tier, record.NativeFormat)
 		} else {
 			lines, doc, _ := c.peekSniffLines()
-			if s.format, err = sniffFrom(s.stats.Tier, s.stats.Path, lines, doc); err != nil {
+			if s.format, err = record.Sniff(s.stats.Tier, s.stats.Path, lines, doc); err != nil {
 				// Said once, by the caller's summary of the files not
 				// read; the reject is not echoed.
 				s.stats.Error = err.Error()
@@ -487,7 +488,7 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 		fail(err)
 		return
 	}
-	if s.format.doc != nil {
+	if s.format.Doc != nil {
 		doc = true
 		if err := readDoc(s, c.rest(), opt, rejects); err != nil {
 			fail(fmt.Errorf("%s: %w", s.stats.Path, err))
@@ -535,25 +536,25 @@ func readDoc(s *source, r io.Reader, opt Options, rejects *rejectLog) error {
 
 func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) error {
 	dir := opt.Out
-	doc := s.format.doc
-	if s.format.options != nil { // a document format that takes options returns its docParser
-		d, err := s.format.options(opt.FormatOptions) // already checked by Run
+	doc := s.format.Doc
+	if s.format.Options != nil { // a document format that takes options returns its docParser
+		d, err := s.format.Options(opt.FormatOptions) // already checked by Run
 		if err != nil {
 			return err
 		}
 		doc = d
 	}
-	parse, ok := doc.(docParser[T])
+	parse, ok := doc.(record.DocParser[T])
 	if !ok {
-		return fmt.Errorf("format %s is not a %s format", s.format.name, s.stats.Tier)
+		return fmt.Errorf("format %s is not a %s format", s.format.Name, s.stats.Tier)
 	}
 	sk := newSink[T](dir, s.stats.Tier, fmt.Sprintf("%s-f%04d", opt.runID, s.idx))
 	if ss, ok := any(sk).(*sink[ServerRow]); ok {
 		ss.fill = serverDefaults(opt.ServerModel)
 	}
 	out := &DocOut[T]{
-		file: s.stats.Path,
-		emit: func(rows []T) error {
+		File: s.stats.Path,
+		Emit: func(rows []T) error {
 			for i := range rows {
 				*sk.slot() = rows[i]
 				if err := sk.commit(); err != nil {
@@ -562,7 +563,7 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 			}
 			return nil
 		},
-		reject: func(pe *ParseError) error {
+		Reject: func(pe *ParseError) error {
 			s.rejected.Add(1)
 			return rejects.add(s.stats.Tier, pe)
 		},
@@ -570,9 +571,9 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 	err := parse(r, s.stats.Path, out)
 	// For a document format a "line" is one input unit: lines = decoded +
 	// rejected still holds.
-	s.stats.Lines = out.units
-	s.decoded.Add(out.decoded)
-	s.rows.Add(out.rows)
+	s.stats.Lines = out.Units
+	s.decoded.Add(out.Decoded)
+	s.rows.Add(out.Rows)
 	return errors.Join(err, sk.close())
 }
 
@@ -603,7 +604,7 @@ func countUnits(ch *chunk) int {
 	for data := ch.data; len(data) > 0; {
 		var line []byte
 		line, data = cutLine(data)
-		if !isBlank(trimCR(line)) {
+		if !record.IsBlank(record.TrimCR(line)) {
 			units++
 		}
 	}
@@ -618,9 +619,9 @@ type worker struct {
 	client  *sink[ClientRow]
 	gateway *sink[GatewayRow]
 	server  *sink[ServerRow]
-	parsers map[*format]any
+	parsers map[*record.Format]any
 	// newParsers replaces the newParser of formats configured by options.
-	newParsers map[*format]any
+	newParsers map[*record.Format]any
 	rejects    *rejectLog
 }
 
@@ -629,7 +630,7 @@ func newWorker(opt Options, id int, rejects *rejectLog) *worker {
 		client:  newSink[ClientRow](opt.Out, Client, fmt.Sprintf("%s-w%02d", opt.runID, id)),
 		gateway: newSink[GatewayRow](opt.Out, Gateway, fmt.Sprintf("%s-w%02d", opt.runID, id)),
 		server:  newSink[ServerRow](opt.Out, Server, fmt.Sprintf("%s-w%02d", opt.runID, id)),
-		parsers: map[*format]any{},
+		parsers: map[*record.Format]any{},
 		rejects: rejects,
 	}
 	w.server.fill = serverDefaults(opt.ServerModel)
@@ -651,11 +652,11 @@ func (w *worker) chunk(c *chunk) error {
 func decodeChunk[T Row](w *worker, c *chunk, s *sink[T]) error {
 	p, ok := w.parsers[c.src.format]
 	if !ok {
-		newParser := c.src.format.newParser
+		newParser := c.src.format.NewParser
 		if np, ok := w.newParsers[c.src.format]; ok {
 			newParser = np
 		}
-		p = newParser.(func() lineParser[T])()
+		p = newParser.(func() record.LineParser[T])()
 		w.parsers[c.src.format] = p
 	}
 	if c.tooLong != nil {
@@ -664,7 +665,7 @@ func decodeChunk[T Row](w *worker, c *chunk, s *sink[T]) error {
 			return err
 		}
 	}
-	d := newChunkDecoder(c, p.(lineParser[T]))
+	d := newChunkDecoder(c, p.(record.LineParser[T]))
 	var rows int64
 	for {
 		err := d.Next(s.slot())

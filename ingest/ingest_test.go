@@ -9,15 +9,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/parquet-go/parquet-go"
 	"golang.org/x/tools/txtar"
+
+	"github.com/infertrace/infertrace/ingest/internal/rowtext"
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 var update = flag.Bool("update", false, "rewrite the want sections of testdata/ingest/*.txtar")
@@ -97,9 +97,9 @@ func runCase(t *testing.T, path string, ar *txtar.Archive) []map[string]string {
 		}
 		checkAccounting(t, m)
 		runs = append(runs, map[string]string{
-			"want/client":   dumpTable[ClientRow](t, out, Client, dir),
-			"want/gateway":  dumpTable[GatewayRow](t, out, Gateway, dir),
-			"want/server":   dumpTable[ServerRow](t, out, Server, dir),
+			"want/client":   rowtext.Table[ClientRow](t, out, Client, dir),
+			"want/gateway":  rowtext.Table[GatewayRow](t, out, Gateway, dir),
+			"want/server":   rowtext.Table[ServerRow](t, out, Server, dir),
 			"want/rejects":  dumpRejects(t, out, dir),
 			"want/manifest": dumpManifest(t, m, dir),
 		})
@@ -172,76 +172,10 @@ func checkAccounting(t *testing.T, m *Manifest) {
 			t.Errorf("%s: lines %d != decoded %d + rejected %d + duplicates %d + blank %d",
 				f.Path, f.Lines, f.Decoded, f.Rejected, f.Duplicates, f.Blank)
 		}
-		if f.Format == formatNative && f.Rows != f.Decoded {
+		if f.Format == record.NativeFormat && f.Rows != f.Decoded {
 			t.Errorf("%s: a native line is one row, but %d rows from %d lines", f.Path, f.Rows, f.Decoded)
 		}
 	}
-}
-
-// dumpTable reads a tier's parts back and renders one line per row, sorted
-// by source, with NULL columns left out and times in RFC 3339.
-func dumpTable[T Row](t *testing.T, out string, tier Tier, strip string) string {
-	t.Helper()
-	parts, _ := filepath.Glob(filepath.Join(out, string(tier), "*", "*.parquet"))
-	var rows []T
-	for _, p := range parts {
-		rs, err := parquet.ReadFile[T](p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows = append(rows, rs...)
-	}
-	lines := make([]string, 0, len(rows))
-	for i := range rows {
-		lines = append(lines, renderRow(&rows[i], strip))
-	}
-	sort.Strings(lines)
-	if len(lines) == 0 {
-		return ""
-	}
-	return strings.Join(lines, "\n") + "\n"
-}
-
-func renderRow(row any, strip string) string {
-	v := reflect.ValueOf(row).Elem()
-	var b strings.Builder
-	var src string
-	for i := 0; i < v.NumField(); i++ {
-		f := v.Type().Field(i)
-		tag := f.Tag.Get("parquet")
-		if tag == "" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		fv := v.Field(i)
-		if fv.Kind() == reflect.Pointer {
-			if fv.IsNil() {
-				continue
-			}
-			fv = fv.Elem()
-		} else if fv.IsZero() && strings.Contains(opts, "optional") {
-			continue
-		}
-		var s string
-		switch {
-		case strings.Contains(opts, "timestamp"):
-			s = time.Unix(0, fv.Int()).UTC().Format(time.RFC3339Nano)
-		case fv.Kind() == reflect.String:
-			s = strings.TrimPrefix(fv.String(), strip+string(filepath.Separator))
-		default:
-			s = fmt.Sprint(fv.Interface())
-		}
-		if name == "source_file" {
-			src = s
-			continue
-		}
-		if name == "source_line" {
-			src += ":" + s
-			continue
-		}
-		fmt.Fprintf(&b, " %s=%s", name, s)
-	}
-	return src + b.String()
 }
 
 // knownFormats matches the list of formats in an unknown-format message,
@@ -330,7 +264,7 @@ func TestParseInputColonPath(t *testing.T) {
 }
 
 func TestParseErrorFormat(t *testing.T) {
-	err := error(&ParseError{File: "logs/c.jsonl", Line: 7, Err: missing("start")})
+	err := error(&ParseError{File: "logs/c.jsonl", Line: 7, Err: record.Missing("start")})
 	if got, want := err.Error(), "logs/c.jsonl:7: start: missing required field"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

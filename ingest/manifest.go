@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // Manifest accounts for every input line: for each file,
@@ -121,7 +123,7 @@ func writeFileAtomic(path string, b []byte) error {
 type source struct {
 	idx      int // position in the input list, names its part file
 	stats    FileStats
-	format   *format
+	format   *record.Format
 	rows     atomic.Int64
 	decoded  atomic.Int64
 	rejected atomic.Int64

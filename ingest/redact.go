@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
 // Redaction of rejected lines for rejects.jsonl. Logs carry user text
@@ -68,10 +70,10 @@ func redact(raw []byte) []byte {
 	// JSON is an object or an array of composites or strings; "[2026-…]"
 	// starts an Envoy text line, and an array of numbers reads the same
 	// either way.
-	if i := skipSpace(raw, 0); i < len(raw) && raw[i] == '{' {
+	if i := scan.SkipSpace(raw, 0); i < len(raw) && raw[i] == '{' {
 		return redactJSON(raw)
 	} else if i < len(raw) && raw[i] == '[' {
-		if j := skipSpace(raw, i+1); j < len(raw) && bytes.IndexByte([]byte(`{["]`), raw[j]) >= 0 {
+		if j := scan.SkipSpace(raw, i+1); j < len(raw) && bytes.IndexByte([]byte(`{["]`), raw[j]) >= 0 {
 			return redactJSON(raw)
 		}
 	}
@@ -119,17 +121,17 @@ func redactJSON(raw []byte) []byte {
 			out = append(out, c)
 			i++
 		case c == '"':
-			end, escaped, err := scanString(raw, i+1)
+			end, escaped, err := scan.StringAt(raw, i+1)
 			next := end + 1
 			if err != nil { // cut off, or a bad escape: the rest of the line
 				end, next, escaped = len(raw), len(raw), true
 			}
 			content := raw[i+1 : end]
 			isName := err == nil && len(stack) > 0 && stack[len(stack)-1].object &&
-				skipSpace(raw, next) < len(raw) && raw[skipSpace(raw, next)] == ':'
+				scan.SkipSpace(raw, next) < len(raw) && raw[scan.SkipSpace(raw, next)] == ':'
 			switch {
 			case isName:
-				name, ok := unquote(content, escaped)
+				name, ok := scan.Unquote(content, escaped)
 				if !ok {
 					name = nil
 				}
@@ -166,7 +168,7 @@ func redactJSON(raw []byte) []byte {
 // jsonScalar returns the end of the number or literal at raw[i].
 func jsonScalar(raw []byte, i int) (int, bool) {
 	if c := raw[i]; c == '-' || '0' <= c && c <= '9' {
-		e, err := scanNumber(raw, i)
+		e, err := scan.NumberAt(raw, i)
 		return e, err == nil
 	}
 	for _, lit := range []string{"true", "false", "null"} {

@@ -185,3 +185,25 @@ func FuzzRedactHidesValues(f *testing.F) {
 		}
 	})
 }
+
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"id":"r1","prompt":"tell me \"x\"","n":1}`:                 `{"id":"r1","prompt":"<redacted 13 bytes>","n":1}`,
+		`{"messages":[{"role":"user","content":"hi"}],"id":"r"}`:     `{"messages":[{"role":"<redacted 4 bytes>","content":"<redacted 2 bytes>"}],"id":"r"}`,
+		`{"id":"r1","prompt":"cut off mid-wri`:                       `{"id":"r1","prompt":"<redacted 15 bytes>"`,
+		`{"text": null, "prompt_tokens": 5}`:                         `{"text": null, "prompt_tokens": 5}`,
+		`{"key":"gen_ai.prompt","value":{"stringValue":"hi there"}}`: `{"key":"gen_ai.prompt","value":{"stringValue":"<redacted 8 bytes>"}}`,
+		`{"key":"Bearer sk-1","value":{"intValue":"3"}}`:             `{"key":"<redacted 11 bytes>","value":{"intValue":"3"}}`,
+		`{"a b":"x","pr\u006fmpt":"y","model":"m\u0000"}`:            `{"<redacted 3 bytes>":"<redacted 1 bytes>","prompt":"<redacted 1 bytes>","model":"<redacted 7 bytes>"}`,
+		`{"model":"` + strings.Repeat("m", 129) + `"}`:               `{"model":"<redacted 129 bytes>"}`,
+		`{"stop":["a","b"],"model":"llama-3"} trailing words`:        `{"stop":["<redacted 1 bytes>","<redacted 1 bytes>"],"model":"llama-3"} <redacted 8 bytes> <redacted 5 bytes>`,
+		`[1, 2, 3]`: `[1, 2, 3]`,
+		`INFO 11-30 10:00:00 logger.py:37] Received request cmpl-7: prompt: 'a 1', n=1.`:                   `<redacted 4 bytes> 11-30 10:00:00 <redacted 12 bytes>] <redacted 16 bytes> cmpl-7: <redacted 6 bytes>: '<redacted 3 bytes>', <redacted 1 bytes>=1.`,
+		`[2026-01-15T10:00:02.000Z] "POST /v1 HTTP/1.1" 200 - 12ms "f0e1d2c3-0000-4000-8000-0000" "don't"`: `[2026-01-15T10:00:02.000Z] "<redacted 17 bytes>" 200 - 12ms "f0e1d2c3-0000-4000-8000-0000" "<redacted 5 bytes>"`,
+		`note: it's cut`: `<redacted 4 bytes>: <redacted 2 bytes>'<redacted 5 bytes>`,
+	} {
+		if got := string(redact([]byte(in))); got != want {
+			t.Errorf("redact(%s):\n got %s\nwant %s", in, got, want)
+		}
+	}
+}

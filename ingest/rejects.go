@@ -10,11 +10,9 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/infertrace/infertrace/ingest/textsafe"
 )
-
-// RawLimit is how much of a rejected line rejects.jsonl keeps.
-const RawLimit = 1024
 
 // Reject is one line of DIR/rejects.jsonl.
 type Reject struct {
@@ -60,7 +58,7 @@ func (l *rejectLog) add(tier Tier, e *ParseError) error { return l.record(tier, 
 func (l *rejectLog) addQuiet(tier Tier, e *ParseError) error { return l.record(tier, e, false) }
 
 func (l *rejectLog) record(tier Tier, e *ParseError, echo bool) error {
-	rec := Reject{Tier: tier, File: e.File, Line: e.Line, Kind: Kind(e.Err), Reason: shortReason(e.Err.Error()), Raw: cutRaw(e.Raw)}
+	rec := Reject{Tier: tier, File: e.File, Line: e.Line, Kind: Kind(e.Err), Reason: record.ShortReason(e.Err.Error()), Raw: cutRaw(e.Raw)}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.n++

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // TestServerModel: --server-model fills the model of server rows whose
@@ -22,8 +24,8 @@ func TestServerModel(t *testing.T) {
 		`[{"request_id":7,"perf_metrics":{"first_iter":1,"last_iter":3,"timing_metrics":{"arrival_time":100.0,"first_scheduled_time":100.5,"first_token_time":100.75,"last_token_time":101.0}}}]`), 0o644)
 	out := filepath.Join(dir, "out")
 	_, err := Run(context.Background(), Options{Out: out, ServerModel: "llama-3.1-8b", Inputs: []Input{
-		{Tier: Server, Format: formatNative, Pattern: filepath.Join(dir, "a.jsonl")},
-		{Tier: Server, Format: formatTRTLLM, Pattern: filepath.Join(dir, "perf.json")},
+		{Tier: Server, Format: record.NativeFormat, Pattern: filepath.Join(dir, "a.jsonl")},
+		{Tier: Server, Format: "trtllm", Pattern: filepath.Join(dir, "perf.json")},
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // sniffFile sniffs the format of one file as Run does.
@@ -21,11 +23,11 @@ func sniffFile(t *testing.T, tier Tier, path string) (string, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := sniffFrom(tier, path, lines, doc)
+	f, err := record.Sniff(tier, path, lines, doc)
 	if err != nil {
 		return "", err
 	}
-	return f.name, nil
+	return f.Name, nil
 }
 
 // TestSniffSamples: every real-format sample (copies of the project's
@@ -131,6 +133,41 @@ func TestSniffPastBanner(t *testing.T) {
 		got, err := sniffFile(t, c.tier, p)
 		if got != c.want || (c.wantE != "" && (err == nil || !strings.Contains(err.Error(), c.wantE))) {
 			t.Errorf("%s: sniffed %q, %v; want %q, error with %q", c.name, got, err, c.want, c.wantE)
+		}
+	}
+}
+
+// TestSniffPrettyDocuments: a file whose first line is a lone "{" is
+// sniffed from that line joined with the next one, so the console
+// exporter's spans and pretty-printed OTLP documents need no format name.
+func TestSniffPrettyDocuments(t *testing.T) {
+	for _, c := range []struct {
+		tier  Tier
+		in    string
+		first string
+		want  string // format; "" when none
+	}{
+		{Server, "\n{\n    \"name\": \"llm_request\",\n    \"context\": {\n", `{"name": "llm_request",`, "vllm-otel-console"},
+		{Server, "{\r\n  \"resourceSpans\": [\r\n", `{"resourceSpans": [`, "vllm-otlp-json"},
+		{Gateway, "{\n\n  \"resourceSpans\": [\n", `{"resourceSpans": [`, "otel-gateway"},
+		{Server, `{"name": "llm_request", "context": {"trace_id": "0x4bf9", "span_id": "0x1a2b"}}` + "\n", `{"name": "llm_request", "context": {"trace_id": "0x4bf9", "span_id": "0x1a2b"}}`, "vllm-otel-console"},
+		{Server, "{\n    \"name\": \"POST /v1/chat/completions\",\n", `{"name": "POST /v1/chat/completions",`, ""},
+		{Server, `{"name": "llm_request", "kind": 2}` + "\n", `{"name": "llm_request", "kind": 2}`, ""},
+		{Server, "{\n", "{", ""},
+		{Server, "{\n\n", "{", ""},
+	} {
+		first, err := newChunker("in", strings.NewReader(c.in)).peekFirstLine()
+		if err != nil || string(first) != c.first {
+			t.Errorf("%q: first line %q, %v; want %q", c.in, first, err, c.first)
+			continue
+		}
+		f, err := record.SniffFormat(c.tier, first)
+		got := ""
+		if err == nil {
+			got = f.Name
+		}
+		if got != c.want {
+			t.Errorf("%s %q: sniffed %q, want %q", c.tier, first, got, c.want)
 		}
 	}
 }

@@ -16,8 +16,8 @@ import (
 // written with ColumnWriter.WriteRowValues, and a row group flushed every
 // rowGroupRows rows. The columns are read from the row types at their
 // fields' offsets (rowColumns derives them from the fields and tags), and a
-// zero time, an empty string or a zero HTTP status is NULL, as record.go
-// says. This takes a third less CPU than GenericWriter.Write on structs
+// zero time, an empty string or a zero HTTP status is NULL, as
+// ingest/record/record.go says. This takes a third less CPU than GenericWriter.Write on structs
 // with pointer fields, which walks every optional value of every row on its
 // own; and GenericWriter.Write on value fields mishandles optional columns
 // (v0.32): in a block of 64 rows where only some hold a value, it writes the

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // TestWireSchema: the row types (read by tests and documented in
@@ -96,7 +98,7 @@ func nullRoundTrip[T Row](t *testing.T, db *sql.DB, dir string, tier Tier) {
 				setValue(v.Field(col.field), r, c)
 			}
 		}
-		setSource(row, "f.log", int64(r))
+		record.SetSource(row, "f.log", int64(r))
 		v.FieldByName("Format").SetString("test")
 		if err := sk.commit(); err != nil {
 			t.Fatal(err)

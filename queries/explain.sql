@@ -44,7 +44,7 @@ SELECT x.ord, x.request_id, x.start, x.model, x.use_case, x.client, x.region, x.
     x.status, x.streamed, x.phase, x.concurrency, x.server_join,
     CASE WHEN x.s_arrival IS NOT NULL AND x.s_scheduled IS NOT NULL THEN coalesce(d.queue_depth, 0) END AS queue_depth,
     x.client_records, x.gateway_records, x.server_records,
-    x.client_source, x.gateway_source, x.server_source, x.anomaly,
+    x.client_source, x.gateway_source, x.server_source, x.anomaly, x.aborted, x.wasted_ms,
     x.client_host, x.gateway_host, x.server_host,
     x.client_offset_ms, x.client_offset_uncertainty_ms, x.client_offset_bounds,
     x.server_offset_ms, x.server_offset_uncertainty_ms, x.server_offset_bounds,

@@ -4,7 +4,9 @@
 -- view's slice_key, as in slices.sql; by default model and use case, the
 -- report's slicing), over the report's samples (TTFT figures of streamed requests
 -- only; a request's own value is shown whatever it is). One row per
--- request and metric, in explain_ids order.
+-- request and metric, in explain_ids order. slice_p50_small and
+-- slice_p95_small: pct_too_small (macros.sql) of the slice's n, so that
+-- P50 or P95 is "n too small" and no figure is called above it.
 WITH
 long AS (
     SELECT request_id, slice_key, streamed, unnest([
@@ -32,7 +34,9 @@ q AS (
     FROM long
     GROUP BY slice_key, metric
 )
-SELECT i.ord, l.request_id, l.slice_key, l.metric, l.k, l.v AS value, q.slice_n, q.slice_q[1] AS slice_p50, q.slice_q[2] AS slice_p95
+SELECT i.ord, l.request_id, l.slice_key, l.metric, l.k, l.v AS value, q.slice_n, q.slice_q[1] AS slice_p50, q.slice_q[2] AS slice_p95,
+    coalesce(pct_too_small(q.slice_n, 0.5), true) AS slice_p50_small,
+    coalesce(pct_too_small(q.slice_n, 0.95), true) AS slice_p95_small
 FROM explain_ids AS i
 JOIN long AS l USING (request_id)
 LEFT JOIN q ON q.slice_key IS NOT DISTINCT FROM l.slice_key AND q.metric = l.metric

@@ -7,7 +7,8 @@
 -- pct_too_small(n, q): a percentile q (0 < q < 1) from n samples cannot be
 --   supported when n < 1/(1 - q): P99 from fewer than 100, P95 from fewer
 --   than 20, P90 from fewer than 10, P50 from fewer than 2. Reports show
---   "n too small" instead of a number, and no verdict rests on it.
+--   "n too small" instead of a number, and no verdict, finding or
+--   headline rests on it (analyze/findings.go reads these flags).
 CREATE OR REPLACE MACRO pct_too_small(n, q) AS n < ceil(round(1 / (1 - q), 6));
 -- pct_lo_rank(n, q), pct_hi_rank(n, q): the ranks (1 = smallest) of the
 --   order statistics that bound the distribution-free 95% confidence

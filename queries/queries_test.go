@@ -12,6 +12,8 @@ func TestExpectedQueriesExist(t *testing.T) {
 		"requests", "coverage", "anomalies", "rejects", "slices", "slowest",
 		"slice_dists", "slice_components", "slice_ttft_components",
 		"phases", "replicas", "timeseries",
+		"slice_ci_groups", "slice_ci_values", "timeseries_ci_groups", "timeseries_ci_values", "pct_ci",
+		"aborted", "aborted_ci_groups", "aborted_ci_values",
 		"tgi_candidates", "tgi_round", "server_matched", "server_formats",
 		"joins", "unjoined",
 		"empty_evals", "evals_check", "evals", "evals_joined",

@@ -22,6 +22,16 @@
 --   <file>:<line> is the record's source; records sharing one source (the
 --   rows of one JSON document, the spans of one OTLP line) add '#n' in the
 --   order of their values. Nothing is lost and nothing collapses.
+--   A gateway record with no request ID, no trace ID and no start (NGINX's
+--   combined format: no ID variable, no $request_time, only $time_local,
+--   the second the response ended) is no request: it can join nothing and
+--   carries no time, and as a request of its own it would count every
+--   request the other tiers log twice. unjoined.sql counts it (no_key). It
+--   is not matched by time either: with neither its start nor its duration,
+--   the requests that ended within the same second (and the clock offset,
+--   which only the ends would bound, to a second) cannot be told apart,
+--   and a match would give no gateway time (no gateway E2E, network or
+--   application without a start).
 --   Response IDs: vLLM answers with "chatcmpl-" + the request ID (chat) or
 --   "cmpl-" + the request ID + "-<prompt index>" (completions); the rule is
 --   that of vllmRequestID in ingest/vllm_otlp.go for external IDs:
@@ -107,13 +117,18 @@
 --     record lacks them, counted in server_annotations, and never create a
 --     request on their own, never set has_server and never enter a
 --     latency figure.
---   * TGI rows log no request ID: analyze matches them to gateway records
---     by time before this query runs (queries/tgi_candidates.sql and
---     tgi_round.sql) and fills request_id, joined_by = 'time' and
---     match_candidates in the server view; server_join says 'id' or 'time'
---     per request. Server rows left without a request_id (unmatched TGI,
---     TensorRT-LLM, Triton ensemble children) join nothing and are not
---     requests; the report counts them per format.
+--   * TGI rows and Ollama's final objects (format ollama-json) log no
+--     request ID, but their end and the server's own E2E duration: analyze
+--     matches them to gateway records by time before this query runs
+--     (queries/tgi_candidates.sql and tgi_round.sql: both ends of the
+--     gateway's upstream span, else of its own span, within tolerances
+--     estimated from the data once each host pair's clock offset is
+--     removed; one-to-one, best pair first) and fills request_id,
+--     joined_by = 'time' and match_candidates in the server view;
+--     server_join says 'id' or 'time' per request. Server rows left without
+--     a request_id (unmatched TGI and Ollama, Ollama's GIN access lines,
+--     which log no instant, TensorRT-LLM, Triton ensemble children) join
+--     nothing and are not requests; the report counts them per format.
 --
 -- Measured beats derived (the rule for every format and tier): where a
 -- record carries both a duration the host measured itself (the *_ns
@@ -138,14 +153,21 @@
 --   work        = prefill_ns + decode_ns when both are logged, else
 --                 inference_ns (TGI and Triton log prefill and decode as one
 --                 inference time); NULL when the server logged neither
---   server_overhead = server_e2e - queue - work: the server's own time
---                 outside the queue and the model (HTTP/API handling,
---                 tokenization, detokenization, IPC). NULL unless the record
+--   load        = load_ns: making the model ready before the request ran
+--                 (Ollama's load_duration: waiting for a runner plus loading
+--                 the model when it was not resident, a cold start); neither
+--                 queue nor prefill. NULL when not logged. A record that
+--                 logs a load but no queue has its queue wait inside the
+--                 load: its queue stays NULL and counts as 0 below.
+--   server_overhead = server_e2e - queue - load - work: the server's own
+--                 time outside the queue, the load and the model (HTTP/API
+--                 handling, tokenization, detokenization, IPC; a load
+--                 counts 0 when not logged). NULL unless the record
 --                 logged work as durations: instants alone cannot split it
 --                 (for the native format it would be 0 by construction).
---   ttft_server_overhead = server_ttft - queue - prefill_ns, only when
---                 prefill_ns is logged: the same overhead before the first
---                 token.
+--   ttft_server_overhead = server_ttft - queue - load - prefill_ns, only
+--                 when prefill_ns is logged: the same overhead before the
+--                 first token.
 --
 -- Client measures: clients that time on a monotonic clock log durations
 -- rather than instants (vllm-bench; AIPerf logs both), and the measured
@@ -171,19 +193,26 @@
 --   gateway_e2e_ms = gateway end - gateway start
 --   server_e2e_ms  = server_e2e
 --   network_ms     = client_e2e - gateway_e2e
---   application_ms = gateway_e2e - server_e2e + server_overhead (gateway
---                    work, the gateway<->server hop, and the server's own
---                    non-model work when it is known; + 0 when it is not)
+--   application_ms = gateway_e2e - server_e2e + server_overhead + load
+--                    (gateway work, the gateway<->server hop, and the
+--                    server's own non-model work when it is known: its
+--                    overhead and its model load; + 0 when it is not)
+--   load_ms        = load: shown on its own, and part of application_ms
+--                    (server time that is neither queue nor model)
 --   queue_ms       = queue
 --   model_ms       = work when server_overhead is known; else
 --                    server_e2e - queue (= end - scheduled when the
 --                    record has instants only), else inference_ns
 --   prefill_ms, decode_ms, server_overhead_ms: the split of server time
---                    above. Server overhead rolls up into application_ms
---                    and prefill + decode (or inference) into model_ms.
+--                    above. Server overhead and load roll up into
+--                    application_ms and prefill + decode (or inference)
+--                    into model_ms.
 --   network + application + queue + model = client_e2e when all tiers exist
---   (server_overhead cancels: it is added to application and taken out of
---   model).
+--   (server_overhead and load cancel: they are added to application and
+--   taken out of model), except for an aborted request (see aborted below):
+--   its network (and, where the server outlived the gateway, application)
+--   is NULL. Where the queue is inside the load (Ollama), queue_ms is NULL
+--   and network + application + model = client_e2e.
 -- Time to first token, in ms:
 --   client_ttft_ms      = client_ttft
 --   server_ttft_ms      = server_ttft
@@ -195,8 +224,8 @@
 --   ttft_server_overhead_ms = ttft_server_overhead
 --   ttft_application_ms = (gateway upstream_start - gateway start)
 --                         + ((gateway upstream_end - gateway upstream_start)
---                            - server_e2e) + ttft_server_overhead (0 when
---                         unknown)
+--                            - server_e2e) + ttft_server_overhead + load (0
+--                         when ttft_server_overhead is unknown)
 --   ttft_network_ms     = client_ttft - server_ttft
 --                         - (ttft_application - ttft_server_overhead)
 --   the four sum to client_ttft when all are present. Every TTFT
@@ -209,8 +238,8 @@
 -- tps_user = (output_tokens - 1) / (client_e2e - client_ttft) in tokens
 --   per second: the rate of the tokens that came after the first, over the
 --   time they took (the first token's own time is TTFT), which is 1 / the
---   mean inter-token latency as AIPerf, GenAI-Perf and vLLM's benchmark
---   define it. The interval is (e2e_ns - ttft_ns), the client's own
+--   mean inter-token latency as AIPerf and GenAI-Perf define it (= 1 / the
+--   TPOT of vllm bench serve). The interval is (e2e_ns - ttft_ns), the client's own
 --   durations on one clock, else (client end - client first_token); for
 --   streamed requests only; NULL when that interval is <= 0 or the response
 --   had fewer than two tokens.
@@ -231,13 +260,18 @@
 --   concurrency_bucket = '1', '2-4', '5-8', '9-16' or '17+'.
 --   phase = 'cold', else 'burst', else 'steady':
 --     cold: the request reached a replica during its warm-up, judged
---       from the replica's own requests on its own clock. A request is
+--       from the replica's own requests on its own clock (a replica is its
+--       label, else its log file: Ollama and TGI name none). A request is
 --       slow when its decode time per token, (end - first_token) /
 --       (output_tokens - 1) (else decode_ns / (output_tokens - 1)), is
 --       >= 2.5x the replica's usual lower quartile (P25), or its prefill
 --       (prefill_ns, else first_token - scheduled) >= 2.5x the usual P90,
 --       or its queue >= 2.5x the usual median model time (end - scheduled,
---       else prefill_ns + decode_ns, else inference_ns). Usual = the lower
+--       else prefill_ns + decode_ns, else inference_ns; only on replicas
+--       whose requests log a queue), or its logged load (load_ns) >= 2.5x
+--       the usual median load and >= 100 ms (Ollama takes milliseconds to
+--       hand a request to a resident model; a load of 100 ms or more is a
+--       model being loaded: a cold start by itself). Usual = the lower
 --       of the replica's own quantile and its model's over all replicas (a
 --       replica whose log is all warm-up has none of its own). Batching
 --       slows decoding about 2x at the simulator's batch limit and long
@@ -248,7 +282,8 @@
 --       until the arrival of its first judged request that is not. This
 --       catches a slow decode, a first prefill seconds long that decays, a
 --       model load inside the first request, and a queue on a replica that
---       has just appeared. Needs >= 20 requests on the replica.
+--       has just appeared, and a model load logged as such. Needs >= 20
+--       requests on the replica.
 --     burst: the request's host sees a burst. Local rate = 30 / (time
 --       spanned by the 31 arrivals centred on this one, 15 before and 15
 --       after, on that host's clock; fewer at the ends of its log): wide
@@ -275,10 +310,41 @@
 -- client_source, gateway_source, server_source: 'file:line' of the kept
 --   record on each tier (NULL without a record or a source file), to find
 --   the raw log line of a request.
+-- aborted: the client left before the response ended: the client or the
+--   gateway logged status 499 (NGINX's "client closed request", AIPerf's
+--   cancelled requests), the gateway Envoy's response flag DC (downstream
+--   connection termination), or the server outlived the tier in front of it:
+--   its E2E exceeds the gateway's last upstream span (upstream_end -
+--   upstream_start; else the gateway's E2E; without a gateway record the
+--   client's E2E) by more than 5 ms (NGINX's ms times and its cached clock
+--   stay well within that). A real NGINX logs a client that leaves
+--   mid-stream as 200 with a partial body (499 only before the response
+--   header), ends its record at the abort, and the server may go on
+--   generating: only the last rule catches that without a client log.
+--   When the server outlived the gateway, network_ms, application_ms,
+--   ttft_network_ms and ttft_application_ms are NULL: the gateway's and
+--   the server's durations end at different moments, and their difference
+--   is no time of either tier (it would be a negative application time).
+--   When the gateway saw the client leave (499, DC), network_ms is NULL:
+--   the gateway's record ends when it noticed, or when it finished the
+--   response for nobody, not when the client left, so client_e2e -
+--   gateway_e2e is no network time (it came out negative). queue_ms and
+--   model_ms stay: the model's time includes the waste.
+-- wasted_ms: for an aborted request with a server record, the server's
+--   time after the client left, >= 0: server_e2e + (gateway upstream_start
+--   - gateway start) - client_e2e (on the gateway's timeline, the server
+--   ends upstream_start + server_e2e after its start and the client left
+--   client_e2e after it: short by the request's one-way network delay),
+--   else server_e2e - the gateway's upstream span (else its E2E), else
+--   server_e2e - client_e2e. NULL for requests not aborted, and for those
+--   that never reached the server.
 -- anomaly: the reasons (joined with '; ') why a row is suspect: a tier's own
 --   times out of order, a negative duration a tier logged, a negative
---   server overhead, or a cross-tier component below zero. Anomalous rows
---   are kept.
+--   server overhead, or a cross-tier component below -1 ms (the coarsest
+--   unit of the formats read is the ms of NGINX, Envoy and Kong: a
+--   component of a ms-truncated gateway duration is off by up to 1 ms, so
+--   a true loopback network or application time of a few tenths of a ms
+--   can read -0.6 ms, which is no anomaly). Anomalous rows are kept.
 WITH
 -- Each tier's rows as read ('' IDs read as none), with h, a hash of every
 -- column but the source: two rows are exact duplicates only if their h are
@@ -327,11 +393,14 @@ client_u AS NOT MATERIALIZED (
     SELECT x.*, {'file': x.src.file, 'line': x.src.line, 'n': NULL::VARCHAR} AS ref
     FROM client_x AS x ANTI JOIN client_shared AS d ON d.src IS NOT DISTINCT FROM x.src
 ),
+-- A gateway record with no request ID, no trace ID and no start (NGINX's
+-- combined format) is no request (see the header).
 gateway_r AS NOT MATERIALIZED (
     SELECT *, hash(*COLUMNS(* EXCLUDE (source_file, source_line))) AS h
     FROM (SELECT * REPLACE (nullif(request_id, '') AS request_id,
                             nullif(trace_id, '') AS trace_id)
           FROM gateway)
+    WHERE request_id IS NOT NULL OR trace_id IS NOT NULL OR start_time IS NOT NULL
 ),
 gateway_dup AS MATERIALIZED (
     SELECT h FROM gateway_r GROUP BY h HAVING count(*) > 1
@@ -414,7 +483,7 @@ server_k AS NOT MATERIALIZED (
 -- end, by the record's ref (client, gateway) or request key (server).
 server_n AS MATERIALIZED (
     SELECT request_id, trace_id, arrival_time, scheduled_time, first_token_time, end_time, src,
-           replica, model, output_tokens, queue_ns, prefill_ns, decode_ns, inference_ns
+           replica, model, output_tokens, queue_ns, prefill_ns, decode_ns, inference_ns, load_ns
     FROM server_k
 ),
 gateway_n AS MATERIALIZED (
@@ -603,16 +672,20 @@ conc AS (
 -- Phases (see the header): each replica's warm-up from its own requests,
 -- bursts from each host's arrival rate, and the queue a request waits in
 -- behind either.
+-- A replica is its label, else (formats that name none: Ollama, TGI) the
+-- log file.
 srv_p AS (
-    SELECT request_id, replica, model, epoch_ns(arrival_time) AS a_ns,
+    SELECT request_id, coalesce(replica, 'file ' || src.file) AS replica, model,
+           epoch_ns(arrival_time) AS a_ns,
            coalesce(epoch_ns(scheduled_time) - epoch_ns(arrival_time), queue_ns) AS q_ns,
+           load_ns AS ld_ns,
            CASE WHEN output_tokens > 1
                 THEN coalesce(epoch_ns(end_time) - epoch_ns(first_token_time), decode_ns) / (output_tokens - 1)
            END AS tpot_ns,
            coalesce(prefill_ns, epoch_ns(first_token_time) - epoch_ns(scheduled_time)) AS pf_ns,
            coalesce(epoch_ns(end_time) - epoch_ns(scheduled_time), prefill_ns + decode_ns, inference_ns) AS work_ns
     FROM server_n
-    WHERE replica IS NOT NULL AND arrival_time IS NOT NULL
+    WHERE arrival_time IS NOT NULL
 ),
 -- A replica's usual: the lower of its own quantile and its model's over
 -- all replicas (a replica whose log is all warm-up has no usual of its own).
@@ -620,12 +693,16 @@ srv_usual AS (
     SELECT replica, count(*) AS n,
            nullif(least(quantile_cont(tpot_ns, 0.25), any_value(m.tpot_p25)), 0) AS tpot_p25,
            nullif(least(quantile_cont(pf_ns, 0.9), any_value(m.pf_p90)), 0) AS pf_p90,
-           nullif(least(quantile_cont(work_ns, 0.5), any_value(m.work_p50)), 0) AS work_p50
+           -- the queue's yardstick, for replicas whose requests log a queue
+           CASE WHEN count(q_ns) > 0
+                THEN nullif(least(quantile_cont(work_ns, 0.5), any_value(m.work_p50)), 0) END AS work_p50,
+           nullif(least(quantile_cont(ld_ns, 0.5), any_value(m.ld_p50)), 0) AS ld_p50
     FROM srv_p
     LEFT JOIN (SELECT model,
                       quantile_cont(tpot_ns, 0.25) AS tpot_p25,
                       quantile_cont(pf_ns, 0.9) AS pf_p90,
-                      quantile_cont(work_ns, 0.5) AS work_p50
+                      quantile_cont(work_ns, 0.5) AS work_p50,
+                      quantile_cont(ld_ns, 0.5) AS ld_p50
                FROM srv_p WHERE model IS NOT NULL GROUP BY model) AS m USING (model)
     GROUP BY replica
 ),
@@ -633,10 +710,12 @@ srv_slow AS (
     SELECT p.request_id, p.replica, p.a_ns,
            (p.tpot_ns IS NOT NULL OR u.tpot_p25 IS NULL) AND (p.pf_ns IS NOT NULL OR u.pf_p90 IS NULL)
                AND (p.q_ns IS NOT NULL OR u.work_p50 IS NULL)
-               AND coalesce(p.tpot_ns, p.pf_ns, p.q_ns) IS NOT NULL AS judged,
+               AND (p.ld_ns IS NOT NULL OR u.ld_p50 IS NULL)
+               AND coalesce(p.tpot_ns, p.pf_ns, p.q_ns, p.ld_ns) IS NOT NULL AS judged,
            coalesce(p.tpot_ns >= 2.5 * u.tpot_p25, false)
                OR coalesce(p.pf_ns >= 2.5 * u.pf_p90, false)
-               OR coalesce(p.q_ns >= 2.5 * u.work_p50, false) AS slow
+               OR coalesce(p.q_ns >= 2.5 * u.work_p50, false)
+               OR coalesce(p.ld_ns >= 2.5 * u.ld_p50 AND p.ld_ns >= 100000000, false) AS slow
     FROM srv_p AS p JOIN srv_usual AS u USING (replica)
     WHERE u.n >= 20
 ),
@@ -850,6 +929,9 @@ j AS (
         c.use_case,
         c.streamed,
         coalesce(c.status, g.status, s.status) AS status,
+        c.status AS c_status,
+        g.status AS g_status,
+        g.response_flags AS g_flags,
         coalesce(s.prompt_tokens, c.prompt_tokens) AS prompt_tokens,
         coalesce(s.output_tokens, c.output_tokens) AS output_tokens,
         c.client,
@@ -886,7 +968,7 @@ j AS (
         epoch_ns(s.first_token_time) - epoch_ns(s.arrival_time)         AS s_ttft,
         epoch_ns(s.first_token_time) - epoch_ns(s.scheduled_time)       AS s_ttft_model,
         epoch_ns(s.end_time) - epoch_ns(s.first_token_time)             AS s_decode,
-        s.e2e_ns, s.queue_ns, s.ttft_ns, s.prefill_ns, s.decode_ns, s.inference_ns,
+        s.e2e_ns, s.queue_ns, s.ttft_ns, s.prefill_ns, s.decode_ns, s.inference_ns, s.load_ns,
         c.src AS c_src,
         g.src AS g_src,
         s.src AS s_src
@@ -908,22 +990,35 @@ m AS (
         coalesce(prefill_ns + decode_ns, inference_ns) AS sv_work
     FROM j
 ),
+-- A record that logs a load but no queue (Ollama, whose load_duration
+-- holds the wait for a runner) has its queue inside the load.
 o AS (
     SELECT *,
-        sv_e2e - sv_queue - sv_work                   AS sv_overhead,
-        sv_ttft - sv_queue - prefill_ns               AS sv_ttft_overhead
+        sv_e2e - coalesce(sv_queue, CASE WHEN load_ns IS NOT NULL THEN 0 END)
+               - coalesce(load_ns, 0) - sv_work       AS sv_overhead,
+        sv_ttft - coalesce(sv_queue, CASE WHEN load_ns IS NOT NULL THEN 0 END)
+                - coalesce(load_ns, 0) - prefill_ns   AS sv_ttft_overhead,
+        -- The server ran on after the tier in front of it had ended (see
+        -- aborted in the header).
+        coalesce(sv_e2e - coalesce(g_upstream, g_e2e, cl_e2e) > 5000000, false) AS outlived,
+        -- The gateway saw its client leave: 499, or Envoy's DC flag.
+        coalesce(g_status = 499, false)
+            OR coalesce(list_contains(string_split(g_flags, ','), 'DC'), false) AS left_gateway
     FROM m
 ),
 -- Cross-tier components, still in integer nanoseconds.
 k AS (
     SELECT *,
-        cl_e2e - g_e2e                                AS network_ns,
-        g_e2e - sv_e2e + coalesce(sv_overhead, 0)     AS application_ns,
+        coalesce(c_status = 499, false) OR left_gateway OR outlived AS aborted,
+        CASE WHEN NOT outlived AND NOT left_gateway THEN cl_e2e - g_e2e END AS network_ns,
+        CASE WHEN NOT outlived
+             THEN g_e2e - sv_e2e + coalesce(sv_overhead + coalesce(load_ns, 0), 0) END AS application_ns,
         CASE WHEN sv_overhead IS NOT NULL THEN sv_work
              ELSE coalesce(sv_e2e - sv_queue, s_model, inference_ns) END AS model_ns,
-        CASE WHEN sv_ttft IS NOT NULL
-             THEN g_pre + (g_upstream - sv_e2e) + coalesce(sv_ttft_overhead, 0) END AS ttft_application_ns,
-        cl_ttft - sv_ttft - (g_pre + (g_upstream - sv_e2e)) AS ttft_network_ns,
+        CASE WHEN sv_ttft IS NOT NULL AND NOT outlived
+             THEN g_pre + (g_upstream - sv_e2e)
+                  + coalesce(sv_ttft_overhead + coalesce(load_ns, 0), 0) END AS ttft_application_ns,
+        CASE WHEN NOT outlived THEN cl_ttft - sv_ttft - (g_pre + (g_upstream - sv_e2e)) END AS ttft_network_ns,
         CASE WHEN sv_ttft IS NOT NULL THEN sv_queue END AS ttft_queue_ns,
         CASE WHEN sv_ttft_overhead IS NOT NULL THEN prefill_ns
              ELSE coalesce(sv_ttft - sv_queue, s_ttft_model) END AS ttft_model_ns,
@@ -947,6 +1042,7 @@ SELECT
     streamed,
     status,
     coalesce(status BETWEEN 200 AND 299, error IS NULL) AS completed,
+    aborted,
     prompt_tokens,
     output_tokens,
     client,
@@ -990,6 +1086,7 @@ SELECT
     sv_prefill / 1e6          AS prefill_ms,
     sv_decode / 1e6           AS decode_ms,
     sv_overhead / 1e6         AS server_overhead_ms,
+    load_ns / 1e6             AS load_ms,
     cl_ttft / 1e6             AS client_ttft_ms,
     g_ttft_ns / 1e6           AS gateway_ttft_ms,
     g_ttfb / 1e6              AS gateway_upstream_ttfb_ms,
@@ -1000,6 +1097,8 @@ SELECT
     ttft_model_ns / 1e6       AS ttft_model_ms,
     ttft_prefill_ns / 1e6     AS ttft_prefill_ms,
     sv_ttft_overhead / 1e6    AS ttft_server_overhead_ms,
+    CASE WHEN aborted AND sv_e2e IS NOT NULL THEN greatest(coalesce(sv_e2e + g_pre - cl_e2e, sv_e2e - coalesce(g_upstream, g_e2e),
+                                             sv_e2e - cl_e2e), 0) / 1e6 END AS wasted_ms,
     CASE WHEN streamed IS TRUE AND cl_stream > 0 AND received_tokens > 1
          THEN (received_tokens - 1) / (cl_stream / 1e9) END AS tps_user,
     nullif(concat_ws('; ',
@@ -1017,14 +1116,14 @@ SELECT
         CASE WHEN s_ttft_model < 0 THEN 'server first_token before scheduled' END,
         CASE WHEN s_decode < 0 THEN 'server end before first_token' END,
         CASE WHEN s_model < 0 AND s_decode IS NULL THEN 'server end before scheduled' END,
-        CASE WHEN least(e2e_ns, queue_ns, ttft_ns, prefill_ns, decode_ns, inference_ns) < 0
+        CASE WHEN least(e2e_ns, queue_ns, ttft_ns, prefill_ns, decode_ns, inference_ns, load_ns) < 0
              THEN 'negative server duration logged' END,
         CASE WHEN sv_overhead < 0 THEN 'negative server_overhead_ms' END,
         CASE WHEN sv_ttft_overhead < 0 THEN 'negative ttft_server_overhead_ms' END,
-        CASE WHEN network_ns < 0 THEN 'negative network_ms' END,
-        CASE WHEN application_ns < 0 THEN 'negative application_ms' END,
-        CASE WHEN ttft_network_ns < 0 THEN 'negative ttft_network_ms' END,
-        CASE WHEN ttft_application_ns < 0 THEN 'negative ttft_application_ms' END
+        CASE WHEN network_ns < -1000000 THEN 'negative network_ms' END,
+        CASE WHEN application_ns < -1000000 THEN 'negative application_ms' END,
+        CASE WHEN ttft_network_ns < -1000000 THEN 'negative ttft_network_ms' END,
+        CASE WHEN ttft_application_ns < -1000000 THEN 'negative ttft_application_ms' END
     ), '') AS anomaly,
     CASE WHEN c_src.file IS NOT NULL
          THEN concat(c_src.file, ':', coalesce(c_src.line::VARCHAR, '?')) END AS client_source,

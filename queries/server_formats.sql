@@ -12,8 +12,9 @@
 --     ambiguous: matched by time with >= 2 gateway records within the
 --     tolerance (the nearest was taken).
 --   annotated: requests with at least one annotation (vllm-log only).
---   match_pool: distinct TGI rows that could be matched (end and total
---     time logged; exact duplicates once), the base of the match rate.
+--   match_pool: distinct rows of a format matched by time (tgi,
+--     ollama-json: end and total time logged, no request ID; exact
+--     duplicates once) that could be matched, the base of the match rate.
 WITH
 s AS (
     SELECT format,
@@ -27,7 +28,7 @@ s AS (
            count(output_tokens) AS tokens,
            count(DISTINCT hash(end_time, e2e_ns, queue_ns, inference_ns, arrival_time, scheduled_time,
                                output_tokens, error, replica, model))
-               FILTER (WHERE format = 'tgi' AND request_id IS NULL AND end_time IS NOT NULL AND e2e_ns >= 0) AS match_pool
+               FILTER (WHERE format IN ('tgi', 'ollama-json') AND request_id IS NULL AND end_time IS NOT NULL AND e2e_ns >= 0) AS match_pool
     FROM server_logged
     GROUP BY format
 ),

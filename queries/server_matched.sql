@@ -1,13 +1,14 @@
 -- server_matched.sql: the server view requests.sql reads: server_logged (the
--- server tier as ingested) with each TGI row that tgi_round.sql matched to
--- a gateway record given that record's request_id, joined_by = 'time' and
--- match_candidates (how many gateway records were within the tolerance).
+-- server tier as ingested) with each TGI or Ollama (ollama-json) row that
+-- tgi_round.sql matched to a gateway record given that record's
+-- request_id, joined_by = 'time' and match_candidates (how many gateway
+-- records were within the tolerance).
 -- Every other row is unchanged. The TGI key is the one of
 -- tgi_candidates.sql, so exact duplicates of a matched line get the same ID
 -- and collapse in requests.sql.
 WITH keyed AS (
     SELECT *,
-           CASE WHEN format = 'tgi' AND request_id IS NULL
+           CASE WHEN format IN ('tgi', 'ollama-json') AND request_id IS NULL
                 THEN hash(end_time, e2e_ns, queue_ns, inference_ns, arrival_time, scheduled_time,
                           output_tokens, error, replica, model) END AS t_key
     FROM server_logged

@@ -5,7 +5,10 @@
 -- has its own n; conditional samples are CASE WHEN ... THEN x END (NULL
 -- is no sample). The percentiles (*_q, as quantile_cont gives them) come
 -- from slice_pct, the table pct_ci.sql makes of slice_ci_values.sql (the
--- same sample sets), in memory bounded by DuckDB's memory limit.
+-- same sample sets), in memory bounded by DuckDB's memory limit; the
+-- 95% interval of each P95 and which of P50 and P95 are "n too small"
+-- come from the same rows (analyze's pctIntervals, metric = the
+-- component's name).
 -- slices.sql joins the three slice_*.sql tables.
 WITH d AS (
     SELECT

@@ -5,6 +5,16 @@
 -- matches with tgi_round.sql and then fills request_id in the server view
 -- (server_matched.sql).
 --
+-- Ollama's final objects (format = 'ollama-json') are matched the same way
+-- and are "TGI rows" below: like TGI's Success line they log no request ID
+-- but their end (created_at, the Ollama host's wall clock) and the
+-- server's own E2E duration (total_duration, from the handler's start), so
+-- arrival = end - e2e. An Ollama host is its log file (Ollama names no
+-- replica). The key of step 1 leaves out Ollama's load, prompt eval and
+-- eval durations: two of its rows are one only if they also end on the same
+-- nanosecond after the same total_duration, which distinct requests do not. Ollama's GIN access lines (ollama-gin) log no instant (a local
+-- time without a zone, to the second) and cannot be matched.
+--
 -- The TGI router and the gateway are different hosts, so their instants
 -- cannot be compared directly; only their offset, unknown but constant, can
 -- be estimated:
@@ -67,7 +77,7 @@ tgi AS (
            epoch_ns(any_value(end_time)) AS t_end,
            any_value(e2e_ns) AS t_e2e
     FROM server_logged
-    WHERE format = 'tgi' AND request_id IS NULL AND end_time IS NOT NULL AND e2e_ns >= 0
+    WHERE format IN ('tgi', 'ollama-json') AND request_id IS NULL AND end_time IS NOT NULL AND e2e_ns >= 0
     GROUP BY t_key
 ),
 gw AS (

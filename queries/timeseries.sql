@@ -22,7 +22,9 @@
 -- The windows are those of timeseries_ci_groups.sql (the width and the
 -- series are chosen there); the P95s come from timeseries_pct, the table
 -- pct_ci.sql makes of timeseries_ci_values.sql, in memory bounded by
--- DuckDB's memory limit.
+-- DuckDB's memory limit. The report shows each P95 with its 95% interval
+-- and "n too small" rule from the same rows (analyze reads them beside
+-- this table; a window's group is [epoch_ns(window_start)] as text).
 WITH
 r AS (
     SELECT time_bucket(to_seconds(w.w), start) AS window_start, *

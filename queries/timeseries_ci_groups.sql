@@ -1,6 +1,7 @@
 -- timeseries_ci_groups.sql: the pct_groups input of pct_ci.sql for the
 -- Time series table: one group per window of the series (gid in time
--- order; grp: [window_start as text]), with its window_start, width_s and
+-- order; grp: [epoch_ns(window_start) as text], the key analyze gives
+-- each window its intervals by), with its window_start, width_s and
 -- around_burst, chosen as timeseries.sql states.
 WITH
 bounds AS (
@@ -57,5 +58,5 @@ windows AS (
     FROM (SELECT *, CASE WHEN around_burst THEN lo_zoom ELSE lo_all END AS lo FROM span)
 )
 SELECT (row_number() OVER (ORDER BY window_start))::INTEGER AS gid, false AS grp_all,
-    [window_start::VARCHAR] AS grp, NULL AS part, window_start, width_s, around_burst
+    [epoch_ns(window_start)::VARCHAR] AS grp, NULL AS part, window_start, width_s, around_burst
 FROM windows

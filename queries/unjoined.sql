@@ -10,6 +10,10 @@
 --     that no time match gave one (unmatched TGI, TensorRT-LLM, Triton
 --     children); not_joined: server-only requests plus those rows.
 --     Annotation rows (vllm-log) are not records and are left out.
+--   gateway rows with no request ID, no trace ID and no start (NGINX's
+--     combined format) are in no request (requests.sql): they count in
+--     records, not_joined and no_key (every row: combined lines of one
+--     second, status and path are alike, yet different requests).
 -- Only tiers that have records appear; format '?' when none was logged.
 WITH
 tiers AS (
@@ -42,14 +46,20 @@ matched AS (
 ),
 no_id_left AS (
     SELECT 3 AS ord, 'server' AS tier, n.format,
-           greatest(n.n - coalesce(m.n, 0), 0) AS n
+           greatest(n.n - coalesce(m.n, 0), 0) AS n, 0 AS no_key
     FROM no_id AS n LEFT JOIN matched AS m USING (format)
+    UNION ALL
+    SELECT 2, 'gateway', coalesce(format, '?'), count(*), count(*)
+    FROM gateway
+    WHERE nullif(request_id, '') IS NULL AND nullif(trace_id, '') IS NULL AND start_time IS NULL
+    GROUP BY ALL
 )
 SELECT coalesce(t.ord, l.ord) AS ord,
        coalesce(t.tier, l.tier) AS tier,
        coalesce(t.format, l.format) AS format,
        coalesce(t.records, 0) + coalesce(l.n, 0) AS records,
-       coalesce(t.not_joined, 0) + coalesce(l.n, 0) AS not_joined
+       coalesce(t.not_joined, 0) + coalesce(l.n, 0) AS not_joined,
+       coalesce(l.no_key, 0) AS no_key
 FROM tiers AS t
 FULL JOIN no_id_left AS l USING (tier, format)
 WHERE coalesce(t.records, 0) + coalesce(l.n, 0) > 0

@@ -19,6 +19,10 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/ingest"
+	// The input formats, which ingest knows only once they are loaded.
+	_ "github.com/infertrace/infertrace/ingest/formats"
 )
 
 // chromium is Debian's binary, which .ci/run installs when it is missing.
@@ -242,6 +246,11 @@ func TestBrowser(t *testing.T) {
 	// The trend section (report --period day) within the width too.
 	openReport(t, ctx, write("trend", trendResult(t)), "trend", dir)
 
+	// The README's contract example: the bundled data with --contract,
+	// --evals and --prices, whose summary table has the quality and cost
+	// columns too.
+	openReport(t, ctx, write("contract", contractResult(t)), "contract", dir)
+
 	l = openReport(t, ctx, write("markup", evilResult()), "markup", dir)
 	for _, s := range []string{evil, evilImg} {
 		if !strings.Contains(l.Text, s) {
@@ -252,4 +261,44 @@ func TestBrowser(t *testing.T) {
 	if p := os.Getenv(extraEnv); p != "" {
 		openReport(t, ctx, p, strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), dir)
 	}
+}
+
+// contractResult is the report of the bundled data (testdata/native)
+// judged against testdata/contract with its evals and prices, as the
+// README's contract example runs it.
+func contractResult(t *testing.T) *analyze.Result {
+	t.Helper()
+	ctx := context.Background()
+	out := t.TempDir()
+	opt := ingest.Options{Out: out}
+	for _, in := range []struct {
+		tier ingest.Tier
+		spec string
+	}{{ingest.Client, "../testdata/native/client/*.jsonl"}, {ingest.Gateway, "../testdata/native/gateway/*.jsonl"}, {ingest.Server, "../testdata/native/server/*"}} {
+		i, err := ingest.ParseInput(in.tier, in.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Inputs = append(opt.Inputs, i)
+	}
+	if _, err := ingest.Run(ctx, opt); err != nil {
+		t.Fatal(err)
+	}
+	st, err := analyze.Run(ctx, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Coverage.Requests != 1000 {
+		t.Fatalf("the bundled data gave %d requests, want 1000", st.Coverage.Requests)
+	}
+	c, err := contract.Load("../testdata/contract/contract.toml", analyze.SliceColumns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := analyze.Summarize(ctx, out, analyze.SummaryOptions{Contract: c,
+		Evals: "../testdata/contract/evals.csv", Prices: "../testdata/contract/prices.csv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

@@ -463,12 +463,31 @@ func newTSChart(ws []analyze.TimeWindow) tsChart {
 		label, color string
 		get          func(analyze.TimeWindow) (*float64, int64)
 		unit         string
+		// ci: whether the window's P95 has too few samples (no bar) and
+		// its 95% interval; nil for a count.
+		ci func(analyze.TimeWindow) (bool, analyze.Interval)
 	}
 	metrics := []metric{
-		{"arrivals/s", "#76b7b2", func(w analyze.TimeWindow) (*float64, int64) { v := w.ArrivalsPerS; return &v, w.Requests }, "/s"},
-		{"P95 client E2E", "#4e79a7", func(w analyze.TimeWindow) (*float64, int64) { return w.ClientE2EP95, w.ClientE2EN }, " ms"},
-		{"P95 queue", componentColors["queue"], func(w analyze.TimeWindow) (*float64, int64) { return w.QueueP95, w.QueueN }, " ms"},
-		{"P95 model", componentColors["model"], func(w analyze.TimeWindow) (*float64, int64) { return w.ModelP95, w.ModelN }, " ms"},
+		{"arrivals/s", "#76b7b2", func(w analyze.TimeWindow) (*float64, int64) { v := w.ArrivalsPerS; return &v, w.Requests }, "/s", nil},
+		{"P95 client E2E", "#4e79a7", func(w analyze.TimeWindow) (*float64, int64) { return w.ClientE2EP95, w.ClientE2EN }, " ms",
+			func(w analyze.TimeWindow) (bool, analyze.Interval) { return w.ClientE2ESmall, w.ClientE2ECI }},
+		{"P95 queue", componentColors["queue"], func(w analyze.TimeWindow) (*float64, int64) { return w.QueueP95, w.QueueN }, " ms",
+			func(w analyze.TimeWindow) (bool, analyze.Interval) { return w.QueueSmall, w.QueueCI }},
+		{"P95 model", componentColors["model"], func(w analyze.TimeWindow) (*float64, int64) { return w.ModelP95, w.ModelN }, " ms",
+			func(w analyze.TimeWindow) (bool, analyze.Interval) { return w.ModelSmall, w.ModelCI }},
+	}
+	// shown is the value a window's bar shows: nil without a value or
+	// when its P95 is from too few samples; with its interval, if any.
+	shown := func(mt metric, w analyze.TimeWindow) (*float64, int64, string) {
+		v, n := mt.get(w)
+		if mt.ci == nil || v == nil {
+			return v, n, ""
+		}
+		small, iv := mt.ci(w)
+		if small {
+			return nil, n, ""
+		}
+		return v, n, intervalOf(iv, v, false)
 	}
 	plotW := float64(c.Right - tsLabelWidth)
 	bw := plotW / float64(len(ws))
@@ -491,7 +510,7 @@ func newTSChart(ws []analyze.TimeWindow) tsChart {
 		p := tsPanel{Label: mt.label, Y: y, TextY: y + 12, BaseY: y + tsPanelHeight, MaxY: y, Color: mt.color}
 		max := 0.0
 		for _, w := range ws {
-			if v, _ := mt.get(w); v != nil && *v > max {
+			if v, _, _ := shown(mt, w); v != nil && *v > max {
 				max = *v
 			}
 		}
@@ -501,16 +520,19 @@ func newTSChart(ws []analyze.TimeWindow) tsChart {
 			max = 1
 		}
 		for i, w := range ws {
-			v, n := mt.get(w)
+			v, n, iv := shown(mt, w)
 			if v == nil {
 				continue
+			}
+			if iv != "" {
+				iv = ", 95% interval " + iv
 			}
 			h := *v / max * tsPanelHeight
 			if h < 0 {
 				h = 0
 			}
 			p.Bars = append(p.Bars, tsRect{X: f1(x(i) + 0.5), Y: f1(float64(p.BaseY) - h), W: f1(max0(bw-1, 0.5)), H: f1(h),
-				Title: fmt.Sprintf("%s UTC, %s: %s%s (n=%d)", fmtTime(w.Start), mt.label, fmtMs(v), mt.unit, n)})
+				Title: fmt.Sprintf("%s UTC, %s: %s%s (n=%d%s)", fmtTime(w.Start), mt.label, fmtMs(v), mt.unit, n, iv)})
 		}
 		c.Panels = append(c.Panels, p)
 	}

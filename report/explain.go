@@ -121,7 +121,7 @@ func newWaterfall(r analyze.ExplainedRequest) (waterfall, bool) {
 
 // tgiByTime is said of the server's offset when its record was matched
 // by time: the offsets rest on records joined by ID only.
-const tgiByTime = "none: its record was matched to the gateway's by time (TGI logs no request ID), and a record matched by time gets no clock offset, so its boxes are not drawn; its components still come from its own durations"
+const tgiByTime = "none: its record was matched to the gateway's by time (TGI and Ollama log no request ID), and a record matched by time gets no clock offset, so its boxes are not drawn; its components still come from its own durations"
 
 func fmtOffset(o analyze.Offset) string {
 	if o.Ms == nil {
@@ -141,11 +141,12 @@ func newExplainView(ex *analyze.Explanation) *explainView {
 			rv.Status = fmt.Sprint(*r.Status)
 		}
 		for _, c := range r.Components {
-			row := explainCompRow{Name: explainNames[c.Metric], Value: fmtMs(c.Value), P50: fmtMs(c.SliceP50), P95: fmtMs(c.SliceP95), N: c.SliceN}
+			row := explainCompRow{Name: explainNames[c.Metric], Value: fmtMs(c.Value), P50: shownValue(c.SliceP50, c.SliceSmall[0]), P95: shownValue(c.SliceP95, c.SliceSmall[1]), N: c.SliceN}
 			if row.Name == "" {
 				row.Name = c.Metric
 			}
-			row.AboveP95 = c.Value != nil && c.SliceP95 != nil && *c.Value > *c.SliceP95
+			// Never above a P95 its slice's sample cannot support.
+			row.AboveP95 = c.Value != nil && c.SliceP95 != nil && !c.SliceSmall[1] && *c.Value > *c.SliceP95
 			if row.AboveP95 {
 				rv.Hot = append(rv.Hot, strings.TrimSpace(row.Name))
 			}

@@ -229,8 +229,9 @@ type view struct {
 
 	ContractView *contractView // nil without --contract
 
-	Glossary  []analyze.GlossaryEntry // infertrace's metrics beside other tools'
-	TrendView *trendView              // nil without --period
+	Glossary      []analyze.GlossaryEntry // infertrace's metrics beside other tools'
+	GlossaryNotes []string                // where their definitions differ
+	TrendView     *trendView              // nil without --period
 }
 
 // headlineGroup is the headlines answering one question.
@@ -289,8 +290,7 @@ type attribution struct {
 
 type attrRow struct {
 	Name     string
-	N        int64
-	P50, P95 *float64
+	Dist     analyze.Dist // n, P50 and P95 (with its interval) are shown
 	TailN    int64
 	TailMean *float64
 	Total    bool   // a total (client/server E2E, client TTFT), not a component
@@ -303,7 +303,8 @@ func componentRow(c analyze.Component, part bool) attrRow {
 	if part {
 		name = "of which " + name
 	}
-	return attrRow{Name: name, N: c.N, P50: c.P50, P95: c.P95, TailN: c.TailN, TailMean: c.TailMean,
+	d := analyze.Dist{N: c.N, P50: c.P50, P95: c.P95, P95CI: c.P95CI, Small: [4]bool{c.Small[0], true, c.Small[1], true}}
+	return attrRow{Name: name, Dist: d, TailN: c.TailN, TailMean: c.TailMean,
 		Part: part, Formats: strings.Join(c.Formats, ", ")}
 }
 
@@ -322,7 +323,7 @@ func splitRows(split []analyze.Component, name string) []attrRow {
 }
 
 func newView(r *analyze.Result) *view {
-	v := &view{Result: r, Glossary: analyze.Glossary}
+	v := &view{Result: r, Glossary: analyze.Glossary, GlossaryNotes: analyze.GlossaryNotes}
 	metrics := []struct {
 		title, unit, note string
 		get               func(analyze.Slice) analyze.Dist
@@ -358,13 +359,13 @@ func newView(r *analyze.Result) *view {
 	}
 	for _, s := range r.Slices {
 		a := attribution{Slice: s}
-		a.E2E = append(a.E2E, attrRow{Name: "client E2E", N: s.ClientE2E.N, P50: s.ClientE2E.P50, P95: s.ClientE2E.P95, TailN: s.E2ETailN, TailMean: s.E2ETailClientE2E, Total: true})
+		a.E2E = append(a.E2E, attrRow{Name: "client E2E", Dist: s.ClientE2E, TailN: s.E2ETailN, TailMean: s.E2ETailClientE2E, Total: true})
 		for _, c := range s.E2E {
 			a.E2E = append(a.E2E, componentRow(c, false))
 			a.E2E = append(a.E2E, splitRows(s.ServerSplit, c.Name)...)
 		}
-		a.E2E = append(a.E2E, attrRow{Name: "server E2E (inference only)", N: s.ServerE2E.N, P50: s.ServerE2E.P50, P95: s.ServerE2E.P95, TailN: s.E2ETailServerN, TailMean: s.E2ETailServerE2E, Total: true})
-		a.TTFT = append(a.TTFT, attrRow{Name: "client TTFT", N: s.ClientTTFT.N, P50: s.ClientTTFT.P50, P95: s.ClientTTFT.P95, TailN: s.TTFTTailN, TailMean: s.TTFTTailClientTTFT, Total: true})
+		a.E2E = append(a.E2E, attrRow{Name: "server E2E (inference only)", Dist: s.ServerE2E, TailN: s.E2ETailServerN, TailMean: s.E2ETailServerE2E, Total: true})
+		a.TTFT = append(a.TTFT, attrRow{Name: "client TTFT", Dist: s.ClientTTFT, TailN: s.TTFTTailN, TailMean: s.TTFTTailClientTTFT, Total: true})
 		var ttftOverhead []analyze.Component
 		for _, c := range s.TTFTSplit {
 			if c.Name == "server overhead" {
@@ -482,7 +483,12 @@ func summaryRows(slices []analyze.Slice) ([]summaryRow, int) {
 				best = c
 			}
 		}
-		if best != nil && s.E2ETailN > 0 {
+		switch {
+		case s.ClientE2E.Small[2]:
+			// The slowest 5% are those above a P95 the sample cannot
+			// support: not singled out, as in the findings.
+			rows[i].Tail = tooSmall
+		case best != nil && s.E2ETailN > 0:
 			rows[i].TailName = best.Name
 			rows[i].Tail = fmt.Sprintf("%s %s of %s", best.Name, fmtMs(best.TailMean), fmtMs(s.E2ETailClientE2E))
 		}

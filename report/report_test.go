@@ -76,10 +76,11 @@ func TestRenderedFigures(t *testing.T) {
 		"| all requests | 7 | 1000.0 | n too small | n too small |  | n too small |  | 2026-03-01 12:00:00.000 – 12:00:08.000 UTC |",
 		// 705 output tokens over 8 s.
 		"| all requests | 8 | 705 | 8.000 | 88.1 | 2026-03-01 12:00:00.000 – 12:00:08.000 UTC |",
-		// queue 5 10 10 50 50 100 300: P95 at 5.7 = 100 + 0.7*200 = 240;
-		// the slowest 5% of all requests is r2 alone: queue 300 ms.
-		"| queue | 7 | 50.0 | 240.0 | 300.0 (n=1) |",
-		"| **server E2E (inference only)** | 7 | 765.0 | 2149.0 | 2530.0 (n=1) |",
+		// queue 5 10 10 50 50 100 300: P50 50; its P95 (100 + 0.7*200 =
+		// 240) is from 7 < 20 samples, so "n too small", without an
+		// interval; the slowest 5% of all requests is r2 alone: queue 300 ms.
+		"| queue | 7 | 50.0 | n too small |  | 300.0 (n=1) |",
+		"| **server E2E (inference only)** | 7 | 765.0 | n too small |  | 2530.0 (n=1) |",
 		// The file is named once per group, each example by its line.
 		"| client | logs/client.jsonl | syntax | 1 | line 7: unexpected end of JSON input |",
 		"| client end before start | 1 | r8 |",
@@ -92,9 +93,10 @@ func TestRenderedFigures(t *testing.T) {
 		// as it has no client record); queue 50 and 100; no overlap. Its
 		// P95s from 2 requests are too small.
 		"| a-0 | m1 | 2 | 2026-03-01 12:00:00.000 | 2026-03-01 12:00:06.500 | 0 | 11.0 | n too small |  | 2 | n too small |  | 2 | 1 |",
-		// Time series: 8 s span, 1 s windows; r8 alone in the last.
+		// Time series: 8 s span, 1 s windows; r8 alone in the last: its
+		// P95s (client E2E -100, queue 10, model 50 ms) are from 1 sample.
 		"Windows of 1 s by request start",
-		"| 2026-03-01 12:00:08.000 | 1 | 1.0 | -100.0 | 1 | 10.0 | 1 | 50.0 | 1 | 0 | 0 |",
+		"| 2026-03-01 12:00:08.000 | 1 | 1.0 | n too small |  | 1 | n too small |  | 1 | n too small |  | 1 | 0 | 0 |",
 		"| r2 | m1 | chat | 2026-03-01 12:00:01.000 | 2600.0 | 27.0 | 43.0 | 300.0 | 2230.0 | 2530.0 | – | logs/client.jsonl:2 | logs/gateway.log:2 | logs/server.jsonl:2 |",
 	} {
 		if !strings.Contains(s, want) {
@@ -291,5 +293,31 @@ func TestGatewayTTFTAndJoins(t *testing.T) {
 	}
 	if strings.Contains(md, "### Gateway TTFT (logged)") {
 		t.Error("gateway TTFT table shown without samples")
+	}
+}
+
+// The README's metric glossary is the report's: its table and the notes on
+// where the tools differ, as the Markdown report renders analyze.Glossary
+// and analyze.GlossaryNotes.
+func TestREADMEGlossary(t *testing.T) {
+	var md bytes.Buffer
+	if err := Render(&md, "md", standardResult(t)); err != nil {
+		t.Fatal(err)
+	}
+	s := md.String()
+	start := strings.Index(s, "| infertrace | AIPerf, GenAI-Perf |")
+	end := strings.Index(s, "\nEach tier's times are on its own host clock")
+	if start < 0 || end < start {
+		t.Fatal("the report has no glossary table followed by its notes")
+	}
+	glossary := strings.TrimSpace(s[start:end])
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), glossary) {
+		got := filepath.Join(t.TempDir(), "glossary.md")
+		os.WriteFile(got, []byte(glossary+"\n"), 0o644)
+		t.Errorf("README.md does not hold the report's glossary (written to %s); paste it under \"Metric glossary\"", got)
 	}
 }

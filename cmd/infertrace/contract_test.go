@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/infertrace/infertrace/analyze"
 )
 
 // TestRunContractTestdata is the README's contract example: the bundled
@@ -76,5 +79,100 @@ func TestBadContract(t *testing.T) {
 	code, _, stderr = runCLI(t, "report", dir, "--evals", filepath.Join(dir, "none.csv"))
 	if code != 2 || !strings.Contains(stderr, "--evals: ") {
 		t.Errorf("missing evals file: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// The simulator's evals (testdata/contract/evals.csv) pass with
+// probability 0.97, but 0.70 for prompts of 2,048 tokens or more on
+// llama-3.1-8b. Sliced by model and prompt bucket, the report shows the
+// drop in llama-3.1-8b's long-prompt slice and in no other: there the
+// pass rate's Wilson 95% interval lies below 90%, in every other slice
+// with 20 or more evaluated requests it reaches 95%.
+func TestSimulatedEvalsDropInOneSliceOnly(t *testing.T) {
+	t.Chdir("../..")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "run",
+		"--client", "testdata/native/client/*.jsonl",
+		"--gateway", "testdata/native/gateway/*.jsonl",
+		"--server", "testdata/native/server/*",
+		"--evals", "testdata/contract/evals.csv",
+		"--by", "model,prompt_bucket", "--format", "md", "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	res, err := analyze.Summarize(context.Background(), out, analyze.SummaryOptions{
+		By: []string{"model", "prompt_bucket"}, Evals: "testdata/contract/evals.csv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := map[string]bool{"2k-8k": true, "8k-32k": true, ">=32k": true}
+	dropped := 0
+	for _, s := range res.Slices {
+		q := s.Quality
+		if s.All || q.EvalPassN < 20 || q.EvalPassLo == nil || q.EvalPassHi == nil {
+			continue
+		}
+		weak := s.Values[0] == "llama-3.1-8b" && long[s.Values[1]]
+		switch {
+		case weak && *q.EvalPassHi >= 0.90:
+			t.Errorf("%s: pass rate %d of %d, interval up to %.3f; want the drop (below 0.90)", s.Label, q.EvalPassK, q.EvalPassN, *q.EvalPassHi)
+		case !weak && *q.EvalPassHi < 0.95:
+			t.Errorf("%s: pass rate %d of %d, interval up to %.3f; want no drop (0.95 within)", s.Label, q.EvalPassK, q.EvalPassN, *q.EvalPassHi)
+		case weak:
+			dropped++
+		}
+	}
+	if dropped != 1 {
+		t.Errorf("%d long-prompt llama-3.1-8b slices with 20+ evaluated requests show the drop, want 1 (2k-8k)", dropped)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The summary row of that slice: 111 of 143 evaluated passed.
+	if want := "| model=llama-3.1-8b, prompt\\_bucket=2k-8k | 185 |"; !bytes.Contains(md, []byte(want)) ||
+		!bytes.Contains(md, []byte("| 77.6% [70.1, 83.7] | 143 |")) {
+		t.Errorf("report lacks the summary row of model=llama-3.1-8b, prompt_bucket=2k-8k with its pass rate 77.6%% [70.1, 83.7] of 143")
+	}
+}
+
+// The README's contract excerpt (the headline, summary rows with quality
+// and cost beside latency, a contract table) is text of the golden report
+// of its command, line by line, so it cannot drift from what infertrace
+// prints.
+func TestREADMEContractExcerpt(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, err := os.ReadFile("../../testdata/golden/report-contract.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	i := strings.Index(s, "whole in `testdata/golden/report-contract.md`):\n\n```\n")
+	if i < 0 {
+		t.Fatal("README has no contract excerpt")
+	}
+	s = s[i:]
+	s = s[strings.Index(s, "```\n")+4:]
+	excerpt := s[:strings.Index(s, "```")]
+	var lines int
+	for _, l := range strings.Split(excerpt, "\n") {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		lines++
+		if !strings.Contains(string(report), l) {
+			t.Errorf("README excerpt line not in the report: %q", l)
+		}
+	}
+	for _, want := range []string{"| # | Kind | Constraint |", "Eval pass [95% CI]", "Cost / 1,000 requests", "Goodput:"} {
+		if !strings.Contains(excerpt, want) {
+			t.Errorf("README excerpt lacks %q", want)
+		}
+	}
+	if lines < 10 {
+		t.Errorf("README excerpt has %d lines", lines)
 	}
 }

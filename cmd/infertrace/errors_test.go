@@ -26,7 +26,7 @@ func TestErrorMessages(t *testing.T) {
 		ingestHelp = "Run 'infertrace ingest --help' for its usage.\n"
 		reportHelp = "Run 'infertrace report --help' for its usage.\n"
 		topHelp    = "Run 'infertrace --help' for the commands.\n"
-		formats    = "server: native, vllm-otlp, tgi, triton, sglang-metrics, trtllm; gateway: native, envoy, envoy-json, nginx, otel-gateway; client: native, aiperf, jsonl"
+		formats    = "server: native, vllm-otlp, tgi, triton, sglang-metrics, trtllm; gateway: native, envoy, envoy-json, nginx, nginx-combined, otel-gateway; client: native, aiperf, jsonl"
 	)
 	for _, tc := range []struct {
 		args   string // split at spaces; $DIR is dir
@@ -62,7 +62,7 @@ func TestErrorMessages(t *testing.T) {
 		{"simulate --out x --cold-delay -1s", 2, "infertrace simulate: --cold-delay must be 0 or more, not -1s\n" + simHelp},
 		{"simulate --out x --cold warm", 2, "infertrace simulate: --cold names \"warm\", which is no warm-up kind (want any of decode, prefill, load, queue)\n" + simHelp},
 		{"simulate --out x --formats bogus", 2, "infertrace simulate: --formats names \"bogus\", which is no format simulate writes (" + formats + ")\n" + simHelp},
-		{"simulate --out x --formats gateway=tgi", 2, "infertrace simulate: --formats sets the gateway tier to \"tgi\", which no gateway writes (gateway formats: native, envoy, envoy-json, nginx, otel-gateway)\n" + simHelp},
+		{"simulate --out x --formats gateway=tgi", 2, "infertrace simulate: --formats sets the gateway tier to \"tgi\", which no gateway writes (gateway formats: native, envoy, envoy-json, nginx, nginx-combined, otel-gateway)\n" + simHelp},
 		{"report --by modle $DIR/ingested", 2, "infertrace report: --by names \"modle\", which is no column to slice by: did you mean model?\n" + reportHelp},
 		{"report --by foo $DIR/ingested", 2, "infertrace report: --by names \"foo\", which is no column to slice by (want any of model, use_case, streamed, client, region, gateway, route, replica, status, finish_reason, phase, concurrency_bucket, prompt_bucket, output_bucket)\n" + reportHelp},
 		{"report --format htm $DIR/ingested", 2, "infertrace report: --format names \"htm\", which is no report format: did you mean html?\n" + reportHelp},

@@ -47,7 +47,7 @@ import (
 //
 // NGINX logs when the response is sent and measures the upstream from
 // its own start, so the reader places the upstream's end at the log write
-// (see ingest/nginx.go): what the gateway spent after the upstream
+// (see ingest/formats/nginx.go): what the gateway spent after the upstream
 // finished (flushing, 0.3–1.5 ms here) is counted in ttft_application
 // rather than ttft_network. So for nginx rows the expected
 // ttft_application is the gateway's whole time less the server's
@@ -107,7 +107,8 @@ func gcExpected(col, gf string) string {
 	case "gateway_e2e_ms":
 		return "t.gateway_e2e_ms * dg"
 	case "network_ms":
-		return "(t.client_e2e_ms * dc - t.gateway_e2e_ms * dg)"
+		// NULL where the truth has none: a client that left before the gateway ended
+		return "(CASE WHEN t.network_ms IS NOT NULL THEN t.client_e2e_ms * dc - t.gateway_e2e_ms * dg END)"
 	case "application_ms":
 		return "(t.gateway_e2e_ms * dg - t.server_e2e_ms * ds)"
 	case "ttft_application_ms":

@@ -347,7 +347,7 @@ func checkReportShowsPhases(t *testing.T, db *sql.DB, outDir string) {
 	md := string(b)
 	for _, re := range []string{
 		// Findings: the burst's extra time is outside the model, in the queue.
-		`In the burst phase \(n=\d+, window [^)]*\), P95 client E2E is [\d.]+ ms against [\d.]+ ms in steady state \(n=\d+\), \+[\d.]+ ms, while P95 model time stays comparatively flat, .*mostly in queueing`,
+		`In the burst phase \(n=\d+, window [^)]*\), P95 client E2E is [\d.]+ ms \(n=\d+, 95% interval [^)]*\) against [\d.]+ ms \(n=\d+, 95% interval [^)]*\) in steady state, \+[\d.]+ ms, while P95 model time stays comparatively flat, .*mostly in queueing`,
 		// Findings: the late replica and its cold requests.
 		`Replica ` + regexp.QuoteMeta(mdEscape(coldReplica)) + ` \([^)]*\) served its first request at [^,]+, [\d.]+ s after the first request of the service, and \d+ requests were detected as cold`,
 		// Phases: the three side by side, each with thousands or hundreds of samples.

@@ -83,6 +83,21 @@ var docs = map[string]commandDoc{
 		args:    [][2]string{{"DIR", "an analyzed DIR (infertrace analyze DIR)"}, {"REQUEST_ID", "requests to explain (else the filters pick the slowest)"}},
 		example: "infertrace explain out --region eu-west --from 10:30 --to 11:00 --limit 3",
 	},
+	// whatif (issue #15)
+	"whatif": {
+		summary: "replay the logged traffic through a changed pool: more replicas, more slots, more traffic",
+		about: "Replays the requests of an analyzed DIR, at their logged arrivals, through a discrete-event model of " +
+			"the serving pool estimated from the logs (routing among replicas, each replica's slots and when it " +
+			"appeared, each request's prefill and decode time with decoding's slowdown as the batch grows, fitted " +
+			"per model and replica). First the unchanged pool: it must reproduce the logged P50 and P95 of queue, " +
+			"TTFT and E2E per model within 10% (or 5 ms), else the output says the model does not fit and predicts " +
+			"nothing for it. Then the pool with the changes: --replicas MODEL=N or MODEL=+N, --slots MODEL=N, " +
+			"--traffic X (the same requests, arriving X times as fast). Per model: logged, as-is replay and predicted " +
+			"P50/P95/P99, with n and window, then the pool's estimate and its evidence. With --contract, the fewest " +
+			"replicas to add for its server queue, TTFT and E2E percentiles to hold, searched one replica at a time.",
+		args:    [][2]string{{"DIR", "an analyzed DIR (infertrace analyze DIR)"}},
+		example: "infertrace whatif out --replicas llama-3.1-70b=+1 --traffic 1.5",
+	},
 	"simulate": {
 		summary: "write the logs of a simulated serving stack, with known ground truth",
 		about: "Writes the logs of a simulated serving stack (clients, gateways, inference servers) into " +

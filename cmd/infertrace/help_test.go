@@ -31,6 +31,7 @@ func TestHelp(t *testing.T) {
 		{"simulate.txt", []string{"simulate", "--help"}, 0, false},
 		{"compare.txt", []string{"compare", "--help"}, 0, false},
 		{"explain.txt", []string{"explain", "--help"}, 0, false},
+		{"whatif.txt", []string{"whatif", "--help"}, 0, false},
 		{"mistyped-command.txt", []string{"reprot", "out"}, 2, true},
 		{"mistyped-flag.txt", []string{"ingest", "--gatway", "logs/access.log", "--out", "out"}, 2, true},
 	} {

@@ -51,6 +51,8 @@ var commands = []*command{
 	{"report", "report DIR [--by model,use_case] [--format md,html] [--contract FILE] [--evals FILE] [--prices FILE] [--memory-limit 1GiB] [--threads N]", cmdReport},
 	{"compare", "compare BASELINE_DIR TARGET_DIR | compare DIR --baseline SPEC --target SPEC [--by COLS] [--out DIR]", cmdCompare},
 	{"explain", "explain DIR [REQUEST_ID...] [--client X] [--region R] [--model M] [--from T] [--to T] [--out DIR]", cmdExplain},
+	// whatif (issue #15)
+	{"whatif", "whatif DIR [--replicas MODEL=N|+N] [--slots MODEL=N] [--traffic X] [--contract FILE] [--from T] [--to T] [--out DIR]", cmdWhatIf},
 	{"simulate", "simulate --out DIR [--requests N] [--seed S] [--formats vllm-otlp,gateway=envoy,gw-2=nginx,client=aiperf,...]", cmdSimulate},
 }
 

@@ -59,6 +59,17 @@ type Config struct {
 
 	// ReplicasPerModel is the number of replicas each model starts with.
 	ReplicasPerModel int
+	// ModelReplicas overrides ReplicasPerModel for the models it names
+	// (llama-3.1-8b, llama-3.1-70b): a pool with one more replica of one
+	// model. Empty: every model has ReplicasPerModel.
+	ModelReplicas map[string]int
+	// FixedTraffic draws the requests (arrival times, models, use cases,
+	// tokens, network legs, deadlines) from a random stream of their own,
+	// so that runs of one seed that differ only in the pool
+	// (ReplicasPerModel, ModelReplicas, MaxBatch) serve the same requests:
+	// a what-if's truth. Off, every draw comes from one stream, as in
+	// earlier versions, and a change to the pool changes the requests too.
+	FixedTraffic bool
 	// MaxBatch bounds the running requests per replica.
 	MaxBatch int
 	// ColdJoinAt is when an extra replica of the first model joins and warms
@@ -218,6 +229,14 @@ func (c *Config) validate() error {
 	if c.ReplicasPerModel <= 0 {
 		return configErr("ReplicasPerModel", "must be at least 1, not %d", c.ReplicasPerModel)
 	}
+	for name, n := range c.ModelReplicas {
+		if !slices.ContainsFunc(models, func(m modelSpec) bool { return m.name == name }) {
+			return configErr("ModelReplicas", "names %q, which is no model (want any of %s)", name, strings.Join(ModelNames(), ", "))
+		}
+		if n <= 0 {
+			return configErr("ModelReplicas", "of %s must be at least 1, not %d", name, n)
+		}
+	}
 	if c.MaxBatch <= 0 {
 		return configErr("MaxBatch", "must be at least 1, not %d", c.MaxBatch)
 	}
@@ -283,6 +302,23 @@ func (c *Config) validate() error {
 		c.Epoch = DefaultConfig().Epoch
 	}
 	return nil
+}
+
+// replicasOf is the number of replicas model name starts with.
+func (c *Config) replicasOf(name string) int {
+	if n, ok := c.ModelReplicas[name]; ok {
+		return n
+	}
+	return c.ReplicasPerModel
+}
+
+// ModelNames lists the simulated models, for Config.ModelReplicas.
+func ModelNames() []string {
+	var out []string
+	for _, m := range models {
+		out = append(out, m.name)
+	}
+	return out
 }
 
 // RegionNames lists the simulated regions, for Config.RegionDelay.

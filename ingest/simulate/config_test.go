@@ -11,7 +11,7 @@ import (
 // field and saying, in a sentence, what is wrong: no package prefix (the
 // caller adds its own), no Go slice syntax.
 func TestConfigErrors(t *testing.T) {
-	const formats = "server: native, vllm-otlp, tgi, triton, sglang-metrics, trtllm; gateway: native, envoy, envoy-json, nginx, otel-gateway; client: native, aiperf, jsonl"
+	const formats = "server: native, vllm-otlp, tgi, triton, sglang-metrics, trtllm; gateway: native, envoy, envoy-json, nginx, nginx-combined, otel-gateway; client: native, aiperf, jsonl"
 	for _, tc := range []struct {
 		set   func(*Config)
 		field string
@@ -21,9 +21,9 @@ func TestConfigErrors(t *testing.T) {
 		{func(c *Config) { c.Requests = 0 }, "Requests", "Config.Requests must be at least 1, not 0"},
 		{func(c *Config) { c.Formats = []string{"bogus"} }, "Formats", `Config.Formats names "bogus", which is no format simulate writes (` + formats + ")"},
 		{func(c *Config) { c.Formats = []string{"=nginx"} }, "Formats", `Config.Formats has "=nginx", which names no host before its '='`},
-		{func(c *Config) { c.Formats = []string{"gateway=tgi"} }, "Formats", `Config.Formats sets the gateway tier to "tgi", which no gateway writes (gateway formats: native, envoy, envoy-json, nginx, otel-gateway)`},
+		{func(c *Config) { c.Formats = []string{"gateway=tgi"} }, "Formats", `Config.Formats sets the gateway tier to "tgi", which no gateway writes (gateway formats: native, envoy, envoy-json, nginx, nginx-combined, otel-gateway)`},
 		{func(c *Config) { c.Formats = []string{"gw-1=bogus"} }, "Formats", `Config.Formats pins gw-1 to "bogus", which is no format simulate writes (` + formats + ")"},
-		{func(c *Config) { c.Formats = []string{"gw-1=tgi"} }, "Formats", `Config.Formats pins gw-1 to "tgi", which a gateway cannot write (gateway formats: native, envoy, envoy-json, nginx, otel-gateway)`},
+		{func(c *Config) { c.Formats = []string{"gw-1=tgi"} }, "Formats", `Config.Formats pins gw-1 to "tgi", which a gateway cannot write (gateway formats: native, envoy, envoy-json, nginx, nginx-combined, otel-gateway)`},
 		{func(c *Config) { c.Formats = []string{"gw-9=nginx"} }, "Formats", "Config.Formats pins gw-9, which is no host (replicas: llama-3.1-8b-0, llama-3.1-8b-1, llama-3.1-8b-2, llama-3.1-70b-0, llama-3.1-70b-1; gateways: gw-1, gw-2; clients: client-us-east-1, client-us-east-2, client-eu-west-1, client-eu-west-2, client-ap-south-1, client-ap-south-2)"},
 		{func(c *Config) { c.ColdKinds = []string{"warm"} }, "ColdKinds", `Config.ColdKinds names "warm", which is no warm-up kind (want any of decode, prefill, load, queue)`},
 		{func(c *Config) { c.ColdDelay = -time.Second }, "ColdDelay", "Config.ColdDelay must be 0 or more, not -1s"},

@@ -42,6 +42,12 @@ import (
 //     two attempts, ", " separated ("502, 200"; "0.000, 1.234"). A 429
 //     (limit_req) has empty upstream variables, as escape=json writes
 //     unset ones.
+//   - nginx-combined (gateway/<host>.nginx.log): NGINX's predefined
+//     combined format: $remote_addr - $remote_user [$time_local]
+//     "$request" $status $body_bytes_sent "$http_referer"
+//     "$http_user_agent". $time_local is the log write (the gateway's end)
+//     truncated to the second; no request ID and no duration, so ingest
+//     keeps its rows without an ID and the analysis can join none of them.
 //   - otel-gateway (gateway/<host>.otel.jsonl): an otelhttp-instrumented
 //     Go gateway's spans as the collector's file exporter writes them: per
 //     request a SERVER span (start and end = the gateway's start and end,
@@ -74,18 +80,20 @@ import (
 
 // Gateway and client format names (native is FormatNative).
 const (
-	FormatEnvoy       = "envoy"
-	FormatEnvoyJSON   = "envoy-json"
-	FormatNginx       = "nginx"
-	FormatOTelGateway = "otel-gateway"
-	FormatAIPerf      = "aiperf"
-	FormatJSONL       = "jsonl"
+	FormatEnvoy     = "envoy"
+	FormatEnvoyJSON = "envoy-json"
+	FormatNginx     = "nginx"
+	// FormatNginxCombined is read by ingest's nginx format.
+	FormatNginxCombined = "nginx-combined"
+	FormatOTelGateway   = "otel-gateway"
+	FormatAIPerf        = "aiperf"
+	FormatJSONL         = "jsonl"
 )
 
 // GatewayFormats and ClientFormats list the formats gateway and client
 // hosts can write.
 var (
-	GatewayFormats = []string{FormatNative, FormatEnvoy, FormatEnvoyJSON, FormatNginx, FormatOTelGateway}
+	GatewayFormats = []string{FormatNative, FormatEnvoy, FormatEnvoyJSON, FormatNginx, FormatNginxCombined, FormatOTelGateway}
 	ClientFormats  = []string{FormatNative, FormatAIPerf, FormatJSONL}
 )
 
@@ -94,15 +102,17 @@ const (
 	FormatRFC3339MillisTrunc = "rfc3339-utc-ms-truncated" // Envoy's %START_TIME%
 	FormatEpochMicrosTrunc   = "epoch-us-truncated"       // %START_TIME(%s.%6f)%, jsonl's integer µs
 	FormatEpochMillisTrunc   = "epoch-ms-truncated"       // NGINX $msec
+	FormatTimeLocalSecTrunc  = "time-local-s-truncated"   // NGINX $time_local
 )
 
 var edgeTimeFormat = map[string]string{
-	FormatEnvoy:       FormatRFC3339MillisTrunc,
-	FormatEnvoyJSON:   FormatEpochMicrosTrunc,
-	FormatNginx:       FormatEpochMillisTrunc,
-	FormatOTelGateway: FormatUnixNanos,
-	FormatAIPerf:      FormatUnixNanos,
-	FormatJSONL:       FormatEpochMicrosTrunc,
+	FormatEnvoy:         FormatRFC3339MillisTrunc,
+	FormatEnvoyJSON:     FormatEpochMicrosTrunc,
+	FormatNginx:         FormatEpochMillisTrunc,
+	FormatNginxCombined: FormatTimeLocalSecTrunc,
+	FormatOTelGateway:   FormatUnixNanos,
+	FormatAIPerf:        FormatUnixNanos,
+	FormatJSONL:         FormatEpochMicrosTrunc,
 }
 
 // edgeFileName is the log file of a gateway or client host writing format.
@@ -116,6 +126,8 @@ func edgeFileName(host, format string) string {
 		return host + ".envoy.jsonl"
 	case FormatOTelGateway:
 		return host + ".otel.jsonl"
+	case FormatNginxCombined:
+		return host + ".nginx.log"
 	case FormatJSONL:
 		return host + ".app.jsonl"
 	}
@@ -191,6 +203,8 @@ func (s *sim) newEdgeWriter(hf *hostFile, format string) edgeWriter {
 		return &envoyWriter{hf: hf, json: true}
 	case FormatNginx:
 		return &nginxWriter{hf: hf}
+	case FormatNginxCombined:
+		return &nginxCombinedWriter{hf: hf}
 	case FormatOTelGateway:
 		return &otelGatewayWriter{hf: hf}
 	case FormatAIPerf:
@@ -426,6 +440,37 @@ func (s *sim) otherReplica(r *request) string {
 		}
 	}
 	return "10.1.9.9"
+}
+
+// nginxCombinedWriter writes NGINX's combined format.
+type nginxCombinedWriter struct {
+	hf *hostFile
+	b  []byte
+}
+
+func (w *nginxCombinedWriter) write(s *sim, r *request, fate, cut, n, after int) {
+	w.hf.writeDrawn(w.line(s, r), fate, cut, n, after, 1)
+}
+
+func (w *nginxCombinedWriter) close(*sim) {}
+
+func (w *nginxCombinedWriter) line(s *sim, r *request) []byte {
+	end := floorDiv(s.hostOf(w.hf, r.gEnd), 1e9) // $time_local: whole seconds
+	status := s.gatewayStatus(r)
+	b := append(w.b[:0], clientAddr(r)...)
+	b = append(b, " - - ["...)
+	b = time.Unix(end, 0).UTC().AppendFormat(b, "02/Jan/2006:15:04:05 -0700")
+	b = append(b, `] "POST `...)
+	b = append(b, useCases[r.useCase].route...)
+	b = append(b, ` HTTP/1.1" `...)
+	b = strconv.AppendInt(b, int64(status), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(bytesSent(r, status)), 10)
+	b = append(b, ` "-" "`...)
+	b = append(b, userAgents[idHash(r.id, "user-agent")%uint64(len(userAgents))]...)
+	b = append(b, "\"\n"...)
+	w.b = b
+	return b
 }
 
 // appendMsecs appends ms milliseconds as NGINX prints seconds: %T.%03M.

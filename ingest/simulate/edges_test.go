@@ -28,7 +28,7 @@ import (
 //	nginx         end ($msec) truncated to the ms; $request_time and the
 //	              last $upstream_response_time, differences of two
 //	              truncated ms readings: within 1 ms; the upstream's end is
-//	              placed at the end (ingest/nginx.go); refused first
+//	              placed at the end (ingest/formats/nginx.go); refused first
 //	              attempts counted in Attempts
 //	otel-gateway  every time in ns: within the native rounding
 //	aiperf        ns: within the native rounding
@@ -84,7 +84,7 @@ func ingestEdges(t *testing.T, dir string) ([]ingest.ClientRow, []ingest.Gateway
 func edgeFormatOf(path string) string {
 	base := filepath.Base(path)
 	for _, s := range []struct{ suffix, format string }{
-		{".envoy.log", FormatEnvoy}, {".envoy.jsonl", FormatEnvoyJSON}, {".nginx.jsonl", FormatNginx},
+		{".envoy.log", FormatEnvoy}, {".envoy.jsonl", FormatEnvoyJSON}, {".nginx.jsonl", FormatNginx}, {".nginx.log", FormatNginxCombined},
 		{".otel.jsonl", FormatOTelGateway}, {".aiperf.jsonl", FormatAIPerf}, {".app.jsonl", FormatJSONL},
 	} {
 		if strings.HasSuffix(base, s.suffix) {

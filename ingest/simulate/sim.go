@@ -204,6 +204,7 @@ func (h *eventHeap) pop() event {
 type sim struct {
 	cfg           Config
 	rng           *rand.Rand
+	traffic       *rand.Rand // draws the requests: rng, or a stream of its own (Config.FixedTraffic)
 	epochNs       int64
 	events        eventHeap
 	seq           uint64
@@ -252,7 +253,7 @@ func (s *sim) nextArrival(t int64) int64 {
 			rate *= s.cfg.BurstMultiplier
 			boundary = be
 		}
-		nt := t + int64(s.rng.ExpFloat64()/rate*1e9)
+		nt := t + int64(s.traffic.ExpFloat64()/rate*1e9)
 		if nt < boundary {
 			return nt
 		}
@@ -287,7 +288,9 @@ func clampInt(x float64, lo, hi int) (int, bool) {
 }
 
 func (s *sim) newRequest(t int64) *request {
-	rng := s.rng
+	rng := s.traffic
+	exp := func(meanMs float64) float64 { return rng.ExpFloat64() * meanMs }
+	uniform := func(a, b float64) float64 { return a + (b-a)*rng.Float64() }
 	r := &request{idx: s.made, cStart: t, pending: 2}
 	r.id = fmt.Sprintf("%012x-%07d", rng.Uint64()&0xffffffffffff, s.made)
 	r.region = rng.IntN(len(regions))
@@ -303,8 +306,8 @@ func (s *sim) newRequest(t int64) *request {
 	r.prompt, _ = clampInt(uc.promptMedian*math.Exp(uc.promptSigma*rng.NormFloat64()), 1, 16000)
 	r.out, r.length = clampInt(uc.outMedian*math.Exp(uc.outSigma*rng.NormFloat64()), 1, uc.maxOut)
 	leg := regions[r.region].legMs
-	r.reqLeg = ms(leg + s.exp(0.15*leg+0.5))
-	r.respLeg = ms(leg + s.exp(0.15*leg+0.5))
+	r.reqLeg = ms(leg + exp(0.15*leg+0.5))
+	r.respLeg = ms(leg + exp(0.15*leg+0.5))
 	// An injected network incident: no random draw, so the rest of the
 	// run draws what it would without it.
 	if d := s.cfg.RegionDelay[regions[r.region].name]; d > 0 {
@@ -322,10 +325,10 @@ func (s *sim) newRequest(t int64) *request {
 	switch u := rng.Float64(); {
 	case u < s.cfg.TimeoutRate:
 		r.giveUpKind = giveUpTimeout
-		deadline = time.Duration(ms(s.uniform(100, 800)))
+		deadline = time.Duration(ms(uniform(100, 800)))
 	case u < s.cfg.TimeoutRate+s.cfg.CancelRate:
 		r.giveUpKind = giveUpCancel
-		deadline = time.Duration(ms(s.uniform(200, 3000)))
+		deadline = time.Duration(ms(uniform(200, 3000)))
 	}
 	if deadline > s.cfg.ClientTimeout {
 		deadline = s.cfg.ClientTimeout
@@ -715,7 +718,11 @@ func (s *sim) truthRow(r *request) TruthRow {
 	gE2E := r.gEnd - r.gStart
 	row.ClientE2EMs = msPtr(cE2E)
 	row.GatewayE2EMs = msPtr(gE2E)
-	row.NetworkMs = msPtr(cE2E - gE2E)
+	if !(r.gaveUp && r.cEnd < r.gEnd) {
+		// A gateway that saw its client leave (it logs 499) ended when it
+		// finished, not when the client left: no network time (as analyze).
+		row.NetworkMs = msPtr(cE2E - gE2E)
+	}
 	if r.forwarded {
 		row.Replica = r.replica.name
 		sE2E := r.sEnd - r.sArr
@@ -809,13 +816,14 @@ func (s *sim) setup() error {
 	}
 	s.byModel = make([][]*replica, len(models))
 	for m := range models {
-		n := s.cfg.ReplicasPerModel
+		warm := s.cfg.replicasOf(models[m].name)
+		n := warm
 		if m == 0 && s.cfg.hasColdReplica() {
 			n++
 		}
 		for i := 0; i < n; i++ {
 			rep := &replica{name: fmt.Sprintf("%s-%d", models[m].name, i), model: m}
-			if i == s.cfg.ReplicasPerModel {
+			if i == warm {
 				rep.cold, rep.joinAt = true, int64(s.cfg.ColdJoinAt)
 				if s.coldKind(ColdQueue) {
 					rep.readyAt = rep.joinAt + int64(s.cfg.ColdDelay)
@@ -898,6 +906,10 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) (*Summary, error) {
 		cfg:     cfg,
 		rng:     rand.New(rand.NewPCG(uint64(cfg.Seed), 0x696e666572747261)),
 		epochNs: cfg.Epoch.UnixNano(),
+	}
+	s.traffic = s.rng
+	if cfg.FixedTraffic {
+		s.traffic = rand.New(rand.NewPCG(uint64(cfg.Seed), 0x7472616666696300))
 	}
 	err := s.setup()
 	if err == nil {

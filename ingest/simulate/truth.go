@@ -59,8 +59,11 @@ import (
 // first: the backlog a burst or a warm-up leaves belongs to it.
 //
 // When the client gives up (timeout or cancel) its end is the give-up time
-// while the gateway and server finish the request unaware, so network_ms can
-// be negative for those requests; they are marked in Imperfection.
+// while the gateway and server finish the request unaware; when that is
+// before the gateway's end (the gateway logs 499, Envoy 0 DC), network_ms is
+// NULL, as analyze makes it for an aborted request: client E2E − gateway E2E
+// would be negative, and is no network time. They are marked in
+// Imperfection.
 type TruthRow struct {
 	RequestID   string    `parquet:"request_id"`
 	ClientStart time.Time `parquet:"client_start,timestamp(microsecond)"` // true time the client sent the request

@@ -1,0 +1,167 @@
+package whatif
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infertrace/infertrace/analyze"
+)
+
+func f(v float64) *float64 { return &v }
+
+// entry is a request of the synthetic log and its gateway upstream start.
+type entry struct {
+	r  analyze.WhatIfRequest
+	up int64
+}
+
+// logged builds a request of the synthetic log: on replica rep (clock
+// offset off ns), arriving at arr ms, with its queue, prefill and decode,
+// forwarded at gwUpMs on the gateway's clock.
+func logged(rep string, off int64, arrMs, queueMs, prefillMs, decodeMs float64, out int64, gw string, gwUpMs float64) entry {
+	arr := int64(arrMs*1e6) + off
+	return entry{r: analyze.WhatIfRequest{
+		Model: "m", Replica: rep, Phase: "steady", Completed: true, OutputTokens: out, PromptTokens: 100,
+		ArrNs: arr, SchedNs: arr + int64(queueMs*1e6), EndNs: arr + int64((queueMs+prefillMs+decodeMs)*1e6), Batch: 1,
+		GatewayHost: gw, QueueMs: queueMs, PrefillMs: prefillMs, DecodeMs: decodeMs, ModelMs: prefillMs + decodeMs,
+		TTFTMs: queueMs + prefillMs, E2EMs: queueMs + prefillMs + decodeMs, TPOTMs: decodeMs / float64(out-1),
+		OverheadMs: math.NaN(), TTFTOverheadMs: math.NaN(),
+	}, up: int64(gwUpMs * 1e6)}
+}
+
+// The replicas' clocks are 5 s apart; placed on the gateway's clock, the
+// two replicas' arrivals interleave, and the as-is replay (one slot each,
+// least loaded) reproduces the logged queues: none.
+func TestAnswerClockOffsetsAndAsIs(t *testing.T) {
+	var reqs []entry
+	for i := range 40 {
+		rep, off := "r0", int64(0)
+		if i%2 == 1 {
+			rep, off = "r1", 5e9
+		}
+		at := float64(i) * 100
+		reqs = append(reqs, logged(rep, off, at, 0, 20, 90, 10, "gw", at-0.5))
+	}
+	d := data(reqs)
+	res, err := Answer(d, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := res.Pool.Evidence
+	if len(ev) != 2 || ev[0].OffsetMs != 0.5 || ev[1].OffsetMs != 5000.5 {
+		t.Fatalf("offsets %+v, want r0 0.5 ms and r1 5000.5 ms", ev)
+	}
+	if ev[1].AppearAfter != 100*time.Millisecond {
+		t.Errorf("r1 appeared %v after r0, want 100ms", ev[1].AppearAfter)
+	}
+	m := res.Models[0]
+	if !m.Fits || *m.AsIs.Queue[1] != 0 || *m.AsIs.E2E[0] != 110 {
+		t.Errorf("as-is %+v fits=%v %v, want no queue and E2E 110 ms", m.AsIs, m.Fits, m.Misfits)
+	}
+	if r := res.Pool.Routing[0]; r.LeastLoaded != 1 {
+		t.Errorf("routing evidence %+v, want every request on a least-loaded replica", r)
+	}
+}
+
+// Logged queues no slot limit explains (every request waited 500 ms on an
+// otherwise idle replica): the as-is replay gives none, so the model does
+// not fit, and the output predicts nothing — it says so.
+func TestAnswerDoesNotFitPredictsNothing(t *testing.T) {
+	var reqs []entry
+	for i := range 40 {
+		at := float64(i) * 1000
+		reqs = append(reqs, logged("r0", 0, at, 500, 20, 90, 10, "gw", at))
+	}
+	d := data(reqs)
+	d.Replicas[0].Queued = 40
+	changes, _ := ParseChanges([]string{"m=+1"}, nil)
+	res, err := Answer(d, changes, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Models[0]
+	if m.Fits || res.Fits || len(m.Misfits) == 0 {
+		t.Fatalf("fits=%v misfits=%v, want a misfit", m.Fits, m.Misfits)
+	}
+	var b bytes.Buffer
+	if err := Markdown(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{"**does not fit** the data well enough to predict: P50 queue: as-is replay 0.0 ms against 500.0 ms logged", "No prediction is given for it.", "| queue | P50 | 500.0 | 0.0 | doesn't fit |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("whatif.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "Predicted over") {
+		t.Errorf("whatif.md claims a prediction:\n%s", md)
+	}
+}
+
+// data is the WhatIfData the queries would give for reqs: the pool and
+// offsets rows, and a fit of no slowdown.
+func data(entries []entry) *analyze.WhatIfData {
+	d := &analyze.WhatIfData{Dir: "synthetic"}
+	first := map[string]int64{}
+	n := map[string]int64{}
+	off := map[string]int64{}
+	for _, e := range entries {
+		r := e.r
+		d.Requests = append(d.Requests, r)
+		if v, ok := first[r.Replica]; !ok || r.ArrNs < v {
+			first[r.Replica] = r.ArrNs
+		}
+		n[r.Replica]++
+		if v, ok := off[r.Replica]; !ok || r.ArrNs-e.up < v {
+			off[r.Replica] = r.ArrNs - e.up
+		}
+	}
+	for _, rep := range []string{"r0", "r1"} {
+		if n[rep] == 0 {
+			continue
+		}
+		d.Replicas = append(d.Replicas, analyze.WhatIfReplica{Model: "m", Replica: rep, N: n[rep], FirstArrNs: first[rep], MaxBatch: 1})
+		d.Offsets = append(d.Offsets, analyze.WhatIfOffset{Replica: rep, Gateway: "gw", N: n[rep], MinDeltaNs: off[rep]})
+	}
+	d.Fits = []analyze.WhatIfFit{{Model: "m", TPOTN: 40, TPOTIntercept: f(10), TPOTSlope: f(0), PrefillN: 40, PrefillIntercept: f(20), PrefillPerToken: f(0)}}
+	return d
+}
+
+// A replay that rests on too few of a model's requests does not fit: a
+// model whose forwarded requests mostly lack a server record (a replica's
+// log missing), one whose server records give no arrival, and a model with
+// no replica the replay could place at all.
+func TestAnswerCoverage(t *testing.T) {
+	var reqs []entry
+	for i := range 40 {
+		at := float64(i) * 1000
+		reqs = append(reqs, logged("r0", 0, at, 0, 20, 90, 10, "gw", at))
+	}
+	d := data(reqs)
+	d.ServerRecords = map[string]int64{"m": 50, "other": 7}
+	for i := range 3 {
+		d.Unlogged = append(d.Unlogged, analyze.WhatIfUnlogged{ID: string(rune('A' + i)), Model: "m", GatewayHost: "gw", GatewayUpNs: int64(i) * 1e9, OutputTokens: 10})
+	}
+	res, err := Answer(d, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Models) != 2 || res.Fits {
+		t.Fatalf("%d models, fits=%v: want m and other, not fitting", len(res.Models), res.Fits)
+	}
+	m, other := res.Models[0], res.Models[1]
+	if m.Fits || len(m.Misfits) != 2 ||
+		m.Misfits[0] != "10 of its 50 server records (20%) give no arrival instant, queue or server E2E and are not replayed" ||
+		m.Misfits[1] != "3 of its 53 forwarded requests (6%) have no server record: a replica whose log is missing would be missing from the pool replayed" {
+		t.Errorf("m: fits=%v misfits %q", m.Fits, m.Misfits)
+	}
+	if other.Model != "other" || other.Fits || len(other.Misfits) != 2 {
+		t.Errorf("other: %+v", other)
+	}
+	if res.Pool.Unlogged != 3 {
+		t.Errorf("unlogged replayed %d, want 3", res.Pool.Unlogged)
+	}
+}

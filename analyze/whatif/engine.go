@@ -1,0 +1,284 @@
+package whatif
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Job is one request to replay through the pool.
+type Job struct {
+	// Arrival is when it reaches the pool, ns on the common clock.
+	Arrival int64
+	// Model indexes the pool's models; the job goes to a replica of it.
+	Model int
+	// PrefillMs is its time from scheduling to the first token, at any
+	// batch (the prefill of its own prompt). For a request that failed
+	// before its first token it is the whole service time, and Tokens is 0.
+	PrefillMs float64
+	// BaseTPOTMs is its decode time per token after the first at a batch
+	// of one: its own decode time per token divided by the slowdown of the
+	// batch it ran in. Tokens is the number of those tokens (output - 1).
+	BaseTPOTMs float64
+	Tokens     int
+	// FixedDecodeMs is added to its decode time whatever the batch (the
+	// decode of a request whose time per token is unknown).
+	FixedDecodeMs float64
+	// TTFTExtraMs and E2EExtraMs are the server's own time outside the
+	// queue and the model (server overhead), before the first token and in
+	// all, added as logged.
+	TTFTExtraMs, E2EExtraMs float64
+	// NoFirstToken: it failed before its first token; no TTFT.
+	NoFirstToken bool
+	// Replica is the replica (index into Pool.Replicas) it ran on, for
+	// RouteObserved; -1 when none (then it is routed to the least loaded).
+	Replica int
+	// Unlogged: its server record is missing, its service times come
+	// from its model's fits, and no figure counts it.
+	Unlogged bool
+}
+
+// Replica is one serving replica of the pool.
+type Replica struct {
+	Name  string
+	Model int
+	// Slots is the most requests it runs at once; more wait in its queue,
+	// first come first served.
+	Slots int
+	// Appear is when it starts taking requests, ns on the common clock.
+	Appear int64
+	// Slope is how much slower decoding gets per further running request,
+	// as a share of the time per token at a batch of one: a request
+	// scheduled into a batch of b decodes at BaseTPOTMs * (1 + Slope*(b-1))
+	// for its whole life.
+	Slope float64
+	// WarmUp is how many of the first requests it schedules run WarmFactor
+	// times slower, prefill and decode (a replica warming up); 0: none.
+	WarmUp     int
+	WarmFactor float64
+}
+
+// Policy is how a request is routed among its model's replicas.
+type Policy int
+
+const (
+	// RouteLeastLoaded sends each request to the replica of its model with
+	// the fewest requests in it (running and queued) among those that have
+	// appeared; ties go to the first in Pool.Replicas order.
+	RouteLeastLoaded Policy = iota
+	// RouteObserved keeps the replica each request ran on (Job.Replica).
+	RouteObserved
+)
+
+func (p Policy) String() string {
+	if p == RouteObserved {
+		return "as observed"
+	}
+	return "least loaded"
+}
+
+// Outcome is what the replay gives one job.
+type Outcome struct {
+	Replica int
+	// Batch is the requests running on its replica when it was scheduled,
+	// itself included.
+	Batch                  int
+	QueueMs, TTFTMs, E2EMs float64
+}
+
+type engineEvent struct {
+	t       int64
+	seq     int64
+	replica int
+	ready   bool // the replica appears (else a job ends)
+}
+
+type eventQueue []engineEvent
+
+func (q eventQueue) less(i, j int) bool {
+	return q[i].t < q[j].t || q[i].t == q[j].t && q[i].seq < q[j].seq
+}
+
+func (q *eventQueue) push(e engineEvent) {
+	*q = append(*q, e)
+	s := *q
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (q *eventQueue) pop() engineEvent {
+	s := *q
+	e := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && s.less(l, m) {
+			m = l
+		}
+		if l+1 < n && s.less(l+1, m) {
+			m = l + 1
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*q = s
+	return e
+}
+
+type replicaState struct {
+	Replica
+	running  int
+	admitted int
+	queue    []int // job indexes, FIFO
+	head     int
+}
+
+func (r *replicaState) load() int { return r.running + len(r.queue) - r.head }
+
+// Replay runs the jobs through the replicas as a discrete-event model of
+// continuous batching: a job is routed on arrival (policy), waits in its
+// replica's queue while Slots jobs run there, and once scheduled into a
+// batch of b it takes PrefillMs to its first token and then Tokens tokens
+// of BaseTPOTMs*(1+Slope*(b-1)) each, plus FixedDecodeMs (all WarmFactor
+// times longer for the first WarmUp requests a replica schedules). Events at the
+// same instant: a job ending frees its slot before a job arriving then is
+// routed. The jobs must be in arrival order; the outcomes are in the same
+// order.
+func Replay(replicas []Replica, jobs []Job, policy Policy) ([]Outcome, error) {
+	reps := make([]*replicaState, len(replicas))
+	byModel := map[int][]int{}
+	for i, r := range replicas {
+		if r.Slots < 1 {
+			return nil, fmt.Errorf("replica %s has %d slots: want at least 1", r.Name, r.Slots)
+		}
+		reps[i] = &replicaState{Replica: r}
+		byModel[r.Model] = append(byModel[r.Model], i)
+	}
+	out := make([]Outcome, len(jobs))
+	var q eventQueue
+	var seq int64
+	for i, r := range reps {
+		seq++
+		q.push(engineEvent{t: r.Appear, seq: seq, replica: i, ready: true})
+	}
+	admit := func(ri int, t int64) {
+		r := reps[ri]
+		if t < r.Appear {
+			return
+		}
+		for r.running < r.Slots && r.head < len(r.queue) {
+			ji := r.queue[r.head]
+			r.head++
+			r.running++
+			j := &jobs[ji]
+			b := r.running
+			f := 1.0
+			if r.admitted < r.WarmUp {
+				f = r.WarmFactor
+			}
+			r.admitted++
+			prefill := j.PrefillMs * f
+			tpot := j.BaseTPOTMs * (1 + r.Slope*float64(b-1)) * f
+			wait := float64(t-j.Arrival) / 1e6
+			serviceMs := prefill + float64(j.Tokens)*tpot + j.FixedDecodeMs*f
+			end := t + int64(math.Round(serviceMs*1e6))
+			o := &out[ji]
+			o.Replica, o.Batch, o.QueueMs = ri, b, wait
+			o.TTFTMs = wait + prefill + j.TTFTExtraMs
+			if j.NoFirstToken {
+				o.TTFTMs = math.NaN()
+			}
+			o.E2EMs = float64(end-j.Arrival)/1e6 + j.E2EExtraMs
+			seq++
+			q.push(engineEvent{t: end, seq: seq, replica: ri})
+		}
+		if r.head == len(r.queue) {
+			r.queue, r.head = r.queue[:0], 0
+		}
+	}
+	next := 0
+	for next < len(jobs) || len(q) > 0 {
+		if len(q) > 0 && (next == len(jobs) || q[0].t <= jobs[next].Arrival) {
+			e := q.pop()
+			if !e.ready {
+				reps[e.replica].running--
+			}
+			admit(e.replica, e.t)
+			continue
+		}
+		j := &jobs[next]
+		if next > 0 && j.Arrival < jobs[next-1].Arrival {
+			return nil, fmt.Errorf("jobs out of arrival order at %d", next)
+		}
+		ri, err := route(reps, byModel[j.Model], j, policy)
+		if err != nil {
+			return nil, err
+		}
+		reps[ri].queue = append(reps[ri].queue, next)
+		admit(ri, j.Arrival)
+		next++
+	}
+	return out, nil
+}
+
+func route(reps []*replicaState, cands []int, j *Job, policy Policy) (int, error) {
+	if len(cands) == 0 {
+		return 0, fmt.Errorf("no replica serves model %d", j.Model)
+	}
+	if policy == RouteObserved && j.Replica >= 0 {
+		if j.Replica >= len(reps) || reps[j.Replica].Model != j.Model {
+			return 0, fmt.Errorf("job has no replica of its model to keep")
+		}
+		return j.Replica, nil
+	}
+	best := -1
+	for _, i := range cands {
+		if reps[i].Appear > j.Arrival {
+			continue
+		}
+		if best < 0 || reps[i].load() < reps[best].load() {
+			best = i
+		}
+	}
+	if best < 0 { // none has appeared yet: the first to appear queues it
+		best = cands[0]
+		for _, i := range cands {
+			if reps[i].Appear < reps[best].Appear {
+				best = i
+			}
+		}
+	}
+	return best, nil
+}
+
+// Quantile is the q quantile of xs by linear interpolation between the
+// closest ranks (DuckDB's quantile_cont); NaN values are left out, and
+// nil is returned when none remains. xs is not modified.
+func Quantile(xs []float64, q float64) *float64 {
+	v := make([]float64, 0, len(xs))
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return nil
+	}
+	sort.Float64s(v)
+	pos := q * float64(len(v)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(v)-1)
+	r := v[lo] + (pos-float64(lo))*(v[hi]-v[lo])
+	return &r
+}

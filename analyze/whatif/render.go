@@ -1,0 +1,78 @@
+package whatif
+
+import (
+	"embed"
+	"fmt"
+	"io"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/infertrace/infertrace/analyze"
+)
+
+//go:embed templates/*.tmpl
+var templates embed.FS
+
+var mdTemplate = template.Must(template.New("whatif.md.tmpl").Funcs(template.FuncMap{
+	"join":   strings.Join,
+	"tolPct": func() float64 { return TolerancePct },
+	"tolMs":  func() float64 { return ToleranceMs },
+	"figs":   func() []string { return []string{"queue", "TTFT", "E2E"} },
+	"pcts":   func() []string { return []string{"P50", "P95", "P99"} },
+	"fig": func(f Figures, i, k int) *float64 {
+		return [3][3]*float64{f.Queue, f.TTFT, f.E2E}[i][k]
+	},
+	"ms": func(v *float64) string {
+		if v == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%.1f", *v)
+	},
+	"num": func(v *float64, prec int) string {
+		if v == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%.*f", prec, *v)
+	},
+	"pct": func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) },
+	"dur": func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+	"window": func(w analyze.Window) string {
+		if w.IsZero() {
+			return "at any time"
+		}
+		return "in " + w.String()
+	},
+	"span": func(from, to *time.Time) string {
+		if from == nil || to == nil {
+			return "at unknown times"
+		}
+		return from.UTC().Format(time.RFC3339Nano) + " … " + to.UTC().Format(time.RFC3339Nano)
+	},
+	"slots":    func(e ReplicaEvidence) int64 { return e.MaxBatch },
+	"maxAdded": func() int { return ContractMaxAdded },
+	"added": func(c *ContractResult) string {
+		var parts []string
+		for m, n := range c.Added {
+			if n > 0 {
+				parts = append(parts, fmt.Sprintf("%s +%d replica(s)", c.Models[m], n))
+			}
+		}
+		return strings.Join(parts, ", ")
+	},
+	"slotsWhy": func(e ReplicaEvidence) string {
+		if e.SlotsBound {
+			return fmt.Sprintf("ran at most %d at once and never queued: a lower bound; the replay gives it its model's slots", e.MaxBatch)
+		}
+		s := fmt.Sprintf("ran at most %d at once; %d requests waited more than 1 ms", e.MaxBatch, e.Queued)
+		if e.QueuedBelow > 0 {
+			s += fmt.Sprintf(", %d of them into a batch below %d (a limit other than slots?)", e.QueuedBelow, e.MaxBatch-1)
+		}
+		return s
+	},
+}).ParseFS(templates, "templates/whatif.md.tmpl"))
+
+// Markdown writes the what-if's answer.
+func Markdown(w io.Writer, r *Result) error {
+	return mdTemplate.Execute(w, r)
+}

@@ -1,0 +1,551 @@
+package whatif
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/analyze/contract"
+)
+
+// Tolerance is how far the as-is replay may land from the logged
+// percentiles (P50 and P95 of queue, TTFT and E2E, per model) for the
+// model to count as fitting the data: TolerancePct of the logged value, or
+// ToleranceMs when that is more (a queue of a few ms).
+const (
+	TolerancePct = 10.0
+	ToleranceMs  = 5.0
+)
+
+// Options is one what-if: the changes to the pool and the traffic, and the
+// window of the requests the figures are about.
+type Options struct {
+	// Replicas: "MODEL=N" (N replicas) or "MODEL=+N" / "MODEL=-N" (N more
+	// or fewer than logged). Slots: "MODEL=N", the most requests each
+	// replica of MODEL runs at once.
+	Replicas, Slots []string
+	// Traffic scales the arrival rate at every moment, keeping the mix: 1.5
+	// is half as much traffic again (see compressTraffic). 0 or 1: unchanged.
+	Traffic float64
+	// Window: the figures are about the requests starting in it (all are
+	// replayed, so that the queue at its start is what came before).
+	Window    analyze.Window
+	Resources analyze.Resources
+	// Contract, when set, has the fewest replicas to add (on top of the
+	// changes) searched for, for its server queue, TTFT and E2E
+	// percentiles to hold (searchContract).
+	Contract *contract.Contract
+}
+
+// Change is one parsed change of a model's replicas or slots.
+type Change struct {
+	Model string
+	// Replicas: Delta replicas more (Relative), else exactly Count.
+	Relative     bool
+	Count, Delta int
+	// Slots (0: unchanged).
+	Slots int
+}
+
+// ParseChanges reads Options.Replicas and Options.Slots.
+func ParseChanges(replicas, slots []string) ([]Change, error) {
+	var out []Change
+	for _, s := range replicas {
+		m, v, ok := strings.Cut(s, "=")
+		if !ok || m == "" || v == "" {
+			return nil, fmt.Errorf("--replicas %q: want MODEL=N or MODEL=+N", s)
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, fmt.Errorf("--replicas %q: %q is no whole number", s, v)
+		}
+		c := Change{Model: m}
+		if v[0] == '+' || v[0] == '-' {
+			c.Relative, c.Delta = true, n
+		} else {
+			if n < 1 {
+				return nil, fmt.Errorf("--replicas %q: want at least 1 replica", s)
+			}
+			c.Count = n
+		}
+		out = append(out, c)
+	}
+	for _, s := range slots {
+		m, v, ok := strings.Cut(s, "=")
+		if !ok || m == "" || v == "" {
+			return nil, fmt.Errorf("--slots %q: want MODEL=N", s)
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || v[0] == '+' {
+			return nil, fmt.Errorf("--slots %q: want a whole number of slots, at least 1", s)
+		}
+		out = append(out, Change{Model: m, Slots: n})
+	}
+	return out, nil
+}
+
+func (c Change) String() string {
+	switch {
+	case c.Slots > 0:
+		return fmt.Sprintf("%s: %d slots per replica", c.Model, c.Slots)
+	case c.Relative:
+		return fmt.Sprintf("%s: %+d replica(s)", c.Model, c.Delta)
+	}
+	return fmt.Sprintf("%s: %d replicas", c.Model, c.Count)
+}
+
+// Figures are P50, P95 and P99 of queue, TTFT and E2E at the server (ms)
+// over N requests (NTTFT of them with a first token).
+type Figures struct {
+	N, NTTFT         int
+	Queue, TTFT, E2E [3]*float64
+}
+
+// ModelResult is one model's observed, as-is and predicted figures.
+type ModelResult struct {
+	Model                     string
+	Observed, AsIs, Predicted Figures
+	From, To                  *time.Time // the first and last start of the observed requests
+	Fits                      bool
+	Misfits                   []string // why not, one figure each
+	Replicas, PredReplicas    int
+	Slots, PredSlots          string
+	// Slices are the same figures per use case (the as-is check is the
+	// model's).
+	Slices []SliceResult
+}
+
+// SliceResult is one use case's figures within a model.
+type SliceResult struct {
+	UseCase                   string
+	Observed, AsIs, Predicted Figures
+}
+
+// Result is a what-if's answer.
+type Result struct {
+	Dir     string
+	Window  analyze.Window
+	Changes []string
+	Traffic float64
+	Pool    *Pool
+	// Policy is the routing the replays use; PolicyNote says why, when it
+	// is not the estimated one.
+	Policy     Policy
+	PolicyNote string
+	LeftOut    int64
+	Replayed   int
+	Models     []ModelResult
+	Fits       bool // every model's as-is replay fits
+	Changed    bool // there is a change to predict
+	Contract   *ContractResult
+}
+
+// Run answers a what-if on the analyzed dir.
+func Run(ctx context.Context, dir string, o Options) (*Result, error) {
+	changes, err := ParseChanges(o.Replicas, o.Slots)
+	if err != nil {
+		return nil, err
+	}
+	if o.Traffic < 0 || math.IsNaN(o.Traffic) || math.IsInf(o.Traffic, 0) {
+		return nil, fmt.Errorf("--traffic %v: want a factor more than 0", o.Traffic)
+	}
+	if err := o.Window.Check(); err != nil {
+		return nil, err
+	}
+	d, err := analyze.WhatIfInput(ctx, dir, o.Resources)
+	if err != nil {
+		return nil, err
+	}
+	return Answer(d, changes, o)
+}
+
+// Answer is Run on data already read.
+func Answer(d *analyze.WhatIfData, changes []Change, o Options) (*Result, error) {
+	pool, jobs, err := estimate(d)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Dir: d.Dir, Window: o.Window, Traffic: o.Traffic, Pool: pool, Policy: pool.Policy,
+		LeftOut: d.LeftOut, Replayed: len(jobs)}
+	if res.Traffic == 0 {
+		res.Traffic = 1
+	}
+	for _, c := range changes {
+		if _, err := pool.modelOf(c.Model); err != nil {
+			return nil, fmt.Errorf("%s: %w", c, err)
+		}
+		res.Changes = append(res.Changes, c.String())
+	}
+	if res.Traffic != 1 {
+		res.Changes = append(res.Changes, fmt.Sprintf("traffic ×%g (every model)", res.Traffic))
+	}
+	res.Changed = len(res.Changes) > 0
+	base := make([]Job, len(jobs))
+	for i := range jobs {
+		base[i] = jobs[i].job
+	}
+	asIs, err := Replay(pool.Replicas, base, pool.Policy)
+	if err != nil {
+		return nil, err
+	}
+	reps, remap, err := apply(pool, changes)
+	if err != nil {
+		return nil, err
+	}
+	policy := pool.Policy
+	if policy == RouteObserved && len(remap) > 0 {
+		policy = RouteLeastLoaded
+		res.PolicyNote = "the logs do not show least-loaded routing, but a changed set of replicas needs a policy: the prediction routes to the least loaded"
+	}
+	res.Policy = policy
+	pred := base
+	if res.Traffic != 1 {
+		pred = compressTraffic(jobs, res.Traffic)
+		t0 := jobs[0].job.Arrival
+		for i := range reps {
+			if a := reps[i].Appear; a > t0 {
+				reps[i].Appear = t0 + int64(float64(a-t0)/res.Traffic)
+			}
+		}
+	}
+	for i := range pred {
+		if r := pred[i].Replica; r >= 0 && remap != nil {
+			pred[i].Replica = remap[r]
+		}
+	}
+	var predOut []Outcome
+	if res.Changed {
+		if predOut, err = Replay(reps, pred, policy); err != nil {
+			return nil, err
+		}
+	}
+	res.Fits = true
+	for m, name := range pool.Models {
+		mr := ModelResult{Model: name}
+		var obs, as, pr [][3]float64
+		slices := map[string]*[3][][3]float64{}
+		var order []string
+		for i, pl := range jobs {
+			if pl.model != m || pl.job.Unlogged || !inWindow(pl.start, o.Window) {
+				continue
+			}
+			if pl.start != nil {
+				if mr.From == nil || pl.start.Before(*mr.From) {
+					mr.From = pl.start
+				}
+				if mr.To == nil || pl.start.After(*mr.To) {
+					mr.To = pl.start
+				}
+			}
+			a := asIs[i]
+			row := [3][3]float64{{pl.obsQueue, pl.obsTTFT, pl.obsE2E}, {a.QueueMs, a.TTFTMs, a.E2EMs}}
+			if predOut != nil { // pred[i] is jobs[i], played as changed
+				p := predOut[i]
+				row[2] = [3]float64{p.QueueMs, p.TTFTMs, p.E2EMs}
+				pr = append(pr, row[2])
+			}
+			obs, as = append(obs, row[0]), append(as, row[1])
+			uc := pl.req.UseCase
+			if uc == "" {
+				uc = "(none logged)"
+			}
+			sl, ok := slices[uc]
+			if !ok {
+				sl = &[3][][3]float64{}
+				slices[uc] = sl
+				order = append(order, uc)
+			}
+			for k := range 3 {
+				sl[k] = append(sl[k], row[k])
+			}
+		}
+		mr.Observed, mr.AsIs = figures(obs), figures(as)
+		if predOut != nil {
+			mr.Predicted = figures(pr)
+		}
+		sort.Strings(order)
+		for _, uc := range order {
+			sl := slices[uc]
+			r := SliceResult{UseCase: uc, Observed: figures(sl[0]), AsIs: figures(sl[1])}
+			if predOut != nil {
+				r.Predicted = figures(sl[2])
+			}
+			mr.Slices = append(mr.Slices, r)
+		}
+		mr.Misfits = append(coverage(d, name), misfits(mr.Observed, mr.AsIs)...)
+		mr.Fits = len(mr.Misfits) == 0 && mr.Observed.N > 0
+		if mr.Observed.N == 0 {
+			mr.Misfits = append(mr.Misfits, "no request of the model in the window")
+		}
+		res.Fits = res.Fits && mr.Fits
+		mr.Replicas, mr.Slots = countSlots(pool.Replicas, m)
+		mr.PredReplicas, mr.PredSlots = countSlots(reps, m)
+		res.Models = append(res.Models, mr)
+	}
+	if o.Contract != nil {
+		fits := make([]bool, len(pool.Models))
+		for m := range pool.Models {
+			fits[m] = res.Models[m].Fits
+		}
+		cp := policy
+		if cp == RouteObserved {
+			cp = RouteLeastLoaded
+		}
+		res.Contract = searchContract(o.Contract, pool, jobs, pred, reps, cp, fits, func(i int) bool { return inWindow(jobs[i].start, o.Window) })
+	}
+	// Models with requests but no replica the replay could place.
+	for _, name := range unplacedModels(d, pool) {
+		res.Fits = false
+		res.Models = append(res.Models, ModelResult{Model: name,
+			Misfits: append(coverage(d, name), "none of its requests could be placed on a replica, so the pool replayed lacks it")})
+	}
+	return res, nil
+}
+
+// MaxUncovered is the largest share of a model's requests the replay may
+// lack or make up before the model counts as not fitting: requests with a
+// server record it cannot place, and forwarded requests without one (a
+// replica whose log is missing would be missing from the pool).
+const MaxUncovered = 0.05
+
+// coverage says why the replay of the model rests on too few of its
+// requests, if it does.
+func coverage(d *analyze.WhatIfData, model string) []string {
+	var placed, unlogged int64
+	for i := range d.Requests {
+		if d.Requests[i].Model == model {
+			placed++
+		}
+	}
+	for i := range d.Unlogged {
+		if d.Unlogged[i].Model == model {
+			unlogged++
+		}
+	}
+	records := d.ServerRecords[model]
+	var out []string
+	if left := records - placed; records > 0 && float64(left) > MaxUncovered*float64(records) {
+		out = append(out, fmt.Sprintf("%d of its %d server records (%.0f%%) give no arrival instant, queue or server E2E and are not replayed", left, records, 100*float64(left)/float64(records)))
+	}
+	if all := records + unlogged; all > 0 && float64(unlogged) > MaxUncovered*float64(all) {
+		out = append(out, fmt.Sprintf("%d of its %d forwarded requests (%.0f%%) have no server record: a replica whose log is missing would be missing from the pool replayed", unlogged, all, 100*float64(unlogged)/float64(all)))
+	}
+	return out
+}
+
+// unplacedModels are the models with requests of which the pool has no
+// replica.
+func unplacedModels(d *analyze.WhatIfData, p *Pool) []string {
+	seen := map[string]bool{}
+	for _, m := range p.Models {
+		seen[m] = true
+	}
+	var out []string
+	add := func(m string) {
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	var names []string
+	for m := range d.ServerRecords {
+		names = append(names, m)
+	}
+	sort.Strings(names)
+	for _, m := range names {
+		add(m)
+	}
+	for i := range d.Unlogged {
+		add(d.Unlogged[i].Model)
+	}
+	return out
+}
+
+func countSlots(reps []Replica, m int) (int, string) {
+	n := 0
+	var slots []string
+	seen := map[int]bool{}
+	for _, r := range reps {
+		if r.Model != m {
+			continue
+		}
+		n++
+		if !seen[r.Slots] {
+			seen[r.Slots] = true
+			slots = append(slots, strconv.Itoa(r.Slots))
+		}
+	}
+	return n, strings.Join(slots, "/")
+}
+
+func inWindow(t *time.Time, w analyze.Window) bool {
+	if w.IsZero() {
+		return true
+	}
+	if t == nil {
+		return false
+	}
+	return (w.From.IsZero() || !t.Before(w.From)) && (w.To.IsZero() || t.Before(w.To))
+}
+
+// figures are the percentiles of the rows' queue, TTFT and E2E.
+func figures(rows [][3]float64) Figures {
+	f := Figures{N: len(rows)}
+	cols := [3][]float64{}
+	for _, r := range rows {
+		for k := range 3 {
+			cols[k] = append(cols[k], r[k])
+		}
+		if !math.IsNaN(r[1]) {
+			f.NTTFT++
+		}
+	}
+	for k, q := range []float64{0.5, 0.95, 0.99} {
+		f.Queue[k] = Quantile(cols[0], q)
+		f.TTFT[k] = Quantile(cols[1], q)
+		f.E2E[k] = Quantile(cols[2], q)
+	}
+	return f
+}
+
+// misfits lists the P50 and P95 figures where the as-is replay is beyond
+// the tolerance of the logged value.
+func misfits(obs, as Figures) []string {
+	var out []string
+	for _, m := range []struct {
+		name string
+		o, a [3]*float64
+	}{{"queue", obs.Queue, as.Queue}, {"TTFT", obs.TTFT, as.TTFT}, {"E2E", obs.E2E, as.E2E}} {
+		for k, q := range []string{"P50", "P95"} {
+			o, a := m.o[k], m.a[k]
+			if o == nil || a == nil {
+				continue
+			}
+			if math.Abs(*a-*o) > math.Max(TolerancePct/100*math.Abs(*o), ToleranceMs) {
+				out = append(out, fmt.Sprintf("%s %s: as-is replay %.1f ms against %.1f ms logged", q, m.name, *a, *o))
+			}
+		}
+	}
+	return out
+}
+
+// apply returns the changed replicas, and for a changed set of replicas
+// the index of each old replica in it (-1: removed); nil when the set is
+// the same.
+func apply(p *Pool, changes []Change) ([]Replica, []int, error) {
+	reps := append([]Replica(nil), p.Replicas...)
+	keep := make([]bool, len(reps))
+	for i := range keep {
+		keep[i] = true
+	}
+	var added []Replica
+	changedSet := false
+	for _, c := range changes {
+		if c.Slots > 0 || (c.Relative && c.Delta == 0) {
+			continue
+		}
+		m, _ := p.modelOf(c.Model)
+		var idx []int
+		for i, r := range reps {
+			if r.Model == m && keep[i] {
+				idx = append(idx, i)
+			}
+		}
+		for _, r := range added {
+			if r.Model == m {
+				idx = append(idx, -1)
+			}
+		}
+		target := c.Count
+		if c.Relative {
+			target = len(idx) + c.Delta
+		}
+		if target < 1 {
+			return nil, nil, fmt.Errorf("%s: leaves %s with %d replicas: want at least 1", c, c.Model, target)
+		}
+		for n := len(idx); n < target; n++ {
+			added = append(added, newReplica(p, m, n))
+			changedSet = true
+		}
+		// Fewer: the replicas that appeared last go first.
+		var own []int
+		for _, i := range idx {
+			if i >= 0 {
+				own = append(own, i)
+			}
+		}
+		sort.SliceStable(own, func(a, b int) bool { return reps[own[a]].Appear > reps[own[b]].Appear })
+		for n, k := len(idx), 0; n > target && k < len(own); n, k = n-1, k+1 {
+			keep[own[k]] = false
+			changedSet = true
+		}
+	}
+	var out []Replica
+	remap := make([]int, len(reps))
+	for i, r := range reps {
+		remap[i] = -1
+		if keep[i] {
+			remap[i] = len(out)
+			out = append(out, r)
+		}
+	}
+	out = append(out, added...)
+	for _, c := range changes {
+		if c.Slots == 0 {
+			continue
+		}
+		m, _ := p.modelOf(c.Model)
+		for i := range out {
+			if out[i].Model == m {
+				out[i].Slots = c.Slots
+			}
+		}
+	}
+	if !changedSet {
+		return out, nil, nil
+	}
+	return out, remap, nil
+}
+
+// newReplica is an added replica of model m: there from the start, with
+// the most slots its model's replicas have and its model's decode fit.
+func newReplica(p *Pool, m, n int) Replica {
+	r := Replica{Name: fmt.Sprintf("%s (added %d)", p.Models[m], n+1), Model: m, Appear: math.MinInt64}
+	fits := map[[2]string]analyze.WhatIfFit{}
+	for _, f := range p.Fits {
+		fits[[2]string{f.Model, f.Replica}] = f
+	}
+	r.Slope, _ = slopeOf(fits, p.Models[m], "")
+	for _, x := range p.Replicas {
+		if x.Model == m {
+			r.Slots = max(r.Slots, x.Slots)
+		}
+	}
+	r.Slots = max(r.Slots, 1)
+	return r
+}
+
+// compressTraffic plays the logged arrivals factor times as fast: every
+// gap between two arrivals (on the common clock) is divided by factor, and
+// every replica appears as much sooner. A Poisson stream stays one, at
+// factor times the rate, with the same requests (model, tokens, service
+// times); a burst keeps its share of the requests and its rate over the
+// steady rate, in 1/factor of the time. Requests keep their logged start
+// for the window: the figures of a window are those of its requests.
+func compressTraffic(jobs []placed, factor float64) []Job {
+	out := make([]Job, len(jobs))
+	if len(jobs) == 0 {
+		return out
+	}
+	t0 := jobs[0].job.Arrival
+	for i, pl := range jobs {
+		out[i] = pl.job
+		out[i].Arrival = t0 + int64(float64(pl.job.Arrival-t0)/factor)
+	}
+	return out
+}

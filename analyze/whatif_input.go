@@ -1,0 +1,226 @@
+package analyze
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"path/filepath"
+	"time"
+
+	"github.com/infertrace/infertrace/queries"
+)
+
+// WhatIfData is what infertrace whatif replays, as the logs of an analyzed
+// dir give it (queries/whatif_*.sql): every request with a server record
+// and its times, the clock offsets between replicas and gateways, the
+// service-time fits and the pool's limits.
+type WhatIfData struct {
+	Dir      string
+	Requests []WhatIfRequest
+	// LeftOut counts the requests with a server record that could not be
+	// placed (no arrival instant, queue or server E2E).
+	LeftOut int64
+	// ServerRecords counts the requests with a server record per model,
+	// placed or not.
+	ServerRecords map[string]int64
+	// Unlogged are the forwarded requests whose server record is missing
+	// (queries/whatif_unlogged.sql).
+	Unlogged []WhatIfUnlogged
+	Offsets  []WhatIfOffset
+	Fits     []WhatIfFit
+	Replicas []WhatIfReplica
+}
+
+// WhatIfRequest is one request as whatif_requests.sql gives it. Instants
+// are ns since the Unix epoch on the replica's clock; durations in ms, NaN
+// where unknown (a request's fields hold no pointers: there may be
+// millions).
+type WhatIfRequest struct {
+	Model, Replica, UseCase, Phase string
+	Start                          *time.Time // requests.parquet's start, for the window
+	Completed, Streamed            bool
+	PromptTokens, OutputTokens     int64
+	ArrNs, SchedNs, EndNs          int64
+	Batch                          int64 // running on the replica when it was scheduled, itself included
+	GatewayHost                    string
+	QueueMs, PrefillMs, DecodeMs   float64
+	ModelMs, TTFTMs, E2EMs         float64
+	OverheadMs, TTFTOverheadMs     float64
+	TPOTMs                         float64
+}
+
+// WhatIfUnlogged is a request the gateway forwarded at GatewayUpNs (its
+// clock) whose server record is missing.
+type WhatIfUnlogged struct {
+	ID, Model, GatewayHost     string
+	Start                      *time.Time
+	PromptTokens, OutputTokens int64
+	GatewayUpNs                int64
+}
+
+// WhatIfOffset is the smallest arrival minus upstream start over the
+// requests of one replica and gateway host (queries/whatif_offsets.sql).
+type WhatIfOffset struct {
+	Replica, Gateway string
+	N                int64
+	MinDeltaNs       int64
+}
+
+// WhatIfFit is one row of queries/whatif_fits.sql; Replica "" for the
+// model's replicas together.
+type WhatIfFit struct {
+	Model, Replica                               string
+	TPOTN                                        int64
+	TPOTIntercept, TPOTSlope, TPOTR2             *float64
+	PrefillN                                     int64
+	PrefillIntercept, PrefillPerToken, PrefillR2 *float64
+}
+
+// WhatIfReplica is one row of queries/whatif_pool.sql.
+type WhatIfReplica struct {
+	Model, Replica                 string
+	N, FirstArrNs, MaxBatch, AtMax int64
+	Queued, QueuedBelow            int64
+}
+
+// WhatIfInput reads what whatif replays from the analyzed dir.
+func WhatIfInput(ctx context.Context, dir string, res Resources) (*WhatIfData, error) {
+	sum, err := manifestSum(dir)
+	if err != nil {
+		return nil, err
+	}
+	db, closeDB, err := openIn(ctx, dir, res)
+	if err != nil {
+		return nil, err
+	}
+	defer closeDB()
+	path := filepath.Join(dir, RequestsFile)
+	if err := registerRequests(ctx, db, path); err != nil {
+		return nil, err
+	}
+	if err := checkRequestsFrom(ctx, db, dir, path, sum); err != nil {
+		return nil, err
+	}
+	if err := registerTiers(ctx, db, dir); err != nil {
+		return nil, err
+	}
+	q, err := queries.Get("whatif_requests")
+	if err != nil {
+		return nil, err
+	}
+	step(ctx, "whatif_requests")
+	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE whatif_requests AS "+stripSQL(q)); err != nil {
+		return nil, fmt.Errorf("query whatif_requests: %w", err)
+	}
+	d := &WhatIfData{Dir: dir}
+	counts, err := queryMaps(ctx, db, "whatif server records", "SELECT model, count(*) AS n FROM requests WHERE has_server AND model IS NOT NULL GROUP BY model")
+	if err != nil {
+		return nil, err
+	}
+	d.ServerRecords = map[string]int64{}
+	var servers int64
+	for _, r := range counts {
+		d.ServerRecords[asString(r["model"])] = asInt(r["n"])
+		servers += asInt(r["n"])
+	}
+	if err := scanWhatIfRequests(ctx, db, d); err != nil {
+		return nil, err
+	}
+	d.LeftOut = servers - int64(len(d.Requests))
+	rows, err := queryRows(ctx, db, "whatif_unlogged")
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		d.Unlogged = append(d.Unlogged, WhatIfUnlogged{ID: asString(r["request_id"]), Model: asString(r["model"]),
+			GatewayHost: asString(r["gateway_host"]), Start: asTime(r["start"]),
+			PromptTokens: asInt(r["prompt_tokens"]), OutputTokens: asInt(r["output_tokens"]), GatewayUpNs: asInt(r["g_up_ns"])})
+	}
+	if rows, err = queryRows(ctx, db, "whatif_offsets"); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		d.Offsets = append(d.Offsets, WhatIfOffset{Replica: asString(r["replica"]), Gateway: asString(r["gateway_host"]),
+			N: asInt(r["n"]), MinDeltaNs: asInt(r["min_delta_ns"])})
+	}
+	if rows, err = queryRows(ctx, db, "whatif_fits"); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		d.Fits = append(d.Fits, WhatIfFit{Model: asString(r["model"]), Replica: asString(r["replica"]),
+			TPOTN: asInt(r["tpot_n"]), TPOTIntercept: asFloat(r["tpot_intercept"]), TPOTSlope: asFloat(r["tpot_slope"]),
+			TPOTR2: asFloat(r["tpot_r2"]), PrefillN: asInt(r["prefill_n"]), PrefillIntercept: asFloat(r["prefill_intercept"]),
+			PrefillPerToken: asFloat(r["prefill_per_token"]), PrefillR2: asFloat(r["prefill_r2"])})
+	}
+	if rows, err = queryRows(ctx, db, "whatif_pool"); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		d.Replicas = append(d.Replicas, WhatIfReplica{Model: asString(r["model"]), Replica: asString(r["replica"]),
+			N: asInt(r["n"]), FirstArrNs: asInt(r["first_arr_ns"]), MaxBatch: asInt(r["max_batch"]),
+			AtMax: asInt(r["at_max"]), Queued: asInt(r["queued"]), QueuedBelow: asInt(r["queued_below"])})
+	}
+	return d, nil
+}
+
+// scanWhatIfRequests reads the whatif_requests table row by row into
+// d.Requests, each repeated label stored once.
+func scanWhatIfRequests(ctx context.Context, db *sql.DB, d *WhatIfData) error {
+	rows, err := db.QueryContext(ctx, `SELECT model, replica, use_case, phase, start, completed,
+		prompt_tokens, output_tokens, arr_ns, sched_ns, end_ns, batch, gateway_host,
+		queue_ms, prefill_ms, decode_ms, model_ms, server_ttft_ms, server_e2e_ms,
+		server_overhead_ms, ttft_server_overhead_ms, tpot_ms, streamed
+		FROM whatif_requests`)
+	if err != nil {
+		return fmt.Errorf("query whatif_requests: %w", err)
+	}
+	defer rows.Close()
+	labels := map[string]string{}
+	label := func(v any) string {
+		s := asString(v)
+		if l, ok := labels[s]; ok {
+			return l
+		}
+		labels[s] = s
+		return s
+	}
+	flt := func(v any) float64 {
+		if p := asFloat(v); p != nil {
+			return *p
+		}
+		return math.NaN()
+	}
+	vals := make([]any, 23)
+	ptrs := make([]any, len(vals))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for n := 0; rows.Next(); n++ {
+		if n&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		clear(vals)
+		if err := rows.Scan(ptrs...); err != nil {
+			return fmt.Errorf("query whatif_requests: %w", err)
+		}
+		w := WhatIfRequest{
+			Model: label(vals[0]), Replica: label(vals[1]), UseCase: label(vals[2]), Phase: label(vals[3]),
+			Start: asTime(vals[4]), PromptTokens: asInt(vals[6]), OutputTokens: asInt(vals[7]),
+			ArrNs: asInt(vals[8]), SchedNs: asInt(vals[9]), EndNs: asInt(vals[10]), Batch: asInt(vals[11]),
+			GatewayHost: label(vals[12]),
+			QueueMs:     flt(vals[13]), PrefillMs: flt(vals[14]), DecodeMs: flt(vals[15]), ModelMs: flt(vals[16]),
+			TTFTMs: flt(vals[17]), E2EMs: flt(vals[18]), OverheadMs: flt(vals[19]), TTFTOverheadMs: flt(vals[20]),
+			TPOTMs: flt(vals[21]),
+		}
+		w.Completed, _ = vals[5].(bool)
+		w.Streamed, _ = vals[22].(bool)
+		d.Requests = append(d.Requests, w)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("query whatif_requests: %w", err)
+	}
+	return nil
+}

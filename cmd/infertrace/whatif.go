@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/analyze/whatif"
+	"github.com/infertrace/infertrace/ingest"
+)
+
+// cmdWhatIf: infertrace whatif DIR [--replicas MODEL=N|+N] [--slots
+// MODEL=N] [--traffic X] [--from T] [--to T] [--out DIR].
+func cmdWhatIf(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "whatif")
+	var o whatif.Options
+	fs.StringArrayVar(&o.Replicas, "replicas", nil, "`MODEL=N` replicas of MODEL, or MODEL=+N / MODEL=-N more or fewer than logged (repeatable)")
+	fs.StringArrayVar(&o.Slots, "slots", nil, "`MODEL=N`: each replica of MODEL runs at most N requests at once (repeatable)")
+	fs.Float64Var(&o.Traffic, "traffic", 1, "play the logged arrivals `X` times as fast (1.5: half as much traffic again, same requests)")
+	from := fs.String("from", "", "figures over the requests starting at or after `TIME` (RFC 3339, or HH:MM[:SS] UTC on the data's first day)")
+	to := fs.String("to", "", "figures over the requests starting before `TIME`")
+	contractFile := fs.String("contract", "", "search the fewest replicas to add for the server queue, TTFT and E2E percentiles of contract `FILE` (the report's TOML or YAML) to hold")
+	out := fs.String("out", "", "write whatif.md into this directory (default: print it)")
+	quiet := quietFlag(fs)
+	var rsf resourceFlags
+	rsf.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageErr("want one DIR, an analyzed directory (whatif DIR [--replicas MODEL=+1] [--slots MODEL=N] [--traffic X])")
+	}
+	dir := fs.Arg(0)
+	if _, err := whatif.ParseChanges(o.Replicas, o.Slots); err != nil {
+		return usageErr("%v", err)
+	}
+	if o.Traffic <= 0 {
+		return usageErr("--traffic %v: want a factor more than 0", o.Traffic)
+	}
+	if *contractFile != "" {
+		c, err := contract.Load(*contractFile, analyze.SliceColumns)
+		if err != nil {
+			return err
+		}
+		o.Contract = c
+	}
+	res, err := rsf.resources()
+	if err != nil {
+		return err
+	}
+	o.Resources = res
+	if err := analyze.CheckIngested(dir); err != nil {
+		return err
+	}
+	if busy := ingest.CheckOutFree(dir); busy != nil {
+		return busy
+	}
+	defer e.showProgress(*quiet)()
+	for _, t := range []struct {
+		flag, v string
+		dst     *analyze.Window
+		from    bool
+	}{{"--from", *from, &o.Window, true}, {"--to", *to, &o.Window, false}} {
+		if t.v == "" {
+			continue
+		}
+		tm, err := parseInstant(ctx, dir, t.flag, t.v, res)
+		if err != nil {
+			return err
+		}
+		if t.from {
+			t.dst.From = tm
+		} else {
+			t.dst.To = tm
+		}
+	}
+	r, err := whatif.Run(e.progress.steps(ctx, "whatif"), dir, o)
+	e.progress.done()
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return whatif.Markdown(e.stdout, r)
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(*out, "whatif.md")
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := whatif.Markdown(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "whatif: %s\n", path)
+	return nil
+}

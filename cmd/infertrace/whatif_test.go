@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/analyze/whatif"
+	"github.com/infertrace/infertrace/ingest/simulate"
+)
+
+// whatifConfig is the stack the what-if validation replays: queueing that
+// matters (3 slots per replica, llama-3.1-70b at about 60% of its
+// capacity, 90% at 1.5× the traffic, a burst of 1.3× for a minute), the
+// late replica warming up, no gateway rate limit (a limit in front of the
+// servers is outside the pool's model), and FixedTraffic, so that a rerun
+// with a changed pool serves the same requests.
+func whatifConfig(out string) simulate.Config {
+	cfg := simulate.DefaultConfig()
+	cfg.Out = out
+	cfg.Seed = 11
+	cfg.Requests = 10000
+	cfg.RatePerSecond = 4
+	cfg.BurstStart, cfg.BurstDuration, cfg.BurstMultiplier = 1200*time.Second, 60*time.Second, 1.3
+	cfg.MaxBatch = 3
+	cfg.RateLimitPerSecond = 0
+	cfg.FixedTraffic = true
+	return cfg
+}
+
+// simulateAndAnalyze simulates cfg and ingests and analyzes its logs into
+// cfg.Out+"-out".
+func simulateAndAnalyze(t *testing.T, cfg simulate.Config) string {
+	t.Helper()
+	if _, err := simulate.Run(context.Background(), cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := cfg.Out + "-out"
+	if code, _, stderr := runCLI(t, "ingest", "--quiet", "--client", "native:"+filepath.Join(cfg.Out, "client"),
+		"--gateway", "native:"+filepath.Join(cfg.Out, "gateway"), "--server", "native:"+filepath.Join(cfg.Out, "server"), "--out", out); code != 0 {
+		t.Fatal("ingest: " + stderr)
+	}
+	if code, _, stderr := runCLI(t, "analyze", "--quiet", out); code != 0 {
+		t.Fatal("analyze: " + stderr)
+	}
+	return out
+}
+
+// truthFigures are the P50 and P95 of the true server queue and TTFT per
+// model of a simulated run (truth.parquet), over the requests that reached
+// a server and got a first token.
+func truthFigures(t *testing.T, simDir string) map[string][4]float64 {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT model,
+		quantile_cont(queue_ms, 0.5), quantile_cont(queue_ms, 0.95),
+		quantile_cont(server_ttft_ms, 0.5), quantile_cont(server_ttft_ms, 0.95)
+		FROM read_parquet('` + filepath.Join(simDir, "truth.parquet") + `')
+		WHERE server_ttft_ms IS NOT NULL GROUP BY model`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string][4]float64{}
+	for rows.Next() {
+		var m string
+		var v [4]float64
+		if err := rows.Scan(&m, &v[0], &v[1], &v[2], &v[3]); err != nil {
+			t.Fatal(err)
+		}
+		out[m] = v
+	}
+	return out
+}
+
+// TestWhatIfAgainstSimulatedTruth: whatif's predictions from one run's
+// logs against a rerun of the simulator with the change applied (same
+// seed, FixedTraffic: the same requests), for the three changes of issue
+// #15: 1.5× traffic (run A at 4 req/s → run B, the same requests at 6
+// req/s: its burst and its late replica's join 1.5× sooner, as --traffic
+// plays them), one more replica of llama-3.1-70b (B → C) and one more slot
+// per replica (B → D).
+// Each model's predicted P50 and P95 server queue and TTFT must land within
+// 15% (or 5 ms, for queues near 0) of the rerun's true ones
+// (truth.parquet), and the as-is replay of A and B must fit.
+func TestWhatIfAgainstSimulatedTruth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates 40,000 requests, ingests and analyzes 20,000")
+	}
+	root := t.TempDir()
+	cfgA := whatifConfig(filepath.Join(root, "a"))
+	cfgB := cfgA
+	cfgB.Out, cfgB.RatePerSecond = filepath.Join(root, "b"), cfgA.RatePerSecond*1.5
+	cfgB.BurstStart, cfgB.BurstDuration, cfgB.ColdJoinAt = cfgA.BurstStart*2/3, cfgA.BurstDuration*2/3, cfgA.ColdJoinAt*2/3
+	cfgC := cfgB
+	cfgC.Out, cfgC.ModelReplicas = filepath.Join(root, "c"), map[string]int{"llama-3.1-70b": cfgB.ReplicasPerModel + 1}
+	cfgD := cfgB
+	cfgD.Out, cfgD.MaxBatch = filepath.Join(root, "d"), cfgB.MaxBatch+1
+	dirA, dirB := simulateAndAnalyze(t, cfgA), simulateAndAnalyze(t, cfgB)
+	for _, c := range []simulate.Config{cfgC, cfgD} {
+		if _, err := simulate.Run(context.Background(), c, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slots := fmt.Sprint(cfgB.MaxBatch + 1)
+	for _, sc := range []struct {
+		name, dir, truth string
+		opts             whatif.Options
+	}{
+		{"traffic ×1.5", dirA, cfgB.Out, whatif.Options{Traffic: 1.5}},
+		{"one more llama-3.1-70b replica", dirB, cfgC.Out, whatif.Options{Replicas: []string{"llama-3.1-70b=+1"}}},
+		{"one more slot", dirB, cfgD.Out, whatif.Options{Slots: []string{"llama-3.1-70b=" + slots, "llama-3.1-8b=" + slots}}},
+	} {
+		truth := truthFigures(t, sc.truth)
+		res, err := whatif.Run(context.Background(), sc.dir, sc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Models) != 2 {
+			t.Fatalf("%s: %d models, want 2", sc.name, len(res.Models))
+		}
+		for _, m := range res.Models {
+			if !m.Fits {
+				t.Errorf("%s: %s: the as-is replay does not fit: %v", sc.name, m.Model, m.Misfits)
+				continue
+			}
+			want := truth[m.Model]
+			p := m.Predicted
+			for k, got := range []*float64{p.Queue[0], p.Queue[1], p.TTFT[0], p.TTFT[1]} {
+				what := [4]string{"P50 queue", "P95 queue", "P50 TTFT", "P95 TTFT"}[k]
+				if got == nil {
+					t.Errorf("%s: %s: no predicted %s", sc.name, m.Model, what)
+					continue
+				}
+				if d := math.Abs(*got - want[k]); d > math.Max(0.15*want[k], 5) {
+					t.Errorf("%s: %s: predicted %s %.1f ms, the rerun's true %.1f ms (%+.0f%%)", sc.name, m.Model, what, *got, want[k], 100*(*got-want[k])/want[k])
+				} else {
+					t.Logf("%s: %s: predicted %s %.1f ms, true %.1f ms", sc.name, m.Model, what, *got, want[k])
+				}
+			}
+		}
+	}
+}
+
+// TestWhatIfTestdata: the README's what-if on the bundled data set — one
+// more llama-3.1-70b replica — against a golden whatif.md (go test
+// ./cmd/infertrace -update rewrites it): the as-is check, the figures and
+// the pool's evidence.
+func TestWhatIfTestdata(t *testing.T) {
+	t.Chdir("../..")
+	out := filepath.Join(t.TempDir(), "demo")
+	if code, stdout, stderr := runCLI(t, "ingest", "--quiet", "--client", "testdata/native/client/*.jsonl",
+		"--gateway", "testdata/native/gateway/*.jsonl", "--server", "testdata/native/server/*", "--out", out); code != 0 {
+		t.Fatalf("ingest: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI(t, "analyze", "--quiet", out); code != 0 {
+		t.Fatal("analyze: " + stderr)
+	}
+	code, stdout, stderr := runCLI(t, "whatif", out, "--replicas", "llama-3.1-70b=+1")
+	if code != 0 || stderr != "" {
+		t.Fatalf("whatif: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	golden(t, "testdata/golden/whatif.md", []byte(strings.ReplaceAll(stdout, out, "out/demo")))
+
+	// --out writes whatif.md and says where.
+	code, stdout, _ = runCLI(t, "whatif", out, "--slots", "llama-3.1-8b=8", "--traffic", "1.5", "--out", filepath.Join(out, "w"))
+	if code != 0 || stdout != "whatif: "+filepath.Join(out, "w", "whatif.md")+"\n" {
+		t.Errorf("whatif --out: exit %d, stdout %q", code, stdout)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "w", "whatif.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# What if: llama-3.1-8b: 8 slots per replica; traffic ×1.5 (every model)", "predicted with 2 × 16 slots and ×1.5 traffic", "3 × 8 slots"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("whatif.md lacks %q", want)
+		}
+	}
+
+	// A window: the figures are over its requests only.
+	code, stdout, stderr = runCLI(t, "whatif", out, "--from", "10:00:20", "--to", "10:00:30")
+	if code != 0 {
+		t.Fatalf("whatif --from --to: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "requests starting in [2026-11-30T10:00:20Z, 2026-11-30T10:00:30Z)") {
+		t.Errorf("whatif --from --to does not name the window:\n%s", stdout)
+	}
+	if strings.Contains(stdout, "n = 409 requests") || !strings.Contains(stdout, "starting 2026-11-30T10:00:2") {
+		t.Errorf("whatif --from --to counts requests outside the window:\n%s", stdout)
+	}
+
+	// --contract: the fewest llama-3.1-70b replicas for chat's P95 server
+	// TTFT and rag-on-70b's P99 queue: three; with two added as the change,
+	// the search adds the third (two alone do not meet it).
+	cf := filepath.Join(t.TempDir(), "contract.toml")
+	if err := os.WriteFile(cf, []byte(whatifContract), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCLI(t, "whatif", out, "--contract", cf)
+	if code != 0 || !strings.Contains(stdout, "`: met with llama-3.1-70b +3 replica(s)") ||
+		!strings.Contains(stdout, "not judged: chat: client_ttft_ms is not a server queue, TTFT or E2E percentile the replay gives") {
+		t.Errorf("whatif --contract: exit %d\n%s%s", code, stdout, stderr)
+	}
+	c, err := contract.Load(cf, analyze.SliceColumns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := whatif.Run(context.Background(), out, whatif.Options{Replicas: []string{"llama-3.1-70b=+2"}, Contract: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Contract; !r.Met || r.Added[0] != 1 || r.Added[1] != 0 || r.Models[0] != "llama-3.1-70b" || len(r.Checks) != 2 {
+		t.Errorf("contract on top of +2: %+v, want met with one more llama-3.1-70b", r)
+	}
+
+	// Wrong words: exit 2 naming what is wrong; an unknown model: exit 1
+	// naming the models there are.
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"whatif"}, 2, "want one DIR"},
+		{[]string{"whatif", out, "--replicas", "llama-3.1-70b"}, 2, "want MODEL=N or MODEL=+N"},
+		{[]string{"whatif", out, "--slots", "llama-3.1-70b=0"}, 2, "at least 1"},
+		{[]string{"whatif", out, "--traffic", "0"}, 2, "--traffic 0"},
+		{[]string{"whatif", out, "--replicas", "gpt-5=+1"}, 1, `no model "gpt-5" in the data (models: llama-3.1-70b, llama-3.1-8b)`},
+		{[]string{"whatif", out, "--replicas", "llama-3.1-8b=-3"}, 1, "leaves llama-3.1-8b with 0 replicas"},
+	} {
+		code, _, stderr := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("infertrace %s: exit %d (want %d), stderr %q (want %q)", strings.Join(c.args, " "), code, c.code, stderr, c.want)
+		}
+	}
+}
+
+const whatifContract = `
+[[use_case]]
+name = "chat"
+
+  [[use_case.constraint]]
+  metric = "server_ttft_ms"
+  percentile = 95
+  op = "<="
+  target = 3000
+
+  [[use_case.constraint]]
+  metric = "client_ttft_ms"
+  percentile = 95
+  op = "<="
+  target = 3000
+
+[[use_case]]
+name = "rag"
+match = { use_case = "rag", model = "llama-3.1-70b" }
+
+  [[use_case.constraint]]
+  metric = "queue_ms"
+  percentile = 99
+  op = "<="
+  target = 500
+`

@@ -1,0 +1,315 @@
+package formats
+
+import (
+	"errors"
+	"io"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
+)
+
+// otel-gateway: a gateway's OpenTelemetry traces, as OTLP JSON written by
+// the collector's file exporter (one TracesData per line) or saved as
+// documents (see otel_spans.go for the layouts and for how spans are
+// paired). A request is the gateway's HTTP SERVER span and the HTTP CLIENT
+// spans under it that went to the upstream: one row per SERVER span that
+// has an HTTP method (http.request.method, old http.method), with or without
+// children. Other spans (internal, gRPC, an inference server's llm_request)
+// give no rows. If the file also holds other services' HTTP server spans
+// (a collector that writes everything to one file), name the gateway's
+// service.name with the otel-gateway-service option to keep only its own.
+//
+// Mapping (new semantic-convention names first, then the old ones, then
+// Envoy's own tags, which its OpenTelemetry tracer writes as strings):
+//
+//	Start, End        the SERVER span's start and end
+//	UpstreamStart/End the start and end of the upstream CLIENT span: a child of the SERVER
+//	                  span (same trace, parentSpanId = its spanId) with HTTP or peer attributes
+//	                  and no rpc.system (an ext_authz or rate-limit gRPC call is not the
+//	                  upstream). With several (retries), the one that started last
+//	Attempts          the number of such children, when there is at least one
+//	UpstreamFirstByte the first byte of the upstream response, from a span event: Envoy's
+//	                  first_upstream_rx_byte_received (verbose tracing; Envoy's Zipkin tracer
+//	                  writes it as an annotation, which the collector's zipkin receiver turns
+//	                  into an event; the OpenTelemetry tracer of the versions checked drops
+//	                  span logs) on the upstream span or the SERVER span, or Go's otelhttptrace
+//	                  http.receive.start (WithoutSubSpans; GotFirstResponseByte) on the
+//	                  upstream span. Empty otherwise: no convention marks it
+//	Status            http.response.status_code, http.status_code
+//	Route             http.route, else url.path, else http.target or the path of
+//	                  http.url / url.full, without the query
+//	Upstream          the upstream span's server.address:server.port, net.peer.name:net.peer.port,
+//	                  upstream_address, peer.address or the host of url.full / http.url;
+//	                  else the SERVER span's upstream_address
+//	RequestID         the attribute named by otel-request-id (default
+//	                  http.request.header.x-request-id, a string[]: its first value) on the
+//	                  SERVER span, else on the upstream span; with the default, Envoy's
+//	                  guid:x-request-id too. Empty when absent: join on TraceID then
+//	TraceID           the trace ID, hex
+//	Gateway           resource service.instance.id, k8s.pod.name, host.name or service.name
+//	ResponseFlags     response_flags (Envoy)
+//	Model, tokens     gen_ai.request.model (or response model), gen_ai.usage.input_tokens /
+//	                  output_tokens (old prompt_tokens / completion_tokens), for LLM gateways
+//
+// All times are the gateway's own span times. Span events and attributes
+// other than those above are never copied.
+const formatOTelGateway = "otel-gateway"
+
+// envoyFirstUpstreamByte is the event Envoy's verbose tracing logs when the
+// first byte of the upstream response arrives (Tracing::Logs).
+const envoyFirstUpstreamByte = "first_upstream_rx_byte_received"
+
+// otelhttptraceFirstByte is the event Go's otelhttptrace adds, without
+// sub-spans, to the span of the request's context (the otelhttp client span)
+// when the first byte of the response headers arrives.
+const otelhttptraceFirstByte = "http.receive.start"
+
+func init() {
+	registerOTel(record.Gateway, formatOTelGateway, "otel-gateway-service", otelGatewayParser)
+}
+
+// gwSpan is what is kept of a gateway span until it is paired.
+type gwSpan struct {
+	server     bool
+	start, end int64
+	firstByte  int64
+	status     int32
+	route      string
+	upstream   string
+	requestID  string
+	traceID    string
+	gateway    string
+	flags      string
+	model      string
+	prompt     *int32
+	output     *int32
+}
+
+func otelGatewayParser(cfg *otelConfig) record.DocParser[record.GatewayRow] {
+	return func(r io.Reader, file string, out *record.DocOut[record.GatewayRow]) error {
+		var lb scan.Labels
+		p := newSpanPairer(func(u *heldUnit[gwSpan]) error {
+			for _, s := range u.parents {
+				gatewayRow(s, out.Next())
+			}
+			if err := out.Done(u.line, nil, nil); err != nil {
+				return &fatalErr{err}
+			}
+			return nil
+		})
+		type taken struct {
+			s    *pendingSpan[gwSpan]
+			kind ptrace.SpanKind
+		}
+		var spans []taken
+		take := func(line int64, td ptrace.Traces) error {
+			spans = spans[:0]
+			err := eachSpan(td, cfg, func(sp ptrace.Span, res pcommon.Map) error {
+				kind := sp.Kind()
+				a := sp.Attributes()
+				var v gwSpan
+				switch {
+				case kind == ptrace.SpanKindServer && isHTTPSpan(a):
+					v.server = true
+				case kind == ptrace.SpanKindClient && isUpstreamSpan(a) && !sp.ParentSpanID().IsEmpty():
+				default:
+					spans = append(spans, taken{&pendingSpan[gwSpan]{key: keyOf(sp.TraceID(), sp.SpanID())}, kind})
+					return nil
+				}
+				if err := gatewaySpan(sp, res, cfg, &lb, &v); err != nil {
+					return spanErr(sp, err)
+				}
+				ps := &pendingSpan[gwSpan]{key: keyOf(sp.TraceID(), sp.SpanID()), v: v}
+				if !sp.ParentSpanID().IsEmpty() {
+					ps.parent, ps.hasParent = keyOf(sp.TraceID(), sp.ParentSpanID()), true
+				}
+				spans = append(spans, taken{ps, kind})
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			// The unit is good: only now change the pairing state.
+			u := &heldUnit[gwSpan]{line: line}
+			for _, t := range spans {
+				if p.dup(t.s.key, t.kind) {
+					continue
+				}
+				switch {
+				case t.s.v.server:
+					p.parent(u, t.s)
+				case t.kind == ptrace.SpanKindClient && t.s.hasParent:
+					p.child(t.s)
+				}
+			}
+			return p.hold(u)
+		}
+		return otlpDocParser(r, out, take, func() error {
+			err := p.flush()
+			var fatal *fatalErr
+			if errors.As(err, &fatal) {
+				return fatal.err
+			}
+			return err
+		})
+	}
+}
+
+// eachSpan calls fn for each span of the resources cfg keeps.
+func eachSpan(td ptrace.Traces, cfg *otelConfig, fn func(ptrace.Span, pcommon.Map) error) error {
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		rs := rss.At(i)
+		res := rs.Resource().Attributes()
+		if !cfg.keepResource(res) {
+			continue
+		}
+		sss := rs.ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			spans := sss.At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				if err := fn(spans.At(k), res); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// isUpstreamSpan: a CLIENT span that can be the call to the upstream: HTTP
+// or peer attributes, and not an RPC.
+func isUpstreamSpan(a pcommon.Map) bool {
+	if _, ok := a.Get("rpc.system"); ok {
+		return false
+	}
+	_, _, ok := attrAny(a, "http.request.method", "http.method", "url.full", "http.url",
+		"server.address", "net.peer.name", "upstream_address")
+	return ok
+}
+
+// gatewaySpan fills v from a SERVER or upstream CLIENT span.
+func gatewaySpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *scan.Labels, v *gwSpan) error {
+	a := sp.Attributes()
+	var err error
+	if v.start, v.end, err = spanTimes(sp); err != nil {
+		return err
+	}
+	if v.server {
+		v.firstByte = eventTime(sp, envoyFirstUpstreamByte)
+	} else {
+		v.firstByte = eventTime(sp, envoyFirstUpstreamByte, otelhttptraceFirstByte)
+	}
+	v.requestID = otelRequestID(a, cfg)
+	if s, ok := attrStr(a, "upstream_address"); ok {
+		v.upstream = lb.Intern([]byte(s))
+	}
+	if !v.server {
+		for _, u := range []func() (string, bool){
+			func() (string, bool) { return attrHostPort(a, "server.address", "server.port") },
+			func() (string, bool) { return attrHostPort(a, "net.peer.name", "net.peer.port") },
+			func() (string, bool) { return attrStr(a, "upstream_address") },
+			func() (string, bool) { return attrStr(a, "peer.address") },
+			func() (string, bool) { return urlAttrHost(a) },
+		} {
+			if s, ok := u(); ok {
+				v.upstream = lb.Intern([]byte(s))
+				break
+			}
+		}
+		return nil
+	}
+	if v.status, err = attrHTTPStatus(a, "http.response.status_code", "http.status_code"); err != nil {
+		return err
+	}
+	if s, ok := attrStr(a, "http.route"); ok {
+		v.route = lb.Intern([]byte(s))
+	} else {
+		for _, k := range []string{"url.path", "http.target", "url.full", "http.url"} {
+			if s, ok := attrStr(a, k); ok {
+				if path := urlPath(s); path != "" {
+					v.route = lb.Intern([]byte(path))
+					break
+				}
+			}
+		}
+	}
+	if !sp.TraceID().IsEmpty() {
+		v.traceID = sp.TraceID().String()
+	}
+	if s, ok := resourceLabel(res); ok {
+		v.gateway = lb.Intern([]byte(s))
+	}
+	if s, ok := attrStr(a, "response_flags"); ok && s != "-" {
+		v.flags = lb.Intern([]byte(s))
+	}
+	if s, ok := genAIModel(a); ok {
+		v.model = lb.Intern([]byte(s))
+	}
+	v.prompt, v.output, err = genAITokens(a)
+	return err
+}
+
+func urlAttrHost(a pcommon.Map) (string, bool) {
+	for _, k := range []string{"url.full", "http.url"} {
+		if s, ok := attrStr(a, k); ok {
+			if h := urlHost(s); h != "" {
+				return h, true
+			}
+		}
+	}
+	return "", false
+}
+
+// otelRequestID reads the request ID attribute cfg names.
+func otelRequestID(a pcommon.Map, cfg *otelConfig) string {
+	if s, ok := attrText(a, cfg.requestID); ok {
+		return s
+	}
+	if cfg.requestID == otelDefaultRequestID {
+		if s, ok := attrText(a, "guid:x-request-id"); ok { // Envoy's tag
+			return s
+		}
+	}
+	return ""
+}
+
+// gatewayRow fills a row from a SERVER span and its upstream children.
+func gatewayRow(s *pendingSpan[gwSpan], r *record.GatewayRow) {
+	v := &s.v
+	r.Format = formatOTelGateway
+	r.Start, r.End = v.start, v.end
+	r.Status, r.Route, r.RequestID, r.TraceID = v.status, v.route, v.requestID, v.traceID
+	r.Gateway, r.ResponseFlags, r.Model = v.gateway, v.flags, v.model
+	r.PromptTokens, r.OutputTokens = v.prompt, v.output
+	r.Upstream = v.upstream
+	r.UpstreamFirstByte = v.firstByte
+	var last *gwSpan
+	n := 0
+	for _, c := range s.children {
+		if c.v.server {
+			continue
+		}
+		n++
+		if last == nil || c.v.start > last.start {
+			last = &c.v
+		}
+	}
+	if last == nil {
+		return
+	}
+	r.Attempts = record.Int32Ptr(int32(min(n, 1<<16-1)))
+	r.UpstreamStart, r.UpstreamEnd = last.start, last.end
+	if last.upstream != "" {
+		r.Upstream = last.upstream
+	}
+	if last.firstByte != 0 {
+		r.UpstreamFirstByte = last.firstByte
+	}
+	if r.RequestID == "" {
+		r.RequestID = last.requestID
+	}
+}

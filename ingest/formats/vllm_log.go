@@ -1,0 +1,229 @@
+package formats
+
+import (
+	"bytes"
+	"regexp"
+
+	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
+)
+
+// vllm-log: the request lines of vLLM's text log (--enable-log-requests;
+// older builds logged them unless --disable-log-requests), as written by
+// vllm/logger.py in either of its prefixes, with or without ANSI colours:
+//
+//	INFO 01-15 10:00:00 logger.py:39] Received request …                        (≤ 0.7)
+//	(APIServer pid=7) INFO 01-15 10:00:00 [logger.py:49] Received request …     (newer)
+//
+// The lines kept, each giving one row:
+//
+//	Received request ID: params: SamplingParams(…), lora_request: ….       (older: ": prompt: …, params: …")
+//	Added request ID.                                                      (newer builds: the internal ID)
+//	Generated response ID[ (streaming complete)]: output: …, output_token_ids: …, finish_reason: R
+//	Finished request ID.                                                   (V0 only)
+//	Request ID aborted. | Request ID failed (engine dead). | Request ID failed (bad request). | Request ID failed.
+//	Aborted request(s) ID1,ID2.                                            (one row per ID)
+//
+// A row holds EngineRequestID (as logged), RequestID (mapped back, see
+// vllmRequestID), FinishReason ("Generated response" lines; "abort" for
+// aborts) and Error ("aborted", "failed (engine dead)", "failed (bad
+// request)", "failed"), and Format "vllm-log". Output text, prompts and token
+// IDs are never kept; token counts are not taken from the logged token ID
+// lists either, because --max-log-len cuts those lists.
+//
+// These lines have local-time, year-less, one-second timestamps, so the rows
+// carry NO time and NO duration at all. They are annotations: the analysis
+// must treat rows with format = 'vllm-log' as such, joining them to a
+// request by request_id only to add a finish reason or an error, and never
+// count them as requests, use them as the server row of a request, or put
+// them into any latency figure.
+//
+// Every other line is decoded as zero rows, not rejected: banners, metrics
+// lines, uvicorn access lines, tracebacks, streaming-delta "Generated" lines
+// with no finish reason yet, and the DEBUG "Request ID details: prompt: …"
+// line. Only a request line cut before its ID ends is rejected; those hold no
+// user text (a cut "Generated response" line does hold output text, so it
+// still gives its ID and no finish reason rather than being rejected into
+// rejects.jsonl).
+const formatVLLMLog = "vllm-log"
+
+func init() {
+	record.RegisterLine(record.Server, formatVLLMLog, sniffVLLMLog, func() record.LineParser[record.ServerRow] { return &vllmLog{} })
+}
+
+// vllmLogPrefix matches logger.py's prefix once ANSI colour codes are
+// removed: an optional "(Process pid=N) " decoration, the level, the
+// "%m-%d %H:%M:%S" time, "[file:line]" (or "file:line]" before 0.8), and
+// captures the file:line bracket style (group 1) and the message (group 2).
+var vllmLogPrefix = regexp.MustCompile(`^(?:\([^()]* pid=\d+\) )?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? (\[?)[\w.\-]+:\d+\] (.*)$`)
+
+var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+
+func sniffVLLMLog(first []byte) bool {
+	_, _, ok := vllmLogMessage(first)
+	return ok
+}
+
+// vllmLogMessage returns the message of a vLLM log line and whether its
+// prefix is the bracketed (newer) one.
+func vllmLogMessage(line []byte) (msg []byte, bracketed, ok bool) {
+	if bytes.IndexByte(line, 0x1b) >= 0 {
+		line = ansiEscape.ReplaceAll(line, nil)
+	}
+	m := vllmLogPrefix.FindSubmatchIndex(line)
+	if m == nil {
+		return nil, false, false
+	}
+	return line[m[4]:m[5]], m[3] > m[2], true
+}
+
+type vllmLog struct{ labels scan.Labels }
+
+// logLineError is a malformed vLLM log line; Kind "syntax".
+type logLineError string
+
+func (e logLineError) Error() string { return string(e) }
+func (e logLineError) Unwrap() error { return record.ErrSyntax }
+
+var (
+	errCutRequestLine = logLineError("vLLM request line cut before its request ID ends (truncated line?)")
+	errEmptyRequestID = record.FieldErrorf("request id", record.ErrMissingField, "empty in a vLLM request line")
+)
+
+func (p *vllmLog) ParseLine(line []byte, out *record.RowQueue[record.ServerRow]) error {
+	// Cheap test before the regular expression: request lines say
+	// "request", "Request" or "response".
+	if !bytes.Contains(line, []byte("equest")) && !bytes.Contains(line, []byte("response")) {
+		return nil
+	}
+	msg, bracketed, ok := vllmLogMessage(line)
+	if !ok {
+		return nil
+	}
+	msg = bytes.TrimRight(msg, " \r")
+	row := func(id []byte, internal bool) (*record.ServerRow, error) {
+		if len(id) == 0 {
+			return nil, errEmptyRequestID
+		}
+		r := out.Next()
+		r.Format = formatVLLMLog
+		r.EngineRequestID = string(id)
+		r.RequestID = vllmRequestID(r.EngineRequestID, internal)
+		return r, nil
+	}
+	switch {
+	case cutPrefix(&msg, "Received request "):
+		i := bytes.Index(msg, []byte(": params: "))
+		if j := bytes.Index(msg, []byte(": prompt: ")); j >= 0 && (i < 0 || j < i) {
+			i = j
+		}
+		if i < 0 {
+			return errCutRequestLine
+		}
+		_, err := row(msg[:i], false)
+		return err
+
+	case cutPrefix(&msg, "Added request "):
+		// Builds with the bracketed prefix may log the internal ID here;
+		// the older ones never do.
+		if !bytes.HasSuffix(msg, []byte(".")) {
+			return errCutRequestLine
+		}
+		_, err := row(msg[:len(msg)-1], bracketed)
+		return err
+
+	case cutPrefix(&msg, "Finished request "):
+		if !bytes.HasSuffix(msg, []byte(".")) {
+			return errCutRequestLine
+		}
+		_, err := row(msg[:len(msg)-1], false)
+		return err
+
+	case cutPrefix(&msg, "Generated response "):
+		i := bytes.Index(msg, []byte(": output: "))
+		if i < 0 {
+			return errCutRequestLine
+		}
+		id := msg[:i]
+		delta := cutSuffix(&id, " (streaming delta)")
+		cutSuffix(&id, " (streaming complete)")
+		reason := ""
+		if j := bytes.LastIndex(msg, []byte(", finish_reason: ")); j >= 0 {
+			if s := msg[j+len(", finish_reason: "):]; vllmWord(s) && string(s) != "None" {
+				reason = p.labels.Intern(s)
+			}
+		}
+		if delta && reason == "" {
+			return nil // one of many streamed chunks: nothing new about the request
+		}
+		r, err := row(id, false)
+		if err == nil {
+			r.FinishReason = reason
+		}
+		return err
+
+	case cutPrefix(&msg, "Aborted request(s) "), cutPrefix(&msg, "Aborted request "):
+		if !bytes.HasSuffix(msg, []byte(".")) {
+			return errCutRequestLine
+		}
+		for _, id := range bytes.Split(msg[:len(msg)-1], []byte(",")) {
+			r, err := row(bytes.TrimSpace(id), false)
+			if err != nil {
+				return err
+			}
+			r.FinishReason, r.Error = "abort", "aborted"
+		}
+		return nil
+
+	case cutPrefix(&msg, "Request "):
+		for _, end := range [...]struct{ suffix, err string }{
+			{" aborted.", "aborted"},
+			{" failed (engine dead).", "failed (engine dead)"},
+			{" failed (bad request).", "failed (bad request)"},
+			{" failed.", "failed"},
+		} {
+			if id, ok := bytes.CutSuffix(msg, []byte(end.suffix)); ok {
+				r, err := row(id, false)
+				if err != nil {
+					return err
+				}
+				r.Error = end.err
+				if end.err == "aborted" {
+					r.FinishReason = "abort"
+				}
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+func cutPrefix(b *[]byte, prefix string) bool {
+	rest, ok := bytes.CutPrefix(*b, []byte(prefix))
+	if ok {
+		*b = rest
+	}
+	return ok
+}
+
+func cutSuffix(b *[]byte, suffix string) bool {
+	rest, ok := bytes.CutSuffix(*b, []byte(suffix))
+	if ok {
+		*b = rest
+	}
+	return ok
+}
+
+// vllmWord: a finish reason is a short identifier (stop, length, abort,
+// error, None); anything else at the end of the line is not one.
+func vllmWord(b []byte) bool {
+	if len(b) == 0 || len(b) > 32 {
+		return false
+	}
+	for _, c := range b {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

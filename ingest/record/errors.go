@@ -1,0 +1,121 @@
+package record
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/infertrace/infertrace/ingest/textsafe"
+)
+
+// Reasons a line is rejected. Every ParseError wraps exactly one of them, so
+// callers and tests match with errors.Is, and rejects.jsonl groups by Kind.
+var (
+	ErrSyntax        = errors.New("malformed JSON")
+	ErrMissingField  = errors.New("missing required field")
+	ErrBadValue      = errors.New("bad value")
+	ErrBadTime       = errors.New("bad time")
+	ErrLineTooLong   = errors.New("line too long")
+	ErrUnknownFormat = errors.New("unknown format")
+)
+
+// Kind is the short, stable name of a rejection reason, as written to the
+// "kind" field of rejects.jsonl.
+func Kind(err error) string {
+	switch {
+	case errors.Is(err, ErrSyntax):
+		return "syntax"
+	case errors.Is(err, ErrMissingField):
+		return "missing_field"
+	case errors.Is(err, ErrBadTime):
+		return "bad_time"
+	case errors.Is(err, ErrBadValue):
+		return "bad_value"
+	case errors.Is(err, ErrLineTooLong):
+		return "line_too_long"
+	case errors.Is(err, ErrUnknownFormat):
+		return "unknown_format"
+	}
+	return "other"
+}
+
+// A FieldError says which field of a record was wrong and why.
+type FieldError struct {
+	Field string
+	Err   error // wraps one of the Err* reasons
+	Msg   string
+}
+
+func (e *FieldError) Error() string {
+	if e.Msg == "" {
+		return fmt.Sprintf("%s: %v", e.Field, e.Err)
+	}
+	return fmt.Sprintf("%s: %v: %s", e.Field, e.Err, e.Msg)
+}
+
+func (e *FieldError) Unwrap() error { return e.Err }
+
+func FieldErrorf(field string, reason error, format string, args ...any) error {
+	return &FieldError{Field: field, Err: reason, Msg: fmt.Sprintf(format, args...)}
+}
+
+// A ParseError is a rejected input unit (for line formats, one line). It
+// prints as "file:line: reason".
+type ParseError struct {
+	File string
+	Line int64
+	Err  error
+	// Raw is the rejected input, kept (cut and redacted) in rejects.jsonl. It
+	// may point into a reused buffer: copy it to keep it.
+	Raw []byte
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// quotedMax is the most bytes of a quoted value a reject reason shows:
+// reasons quote the value that was wrong, and a value can be a prompt.
+const quotedMax = 32
+
+// ShortReason cuts every quoted string in a reason to quotedMax bytes of
+// its text, with an ellipsis, and escapes the characters that could drive a
+// terminal; the reason is for people, in rejects.jsonl and on the terminal.
+func ShortReason(reason string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(reason, '"')
+		if i < 0 {
+			b.WriteString(reason)
+			break
+		}
+		b.WriteString(reason[:i])
+		q, err := strconv.QuotedPrefix(reason[i:])
+		if err != nil { // a lone quote
+			b.WriteByte('"')
+			reason = reason[i+1:]
+			continue
+		}
+		reason = reason[i+len(q):]
+		s, _ := strconv.Unquote(q)
+		if len(s) <= quotedMax {
+			b.WriteString(q)
+			continue
+		}
+		cut := quotedMax
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		b.WriteString(strconv.Quote(s[:cut] + "…"))
+	}
+	return textsafe.Escape(b.String())
+}
+
+func Missing(field string) error { return &FieldError{Field: field, Err: ErrMissingField} }
+
+// RawLimit is how much of a rejected line rejects.jsonl keeps.
+const RawLimit = 1024

@@ -1,0 +1,67 @@
+package record
+
+// MaxLineBytes is the longest line accepted; a longer one is rejected
+// (its first KiB kept in rejects.jsonl) and the file goes on.
+const MaxLineBytes = 16 << 20
+
+// RowQueue holds the rows decoded from one input unit.
+type RowQueue[T Row] struct {
+	Rows []T
+	Pos  int
+}
+
+// Next appends a zero row and returns it to be filled; the pointer is good
+// until the following call to next.
+func (q *RowQueue[T]) Next() *T {
+	var zero T
+	q.Rows = append(q.Rows, zero)
+	return &q.Rows[len(q.Rows)-1]
+}
+
+func (q *RowQueue[T]) Reset() {
+	clear(q.Rows)
+	q.Rows, q.Pos = q.Rows[:0], 0
+}
+
+// CompactJSON returns b with the whitespace outside JSON strings removed,
+// so that `{"timestamp": "…"` sniffs as `{"timestamp":"…"`.
+func CompactJSON(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	inStr, esc := false, false
+	for _, ch := range b {
+		switch {
+		case inStr:
+			out = append(out, ch)
+			if esc {
+				esc = false
+			} else if ch == '\\' {
+				esc = true
+			} else if ch == '"' {
+				inStr = false
+			}
+		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r':
+		default:
+			if ch == '"' {
+				inStr = true
+			}
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+func TrimCR(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		return b[:n-1]
+	}
+	return b
+}
+
+func IsBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
