@@ -18,10 +18,23 @@ go build -o "$W/infertrace" ./cmd/infertrace
 go build -o "$W/barejoin" ./bench/barejoin
 
 D="$W/analyze-$N"
+# Above BENCH_BATCH requests (default 10M) the store is built as batches of
+# that many with ingest --append, each its own seed, starting a day after the
+# one before ended (12 req/s), and each batch's logs are deleted once
+# ingested: a store that grows, as a weekly report reads it.
+BATCH=${BENCH_BATCH:-10000000}
 if [ ! -f "$D/.done" ]; then
   rm -rf "$D"
-  "$W/infertrace" simulate --seed 5 --out "$D/sim" --requests "$N" > /dev/null
-  "$W/infertrace" ingest --client "$D/sim/client" --gateway "$D/sim/gateway" --server "$D/sim/server" --out "$D/data" > /dev/null 2>&1 || true
+  left=$N k=0 t0=$(date -u -d 2026-11-30T10:00:00Z +%s)
+  while [ "$left" -gt 0 ]; do
+    n=$(( left < BATCH ? left : BATCH ))
+    start=$(date -u -d "@$(( t0 + k * (BATCH / 12 + 86400) ))" +%Y-%m-%dT%H:%M:%SZ)
+    "$W/infertrace" simulate --seed $((5 + k)) --start "$start" --out "$D/sim" --requests "$n" > /dev/null
+    app=""; [ "$k" -gt 0 ] && app=--append
+    "$W/infertrace" ingest $app --quiet --client "$D/sim/client" --gateway "$D/sim/gateway" --server "$D/sim/server" --out "$D/data" > /dev/null 2>&1 || true
+    rm -rf "$D/sim"
+    left=$(( left - n )) k=$(( k + 1 ))
+  done
   touch "$D/.done"
 fi
 echo "input: $N simulated requests, $(du -sm "$D/data" | cut -f1) MiB of Parquet, $(nproc) cores"

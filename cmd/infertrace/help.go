@@ -161,7 +161,7 @@ var flagArgs = map[string]string{
 	"envoy-format": "FORMAT", "nginx-format": "FORMAT", "nginx-request-id": "VARIABLE",
 	"otel-request-id": "ATTRIBUTE", "otel-gateway-service": "NAMES", "otel-client-service": "NAMES",
 	"server-model": "NAME", "by": "COLS", "format": "FORMATS", "memory-limit": "SIZE", "threads": "N",
-	"requests": "N", "seed": "S", "formats": "FORMATS", "cold": "KINDS", "cold-delay": "DURATION",
+	"requests": "N", "seed": "S", "start": "TIME", "formats": "FORMATS", "cold": "KINDS", "cold-delay": "DURATION",
 }
 
 // flagArg is the placeholder of f's value in help and in errors ("" for a

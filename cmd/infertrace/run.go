@@ -701,6 +701,7 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 	fs.StringSliceVar(&cfg.Formats, "formats", cfg.Formats, "log formats per host: bare names cycle within their tier (server formats through the replicas), TIER=FORMAT sets a tier, HOST=FORMAT pins one host (server: "+strings.Join(simulate.SupportedFormats, ", ")+"; gateway: "+strings.Join(simulate.GatewayFormats, ", ")+"; client: "+strings.Join(simulate.ClientFormats, ", ")+")")
 	fs.StringSliceVar(&cfg.ColdKinds, "cold", cfg.ColdKinds, "how the late replica warms up, any of "+strings.Join(simulate.ColdKinds, ", ")+" (none: no late replica)")
 	fs.DurationVar(&cfg.ColdDelay, "cold-delay", cfg.ColdDelay, "the first prefill's extra time (prefill), the model load (load), the time before serving (queue)")
+	start := fs.String("start", cfg.Epoch.Format(time.RFC3339), "the true time the simulated traffic starts at (RFC 3339), e.g. to append one batch after another to a store")
 	fs.BoolVar(&cfg.Evals, "evals", false, "also write DIR/evals.csv, an evaluation of the answers whose pass rate drops for long prompts on "+simulate.EvalsWeakModel+" (for report --evals)")
 	// Incidents to inject, for infertrace compare.
 	fs.Float64Var(&cfg.BurstMultiplier, "burst-multiplier", cfg.BurstMultiplier, "arrival rate during the burst (10 s from 40 s) over the steady rate; 1: no burst")
@@ -721,6 +722,11 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 		}
 		cfg.RegionDelay[name] = d
 	}
+	epoch, err := time.Parse(time.RFC3339Nano, *start)
+	if err != nil {
+		return usageErr("--start %q: want an RFC 3339 time, e.g. 2026-11-30T10:00:00Z", *start)
+	}
+	cfg.Epoch = epoch
 	if len(cfg.ColdKinds) == 1 && cfg.ColdKinds[0] == "none" {
 		cfg.ColdKinds = nil
 	}
@@ -730,7 +736,7 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 	if err := noArgs(fs, "simulate takes only flags; the directory is --out DIR"); err != nil {
 		return err
 	}
-	_, err := simulate.Run(ctx, cfg, e.stdout)
+	_, err = simulate.Run(ctx, cfg, e.stdout)
 	var ce *simulate.ConfigError
 	if errors.As(err, &ce) && simulateFlags[ce.Field] != "" {
 		return usageErr("--%s %s", simulateFlags[ce.Field], ce.Problem)
