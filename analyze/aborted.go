@@ -20,7 +20,12 @@ type Aborted struct {
 	Unsplit int64
 }
 
+// aborted runs pct_ci.sql over the aborted requests' wasted_ms
+// (aborted_ci_*.sql) into aborted_pct, whose median aborted.sql reads.
 func aborted(ctx context.Context, db *sql.DB) (Aborted, error) {
+	if err := pctTable(ctx, db, "aborted", []float64{0.5}); err != nil {
+		return Aborted{}, err
+	}
 	rows, err := queryRows(ctx, db, "aborted")
 	if err != nil {
 		return Aborted{}, err

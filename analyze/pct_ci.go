@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/infertrace/infertrace/queries"
 )
@@ -21,25 +23,15 @@ type pctCI struct {
 }
 
 // pctIntervals runs queries/pct_ci.sql over the groups and samples of
-// table (slice, phase or replica: the queries TABLE_ci_groups and
-// TABLE_ci_values), keyed by ciKey.
+// table (slice, phase, replica or timeseries: the queries TABLE_ci_groups
+// and TABLE_ci_values) into the temporary table TABLE_pct, whose
+// percentiles the table's own query then reads, and returns its intervals
+// keyed by ciKey.
 func pctIntervals(ctx context.Context, db *sql.DB, table string) (map[string]pctCI, error) {
-	if err := tempTable(ctx, db, table+"_ci_groups"); err != nil {
+	if err := pctTable(ctx, db, table, reportQuantiles); err != nil {
 		return nil, err
 	}
-	q, err := queries.Get(table + "_ci_values")
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range []string{
-		"CREATE OR REPLACE TEMP TABLE ci_groups AS SELECT * FROM " + table + "_ci_groups",
-		"CREATE OR REPLACE TEMP VIEW ci_values AS " + stripSQL(q),
-	} {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			return nil, fmt.Errorf("query %s_ci: %w", table, err)
-		}
-	}
-	rows, err := queryRows(ctx, db, "pct_ci")
+	rows, err := queryTable(ctx, db, table+"_pct")
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +48,71 @@ func pctIntervals(ctx context.Context, db *sql.DB, table string) (map[string]pct
 		out[ciKey(r["grp_all"] == true, asList(r["grp"]), asString(r["metric"]))] = c
 	}
 	return out, nil
+}
+
+// pctTable runs queries/pct_ci.sql over the groups and samples of table
+// (the queries TABLE_ci_groups and TABLE_ci_values) for the quantiles qs,
+// into the temporary table TABLE_pct.
+func pctTable(ctx context.Context, db *sql.DB, table string, qs []float64) error {
+	if err := tempTable(ctx, db, table+"_ci_groups"); err != nil {
+		return err
+	}
+	values, err := queries.Get(table + "_ci_values")
+	if err != nil {
+		return err
+	}
+	for _, s := range []string{
+		"CREATE OR REPLACE TEMP VIEW pct_groups AS SELECT * FROM " + table + "_ci_groups",
+		"CREATE OR REPLACE TEMP VIEW pct_values AS " + stripSQL(values),
+	} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("query %s_ci: %w", table, err)
+		}
+	}
+	step(ctx, table+" percentiles")
+	if err := percentiles(ctx, db, table+"_pct", qs); err != nil {
+		return fmt.Errorf("%s: %w", table, err)
+	}
+	return nil
+}
+
+// reportQuantiles are the percentiles of the report's tables: P50, P90,
+// P95, P99.
+var reportQuantiles = []float64{0.5, 0.9, 0.95, 0.99}
+
+// periodQuantiles are those periods.sql reads: P50, P95 and P99 with
+// their neighbours for the standard error.
+var periodQuantiles = []float64{0.45, 0.5, 0.55, 0.93, 0.95, 0.97, 0.985, 0.99, 0.995}
+
+// percentiles runs queries/pct_ci.sql over the views pct_groups and
+// pct_values into the temporary table out, for the quantiles qs (its q
+// column lists them in ascending order). The file is several statements;
+// the rows of the last one are its result.
+func percentiles(ctx context.Context, db *sql.DB, out string, qs []float64) error {
+	q, err := queries.Get("pct_ci")
+	if err != nil {
+		return err
+	}
+	lit := make([]string, len(qs))
+	for i, v := range qs {
+		// The shortest decimal that reads back as v: the DOUBLE quantile_cont
+		// would be given for the same literal.
+		lit[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	stmts := []string{"CREATE OR REPLACE TEMP VIEW pct_quantiles AS SELECT unnest([" + strings.Join(lit, ", ") + "])::DOUBLE AS q"}
+	for _, s := range strings.Split(q, ";\n") {
+		if strings.TrimSpace(stripComments(s)) != "" {
+			stmts = append(stmts, s)
+		}
+	}
+	last := len(stmts) - 1
+	stmts[last] = "CREATE OR REPLACE TEMP TABLE " + out + " AS " + stripSQL(stmts[last])
+	for _, s := range stmts {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("query pct_ci: %w", err)
+		}
+	}
+	return nil
 }
 
 // ciKey identifies a group and metric of pct_ci.sql.

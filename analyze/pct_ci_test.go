@@ -1,10 +1,17 @@
 package analyze
 
 import (
+	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
+	"github.com/infertrace/infertrace/queries"
 )
 
 func checkInterval(t *testing.T, what string, got Interval, lo, hi *float64) {
@@ -67,6 +74,212 @@ func TestPercentileIntervals(t *testing.T) {
 			t.Errorf("%s: client E2E %+v, want no samples, every percentile too small", p.Name, p.ClientE2E)
 		}
 	}
+}
+
+// pct_ci.sql computes each percentile from the samples at two ranks,
+// found by bucket counts and a sort of a few buckets, so that the samples
+// are never held in memory as quantile_cont holds them. Its P50, P90, P95
+// and P99 must be exactly quantile_cont's (same ranks, same
+// interpolation, same rounding) and its intervals exactly the order
+// statistics of the ranks of macros.sql, on data with ties, NULLs,
+// negative values, zeros, values spanning ten orders of magnitude and
+// near-equal values that share a bucket, in groups of 1 to 3,000 samples,
+// and in the all-requests group that holds every other group's samples.
+func TestPercentilesMatchQuantileCont(t *testing.T) {
+	ctx := context.Background()
+	db, err := openDB(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := createMacros(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	kinds := []func() float64{
+		func() float64 { return float64(rng.IntN(6)) },                                  // heavy ties
+		func() float64 { return math.Exp(rng.NormFloat64()*4) / 100 },                   // 1e-7 .. 1e4 and beyond
+		func() float64 { return rng.NormFloat64() * 50 },                                // negative and positive
+		func() float64 { return 1000 + rng.Float64()*2 },                                // one bucket, all distinct
+		func() float64 { return math.Round(rng.ExpFloat64()*300*1000) / 1000 },          // ms with µs ties
+		func() float64 { return []float64{0, 0, 0, math.Inf(1), -1e-300}[rng.IntN(5)] }, // zeros, inf, tiny
+	}
+	sizes := []int{1, 2, 3, 4, 5, 9, 10, 11, 19, 20, 21, 99, 100, 101, 250, 1000, 3000}
+	var b strings.Builder
+	b.WriteString("CREATE TABLE samples AS SELECT * FROM (VALUES (0, 'none', NULL::DOUBLE)")
+	gid := 0
+	for _, n := range sizes {
+		for _, gen := range kinds {
+			gid++
+			for i := 0; i < 2*n; i++ {
+				metric := []string{"a", "b"}[i%2]
+				v := "NULL"
+				if rng.IntN(10) > 0 {
+					v = strconv.FormatFloat(gen(), 'g', -1, 64)
+					if strings.Contains(v, "Inf") {
+						v = "'" + v + "'::DOUBLE"
+					}
+				}
+				fmt.Fprintf(&b, ", (%d, '%s', %s)", gid, metric, v)
+			}
+		}
+	}
+	b.WriteString(") AS t(gid, metric, value) WHERE gid > 0")
+	for _, s := range []string{
+		b.String(),
+		"CREATE VIEW pct_groups AS SELECT 0 AS gid, true AS grp_all, NULL AS part UNION ALL SELECT DISTINCT gid, false, NULL FROM samples",
+		"CREATE VIEW pct_values AS SELECT gid, metric, value FROM samples",
+	} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := percentiles(ctx, db, "got", reportQuantiles); err != nil {
+		t.Fatal(err)
+	}
+	// The reference: quantile_cont, and the order statistics by a plain
+	// row_number over every sample of each group (all: gid 0).
+	const want = `
+	WITH s AS (SELECT gid, metric, value FROM samples WHERE value IS NOT NULL
+	           UNION ALL SELECT 0, metric, value FROM samples WHERE value IS NOT NULL),
+	r AS (SELECT *, row_number() OVER (PARTITION BY gid, metric ORDER BY value) AS rk,
+	             count(*) OVER (PARTITION BY gid, metric) AS n FROM s)
+	SELECT gid, metric, n, quantile_cont(value, [0.5, 0.9, 0.95, 0.99]) AS q,
+	    CASE WHEN NOT pct_too_small(n, 0.95) THEN max(value) FILTER (WHERE rk = pct_lo_rank(n, 0.95)) END AS p95_lo,
+	    CASE WHEN NOT pct_too_small(n, 0.95) THEN max(value) FILTER (WHERE rk = pct_hi_rank(n, 0.95)) END AS p95_hi,
+	    CASE WHEN NOT pct_too_small(n, 0.99) THEN max(value) FILTER (WHERE rk = pct_lo_rank(n, 0.99)) END AS p99_lo,
+	    CASE WHEN NOT pct_too_small(n, 0.99) THEN max(value) FILTER (WHERE rk = pct_hi_rank(n, 0.99)) END AS p99_hi
+	FROM r GROUP BY gid, metric, n`
+	var groups, differ int
+	err = db.QueryRowContext(ctx, `WITH w AS (`+want+`)
+	SELECT count(*), count(*) FILTER (WHERE g.gid IS NULL OR w.gid IS NULL
+	    OR g.n <> w.n OR g.q IS DISTINCT FROM w.q
+	    OR g.p95_lo IS DISTINCT FROM w.p95_lo OR g.p95_hi IS DISTINCT FROM w.p95_hi
+	    OR g.p99_lo IS DISTINCT FROM w.p99_lo OR g.p99_hi IS DISTINCT FROM w.p99_hi)
+	FROM w FULL JOIN got AS g ON g.gid = w.gid AND g.metric = w.metric`).Scan(&groups, &differ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if groups < 2*len(sizes)*len(kinds) || differ != 0 {
+		rows, _ := queryMaps(ctx, db, "diff", `WITH w AS (`+want+`)
+		SELECT w.gid, w.metric, w.n, w.q AS want_q, g.q AS got_q, w.p95_lo, g.p95_lo AS got_p95_lo, w.p99_hi, g.p99_hi AS got_p99_hi
+		FROM w FULL JOIN got AS g ON g.gid = w.gid AND g.metric = w.metric
+		WHERE g.q IS DISTINCT FROM w.q OR g.p95_lo IS DISTINCT FROM w.p95_lo OR g.p95_hi IS DISTINCT FROM w.p95_hi
+		   OR g.p99_lo IS DISTINCT FROM w.p99_lo OR g.p99_hi IS DISTINCT FROM w.p99_hi OR g.n IS DISTINCT FROM w.n
+		LIMIT 5`)
+		t.Errorf("%d of %d groups and metrics differ from quantile_cont and the order statistics; first: %v", differ, groups, rows)
+	}
+	// Any quantiles, in ascending order: those of the trend (periods.sql).
+	if err := percentiles(ctx, db, "got9", periodQuantiles); err != nil {
+		t.Fatal(err)
+	}
+	err = db.QueryRowContext(ctx, `WITH w AS (
+		SELECT gid, metric, quantile_cont(value, [0.45, 0.5, 0.55, 0.93, 0.95, 0.97, 0.985, 0.99, 0.995]) AS q
+		FROM (SELECT gid, metric, value FROM samples UNION ALL SELECT 0, metric, value FROM samples)
+		WHERE value IS NOT NULL GROUP BY gid, metric)
+	SELECT count(*), count(*) FILTER (WHERE g.q IS DISTINCT FROM w.q) FROM w FULL JOIN got9 AS g USING (gid, metric)`).Scan(&groups, &differ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if groups < 2*len(sizes)*len(kinds) || differ != 0 {
+		t.Errorf("%d of %d groups and metrics differ from quantile_cont at the trend's quantiles", differ, groups)
+	}
+	// By hand: 1..10 gives P50 = 5.5 and P90 = 9.1, as slices.sql says.
+	if _, err := db.ExecContext(ctx, `CREATE OR REPLACE VIEW pct_groups AS SELECT 1 AS gid, false AS grp_all, NULL AS part;
+		CREATE OR REPLACE VIEW pct_values AS SELECT 1 AS gid, 'm' AS metric, range::DOUBLE AS value FROM range(10, 0, -1)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := percentiles(ctx, db, "ten", reportQuantiles); err != nil {
+		t.Fatal(err)
+	}
+	var p50, p90 float64
+	if err := db.QueryRowContext(ctx, "SELECT q[1], q[2] FROM ten").Scan(&p50, &p90); err != nil {
+		t.Fatal(err)
+	}
+	if p50 != 5.5 || math.Abs(p90-9.1) > 1e-12 {
+		t.Errorf("1..10: P50 %v, P90 %v; want 5.5 and 9.1", p50, p90)
+	}
+}
+
+// The queries of a report (--period and --contract included) hold no
+// quantile state:
+// DuckDB keeps every sample of a quantile_cont, quantile_disc, median or
+// mode group in memory that does not spill, so one of them over the
+// requests would make report's memory grow with the requests whatever
+// --memory-limit says. Their percentiles come from pct_ci.sql instead.
+// Likewise an ordered aggregate (list(x ORDER BY y)) buffers its group's
+// whole input: it may only list the first few rows a window ranked, as
+// FILTER (WHERE rk <= N). And no [NOT] EXISTS subquery: DuckDB runs a
+// correlated one as a delim join that holds its whole outer input (every
+// request of every use case, for contract_members.sql) in memory.
+func TestReportQueriesHoldNoQuantileState(t *testing.T) {
+	holistic := regexp.MustCompile(`(?i)\b(quantile_cont|quantile_disc|quantile|percentile_cont|percentile_disc|median|mode|mad|histogram|array_agg|string_agg|group_concat)\s*\(`)
+	filtered := regexp.MustCompile(`(?is)^\s*FILTER\s*\(\s*WHERE\s+rk\s*<=\s*\d+\s*\)`)
+	for _, name := range []string{
+		"server_formats", "coverage", "joins", "unjoined", "tgi_hosts", "aborted", "anomalies", "rejects",
+		"slice_ci_groups", "slice_ci_values", "pct_ci", "slice_dists", "slice_components", "slice_ttft_components", "slices",
+		"slowest", "phase_ci_groups", "phase_ci_values", "phases",
+		"replica_ci_groups", "replica_ci_values", "replicas",
+		"timeseries_ci_groups", "timeseries_ci_values", "timeseries", "aborted_ci_groups", "aborted_ci_values",
+		"period_ci_groups", "period_ci_values", "periods",
+		"contract_members", "contract_values", "contract_ci_groups", "contract_ci_values", "contract_goodput", "contract_targets",
+	} {
+		q, err := queries.Get(name)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if regexp.MustCompile(`(?i)\bEXISTS\s*\(`).MatchString(stripComments(q)) {
+			t.Errorf("%s.sql: an EXISTS subquery, run over its whole outer input in memory", name)
+		}
+		if m := holistic.FindString(stripComments(q)); m != "" {
+			t.Errorf("%s.sql: %s…): an aggregate that holds every sample of its group in memory", name, m)
+		}
+		for _, call := range orderedAggregates(stripComments(q)) {
+			// The causes of a slice's misses: a list over its few causes'
+			// counts (at most eight), not over its requests.
+			bounded := name == "contract_goodput" && strings.HasPrefix(call[0], "list({'cause': cause")
+			if !bounded && !filtered.MatchString(call[1]) {
+				t.Errorf("%s.sql: %s: an ordered aggregate over a whole group", name, strings.Join(strings.Fields(call[0]), " "))
+			}
+		}
+	}
+}
+
+// orderedAggregates finds the list(... ORDER BY ...) calls of q: each call
+// and the text after it.
+func orderedAggregates(q string) [][2]string {
+	var out [][2]string
+	call := regexp.MustCompile(`(?i)\blist\s*\(`)
+	for _, loc := range call.FindAllStringIndex(q, -1) {
+		depth, end := 1, loc[1]
+		for ; end < len(q) && depth > 0; end++ {
+			switch q[end] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+		}
+		// ORDER BY at the call's own level, not in a nested call.
+		inner, depth, top := q[loc[1]:end-1], 0, ""
+		for _, c := range inner {
+			switch c {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			default:
+				if depth == 0 {
+					top += string(c)
+				}
+			}
+		}
+		if regexp.MustCompile(`(?i)\bORDER\s+BY\b`).MatchString(top) {
+			out = append(out, [2]string{q[loc[0]:end], q[end:]})
+		}
+	}
+	return out
 }
 
 // The component P50/P95 of the attribution tables follow the same rules:

@@ -204,13 +204,17 @@ func PeriodLabel(unit string, t time.Time) string {
 	return d
 }
 
-// trend runs queries/periods.sql over the sliced view.
+// trend runs queries/periods.sql over the sliced view, its quantiles
+// first (pct_ci.sql into period_pct).
 func trend(ctx context.Context, db *sql.DB, unit string, by []string) (*Trend, error) {
 	if unit != PeriodDay && unit != PeriodWeek {
 		return nil, fmt.Errorf("period %q: want %s", unit, strings.Join(PeriodUnits, " or "))
 	}
 	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE period_unit AS SELECT "+sqlString(unit)+" AS unit"); err != nil {
 		return nil, fmt.Errorf("period: %w", err)
+	}
+	if err := pctTable(ctx, db, "period", periodQuantiles); err != nil {
+		return nil, err
 	}
 	rows, err := queryRows(ctx, db, "periods")
 	if err != nil {

@@ -365,13 +365,13 @@ func dist(r map[string]any, metric string) Dist {
 
 func component(r map[string]any, name, prefix string) Component {
 	key := prefix + name
-	q := quantiles(r[key+"_q"], 3) // P50, P90, P95
+	q := quantiles(r[key+"_q"], 2)
 	c := Component{
 		Name:     strings.ReplaceAll(name, "_", " "),
 		Column:   key + "_ms",
 		N:        asInt(r[key+"_n"]),
 		P50:      q[0],
-		P95:      q[2],
+		P95:      q[1],
 		TailN:    asInt(r[key+"_tail_n"]),
 		TailMean: asFloat(r[key+"_tail_mean"]),
 	}
@@ -417,12 +417,15 @@ func serverFormats(ctx context.Context, db *sql.DB) ([]ServerFormat, error) {
 }
 
 // sliceParts are the queries whose results slices.sql joins, each run
-// into a temporary table of its name before it: one statement each, so
-// that only a third of the quantile samples (which DuckDB keeps in memory,
-// never spilled) are held at a time.
+// into a temporary table of its name before it, after pct_ci.sql has put
+// the percentiles of every slice and metric in slice_pct.
 var sliceParts = []string{"slice_dists", "slice_components", "slice_ttft_components"}
 
 func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
+	ci, err := pctIntervals(ctx, db, "slice")
+	if err != nil {
+		return nil, err
+	}
 	for _, name := range sliceParts {
 		q, err := queries.Get(name)
 		if err != nil {
@@ -431,23 +434,6 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE "+name+" AS "+stripSQL(q)); err != nil {
 			return nil, fmt.Errorf("query %s: %w", name, err)
 		}
-	}
-	ci, err := pctIntervals(ctx, db, "slice")
-	if err != nil {
-		return nil, err
-	}
-	// The components' intervals in two runs (E2E, TTFT), each ranking the
-	// tails of half the metrics.
-	compCI, err := pctIntervals(ctx, db, "slice_component")
-	if err != nil {
-		return nil, err
-	}
-	ttftCI, err := pctIntervals(ctx, db, "slice_ttft_component")
-	if err != nil {
-		return nil, err
-	}
-	for k, c := range ttftCI {
-		compCI[k] = c
 	}
 	rows, err := queryRows(ctx, db, "slices")
 	if err != nil {
@@ -459,7 +445,7 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 		dist := func(r map[string]any, metric string) Dist { return withCI(dist(r, metric), ci, all, grp, metric) }
 		component := func(r map[string]any, name, prefix string) Component {
 			c := component(r, name, prefix)
-			d := withCI(Dist{}, compCI, all, grp, prefix+name)
+			d := withCI(Dist{}, ci, all, grp, prefix+name)
 			c.Small, c.P95CI = [2]bool{d.Small[0], d.Small[2]}, d.P95CI
 			return c
 		}
@@ -526,19 +512,11 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 var phaseOrder = map[string]int{"cold": 0, "burst": 1, "steady": 2}
 
 func phases(ctx context.Context, db *sql.DB) ([]Phase, error) {
-	q, err := queries.Get("phases")
-	if err != nil {
-		return nil, err
-	}
-	step(ctx, "phases")
-	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE phase_dists AS "+stripSQL(q)); err != nil {
-		return nil, fmt.Errorf("query phases: %w", err)
-	}
 	ci, err := pctIntervals(ctx, db, "phase")
 	if err != nil {
 		return nil, err
 	}
-	rows, err := queryTable(ctx, db, "phase_dists")
+	rows, err := queryRows(ctx, db, "phases")
 	if err != nil {
 		return nil, err
 	}
@@ -610,18 +588,16 @@ func replicas(ctx context.Context, db *sql.DB) ([]Replica, error) {
 	return out, nil
 }
 
-// timeSeries runs timeseries.sql into a temporary table of its name, so
-// that window_ci_groups.sql and window_ci_values.sql give its P95s their
-// intervals (pct_ci.sql; a window's group is [epoch_ns(window_start)]).
+// timeSeries runs pct_ci.sql over the windows of timeseries_ci_groups.sql
+// (a window's group is [epoch_ns(window_start)] as text) into
+// timeseries_pct, whose P95s timeseries.sql reads and whose intervals and
+// "n too small" flags go with them.
 func timeSeries(ctx context.Context, db *sql.DB) ([]TimeWindow, error) {
-	if err := tempTable(ctx, db, "timeseries"); err != nil {
-		return nil, err
-	}
-	ci, err := pctIntervals(ctx, db, "window")
+	ci, err := pctIntervals(ctx, db, "timeseries")
 	if err != nil {
 		return nil, err
 	}
-	rows, err := queryMaps(ctx, db, "timeseries", "SELECT * FROM timeseries ORDER BY window_start")
+	rows, err := queryRows(ctx, db, "timeseries")
 	if err != nil {
 		return nil, err
 	}
@@ -631,11 +607,11 @@ func timeSeries(ctx context.Context, db *sql.DB) ([]TimeWindow, error) {
 			Start:        asTime(r["window_start"]),
 			Requests:     asInt(r["requests"]),
 			ClientE2EN:   asInt(r["client_e2e_n"]),
-			ClientE2EP95: quantiles(r["client_e2e_q"], 3)[2],
+			ClientE2EP95: asFloat(r["client_e2e_p95"]),
 			QueueN:       asInt(r["queue_n"]),
-			QueueP95:     quantiles(r["queue_q"], 3)[2],
+			QueueP95:     asFloat(r["queue_p95"]),
 			ModelN:       asInt(r["model_n"]),
-			ModelP95:     quantiles(r["model_q"], 3)[2],
+			ModelP95:     asFloat(r["model_p95"]),
 			Burst:        asInt(r["burst"]),
 			Cold:         asInt(r["cold"]),
 			AroundBurst:  r["around_burst"] == true,

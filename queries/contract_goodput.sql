@@ -55,17 +55,24 @@ cases AS (
     SELECT case_id, count(*) FILTER (WHERE per_request) AS per_request_targets
     FROM contract_targets GROUP BY case_id
 ),
+-- The medians (quantile_cont at 0.5, as median() gives them) from
+-- contract_pct, the table pct_ci.sql makes of contract_ci_values.sql, in
+-- memory bounded by DuckDB's memory limit.
 med AS (
-    SELECT case_id, slice_key,
-        median(network_ms) AS network, median(application_ms) AS application,
-        median(queue_ms) AS queue, median(model_ms) AS model,
-        median(prefill_ms) AS prefill, median(decode_ms) AS decode,
-        median(CASE WHEN streamed IS TRUE THEN ttft_network_ms END) AS ttft_network,
-        median(CASE WHEN streamed IS TRUE THEN ttft_application_ms END) AS ttft_application,
-        median(CASE WHEN streamed IS TRUE THEN ttft_queue_ms END) AS ttft_queue,
-        median(CASE WHEN streamed IS TRUE THEN ttft_model_ms END) AS ttft_model
-    FROM contract_members
-    GROUP BY ALL
+    SELECT g.case_id, g.slice_key,
+        any_value(p.q[1]) FILTER (WHERE p.metric = 'network')          AS network,
+        any_value(p.q[1]) FILTER (WHERE p.metric = 'application')      AS application,
+        any_value(p.q[1]) FILTER (WHERE p.metric = 'queue')            AS queue,
+        any_value(p.q[1]) FILTER (WHERE p.metric = 'model')            AS model,
+        any_value(p.q[1]) FILTER (WHERE p.metric = 'prefill')          AS prefill,
+        any_value(p.q[1]) FILTER (WHERE p.metric = 'decode')           AS decode,
+        any_value(p.q[1]) FILTER (WHERE p.metric = 'ttft_network')     AS ttft_network,
+        any_value(p.q[1]) FILTER (WHERE p.metric = 'ttft_application') AS ttft_application,
+        any_value(p.q[1]) FILTER (WHERE p.metric = 'ttft_queue')       AS ttft_queue,
+        any_value(p.q[1]) FILTER (WHERE p.metric = 'ttft_model')       AS ttft_model
+    FROM contract_ci_groups AS g
+    LEFT JOIN contract_pct AS p ON p.gid = g.gid
+    GROUP BY g.case_id, g.slice_key
 ),
 req AS (
     SELECT m.*, p.missed_any, p.unknown_any, p.miss_metric, k.per_request_targets,

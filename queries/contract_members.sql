@@ -24,12 +24,21 @@ WITH r AS (
     FROM sliced AS q
     LEFT JOIN request_quality AS qq ON qq.request_id = q.request_id
 ),
+-- Each case with its match rows as one list, so that membership is an
+-- expression on each request, not a correlated subquery (which DuckDB
+-- would run over every case and request held in memory at once).
+cases AS (
+    SELECT c.case_id, c.by_cols,
+        list({'col': x.col, 'value': x.value}) FILTER (WHERE x.case_id IS NOT NULL) AS want
+    FROM contract_cases AS c
+    LEFT JOIN contract_match AS x ON x.case_id = c.case_id
+    GROUP BY c.case_id, c.by_cols
+),
 m AS (
     SELECT c.case_id, c.by_cols, r.*
-    FROM contract_cases AS c
-    JOIN r ON NOT EXISTS (
-        SELECT 1 FROM contract_match AS x
-        WHERE x.case_id = c.case_id AND r.labels[x.col] IS DISTINCT FROM x.value)
+    FROM cases AS c, r
+    WHERE coalesce(len(c.want), 0) = 0
+       OR list_bool_and(list_transform(c.want, lambda w: r.labels[w.col] IS NOT DISTINCT FROM w.value))
 )
 SELECT case_id, []::VARCHAR[] AS slice_key, * EXCLUDE (case_id, by_cols, labels)
 FROM m

@@ -18,6 +18,31 @@ CREATE OR REPLACE MACRO pct_too_small(n, q) AS n < ceil(round(1 / (1 - q), 6));
 --   A rank outside 1..n leaves that bound open (NULL).
 CREATE OR REPLACE MACRO pct_lo_rank(n, q) AS floor(n * q - 1.959964 * sqrt(n * q * (1 - q)));
 CREATE OR REPLACE MACRO pct_hi_rank(n, q) AS ceil(n * q + 1.959964 * sqrt(n * q * (1 - q))) + 1;
+-- pct_bucket(value): the bucket of a sample in pct.sql, an INTEGER that
+--   never decreases as the value grows (x <= y gives pct_bucket(x) <=
+--   pct_bucket(y)): 256 per unit of the fourth root of |value|, negative
+--   values below zero. sqrt, floor and multiplying by 256 are exact or
+--   correctly rounded, so the order holds exactly. A bucket spans about
+--   0.3% of the value at 1000 ms, 1.6% at 1 ms.
+CREATE OR REPLACE MACRO pct_bucket(value) AS
+    CASE WHEN value >= 0 THEN least(floor(sqrt(sqrt(value)) * 256), 1e9)
+         ELSE -least(floor(sqrt(sqrt(-value)) * 256), 1e9) - 1
+    END::INTEGER;
+-- pct_interp(n, q, r, value): an aggregate over the samples of one group
+--   given by their rank r (1 = smallest) among its n: its q quantile as
+--   DuckDB's quantile_cont computes it, from the samples at ranks
+--   floor(pos) + 1 (lo) and ceil(pos) + 1 (hi), pos = (n - 1) q: lo when
+--   they are one, else lo (1 - d) + hi d, d = pos - floor(pos) (DuckDB's
+--   own interpolation, rounding included). pct.sql gives it only the
+--   samples at the ranks it needs.
+CREATE OR REPLACE MACRO pct_interp(n, q, r, value) AS
+    CASE WHEN floor((n - 1) * q::DOUBLE) = ceil((n - 1) * q::DOUBLE)
+         THEN max(value) FILTER (WHERE r = floor((n - 1) * q::DOUBLE) + 1)
+         ELSE max(value) FILTER (WHERE r = floor((n - 1) * q::DOUBLE) + 1)
+                * (1.0::DOUBLE - ((n - 1) * q::DOUBLE - floor((n - 1) * q::DOUBLE)))
+              + max(value) FILTER (WHERE r = ceil((n - 1) * q::DOUBLE) + 1)
+                * ((n - 1) * q::DOUBLE - floor((n - 1) * q::DOUBLE))
+    END;
 -- wilson_lo(k, n), wilson_hi(k, n): the Wilson score 95% interval of the
 --   share k of n (z = 1.959964, z^2 = 3.841459); NULL when n = 0.
 CREATE OR REPLACE MACRO wilson_lo(k, n) AS

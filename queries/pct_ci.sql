@@ -1,52 +1,134 @@
--- pct_ci.sql: the 95% confidence intervals of P95 and P99, and which of
--- P50/P90/P95/P99 have too few samples, for every group and metric of a
--- table of the report (the slices, the phases, the replicas). The caller
--- creates two inputs ({slice,phase,replica}_ci_groups.sql and
--- _ci_values.sql):
---   ci_groups(grp_all, grp, metric, n, t50, t90): per group and metric its
---     sample count n and its quantile_cont P50 (t50) and P90 (t90, NULL
---     where not computed);
---   ci_values(grp_all, grp, metric, value): the samples (no NULLs).
--- The rules are those of macros.sql, as in the Contract section:
---   small: pct_too_small(n, q) for q = 0.5, 0.9, 0.95, 0.99 (n < 1/(1-q)):
---     the report shows "n too small" for that percentile, not a number;
---   p95_lo/p95_hi, p99_lo/p99_hi: the order statistics of ranks
---     pct_lo_rank(n, q) and pct_hi_rank(n, q) (distribution-free); NULL
---     (open) where a rank is outside 1..n, and none where n is too small.
--- Cost: only the samples at or above a threshold t are ranked: t is the
--- group's P90 where the rank P90 interpolates towards, ceil(0.9 (n-1)) + 1,
--- is at most P95's lower rank (so every sample of a rank we need is >= t),
--- else its P50 (which holds for every n >= 20, where P95 is not too
--- small). A sample's rank is then (n - samples >= t) + its row number
--- among them.
-WITH g AS (
-    SELECT *,
-        pct_lo_rank(n, 0.95) AS lo95, pct_hi_rank(n, 0.95) AS hi95,
-        pct_lo_rank(n, 0.99) AS lo99, pct_hi_rank(n, 0.99) AS hi99,
-        CASE WHEN t90 IS NOT NULL AND ceil(0.9 * (n - 1)) + 1 <= pct_lo_rank(n, 0.95) THEN t90 ELSE t50 END AS t
-    FROM ci_groups
+-- pct_ci.sql: exact percentiles (P50/P90/P95/P99, or those asked for) and the
+-- 95% intervals of P95 and P99 for every group and metric of a table of the
+-- report (the slices, the phases, the replicas, the time windows, the
+-- trend's periods), in memory bounded by DuckDB's memory_limit whatever
+-- the number of requests. The caller creates three inputs (analyze's
+-- pctTable: TABLE_ci_groups.sql, TABLE_ci_values.sql and the quantiles):
+--   pct_groups(gid, grp_all, part, ...): one row per group (gid INTEGER);
+--     a group with grp_all holds every sample of the groups without it of
+--     the same part (the all-requests row of the slice tables, of each
+--     period of the trend; part NULL: one part);
+--   pct_values(gid, metric, value): the samples of each group (not those
+--     of an all-requests group), value DOUBLE; NULL is no sample;
+--   pct_quantiles(q): the quantiles to give (DOUBLE, 0 <= q <= 1).
+-- Output, per group and metric with at least one sample:
+--   n: its samples;
+--   q: the quantiles of pct_quantiles in ascending order (the report's
+--     tables: P50, P90, P95, P99) exactly as quantile_cont gives them: with
+--     pos = (n - 1) q, the samples x(i) in ascending order (1 = smallest),
+--     lo = x(floor(pos) + 1), hi = x(ceil(pos) + 1), P = lo when
+--     floor(pos) = ceil(pos), else lo (1 - d) + hi d, d = pos - floor(pos)
+--     (pct_interp of macros.sql; for 1..10, P50 = 5.5 and P90 = 9.1);
+--   small: pct_too_small(n, q) for q = 0.5, 0.9, 0.95, 0.99 (n < 1/(1-q)),
+--     whatever pct_quantiles holds: the report shows "n too small" for
+--     that percentile, not a number;
+--   p95_lo/p95_hi, p99_lo/p99_hi: the 95% confidence intervals of P95 and
+--     P99, the order statistics of ranks pct_lo_rank(n, q) and
+--     pct_hi_rank(n, q) (distribution-free); NULL (open) where a rank is
+--     outside 1..n, and none where n is too small.
+-- The rules are those of macros.sql, as in the Contract section.
+--
+-- Why not quantile_cont: DuckDB keeps every sample of a quantile in the
+-- aggregate's state, in memory that does not spill, so a report of 30M
+-- requests would hold gigabytes whatever --memory-limit says. Here every
+-- step is a grouped count, a join or a sort, which spill under the limit:
+--   1. each sample falls in a bucket, pct_bucket(value) of macros.sql,
+--      which never decreases as the value grows; one grouped pass counts
+--      each group's samples per bucket, with their min and max;
+--   2. from the running counts, the bucket of each rank needed (the two
+--      of each percentile and the four interval bounds) and its rank
+--      within the bucket: a bucket whose min = max gives the value at once;
+--   3. only the samples of the other needed buckets (about 1% of them) are
+--      sorted, and the value at each rank is read off.
+-- The samples are read twice (steps 1 and 3), never held together. Each
+-- step is a statement of its own (analyze runs them in turn; the last one's
+-- rows are the output), so that DuckDB plans the joins of the samples with
+-- the small tables knowing their sizes.
+-- Each group's samples count in itself and in its part's all-requests group.
+CREATE OR REPLACE TEMP TABLE pct_into AS
+SELECT gid AS src, gid FROM pct_groups
+UNION ALL
+SELECT c.gid AS src, a.gid
+FROM pct_groups AS c
+JOIN pct_groups AS a ON a.grp_all AND NOT c.grp_all AND a.part IS NOT DISTINCT FROM c.part;
+-- Step 1: per group, metric and bucket, its samples (n), their min and
+-- max, the samples in the buckets below it (below) and in all (total).
+CREATE OR REPLACE TEMP TABLE pct_buckets AS
+WITH b0 AS (
+    SELECT gid, metric, pct_bucket(value) AS b, count(*) AS n, min(value) AS lo, max(value) AS hi
+    FROM pct_values
+    WHERE value IS NOT NULL
+    GROUP BY ALL
 ),
-top AS (
-    SELECT g.grp_all, g.grp, g.metric, v.value, g.lo95, g.hi95, g.lo99, g.hi99,
-        g.n - count(*) OVER (PARTITION BY g.grp_all, g.grp, g.metric)
-            + row_number() OVER (PARTITION BY g.grp_all, g.grp, g.metric ORDER BY v.value) AS rk
-    FROM g
-    JOIN ci_values AS v ON v.grp_all = g.grp_all AND v.grp IS NOT DISTINCT FROM g.grp AND v.metric = g.metric
-    WHERE NOT pct_too_small(g.n, 0.95) AND v.value >= g.t
-),
-b AS (
-    SELECT grp_all, grp, metric,
-        max(value) FILTER (WHERE rk = lo95) AS p95_lo,
-        max(value) FILTER (WHERE rk = hi95) AS p95_hi,
-        max(value) FILTER (WHERE rk = lo99) AS p99_lo,
-        max(value) FILTER (WHERE rk = hi99) AS p99_hi
-    FROM top
+b1 AS (
+    SELECT i.gid, b0.metric, b0.b, sum(b0.n)::BIGINT AS n, min(b0.lo) AS lo, max(b0.hi) AS hi
+    FROM b0 JOIN pct_into AS i ON i.src = b0.gid
     GROUP BY ALL
 )
-SELECT g.grp_all, g.grp, g.metric, g.n,
-    [pct_too_small(g.n, 0.5), pct_too_small(g.n, 0.9), pct_too_small(g.n, 0.95), pct_too_small(g.n, 0.99)] AS small,
-    b.p95_lo, b.p95_hi,
-    CASE WHEN NOT pct_too_small(g.n, 0.99) THEN b.p99_lo END AS p99_lo,
-    CASE WHEN NOT pct_too_small(g.n, 0.99) THEN b.p99_hi END AS p99_hi
-FROM g
-LEFT JOIN b ON b.grp_all = g.grp_all AND b.grp IS NOT DISTINCT FROM g.grp AND b.metric = g.metric
+SELECT gid, metric, b, n, lo, hi,
+    (sum(n) OVER (PARTITION BY gid, metric ORDER BY b ROWS UNBOUNDED PRECEDING) - n)::BIGINT AS below,
+    (sum(n) OVER (PARTITION BY gid, metric))::BIGINT AS total
+FROM b1;
+-- Step 2: the ranks needed, each in its bucket, with its rank there
+-- (local).
+CREATE OR REPLACE TEMP TABLE pct_need AS
+WITH t AS (
+    SELECT gid, metric, any_value(total) AS n FROM pct_buckets GROUP BY ALL
+),
+r AS (
+    SELECT t.gid, t.metric, t.n, unnest([floor((t.n - 1) * p.q) + 1, ceil((t.n - 1) * p.q) + 1])::BIGINT AS r
+    FROM t, pct_quantiles AS p
+    UNION
+    SELECT gid, metric, n, unnest([pct_lo_rank(n, 0.95), pct_hi_rank(n, 0.95),
+                                   pct_lo_rank(n, 0.99), pct_hi_rank(n, 0.99)])::BIGINT AS r
+    FROM t
+)
+SELECT r.gid, r.metric, r.n, r.r, b.b, r.r - b.below AS local, b.lo, b.hi
+FROM r
+JOIN pct_buckets AS b ON b.gid = r.gid AND b.metric = r.metric AND r.r > b.below AND r.r <= b.below + b.n;
+-- The buckets to sort (those whose samples are not all one value), by
+-- the group their samples come from.
+CREATE OR REPLACE TEMP TABLE pct_sort AS
+SELECT DISTINCT i.src, n.gid, n.metric, n.b
+FROM pct_need AS n JOIN pct_into AS i ON i.gid = n.gid
+WHERE n.lo < n.hi;
+-- Step 3: the samples of those buckets sorted, the value at each rank,
+-- and the percentiles and intervals of each group and metric.
+WITH sorted AS (
+    SELECT s.gid, s.metric, s.b, v.value,
+        row_number() OVER (PARTITION BY s.gid, s.metric, s.b ORDER BY v.value) AS local
+    FROM pct_values AS v
+    JOIN pct_sort AS s ON s.src = v.gid AND s.metric = v.metric AND s.b = pct_bucket(v.value)
+),
+x AS (
+    SELECT gid, metric, n, r, lo AS value FROM pct_need WHERE lo = hi
+    UNION ALL
+    SELECT n.gid, n.metric, n.n, n.r, s.value
+    FROM pct_need AS n
+    JOIN sorted AS s ON s.gid = n.gid AND s.metric = n.metric AND s.b = n.b AND s.local = n.local
+),
+qs AS (
+    SELECT x.gid, x.metric, p.q, pct_interp(x.n, p.q, x.r, x.value) AS v
+    FROM x, pct_quantiles AS p
+    GROUP BY x.gid, x.metric, x.n, p.q
+),
+agg AS (
+    SELECT gid, metric, n,
+        [pct_too_small(n, 0.5), pct_too_small(n, 0.9), pct_too_small(n, 0.95), pct_too_small(n, 0.99)] AS small,
+        CASE WHEN NOT pct_too_small(n, 0.95) THEN max(value) FILTER (WHERE r = pct_lo_rank(n, 0.95)) END AS p95_lo,
+        CASE WHEN NOT pct_too_small(n, 0.95) THEN max(value) FILTER (WHERE r = pct_hi_rank(n, 0.95)) END AS p95_hi,
+        CASE WHEN NOT pct_too_small(n, 0.99) THEN max(value) FILTER (WHERE r = pct_lo_rank(n, 0.99)) END AS p99_lo,
+        CASE WHEN NOT pct_too_small(n, 0.99) THEN max(value) FILTER (WHERE r = pct_hi_rank(n, 0.99)) END AS p99_hi
+    FROM x
+    GROUP BY gid, metric, n
+),
+-- Each group's quantiles as one list, in ascending order of q.
+ql AS (
+    SELECT gid, metric, list_transform(list_sort(list([q, v])), lambda e: e[2]) AS q
+    FROM qs
+    GROUP BY gid, metric
+)
+SELECT g.* EXCLUDE (gid), agg.gid, agg.metric, agg.n, ql.q, agg.* EXCLUDE (gid, metric, n)
+FROM agg
+JOIN ql ON ql.gid = agg.gid AND ql.metric = agg.metric
+JOIN pct_groups AS g ON g.gid = agg.gid

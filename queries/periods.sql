@@ -8,7 +8,8 @@
 -- 00:00 UTC, of its start (on the clock of the first tier on its path, as
 -- the report's windows). Requests without a start are in no period. Every
 -- request also lands in the all-requests row (is_all, slice_key NULL).
--- One grouped pass over the requests: GROUP BY period, slice, metric.
+-- One grouped pass over the requests: GROUP BY period, slice, metric; the
+-- quantiles come from period_pct (pct_ci.sql), in bounded memory.
 --
 -- Figures (metric, p), samples as in slices.sql (NULL is no sample):
 --   client_e2e P50, P95, P99 and network, application, queue, model P95:
@@ -54,11 +55,18 @@ g AS (
         count(v) AS n,
         sum(v) AS k,
         min(start) AS window_first,
-        max(start) AS window_last,
-        quantile_cont(CASE WHEN metric <> 'error_rate' THEN v::DOUBLE END,
-            [0.45, 0.5, 0.55, 0.93, 0.95, 0.97, 0.985, 0.99, 0.995]) AS q
+        max(start) AS window_last
     FROM long
     GROUP BY GROUPING SETS ((period, slice_key, metric), (period, metric))
+),
+-- The quantiles 0.45, 0.5, 0.55, 0.93, 0.95, 0.97, 0.985, 0.99, 0.995 of
+-- each figure but the error rate, from period_pct (the table pct_ci.sql
+-- makes of period_ci_values.sql), as quantile_cont gives them.
+gq AS (
+    SELECT g.*, p.q
+    FROM g
+    LEFT JOIN period_pct AS p
+        ON p.part = g.period AND p.grp_all = g.is_all AND p.grp IS NOT DISTINCT FROM g.slice_key AND p.metric = g.metric
 ),
 -- The figures: metric, p, the index of Q(p) in g.q, h.
 f AS (
@@ -77,7 +85,7 @@ est AS (
              THEN sqrt(f.p * (1 - f.p) / g.n) * (g.q[f.i + 1] - g.q[f.i - 1]) / (2 * f.h) END AS se,
         CASE WHEN f.p IS NULL AND g.n > 0 THEN (g.k + 1.920729 - 1.959964 * sqrt(g.k * (g.n - g.k) / g.n + 0.960365)) / (g.n + 3.841459) END AS wlo,
         CASE WHEN f.p IS NULL AND g.n > 0 THEN (g.k + 1.920729 + 1.959964 * sqrt(g.k * (g.n - g.k) / g.n + 0.960365)) / (g.n + 3.841459) END AS whi
-    FROM g JOIN f ON f.metric = g.metric
+    FROM gq AS g JOIN f ON f.metric = g.metric
 ),
 req AS (
     SELECT period, is_all, slice_key, n AS requests, window_first, window_last

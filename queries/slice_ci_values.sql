@@ -1,21 +1,32 @@
--- slice_ci_values.sql: the ci_values input of pct_ci.sql for the latency
--- by slice tables: every sample of slice_dists.sql's metrics (the same
--- sample sets: TTFTs of streamed requests only), once in its slice and
--- once in the all-requests row.
-WITH v AS (
-    UNPIVOT (
-        SELECT slice_key,
-            client_e2e_ms::DOUBLE AS client_e2e,
-            gateway_e2e_ms::DOUBLE AS gateway_e2e,
-            server_e2e_ms::DOUBLE AS server_e2e,
-            (CASE WHEN streamed IS TRUE THEN client_ttft_ms END)::DOUBLE AS client_ttft,
-            (CASE WHEN streamed IS TRUE THEN server_ttft_ms END)::DOUBLE AS server_ttft,
-            (CASE WHEN streamed IS TRUE THEN gateway_ttft_ms END)::DOUBLE AS gateway_ttft,
-            (CASE WHEN streamed IS TRUE THEN gateway_upstream_ttfb_ms END)::DOUBLE AS gateway_upstream_ttfb,
-            tps_user::DOUBLE AS tps_user
-        FROM sliced
-    ) ON COLUMNS(* EXCLUDE (slice_key)) INTO NAME metric VALUE value
-)
-SELECT false AS grp_all, slice_key AS grp, metric, value FROM v
-UNION ALL
-SELECT true AS grp_all, NULL::VARCHAR[] AS grp, metric, value FROM v
+-- slice_ci_values.sql: the pct_values input of pct_ci.sql for the latency by
+-- slice tables: every sample of the metrics of slice_dists.sql,
+-- slice_components.sql and slice_ttft_components.sql (the same sample
+-- sets: TTFTs and the TTFT components of streamed requests only), in its
+-- slice's group of slice_ci_groups (pct_ci.sql counts it in the all-requests
+-- row too).
+UNPIVOT (
+    SELECT g.gid,
+        s.client_e2e_ms::DOUBLE AS client_e2e,
+        s.gateway_e2e_ms::DOUBLE AS gateway_e2e,
+        s.server_e2e_ms::DOUBLE AS server_e2e,
+        (CASE WHEN s.streamed IS TRUE THEN s.client_ttft_ms END)::DOUBLE AS client_ttft,
+        (CASE WHEN s.streamed IS TRUE THEN s.server_ttft_ms END)::DOUBLE AS server_ttft,
+        (CASE WHEN s.streamed IS TRUE THEN s.gateway_ttft_ms END)::DOUBLE AS gateway_ttft,
+        (CASE WHEN s.streamed IS TRUE THEN s.gateway_upstream_ttfb_ms END)::DOUBLE AS gateway_upstream_ttfb,
+        s.tps_user::DOUBLE AS tps_user,
+        s.network_ms::DOUBLE AS network,
+        s.application_ms::DOUBLE AS application,
+        s.queue_ms::DOUBLE AS queue,
+        s.model_ms::DOUBLE AS model,
+        s.prefill_ms::DOUBLE AS prefill,
+        s.decode_ms::DOUBLE AS decode,
+        s.server_overhead_ms::DOUBLE AS server_overhead,
+        (CASE WHEN s.streamed IS TRUE THEN s.ttft_prefill_ms END)::DOUBLE AS ttft_prefill,
+        (CASE WHEN s.streamed IS TRUE THEN s.ttft_server_overhead_ms END)::DOUBLE AS ttft_server_overhead,
+        (CASE WHEN s.streamed IS TRUE THEN s.ttft_network_ms END)::DOUBLE AS ttft_network,
+        (CASE WHEN s.streamed IS TRUE THEN s.ttft_application_ms END)::DOUBLE AS ttft_application,
+        (CASE WHEN s.streamed IS TRUE THEN s.ttft_queue_ms END)::DOUBLE AS ttft_queue,
+        (CASE WHEN s.streamed IS TRUE THEN s.ttft_model_ms END)::DOUBLE AS ttft_model
+    FROM sliced AS s
+    JOIN slice_ci_groups AS g ON NOT g.grp_all AND g.grp IS NOT DISTINCT FROM s.slice_key
+) ON COLUMNS(* EXCLUDE (gid)) INTO NAME metric VALUE value
