@@ -64,17 +64,18 @@
 -- records of keys a tier holds more than once; keys, trace matching and
 -- phases read narrow tables (a few columns per record, a source as a file
 -- number and a line), and a kept record's other columns are picked up once,
--- at the end, by its ref (client, gateway) or key (server); each window
--- runs as one ordered pass over all hosts or replicas rather than one per
--- partition; the local rate reads the frame's ends 15 rows back and ahead
--- (lag/lead); the tiers' records are joined by request key on the narrow
--- tables (ref or key, record count, join), each per-request flag is joined
--- to that one row per request, and the records' other columns are picked
--- up after, the server's on a step of its own. analyze runs each
--- MATERIALIZED CTE as a statement of its own into a temporary table (as
--- one statement the query gives the same rows), so that each step holds
--- only its own hash tables and sorts, and can spill to disk under a memory
--- limit.
+-- at the end, by its ref (client, gateway) or key (server); the
+-- concurrency and rate windows run as one ordered pass over all replicas
+-- or hosts rather than one per partition, the queue busy periods one per
+-- replica (a running integer max); the local rate reads the frame's ends
+-- 15 rows back and ahead (lag/lead); the tiers' records are joined by
+-- request key on the narrow tables (ref or key, record count, join), each
+-- per-request flag is joined to that one row per request, and the records'
+-- other columns are picked up after, the server's on a step of its own.
+-- analyze runs each MATERIALIZED CTE as a statement of its own into a
+-- temporary table (as one statement the query gives the same rows), so
+-- that each step holds only its own hash tables and sorts, and can spill to
+-- disk under a memory limit.
 --
 -- Clocks: each tier's times come from that tier's host clock. Every duration
 -- is the difference of two times of the SAME tier, taken in integer
@@ -765,20 +766,20 @@ burst AS MATERIALIZED (
 -- Queue busy periods of each replica, on its clock: a request opens a new
 -- one when every earlier arrival had left the queue (arrival + queue <= its
 -- arrival); later arrivals of the period waited behind the earlier ones.
--- One ordered pass over all replicas (replica, arrival, request_id), g the
--- position in it: prev is the latest queue exit of the rows before, tagged
--- with their replica so that only the request's own replica counts.
+-- Each replica's requests in order (arrival, request_id), g the position
+-- in it: prev_exit is the latest queue exit of the rows before (a running
+-- integer max per replica, cheaper than one pass over all replicas that
+-- carries a struct tagged with the replica).
 srv_open AS (
     SELECT p.request_id, p.replica, p.a_ns,
            cd.request_id IS NOT NULL AS is_cold,
            coalesce(b.is_burst, false) AS is_burst,
            row_number() OVER w AS g,
-           max(CASE WHEN p.q_ns IS NOT NULL THEN {'replica': p.replica, 'exit': p.a_ns + p.q_ns} END)
-               OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev
+           max(p.a_ns + p.q_ns) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_exit
     FROM srv_p AS p
     LEFT JOIN cold AS cd ON cd.request_id = p.request_id
     LEFT JOIN burst AS b ON b.request_id = p.request_id
-    WINDOW w AS (ORDER BY p.replica, p.a_ns, p.request_id)
+    WINDOW w AS (PARTITION BY p.replica ORDER BY p.a_ns, p.request_id)
 ),
 -- A request is behind a cold (burst) one when the latest cold (burst)
 -- position at or before it is at or after its busy period's first position.
@@ -788,8 +789,8 @@ queued AS (
                     false) AS behind_cold,
            coalesce(max(CASE WHEN is_burst THEN g END) OVER w >= max(CASE WHEN opens THEN g END) OVER w,
                     false) AS behind_burst
-    FROM (SELECT *, NOT coalesce(prev.replica = replica AND a_ns < prev.exit, false) AS opens FROM srv_open)
-    WINDOW w AS (ORDER BY replica, a_ns, request_id ROWS UNBOUNDED PRECEDING)
+    FROM (SELECT *, NOT coalesce(a_ns < prev_exit, false) AS opens FROM srv_open)
+    WINDOW w AS (PARTITION BY replica ORDER BY a_ns, request_id ROWS UNBOUNDED PRECEDING)
 ),
 -- Each kept record's other columns, picked up by its ref (client,
 -- gateway; unique per record) or its request key (server).
