@@ -914,13 +914,19 @@ req_keys AS MATERIALIZED (
     LEFT JOIN burst AS b ON b.request_id = k.request_id
     LEFT JOIN queued AS q ON q.request_id = k.request_id
 ),
--- The server record's other columns, as the struct column s, picked up on
--- their own step so that each step builds at most two hash tables of
--- whole records.
+-- The server record's other columns, as the struct column s, and the
+-- gateway record's, as g, each picked up on a step of its own, so that no
+-- step holds more than one hash table of whole records (the client's is
+-- joined in r) and each fits a small memory limit.
 req_s AS MATERIALIZED (
     SELECT i.*, s
     FROM req_keys AS i
     LEFT JOIN server_w AS s ON s.request_id = i.s_key
+),
+req_g AS MATERIALIZED (
+    SELECT i.*, g
+    FROM req_s AS i
+    LEFT JOIN gateway_w AS g ON g.ref = i.g_ref
 ),
 -- Same-tier durations in integer nanoseconds.
 j AS (
@@ -981,9 +987,8 @@ j AS (
         c.src AS c_src,
         g.src AS g_src,
         s.src AS s_src
-    FROM req_s AS i
+    FROM req_g AS i
     LEFT JOIN client_w AS c ON c.ref = i.c_ref
-    LEFT JOIN gateway_w AS g ON g.ref = i.g_ref
 ),
 -- Server measures: the server's own durations first, else its instants;
 -- the client's the same way (measured beats derived, see the header).
