@@ -74,18 +74,14 @@
 -- records of keys a tier holds more than once; keys, trace matching and
 -- phases read narrow tables (a few columns per record, a source as a file
 -- number and a line), and a kept record's other columns are picked up once,
--- at the end, by its ref (client, gateway) or key (server); the
--- concurrency and rate windows run as one ordered pass over all replicas
--- or hosts rather than one per partition, the queue busy periods one per
--- replica (a running integer max); the local rate reads the frame's ends
--- 15 rows back and ahead (lag/lead); the tiers' records are joined by
--- request key on the narrow tables (ref or key, record count, join), each
--- per-request flag is joined to that one row per request, and the records'
--- other columns are picked up after, the server's on a step of its own.
--- analyze runs each MATERIALIZED CTE as a statement of its own into a
--- temporary table (as one statement the query gives the same rows), so
--- that each step holds only its own hash tables and sorts, and can spill to
--- disk under a memory limit.
+-- at the end, by its ref (client, gateway) or key (server); each window
+-- runs as one ordered pass over all hosts or replicas rather than one per
+-- partition; the local rate reads the frame's ends 15 rows back and ahead
+-- (lag/lead); and the tiers' records and every per-request flag are
+-- joined one at a time. analyze runs each MATERIALIZED CTE as a
+-- statement of its own into a temporary table (as one statement the query
+-- gives the same rows), so that each step holds only its own hash tables and
+-- sorts, and can spill to disk under a memory limit.
 --
 -- Clocks: each tier's times come from that tier's host clock. Every duration
 -- is the difference of two times of the SAME tier, taken in integer
@@ -845,20 +841,20 @@ burst AS MATERIALIZED (
 -- Queue busy periods of each replica, on its clock: a request opens a new
 -- one when every earlier arrival had left the queue (arrival + queue <= its
 -- arrival); later arrivals of the period waited behind the earlier ones.
--- Each replica's requests in order (arrival, request_id), g the position
--- in it: prev_exit is the latest queue exit of the rows before (a running
--- integer max per replica, cheaper than one pass over all replicas that
--- carries a struct tagged with the replica).
+-- One ordered pass over all replicas (replica, arrival, request_id), g the
+-- position in it: prev is the latest queue exit of the rows before, tagged
+-- with their replica so that only the request's own replica counts.
 srv_open AS (
     SELECT p.request_id, p.replica, p.a_ns,
            cd.request_id IS NOT NULL AS is_cold,
            coalesce(b.is_burst, false) AS is_burst,
            row_number() OVER w AS g,
-           max(p.a_ns + p.q_ns) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_exit
+           max(CASE WHEN p.q_ns IS NOT NULL THEN {'replica': p.replica, 'exit': p.a_ns + p.q_ns} END)
+               OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev
     FROM srv_p AS p
     LEFT JOIN cold AS cd ON cd.request_id = p.request_id
     LEFT JOIN burst AS b ON b.request_id = p.request_id
-    WINDOW w AS (PARTITION BY p.replica ORDER BY p.a_ns, p.request_id)
+    WINDOW w AS (ORDER BY p.replica, p.a_ns, p.request_id)
 ),
 -- A request is behind a cold (burst) one when the latest cold (burst)
 -- position at or before it is at or after its busy period's first position.
@@ -868,21 +864,21 @@ queued AS (
                     false) AS behind_cold,
            coalesce(max(CASE WHEN is_burst THEN g END) OVER w >= max(CASE WHEN opens THEN g END) OVER w,
                     false) AS behind_burst
-    FROM (SELECT *, NOT coalesce(a_ns < prev_exit, false) AS opens FROM srv_open)
-    WINDOW w AS (PARTITION BY replica ORDER BY a_ns, request_id ROWS UNBOUNDED PRECEDING)
+    FROM (SELECT *, NOT coalesce(prev.replica = replica AND a_ns < prev.exit, false) AS opens FROM srv_open)
+    WINDOW w AS (ORDER BY replica, a_ns, request_id ROWS UNBOUNDED PRECEDING)
 ),
 -- Each kept record's other columns, picked up by its ref (client,
 -- gateway; unique per record) or its request key (server).
 client_w AS (
-    SELECT u.* EXCLUDE (request_id, src),
+    SELECT k.request_id, k.n_records, k.how, u.* EXCLUDE (request_id, ref, src),
            {'file': f.file, 'line': u.src.line} AS src
-    FROM client_u AS u
+    FROM client_u AS u JOIN client_k AS k USING (ref)
     LEFT JOIN client_files AS f ON f.fid = u.src.file
 ),
 gateway_w AS (
-    SELECT u.* EXCLUDE (request_id, src),
+    SELECT k.request_id, k.n_records, k.how, u.* EXCLUDE (request_id, ref, src),
            {'file': f.file, 'line': u.src.line} AS src
-    FROM gateway_u AS u
+    FROM gateway_u AS u JOIN gateway_k AS k USING (ref)
     LEFT JOIN gateway_files AS f ON f.fid = u.src.file
 ),
 server_w AS (
@@ -890,53 +886,42 @@ server_w AS (
     FROM server_k AS s
     LEFT JOIN server_files AS f ON f.fid = s.src.file
 ),
--- Each request's records, joined one tier at a time by request key on the
--- narrow tables: the kept client and gateway record's ref, record count and
--- join, and the server record's key, with the request's flags (each source
--- holds one row per request ID at most). The records' other columns are
--- picked up by ref or key in j, once.
-req_keys AS MATERIALIZED (
-    SELECT k.*,
-           an.n_annotations, an.finish_reason, an.error,
-           cc.concurrency,
-           CASE WHEN cd.request_id IS NOT NULL THEN true END AS cold,
-           b.is_burst, q.behind_cold, q.behind_burst
-    FROM (SELECT coalesce(i.request_id, s.request_id) AS request_id,
-                 i.c_ref, i.c_records, i.c_how, i.g_ref, i.g_records, i.g_how, s.request_id AS s_key
-          FROM (SELECT coalesce(c.request_id, g.request_id) AS request_id,
-                       c.ref AS c_ref, c.n_records AS c_records, c.how AS c_how,
-                       g.ref AS g_ref, g.n_records AS g_records, g.how AS g_how
-                FROM client_k AS c FULL JOIN gateway_k AS g ON g.request_id = c.request_id) AS i
-          FULL JOIN server_n AS s ON s.request_id = i.request_id) AS k
-    LEFT JOIN annot AS an ON an.request_id = k.request_id
-    LEFT JOIN conc AS cc ON cc.request_id = k.request_id
-    LEFT JOIN cold AS cd ON cd.request_id = k.request_id
-    LEFT JOIN burst AS b ON b.request_id = k.request_id
-    LEFT JOIN queued AS q ON q.request_id = k.request_id
+flags AS MATERIALIZED (
+    SELECT request_id,
+           any_value(n_annotations) AS n_annotations,
+           any_value(finish_reason) AS finish_reason,
+           any_value(error) AS error,
+           any_value(concurrency) AS concurrency,
+           bool_or(cold) AS cold,
+           any_value(is_burst) AS is_burst,
+           any_value(behind_cold) AS behind_cold,
+           any_value(behind_burst) AS behind_burst
+    FROM (SELECT request_id, n_annotations, finish_reason, error FROM annot
+          UNION ALL BY NAME SELECT request_id, concurrency FROM conc
+          UNION ALL BY NAME SELECT request_id, true AS cold FROM cold
+          UNION ALL BY NAME SELECT request_id, is_burst FROM burst
+          UNION ALL BY NAME SELECT request_id, behind_cold, behind_burst FROM queued)
+    GROUP BY request_id
 ),
--- The server record's other columns, as the struct column s, and the
--- gateway record's, as g, each picked up on a step of its own, so that no
--- step holds more than one hash table of whole records (the client's is
--- joined in r) and each fits a small memory limit.
-req_s AS MATERIALIZED (
-    SELECT i.*, s
-    FROM req_keys AS i
-    LEFT JOIN server_w AS s ON s.request_id = i.s_key
+-- Each request's records, joined one tier at a time (each tier's row as a
+-- struct column named after it: c, g, s), one hash table per step.
+j_cg AS MATERIALIZED (
+    SELECT coalesce(c.request_id, g.request_id) AS request_id, c, g
+    FROM client_w AS c FULL JOIN gateway_w AS g ON g.request_id = c.request_id
 ),
-req_g AS MATERIALIZED (
-    SELECT i.*, g
-    FROM req_s AS i
-    LEFT JOIN gateway_w AS g ON g.ref = i.g_ref
+j_cgs AS MATERIALIZED (
+    SELECT coalesce(i.request_id, s.request_id) AS request_id, i.c, i.g, s
+    FROM j_cg AS i FULL JOIN server_w AS s ON s.request_id = i.request_id
 ),
 -- Same-tier durations in integer nanoseconds.
 j AS (
     SELECT
         i.request_id,
-        i.c_ref IS NOT NULL AS has_client,
-        i.g_ref IS NOT NULL AS has_gateway,
+        c.request_id IS NOT NULL AS has_client,
+        g.request_id IS NOT NULL AS has_gateway,
         s.request_id IS NOT NULL AS has_server,
-        coalesce(i.c_records, 0) AS client_records,
-        coalesce(i.g_records, 0) AS gateway_records,
+        coalesce(c.n_records, 0) AS client_records,
+        coalesce(g.n_records, 0) AS gateway_records,
         coalesce(s.n_records, 0) AS server_records,
         coalesce(c.start_time::TIMESTAMP_NS, g.start_time::TIMESTAMP_NS,
                  s.arrival_time::TIMESTAMP_NS) AS start,
@@ -954,20 +939,20 @@ j AS (
         g.gateway,
         g.route,
         s.replica,
-        coalesce(s.finish_reason, i.finish_reason) AS finish_reason,
-        coalesce(c.error, s.error, i.error) AS error,
+        coalesce(s.finish_reason, a.finish_reason) AS finish_reason,
+        coalesce(c.error, s.error, a.error) AS error,
         s.format AS server_format,
         CASE WHEN s.request_id IS NOT NULL THEN coalesce(s.joined_by, 'id') END AS server_join,
-        i.c_how,
-        i.g_how,
+        c.how AS c_how,
+        g.how AS g_how,
         c.format AS client_format,
         g.format AS gateway_format,
         s.match_candidates AS server_match_candidates,
-        coalesce(i.n_annotations, 0) AS server_annotations,
+        coalesce(a.n_annotations, 0) AS server_annotations,
         coalesce(c.output_tokens, s.output_tokens) AS received_tokens,
-        i.concurrency,
-        coalesce(i.cold, false) OR coalesce(i.behind_cold, false) AS is_cold,
-        coalesce(i.is_burst, false) OR coalesce(i.behind_burst, false) AS is_burst,
+        a.concurrency,
+        coalesce(a.cold, false) OR coalesce(a.behind_cold, false) AS is_cold,
+        coalesce(a.is_burst, false) OR coalesce(a.behind_burst, false) AS is_burst,
         epoch_ns(c.end_time) - epoch_ns(c.start_time)                   AS c_e2e,
         epoch_ns(c.first_token_time) - epoch_ns(c.start_time)           AS c_ttft,
         epoch_ns(c.end_time) - epoch_ns(c.first_token_time)             AS c_stream,
@@ -987,8 +972,8 @@ j AS (
         c.src AS c_src,
         g.src AS g_src,
         s.src AS s_src
-    FROM req_g AS i
-    LEFT JOIN client_w AS c ON c.ref = i.c_ref
+    FROM j_cgs AS i
+    LEFT JOIN flags AS a ON a.request_id = i.request_id
 ),
 -- Server measures: the server's own durations first, else its instants;
 -- the client's the same way (measured beats derived, see the header).
