@@ -544,9 +544,8 @@ gateway_k AS MATERIALIZED (
         PARTITION BY key
         ORDER BY start_time DESC NULLS LAST, end_time DESC NULLS LAST, src DESC) = 1
 ),
--- The keys a client record can join: kept gateway and server records,
--- made once (each client ID is looked up in it twice).
-join_keys AS MATERIALIZED (
+-- The keys a client record can join: kept gateway and server records.
+join_keys AS (
     SELECT request_id AS key FROM gateway_k
     UNION
     SELECT request_id FROM server_n
@@ -565,20 +564,14 @@ client_m AS (
     FROM client_u
 ),
 -- Client joins by request ID, else by response ID.
-client_id1 AS MATERIALIZED (
-    SELECT c.*, k1.key IS NOT NULL AS id_hit
+client_id AS MATERIALIZED (
+    SELECT c.* EXCLUDE (response_request_id),
+           CASE WHEN k1.key IS NOT NULL THEN c.request_id
+                WHEN k2.key IS NOT NULL THEN k2.key END AS id_key,
+           CASE WHEN k1.key IS NOT NULL THEN 'id'
+                WHEN k2.key IS NOT NULL THEN 'response_id' END AS id_how
     FROM client_m AS c
     LEFT JOIN join_keys AS k1 ON k1.key = c.request_id
-),
--- The second lookup on a step of its own: one hash table of all join keys
--- per step, which spills (two in one step ran out of memory at 30M).
-client_id AS MATERIALIZED (
-    SELECT c.* EXCLUDE (response_request_id, id_hit),
-           CASE WHEN c.id_hit THEN c.request_id
-                WHEN k2.key IS NOT NULL THEN k2.key END AS id_key,
-           CASE WHEN c.id_hit THEN 'id'
-                WHEN k2.key IS NOT NULL THEN 'response_id' END AS id_how
-    FROM client_id1 AS c
     LEFT JOIN join_keys AS k2 ON k2.key = c.response_request_id
 ),
 client_tr AS (
