@@ -30,6 +30,9 @@ type Resources struct {
 	MemoryLimit int64
 	// Threads is the number of DuckDB worker threads; 0 means one per core.
 	Threads int
+	// Profile, when not empty, is a directory where each step's wall time
+	// (steps.tsv) and DuckDB's profile of it (NNN-step.json) are written.
+	Profile string
 }
 
 // DefaultMemoryLimit is the memory_limit used when Resources.MemoryLimit is
@@ -97,8 +100,15 @@ func openIn(ctx context.Context, dir string, res Resources) (*sql.DB, func(), er
 		return nil, nil, err
 	}
 	done := func() {
+		profilers.Delete(db)
 		db.Close()
 		os.RemoveAll(tmp)
+	}
+	if prof, err := newProfiler(res.Profile); err != nil {
+		done()
+		return nil, nil, err
+	} else if prof != nil {
+		profilers.Store(db, prof)
 	}
 	settings := []string{
 		fmt.Sprintf("SET memory_limit = '%dB'", limit),
@@ -292,17 +302,21 @@ func queryRows(ctx context.Context, db *sql.DB, name string) ([]map[string]any, 
 
 // queryMaps runs the statement q (named name in errors) and returns every
 // row as a map from column name to value.
-func queryMaps(ctx context.Context, db *sql.DB, name, q string) ([]map[string]any, error) {
-	rows, err := db.QueryContext(ctx, q)
+func queryMaps(ctx context.Context, db *sql.DB, name, q string) (out []map[string]any, err error) {
+	rows, done, err := profilerOf(db).query(ctx, db, name, q)
 	if err != nil {
 		return nil, fmt.Errorf("query %s: %w", name, err)
 	}
-	defer rows.Close()
+	defer func() {
+		rows.Close()
+		if derr := done(nil); derr != nil && err == nil {
+			err = derr
+		}
+	}()
 	cols, err := rows.Columns()
 	if err != nil {
 		return nil, fmt.Errorf("query %s: %w", name, err)
 	}
-	var out []map[string]any
 	for rows.Next() {
 		vals := make([]any, len(cols))
 		ptrs := make([]any, len(cols))

@@ -172,6 +172,7 @@ func execStaged(ctx context.Context, db *sql.DB, q string, wrap func(final strin
 	if err != nil {
 		return err
 	}
+	prof := profilerOf(db)
 	// drop drops the tables of the stages that no statement after k reads.
 	drop := func(k int) error {
 		for _, st := range stages {
@@ -184,14 +185,16 @@ func execStaged(ctx context.Context, db *sql.DB, q string, wrap func(final strin
 		return nil
 	}
 	for k, st := range stages {
-		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE "+st.name+" AS "+st.query); err != nil {
+		step(ctx, "joining tiers: "+st.name)
+		if err := prof.exec(ctx, db, st.name, "CREATE OR REPLACE TEMP TABLE "+st.name+" AS "+st.query); err != nil {
 			return fmt.Errorf("step %s: %w", st.name, err)
 		}
 		if err := drop(k); err != nil {
 			return err
 		}
 	}
-	if _, err := db.ExecContext(ctx, wrap(final)); err != nil {
+	step(ctx, "joining tiers: writing "+RequestsFile)
+	if err := prof.exec(ctx, db, "write", wrap(final)); err != nil {
 		return err
 	}
 	return drop(len(stages))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
+	"github.com/infertrace/infertrace/queries"
 )
 
 // TestSteps: Run and Summarize name each step as they begin it, to the
@@ -27,7 +28,17 @@ func TestSteps(t *testing.T) {
 	if _, err := Run(record, dir); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"matching TGI records", "joining tiers into requests.parquet", "coverage"}; strings.Join(steps, "|") != strings.Join(want, "|") {
+	// Then one step per stage of requests.sql, the write last.
+	stages, _, err := stageQuery(queries.MustGet("requests"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"matching TGI records", "joining tiers into requests.parquet"}
+	for _, st := range stages {
+		want = append(want, "joining tiers: "+st.name)
+	}
+	want = append(want, "joining tiers: writing requests.parquet", "coverage")
+	if strings.Join(steps, "|") != strings.Join(want, "|") {
 		t.Errorf("Run's steps: %q, want %q", steps, want)
 	}
 	steps = nil

@@ -439,11 +439,13 @@ func oneDir(fs *pflag.FlagSet) (string, error) {
 type resourceFlags struct {
 	memory  string
 	threads int
+	profile string
 }
 
 func (f *resourceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.memory, "memory-limit", "1GiB", "DuckDB memory limit (e.g. 1GiB, 1500MB); beyond it DuckDB spills to DIR/"+analyze.TempDirName)
 	fs.IntVar(&f.threads, "threads", 0, "DuckDB threads (0: one per core)")
+	fs.StringVar(&f.profile, "profile", "", "write each step's wall time (`DIR`/steps.tsv) and DuckDB's profile of it (DIR/NNN-step.json)")
 }
 
 func (f *resourceFlags) resources() (analyze.Resources, error) {
@@ -454,7 +456,7 @@ func (f *resourceFlags) resources() (analyze.Resources, error) {
 	if f.threads < 0 {
 		return analyze.Resources{}, usageErr("--threads %d: want 0 (one per core) or more", f.threads)
 	}
-	return analyze.Resources{MemoryLimit: limit, Threads: f.threads}, nil
+	return analyze.Resources{MemoryLimit: limit, Threads: f.threads, Profile: f.profile}, nil
 }
 
 // windowFlags are --from and --to of analyze, report and run.

@@ -1,0 +1,63 @@
+package analyze
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/infertrace/infertrace/analyze/analyzetest"
+)
+
+// Resources.Profile records every statement of analyze and report: a line
+// of steps.tsv (number, step, seconds) and DuckDB's JSON profile of it.
+func TestProfile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := analyzetest.Write(ctx, dir, analyzetest.Standard(), analyzetest.DefaultOffsets); err != nil {
+		t.Fatal(err)
+	}
+	prof := filepath.Join(t.TempDir(), "prof")
+	if _, err := RunWith(ctx, dir, Resources{Profile: prof}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Summarize(ctx, dir, SummaryOptions{Resources: Resources{Profile: prof}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(prof, "steps.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for _, l := range lines {
+		f := strings.Split(l, "\t")
+		if len(f) != 3 {
+			t.Fatalf("steps.tsv line %q: want number, step, seconds", l)
+		}
+		seen[f[1]] = true
+		files, _ := filepath.Glob(filepath.Join(prof, f[0]+"-*.json"))
+		if len(files) != 1 {
+			t.Fatalf("step %s %s: %d profiles, want 1", f[0], f[1], len(files))
+		}
+		var p struct {
+			Latency  float64          `json:"latency"`
+			Children []map[string]any `json:"children"`
+		}
+		pb, err := os.ReadFile(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(pb, &p); err != nil || len(p.Children) == 0 {
+			t.Fatalf("%s: not a DuckDB profile with operators (%v)", files[0], err)
+		}
+	}
+	// The stages of requests.sql, its write, and report's queries.
+	for _, want := range []string{"req", "write", "coverage", "slices"} {
+		if !seen[want] {
+			t.Errorf("no step %s in steps.tsv (%d steps)", want, len(lines))
+		}
+	}
+}
