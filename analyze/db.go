@@ -204,7 +204,8 @@ func parquetParts(dir, tier string, w Window) ([]string, error) {
 // registerTiers creates the client, gateway and server_logged views: the
 // typed empty table of each tier (queries empty_<tier>) unioned BY NAME with
 // the tier's Parquet parts, so missing tiers and missing columns read as
-// NULL. The server tier is server_logged, as ingested; the server view that
+// NULL, and a last column rid, a BIGINT unique to each row of the view.
+// The server tier is server_logged, as ingested; the server view that
 // requests.sql reads is made from it by matchServers.
 func registerTiers(ctx context.Context, db *sql.DB, dir string) error {
 	return registerTiersIn(ctx, db, dir, Window{})
@@ -229,13 +230,19 @@ func registerTiersIn(ctx context.Context, db *sql.DB, dir string, w Window) erro
 		if err != nil {
 			return err
 		}
-		view := "CREATE OR REPLACE VIEW " + name + " AS SELECT * FROM (\n" + stripSQL(empty) + "\n)"
+		// rid identifies a row within this analysis: the part's index in
+		// the list and the row's number in it (requests.sql picks up a
+		// kept record's columns by it).
+		view := "CREATE OR REPLACE VIEW " + name + " AS SELECT *, NULL::BIGINT AS rid FROM (\n" + stripSQL(empty) + "\n)"
+		if len(parts) >= 1<<20 {
+			return fmt.Errorf("register %s tier: %d Parquet parts, more than the %d one analysis can number", tier, len(parts), 1<<20)
+		}
 		if len(parts) > 0 {
 			quoted := make([]string, len(parts))
 			for i, p := range parts {
 				quoted[i] = sqlString(p)
 			}
-			view += "\nUNION ALL BY NAME\nSELECT * FROM read_parquet([" +
+			view += "\nUNION ALL BY NAME\nSELECT *, (file_index::BIGINT << 40) + file_row_number AS rid FROM read_parquet([" +
 				strings.Join(quoted, ", ") + "], union_by_name = true, hive_partitioning = false)"
 			if c := w.cond(tierTimeColumn[tier]); c != "" {
 				view += "\nWHERE " + c + " OR " + tierTimeColumn[tier] + " IS NULL"

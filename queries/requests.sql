@@ -67,21 +67,25 @@
 --     distinct records per tier (0 when the tier has none), so retries remain
 --     visible.
 --
--- Cost (how the rules above are computed; they do not change them): exact
--- duplicates are found by a hash of each row's columns (only the rows whose
--- hash repeats are compared in full); the '#n' numbering sorts only the
--- records whose source is shared, and the retry choice ranks only the
--- records of keys a tier holds more than once; keys, trace matching and
--- phases read narrow tables (a few columns per record, a source as a file
--- number and a line), and a kept record's other columns are picked up once,
--- at the end, by its ref (client, gateway) or key (server); each window
--- runs as one ordered pass over all hosts or replicas rather than one per
--- partition; the local rate reads the frame's ends 15 rows back and ahead
--- (lag/lead); and the tiers' records and every per-request flag are
--- joined one at a time. analyze runs each MATERIALIZED CTE as a
--- statement of its own into a temporary table (as one statement the query
--- gives the same rows), so that each step holds only its own hash tables and
--- sorts, and can spill to disk under a memory limit.
+-- Cost (how the rules above are computed; they do not change them): each
+-- tier is read once in full, into a narrow table (rid, the view's row id;
+-- h, a hash of the row's columns but its source; the source as a file
+-- number and a line; the few columns the keys, joins and phases read).
+-- Exact duplicates are found by h (only the rows whose h repeats are
+-- compared in full); the '#n' numbering reads in full only the rows whose
+-- source is shared, and the retry choice ranks only the records of keys a
+-- tier holds more than once. The tiers' kept records are joined once, by
+-- request key, into one narrow row per request (req) that carries each
+-- tier's row id; every later step (rates, bursts, warm-up, queue busy
+-- periods, concurrency) reads that table and keys its result by rq, an
+-- integer per request; each window runs as one ordered pass over all hosts
+-- or replicas rather than one per partition, and the local rate reads the
+-- frame's ends 15 rows back and ahead (lag/lead). A kept record's other
+-- columns are picked up once, at the end, by its row id. analyze runs
+-- each MATERIALIZED CTE as a statement of its own into a temporary table
+-- (as one statement the query gives the same rows), so that each step holds
+-- only its own hash tables and sorts, and can spill to disk under a memory
+-- limit.
 --
 -- Clocks: each tier's times come from that tier's host clock. Every duration
 -- is the difference of two times of the SAME tier, taken in integer
@@ -346,18 +350,12 @@
 --   a true loopback network or application time of a few tenths of a ms
 --   can read -0.6 ms, which is no anomaly). Anomalous rows are kept.
 WITH
--- Each tier's rows as read ('' IDs read as none), with h, a hash of every
--- column but the source: two rows are exact duplicates only if their h are
--- equal, so only the rows whose h repeats are compared in full.
+-- Each tier's rows as read ('' IDs read as none); rid is the view's row id.
 client_r AS NOT MATERIALIZED (
-    SELECT *, hash(*COLUMNS(* EXCLUDE (source_file, source_line))) AS h
-    FROM (SELECT * REPLACE (nullif(request_id, '') AS request_id,
-                            nullif(response_id, '') AS response_id,
-                            nullif(trace_id, '') AS trace_id)
-          FROM client)
-),
-client_dup AS MATERIALIZED (
-    SELECT h FROM client_r GROUP BY h HAVING count(*) > 1
+    SELECT * REPLACE (nullif(request_id, '') AS request_id,
+                      nullif(response_id, '') AS response_id,
+                      nullif(trace_id, '') AS trace_id)
+    FROM client
 ),
 -- The tier's source files numbered in name order, so that a source
 -- {'file': fid, 'line': n} orders like the file name and line it stands for.
@@ -365,45 +363,53 @@ client_files AS MATERIALIZED (
     SELECT source_file AS file, row_number() OVER (ORDER BY source_file) AS fid
     FROM client WHERE source_file IS NOT NULL GROUP BY source_file
 ),
--- Every distinct record of a tier (exact duplicates collapsed), with src,
--- its first source, and ref, its source 'file:line' made unique: rows that
--- share one source location (a JSON document's rows, several spans of one
--- OTLP line) get '#n' in the order of their values.
-client_x AS NOT MATERIALIZED (
-    SELECT r.* EXCLUDE (source_file, source_line, h),
-           {'file': f.fid, 'line': r.source_line} AS src
-    FROM (SELECT * FROM client_r ANTI JOIN client_dup USING (h)) AS r
+-- Each row, narrow: rid, h, its source {fid, line}, and the columns the
+-- keys, joins and phases read.
+client_h AS MATERIALIZED (
+    SELECT r.rid, r.h, f.fid, r.source_line AS line, r.request_id, r.response_id, r.trace_id, r.start_time, r.end_time, r.client
+    FROM (SELECT *, hash(*COLUMNS(* EXCLUDE (source_file, source_line, rid))) AS h FROM client_r) AS r
     LEFT JOIN client_files AS f ON f.file = r.source_file
-    UNION ALL
-    SELECT r.* EXCLUDE (source_file, source_line, h),
-           min({'file': f.fid, 'line': r.source_line}) AS src
-    FROM (SELECT * FROM client_r SEMI JOIN client_dup USING (h)) AS r
-    LEFT JOIN client_files AS f ON f.file = r.source_file
-    GROUP BY ALL
 ),
-client_shared AS MATERIALIZED (
-    SELECT src FROM client_x GROUP BY src HAVING count(*) > 1
+client_dup AS MATERIALIZED (
+    SELECT h FROM client_h GROUP BY h HAVING count(*) > 1
+),
+-- Exact duplicates: of the rows equal in every column but the source, all
+-- but the first by source are dropped (the one kept has the first source).
+client_drop AS MATERIALIZED (
+    SELECT unnest(rids[2:]) AS rid
+    FROM (SELECT r.* EXCLUDE (source_file, source_line, rid),
+                 list(r.rid ORDER BY {'file': d.fid, 'line': d.line}) AS rids
+          FROM client_r AS r
+          JOIN (SELECT rid, fid, line FROM client_h SEMI JOIN client_dup USING (h)) AS d ON d.rid = r.rid
+          GROUP BY ALL)
 ),
 client_u AS NOT MATERIALIZED (
-    SELECT x.*,
-           {'file': x.src.file, 'line': x.src.line,
-            'n': (row_number() OVER (PARTITION BY x.src ORDER BY x))::VARCHAR} AS ref
-    FROM client_x AS x SEMI JOIN client_shared AS d ON d.src IS NOT DISTINCT FROM x.src
-    UNION ALL
-    SELECT x.*, {'file': x.src.file, 'line': x.src.line, 'n': NULL::VARCHAR} AS ref
-    FROM client_x AS x ANTI JOIN client_shared AS d ON d.src IS NOT DISTINCT FROM x.src
+    SELECT * EXCLUDE (h) FROM client_h ANTI JOIN client_drop USING (rid)
+),
+-- Records sharing one source location (a JSON document's rows, several
+-- spans of one OTLP line) get n, their rank by value, so that a record's
+-- ref, 'file:line#n', is unique.
+client_shared AS MATERIALIZED (
+    SELECT fid, line FROM client_u GROUP BY fid, line HAVING count(*) > 1
+),
+client_refn AS MATERIALIZED (
+    SELECT x.rid, (row_number() OVER (PARTITION BY u.fid, u.line ORDER BY x))::VARCHAR AS n
+    FROM (SELECT * EXCLUDE (source_file, source_line) FROM client_r) AS x
+    JOIN (SELECT u.rid, u.fid, u.line FROM client_u AS u
+          SEMI JOIN client_shared AS d ON d.fid IS NOT DISTINCT FROM u.fid AND d.line IS NOT DISTINCT FROM u.line) AS u
+      ON u.rid = x.rid
+),
+client_n AS MATERIALIZED (
+    SELECT u.*, sn.n
+    FROM client_u AS u LEFT JOIN client_refn AS sn ON sn.rid = u.rid
 ),
 -- A gateway record with no request ID, no trace ID and no start (NGINX's
 -- combined format) is no request (see the header).
 gateway_r AS NOT MATERIALIZED (
-    SELECT *, hash(*COLUMNS(* EXCLUDE (source_file, source_line))) AS h
-    FROM (SELECT * REPLACE (nullif(request_id, '') AS request_id,
-                            nullif(trace_id, '') AS trace_id)
-          FROM gateway)
-    WHERE request_id IS NOT NULL OR trace_id IS NOT NULL OR start_time IS NOT NULL
-),
-gateway_dup AS MATERIALIZED (
-    SELECT h FROM gateway_r GROUP BY h HAVING count(*) > 1
+    SELECT * REPLACE (nullif(request_id, '') AS request_id,
+                      nullif(trace_id, '') AS trace_id)
+    FROM gateway
+    WHERE nullif(request_id, '') IS NOT NULL OR nullif(trace_id, '') IS NOT NULL OR start_time IS NOT NULL
 ),
 -- The tier's source files numbered in name order, so that a source
 -- {'file': fid, 'line': n} orders like the file name and line it stands for.
@@ -411,39 +417,51 @@ gateway_files AS MATERIALIZED (
     SELECT source_file AS file, row_number() OVER (ORDER BY source_file) AS fid
     FROM gateway WHERE source_file IS NOT NULL GROUP BY source_file
 ),
-gateway_x AS NOT MATERIALIZED (
-    SELECT r.* EXCLUDE (source_file, source_line, h),
-           {'file': f.fid, 'line': r.source_line} AS src
-    FROM (SELECT * FROM gateway_r ANTI JOIN gateway_dup USING (h)) AS r
+-- Each row, narrow: rid, h, its source {fid, line}, and the columns the
+-- keys, joins and phases read.
+gateway_h AS MATERIALIZED (
+    SELECT r.rid, r.h, f.fid, r.source_line AS line, r.request_id, r.trace_id, r.start_time, r.end_time, r.gateway
+    FROM (SELECT *, hash(*COLUMNS(* EXCLUDE (source_file, source_line, rid))) AS h FROM gateway_r) AS r
     LEFT JOIN gateway_files AS f ON f.file = r.source_file
-    UNION ALL
-    SELECT r.* EXCLUDE (source_file, source_line, h),
-           min({'file': f.fid, 'line': r.source_line}) AS src
-    FROM (SELECT * FROM gateway_r SEMI JOIN gateway_dup USING (h)) AS r
-    LEFT JOIN gateway_files AS f ON f.file = r.source_file
-    GROUP BY ALL
 ),
-gateway_shared AS MATERIALIZED (
-    SELECT src FROM gateway_x GROUP BY src HAVING count(*) > 1
+gateway_dup AS MATERIALIZED (
+    SELECT h FROM gateway_h GROUP BY h HAVING count(*) > 1
+),
+-- Exact duplicates: of the rows equal in every column but the source, all
+-- but the first by source are dropped (the one kept has the first source).
+gateway_drop AS MATERIALIZED (
+    SELECT unnest(rids[2:]) AS rid
+    FROM (SELECT r.* EXCLUDE (source_file, source_line, rid),
+                 list(r.rid ORDER BY {'file': d.fid, 'line': d.line}) AS rids
+          FROM gateway_r AS r
+          JOIN (SELECT rid, fid, line FROM gateway_h SEMI JOIN gateway_dup USING (h)) AS d ON d.rid = r.rid
+          GROUP BY ALL)
 ),
 gateway_u AS NOT MATERIALIZED (
-    SELECT x.*,
-           {'file': x.src.file, 'line': x.src.line,
-            'n': (row_number() OVER (PARTITION BY x.src ORDER BY x))::VARCHAR} AS ref
-    FROM gateway_x AS x SEMI JOIN gateway_shared AS d ON d.src IS NOT DISTINCT FROM x.src
-    UNION ALL
-    SELECT x.*, {'file': x.src.file, 'line': x.src.line, 'n': NULL::VARCHAR} AS ref
-    FROM gateway_x AS x ANTI JOIN gateway_shared AS d ON d.src IS NOT DISTINCT FROM x.src
+    SELECT * EXCLUDE (h) FROM gateway_h ANTI JOIN gateway_drop USING (rid)
+),
+-- Records sharing one source location (a JSON document's rows, several
+-- spans of one OTLP line) get n, their rank by value, so that a record's
+-- ref, 'file:line#n', is unique.
+gateway_shared AS MATERIALIZED (
+    SELECT fid, line FROM gateway_u GROUP BY fid, line HAVING count(*) > 1
+),
+gateway_refn AS MATERIALIZED (
+    SELECT x.rid, (row_number() OVER (PARTITION BY u.fid, u.line ORDER BY x))::VARCHAR AS n
+    FROM (SELECT * EXCLUDE (source_file, source_line) FROM gateway_r) AS x
+    JOIN (SELECT u.rid, u.fid, u.line FROM gateway_u AS u
+          SEMI JOIN gateway_shared AS d ON d.fid IS NOT DISTINCT FROM u.fid AND d.line IS NOT DISTINCT FROM u.line) AS u
+      ON u.rid = x.rid
+),
+gateway_n AS MATERIALIZED (
+    SELECT u.*, sn.n
+    FROM gateway_u AS u LEFT JOIN gateway_refn AS sn ON sn.rid = u.rid
 ),
 server_r AS NOT MATERIALIZED (
-    SELECT *, hash(*COLUMNS(* EXCLUDE (source_file, source_line))) AS h
-    FROM (SELECT * REPLACE (nullif(request_id, '') AS request_id,
-                            nullif(trace_id, '') AS trace_id)
-          FROM server)
-    WHERE request_id IS NOT NULL AND format IS DISTINCT FROM 'vllm-log'
-),
-server_dup AS MATERIALIZED (
-    SELECT h FROM server_r GROUP BY h HAVING count(*) > 1
+    SELECT * REPLACE (nullif(request_id, '') AS request_id,
+                      nullif(trace_id, '') AS trace_id)
+    FROM server
+    WHERE nullif(request_id, '') IS NOT NULL AND format IS DISTINCT FROM 'vllm-log'
 ),
 -- The tier's source files numbered in name order, so that a source
 -- {'file': fid, 'line': n} orders like the file name and line it stands for.
@@ -451,24 +469,36 @@ server_files AS MATERIALIZED (
     SELECT source_file AS file, row_number() OVER (ORDER BY source_file) AS fid
     FROM server WHERE source_file IS NOT NULL GROUP BY source_file
 ),
+-- Each row, narrow: rid, h, its source {fid, line}, and the columns the
+-- keys, joins and phases read.
+server_h AS MATERIALIZED (
+    SELECT r.rid, r.h, f.fid, r.source_line AS line, r.request_id, r.trace_id, r.arrival_time, r.scheduled_time, r.first_token_time, r.end_time,
+           r.replica, r.model, r.output_tokens, r.queue_ns, r.prefill_ns, r.decode_ns, r.inference_ns, r.load_ns
+    FROM (SELECT *, hash(*COLUMNS(* EXCLUDE (source_file, source_line, rid))) AS h FROM server_r) AS r
+    LEFT JOIN server_files AS f ON f.file = r.source_file
+),
+server_dup AS MATERIALIZED (
+    SELECT h FROM server_h GROUP BY h HAVING count(*) > 1
+),
+-- Exact duplicates: of the rows equal in every column but the source, all
+-- but the first by source are dropped (the one kept has the first source).
+server_drop AS MATERIALIZED (
+    SELECT unnest(rids[2:]) AS rid
+    FROM (SELECT r.* EXCLUDE (source_file, source_line, rid),
+                 list(r.rid ORDER BY {'file': d.fid, 'line': d.line}) AS rids
+          FROM server_r AS r
+          JOIN (SELECT rid, fid, line FROM server_h SEMI JOIN server_dup USING (h)) AS d ON d.rid = r.rid
+          GROUP BY ALL)
+),
 server_u AS NOT MATERIALIZED (
-    SELECT r.* EXCLUDE (source_file, source_line, h),
-           {'file': f.fid, 'line': r.source_line} AS src
-    FROM (SELECT * FROM server_r ANTI JOIN server_dup USING (h)) AS r
-    LEFT JOIN server_files AS f ON f.file = r.source_file
-    UNION ALL
-    SELECT r.* EXCLUDE (source_file, source_line, h),
-           min({'file': f.fid, 'line': r.source_line}) AS src
-    FROM (SELECT * FROM server_r SEMI JOIN server_dup USING (h)) AS r
-    LEFT JOIN server_files AS f ON f.file = r.source_file
-    GROUP BY ALL
+    SELECT * EXCLUDE (h) FROM server_h ANTI JOIN server_drop USING (rid)
 ),
 -- The retry choice (see the header) ranks only the records of request keys
 -- that a tier holds more than once; a key's only record is kept as it is.
 server_multi AS MATERIALIZED (
     SELECT request_id FROM server_u GROUP BY request_id HAVING count(*) > 1
 ),
-server_k AS NOT MATERIALIZED (
+server_k AS MATERIALIZED (
     SELECT *, 1::BIGINT AS n_records
     FROM server_u ANTI JOIN server_multi USING (request_id)
     UNION ALL
@@ -476,60 +506,47 @@ server_k AS NOT MATERIALIZED (
     FROM server_u SEMI JOIN server_multi USING (request_id)
     QUALIFY row_number() OVER (
         PARTITION BY request_id
-        ORDER BY arrival_time DESC NULLS LAST, end_time DESC NULLS LAST, src DESC) = 1
-),
--- The keys, joins and phases below read only the few columns they need,
--- one narrow table per tier; the other columns are picked up once, at the
--- end, by the record's ref (client, gateway) or request key (server).
-server_n AS MATERIALIZED (
-    SELECT request_id, trace_id, arrival_time, scheduled_time, first_token_time, end_time, src,
-           replica, model, output_tokens, queue_ns, prefill_ns, decode_ns, inference_ns, load_ns
-    FROM server_k
-),
-gateway_n AS MATERIALIZED (
-    SELECT ref, request_id, trace_id, start_time, end_time, src, gateway
-    FROM gateway_u
+        ORDER BY arrival_time DESC NULLS LAST, end_time DESC NULLS LAST, {'file': fid, 'line': line} DESC) = 1
 ),
 -- Trace matching (see the header): within each trace, the records of each
 -- tier that did not join the other tier by ID, numbered by start on that
 -- tier's own clock.
 gateway_tr AS (
-    SELECT ref, trace_id,
-           row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, src, ref) AS rk,
-           count(*) OVER (PARTITION BY trace_id) AS n
-    FROM gateway_n
-    WHERE trace_id IS NOT NULL
-      AND (request_id IS NULL OR request_id NOT IN (SELECT request_id FROM server_n))
+    SELECT rid, trace_id,
+           row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, {'file': fid, 'line': line},
+                                                             {'file': fid, 'line': line, 'n': n}) AS rk,
+           count(*) OVER (PARTITION BY trace_id) AS n_tr
+    FROM (SELECT * FROM gateway_n WHERE trace_id IS NOT NULL) AS g
+    ANTI JOIN server_k AS s ON s.request_id = g.request_id
 ),
 server_tr AS (
     SELECT request_id, trace_id,
-           row_number() OVER (PARTITION BY trace_id ORDER BY arrival_time NULLS LAST, src) AS rk,
-           count(*) OVER (PARTITION BY trace_id) AS n
-    FROM server_n
-    WHERE trace_id IS NOT NULL
-      AND request_id NOT IN (SELECT request_id FROM gateway_n WHERE request_id IS NOT NULL)
+           row_number() OVER (PARTITION BY trace_id ORDER BY arrival_time NULLS LAST, {'file': fid, 'line': line}) AS rk,
+           count(*) OVER (PARTITION BY trace_id) AS n_tr
+    FROM (SELECT * FROM server_k WHERE trace_id IS NOT NULL) AS s
+    ANTI JOIN gateway_n AS g ON g.request_id = s.request_id
 ),
 gateway_server_tr AS (
-    SELECT g.ref, s.request_id AS key,
-           CASE WHEN g.n = 1 THEN 'trace_id' ELSE 'trace_order' END AS how
+    SELECT g.rid, s.request_id AS key,
+           CASE WHEN g.n_tr = 1 THEN 'trace_id' ELSE 'trace_order' END AS how
     FROM gateway_tr AS g
-    JOIN server_tr AS s ON s.trace_id = g.trace_id AND s.n = g.n AND s.rk = g.rk
+    JOIN server_tr AS s ON s.trace_id = g.trace_id AND s.n_tr = g.n_tr AND s.rk = g.rk
 ),
 -- Each gateway record's request key and how it was found.
 gateway_j AS (
     SELECT g.*,
            CASE WHEN g.request_id IS NOT NULL THEN g.request_id
                 WHEN gs.key IS NOT NULL THEN gs.key
-                WHEN gt.n = 1 THEN 'trace:' || g.trace_id
-                WHEN gt.n > 1 THEN 'trace:' || g.trace_id || '#' || gt.rk
-                ELSE concat('unjoined:', coalesce(f.file, '?'), ':', coalesce(g.ref.line::VARCHAR, '?'),
-                            '#' || g.ref.n) END AS key,
+                WHEN gt.n_tr = 1 THEN 'trace:' || g.trace_id
+                WHEN gt.n_tr > 1 THEN 'trace:' || g.trace_id || '#' || gt.rk
+                ELSE concat('unjoined:', coalesce(f.file, '?'), ':', coalesce(g.line::VARCHAR, '?'),
+                            '#' || g.n) END AS key,
            CASE WHEN g.request_id IS NOT NULL THEN 'id'
                 ELSE coalesce(gs.how, 'none') END AS how
     FROM gateway_n AS g
-    LEFT JOIN gateway_server_tr AS gs ON gs.ref = g.ref
-    LEFT JOIN gateway_tr AS gt ON gt.ref = g.ref
-    LEFT JOIN gateway_files AS f ON f.fid = g.ref.file
+    LEFT JOIN gateway_server_tr AS gs ON gs.rid = g.rid
+    LEFT JOIN gateway_tr AS gt ON gt.rid = g.rid
+    LEFT JOIN gateway_files AS f ON f.fid = g.fid
 ),
 gateway_multi AS (
     SELECT key FROM gateway_j GROUP BY key HAVING count(*) > 1
@@ -542,18 +559,12 @@ gateway_k AS MATERIALIZED (
     FROM gateway_j SEMI JOIN gateway_multi USING (key)
     QUALIFY row_number() OVER (
         PARTITION BY key
-        ORDER BY start_time DESC NULLS LAST, end_time DESC NULLS LAST, src DESC) = 1
-),
--- The keys a client record can join: kept gateway and server records.
-join_keys AS (
-    SELECT request_id AS key FROM gateway_k
-    UNION
-    SELECT request_id FROM server_n
+        ORDER BY start_time DESC NULLS LAST, end_time DESC NULLS LAST, {'file': fid, 'line': line} DESC) = 1
 ),
 -- A client's response_id mapped back to the request ID vLLM built it from
 -- (the one definition of that rule in SQL; see the header).
 client_m AS (
-    SELECT ref, request_id, trace_id, start_time, end_time, src, client,
+    SELECT rid, request_id,
            CASE WHEN starts_with(response_id, 'chatcmpl-') AND response_id <> 'chatcmpl-'
                     THEN substr(response_id, 10)
                 WHEN regexp_matches(response_id, '(?s)^cmpl-.+-[0-9]+$')
@@ -561,63 +572,75 @@ client_m AS (
                 WHEN starts_with(response_id, 'cmpl-') AND response_id <> 'cmpl-'
                     THEN substr(response_id, 6)
                 ELSE response_id END AS response_request_id
-    FROM client_u
+    FROM client_n
 ),
--- Client joins by request ID, else by response ID.
-client_id AS MATERIALIZED (
-    SELECT c.* EXCLUDE (response_request_id),
-           CASE WHEN k1.key IS NOT NULL THEN c.request_id
-                WHEN k2.key IS NOT NULL THEN k2.key END AS id_key,
-           CASE WHEN k1.key IS NOT NULL THEN 'id'
-                WHEN k2.key IS NOT NULL THEN 'response_id' END AS id_how
-    FROM client_m AS c
-    LEFT JOIN join_keys AS k1 ON k1.key = c.request_id
-    LEFT JOIN join_keys AS k2 ON k2.key = c.response_request_id
+-- The keys a client record can join: kept gateway and server records.
+join_keys AS (
+    SELECT request_id AS key FROM gateway_k
+    UNION ALL
+    SELECT request_id FROM server_k
+),
+-- Client joins by request ID, else by response ID: each client record's
+-- candidate keys (1: its request ID, 2: its response ID's), the first
+-- that a gateway or server record has.
+client_hit AS MATERIALIZED (
+    SELECT rid, arg_min(cand, pri) AS id_key, min(pri) AS pri
+    FROM (SELECT rid, request_id AS cand, 1 AS pri FROM client_m WHERE request_id IS NOT NULL
+          UNION ALL
+          SELECT rid, response_request_id, 2 FROM client_m WHERE response_request_id IS NOT NULL)
+    WHERE cand IN (SELECT key FROM join_keys)
+    GROUP BY rid
+),
+client_id AS (
+    SELECT c.*, h.id_key,
+           CASE h.pri WHEN 1 THEN 'id' WHEN 2 THEN 'response_id' END AS id_how
+    FROM client_n AS c
+    LEFT JOIN client_hit AS h ON h.rid = c.rid
 ),
 client_tr AS (
-    SELECT ref, trace_id,
-           row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, src, ref) AS rk,
-           count(*) OVER (PARTITION BY trace_id) AS n
+    SELECT rid, trace_id,
+           row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, {'file': fid, 'line': line},
+                                                             {'file': fid, 'line': line, 'n': n}) AS rk,
+           count(*) OVER (PARTITION BY trace_id) AS n_tr
     FROM client_id
     WHERE trace_id IS NOT NULL AND id_key IS NULL
 ),
 client_gateway_tr AS (
-    SELECT c.ref, g.request_id AS key,
-           CASE WHEN c.n = 1 THEN 'trace_id' ELSE 'trace_order' END AS how
+    SELECT c.rid, g.request_id AS key,
+           CASE WHEN c.n_tr = 1 THEN 'trace_id' ELSE 'trace_order' END AS how
     FROM client_tr AS c
     JOIN (SELECT request_id, trace_id,
-                 row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, src, ref) AS rk,
-                 count(*) OVER (PARTITION BY trace_id) AS n
-          FROM gateway_k
-          WHERE trace_id IS NOT NULL
-            AND request_id NOT IN (SELECT id_key FROM client_id WHERE id_key IS NOT NULL)) AS g
-      ON g.trace_id = c.trace_id AND g.n = c.n AND g.rk = c.rk
+                 row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, {'file': fid, 'line': line},
+                                                                   {'file': fid, 'line': line, 'n': n}) AS rk,
+                 count(*) OVER (PARTITION BY trace_id) AS n_tr
+          FROM (SELECT * FROM gateway_k WHERE trace_id IS NOT NULL) AS g
+          ANTI JOIN client_hit AS h ON h.id_key = g.request_id) AS g
+      ON g.trace_id = c.trace_id AND g.n_tr = c.n_tr AND g.rk = c.rk
 ),
 client_server_tr AS (
-    SELECT c.ref, s.request_id AS key,
-           CASE WHEN c.n = 1 THEN 'trace_id' ELSE 'trace_order' END AS how
+    SELECT c.rid, s.request_id AS key,
+           CASE WHEN c.n_tr = 1 THEN 'trace_id' ELSE 'trace_order' END AS how
     FROM client_tr AS c
     JOIN (SELECT request_id, trace_id,
-                 row_number() OVER (PARTITION BY trace_id ORDER BY arrival_time NULLS LAST, src) AS rk,
-                 count(*) OVER (PARTITION BY trace_id) AS n
-          FROM server_n
-          WHERE trace_id IS NOT NULL
-            AND request_id NOT IN (SELECT request_id FROM gateway_k)
-            AND request_id NOT IN (SELECT id_key FROM client_id WHERE id_key IS NOT NULL)) AS s
-      ON s.trace_id = c.trace_id AND s.n = c.n AND s.rk = c.rk
+                 row_number() OVER (PARTITION BY trace_id ORDER BY arrival_time NULLS LAST, {'file': fid, 'line': line}) AS rk,
+                 count(*) OVER (PARTITION BY trace_id) AS n_tr
+          FROM (SELECT * FROM server_k WHERE trace_id IS NOT NULL) AS s
+          ANTI JOIN gateway_k AS g ON g.request_id = s.request_id
+          ANTI JOIN client_hit AS h ON h.id_key = s.request_id) AS s
+      ON s.trace_id = c.trace_id AND s.n_tr = c.n_tr AND s.rk = c.rk
     -- a trace the gateway logged is matched to the gateway only
-    WHERE c.trace_id NOT IN (SELECT trace_id FROM gateway_k WHERE trace_id IS NOT NULL)
+    ANTI JOIN gateway_k AS g ON g.trace_id = c.trace_id
 ),
 client_j AS (
     SELECT c.* EXCLUDE (id_key, id_how),
            coalesce(c.id_key, cg.key, cs.key, c.request_id,
-                    concat('unjoined:', coalesce(f.file, '?'), ':', coalesce(c.ref.line::VARCHAR, '?'),
-                           '#' || c.ref.n)) AS key,
+                    concat('unjoined:', coalesce(f.file, '?'), ':', coalesce(c.line::VARCHAR, '?'),
+                           '#' || c.n)) AS key,
            coalesce(c.id_how, cg.how, cs.how, 'none') AS how
     FROM client_id AS c
-    LEFT JOIN client_gateway_tr AS cg ON cg.ref = c.ref
-    LEFT JOIN client_server_tr AS cs ON cs.ref = c.ref
-    LEFT JOIN client_files AS f ON f.fid = c.ref.file
+    LEFT JOIN client_gateway_tr AS cg ON cg.rid = c.rid
+    LEFT JOIN client_server_tr AS cs ON cs.rid = c.rid
+    LEFT JOIN client_files AS f ON f.fid = c.fid
 ),
 client_multi AS (
     SELECT key FROM client_j GROUP BY key HAVING count(*) > 1
@@ -630,7 +653,25 @@ client_k AS MATERIALIZED (
     FROM client_j SEMI JOIN client_multi USING (key)
     QUALIFY row_number() OVER (
         PARTITION BY key
-        ORDER BY start_time DESC NULLS LAST, end_time DESC NULLS LAST, src DESC) = 1
+        ORDER BY start_time DESC NULLS LAST, end_time DESC NULLS LAST, {'file': fid, 'line': line} DESC) = 1
+),
+-- One narrow row per request: its records' row ids on each tier and the
+-- columns the phases read, the tiers joined by request key; rq numbers the
+-- requests (the server record's rid, else the gateway's, else the
+-- client's, each tier in a range of its own: rids are below 2^60).
+req AS MATERIALIZED (
+    SELECT CASE WHEN s.rid IS NOT NULL THEN s.rid
+                WHEN g.rid IS NOT NULL THEN g.rid + (1::BIGINT << 60)
+                ELSE c.rid + (2::BIGINT << 60) END AS rq,
+           coalesce(c.request_id, g.request_id, s.request_id) AS request_id,
+           c.rid AS c_rid, c.n_records AS c_records, c.how AS c_how, c.start_time AS c_start, c.client AS c_host,
+           g.rid AS g_rid, g.n_records AS g_records, g.how AS g_how, g.start_time AS g_start, g.gateway AS g_host,
+           s.rid AS s_rid, s.n_records AS s_records, s.fid AS s_fid, s.replica, s.model AS s_model,
+           s.arrival_time, s.scheduled_time, s.first_token_time, s.end_time AS s_end, s.output_tokens AS s_output_tokens,
+           s.queue_ns, s.prefill_ns, s.decode_ns, s.inference_ns, s.load_ns
+    FROM client_k AS c
+    FULL JOIN gateway_k AS g ON g.request_id = c.request_id
+    FULL JOIN server_k AS s ON s.request_id = coalesce(c.request_id, g.request_id)
 ),
 -- vLLM text-log annotations: per request ID, how many lines, and the
 -- finish_reason and error of the latest line (by source) that has one.
@@ -649,20 +690,20 @@ annot AS (
 -- all events at or before an arrival (peers included) is the number in
 -- flight then.
 conc_ev AS (
-    SELECT request_id, replica, arrival_time::TIMESTAMP_NS AS t, 1 AS d, true AS is_arrival
-    FROM server_n
-    WHERE replica IS NOT NULL AND end_time >= arrival_time
+    SELECT rq, replica, arrival_time::TIMESTAMP_NS AS t, 1 AS d, true AS is_arrival
+    FROM req
+    WHERE s_rid IS NOT NULL AND replica IS NOT NULL AND s_end >= arrival_time
     UNION ALL
-    SELECT request_id, replica, end_time::TIMESTAMP_NS AS t, -1 AS d, false AS is_arrival
-    FROM server_n
-    WHERE replica IS NOT NULL AND end_time >= arrival_time
+    SELECT rq, replica, s_end::TIMESTAMP_NS AS t, -1 AS d, false AS is_arrival
+    FROM req
+    WHERE s_rid IS NOT NULL AND replica IS NOT NULL AND s_end >= arrival_time
 ),
 conc AS (
-    SELECT request_id, in_flight AS concurrency
+    SELECT rq, in_flight AS concurrency
     FROM (
         -- one ordered pass over all replicas: a replica's events sum to 0,
         -- so the running sum restarts at 0 at each replica
-        SELECT request_id, is_arrival,
+        SELECT rq, is_arrival,
                sum(d) OVER (ORDER BY replica, t
                             RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS in_flight
         FROM conc_ev
@@ -675,17 +716,17 @@ conc AS (
 -- A replica is its label, else (formats that name none: Ollama, TGI) the
 -- log file.
 srv_p AS (
-    SELECT request_id, coalesce(replica, 'file ' || src.file) AS replica, model,
+    SELECT rq, request_id, coalesce(replica, 'file ' || s_fid) AS replica, s_model AS model,
            epoch_ns(arrival_time) AS a_ns,
            coalesce(epoch_ns(scheduled_time) - epoch_ns(arrival_time), queue_ns) AS q_ns,
            load_ns AS ld_ns,
-           CASE WHEN output_tokens > 1
-                THEN coalesce(epoch_ns(end_time) - epoch_ns(first_token_time), decode_ns) / (output_tokens - 1)
+           CASE WHEN s_output_tokens > 1
+                THEN coalesce(epoch_ns(s_end) - epoch_ns(first_token_time), decode_ns) / (s_output_tokens - 1)
            END AS tpot_ns,
            coalesce(prefill_ns, epoch_ns(first_token_time) - epoch_ns(scheduled_time)) AS pf_ns,
-           coalesce(epoch_ns(end_time) - epoch_ns(scheduled_time), prefill_ns + decode_ns, inference_ns) AS work_ns
-    FROM server_n
-    WHERE arrival_time IS NOT NULL
+           coalesce(epoch_ns(s_end) - epoch_ns(scheduled_time), prefill_ns + decode_ns, inference_ns) AS work_ns
+    FROM req
+    WHERE s_rid IS NOT NULL AND arrival_time IS NOT NULL
 ),
 -- A replica's usual: the lower of its own quantile and its model's over
 -- all replicas (a replica whose log is all warm-up has no usual of its own).
@@ -707,7 +748,7 @@ srv_usual AS (
     GROUP BY replica
 ),
 srv_slow AS (
-    SELECT p.request_id, p.replica, p.a_ns,
+    SELECT p.rq, p.request_id, p.replica, p.a_ns,
            (p.tpot_ns IS NOT NULL OR u.tpot_p25 IS NULL) AND (p.pf_ns IS NOT NULL OR u.pf_p90 IS NULL)
                AND (p.q_ns IS NOT NULL OR u.work_p50 IS NULL)
                AND (p.ld_ns IS NOT NULL OR u.ld_p50 IS NULL)
@@ -727,20 +768,20 @@ warmup AS (
     GROUP BY replica
 ),
 cold AS (
-    SELECT s.request_id
+    SELECT s.rq
     FROM srv_slow AS s JOIN warmup AS w USING (replica)
     WHERE w.first_slow AND (w.warm_from IS NULL OR s.a_ns < w.warm_from)
 ),
 -- burst: local arrival rate on one host's clock against that host's median.
 arrivals AS (
-    SELECT request_id, 1 AS pref, 'gateway' AS tier, gateway AS host, start_time::TIMESTAMP_NS AS t
-    FROM gateway_k WHERE start_time IS NOT NULL
+    SELECT rq, request_id, 1 AS pref, 'gateway' AS tier, g_host AS host, g_start::TIMESTAMP_NS AS t
+    FROM req WHERE g_start IS NOT NULL
     UNION ALL
-    SELECT request_id, 2, 'client', client, start_time::TIMESTAMP_NS
-    FROM client_k WHERE start_time IS NOT NULL
+    SELECT rq, request_id, 2, 'client', c_host, c_start::TIMESTAMP_NS
+    FROM req WHERE c_start IS NOT NULL
     UNION ALL
-    SELECT request_id, 3, 'server', replica, arrival_time::TIMESTAMP_NS
-    FROM server_n WHERE arrival_time IS NOT NULL
+    SELECT rq, request_id, 3, 'server', replica, arrival_time::TIMESTAMP_NS
+    FROM req WHERE s_rid IS NOT NULL AND arrival_time IS NOT NULL
 ),
 -- Each host's arrivals in order (t, request_id), numbered rn; the 31-arrival
 -- frame around one runs from row max(rn - 15, 1) to min(rn + 15, host_n), so
@@ -757,14 +798,14 @@ arr_host AS MATERIALIZED (
     GROUP BY tier, host
 ),
 local_pos AS (
-    SELECT request_id, pref, hid, rn, host_n,
+    SELECT rq, pref, hid, rn, host_n,
            CASE WHEN rn > 15 THEN back_ns ELSE first_ns END AS lo_ns,
            CASE WHEN rn + 15 <= host_n THEN ahead_ns ELSE last_ns END AS hi_ns,
            -- the time until the host's next arrival: the weight of this
            -- rate in the host's time-weighted median
            CASE WHEN rn < host_n THEN next_ns - t_ns ELSE 0 END AS gap_ns
     FROM (
-        SELECT a.request_id, a.pref, h.hid, h.host_n, h.first_ns, h.last_ns,
+        SELECT a.rq, a.pref, h.hid, h.host_n, h.first_ns, h.last_ns,
                epoch_ns(a.t) AS t_ns,
                row_number() OVER w - h.off AS rn,
                epoch_ns(lag(a.t, 15) OVER w) AS back_ns,
@@ -776,7 +817,7 @@ local_pos AS (
     )
 ),
 local_rate AS MATERIALIZED (
-    SELECT request_id, pref, hid, rn, host_n, gap_ns,
+    SELECT rq, pref, hid, rn, host_n, gap_ns,
            CASE WHEN hi_ns > lo_ns
                 THEN (least(rn + 15, host_n) - greatest(rn - 15, 1)) * 1e9 / (hi_ns - lo_ns)
            END AS rate
@@ -808,18 +849,18 @@ usual_rate AS (
 -- run of >= 31 is a burst (a chance cluster of a steady stream is shorter).
 -- A run is a block of consecutive rn of one host that are all high: rn
 -- minus the rank of the row among the high rows is constant in it.
-rate_high AS MATERIALIZED (
-    SELECT l.request_id, l.pref, l.hid, l.rn,
+rate_high AS (
+    SELECT l.rq, l.pref, l.hid, l.rn,
            coalesce(l.rate >= 2 * u.usual, false) AS high
     FROM local_rate AS l JOIN usual_rate AS u USING (hid)
     WHERE l.host_n >= 31 AND u.usual > 0
 ),
 rate_runs AS (
-    SELECT request_id, pref, hid, rn - row_number() OVER (ORDER BY hid, rn) AS run
+    SELECT rq, pref, hid, rn - row_number() OVER (ORDER BY hid, rn) AS run
     FROM rate_high
     WHERE high
     UNION ALL
-    SELECT request_id, pref, hid, NULL
+    SELECT rq, pref, hid, NULL
     FROM rate_high
     WHERE NOT high
 ),
@@ -833,96 +874,57 @@ burst_runs AS (
 -- A request's burst flag comes from its first tier on the path that has a
 -- rate (gateway, else client, else server: pref).
 burst AS MATERIALIZED (
-    SELECT r.request_id, arg_min(b.run IS NOT NULL, r.pref) AS is_burst
+    SELECT r.rq, arg_min(b.run IS NOT NULL, r.pref) AS is_burst
     FROM rate_runs AS r
     LEFT JOIN burst_runs AS b ON b.hid = r.hid AND b.run = r.run
-    GROUP BY r.request_id
+    GROUP BY r.rq
 ),
 -- Queue busy periods of each replica, on its clock: a request opens a new
 -- one when every earlier arrival had left the queue (arrival + queue <= its
 -- arrival); later arrivals of the period waited behind the earlier ones.
--- One ordered pass over all replicas (replica, arrival, request_id), g the
--- position in it: prev is the latest queue exit of the rows before, tagged
--- with their replica so that only the request's own replica counts.
-srv_open AS (
-    SELECT p.request_id, p.replica, p.a_ns,
-           cd.request_id IS NOT NULL AS is_cold,
-           coalesce(b.is_burst, false) AS is_burst,
-           row_number() OVER w AS g,
-           max(CASE WHEN p.q_ns IS NOT NULL THEN {'replica': p.replica, 'exit': p.a_ns + p.q_ns} END)
-               OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev
+-- g numbers the server records in one ordered pass over all replicas
+-- (replica, arrival, request_id); prev is the latest queue exit of the
+-- replica's rows before.
+srv_g AS MATERIALIZED (
+    SELECT p.rq, p.replica, p.a_ns, p.q_ns,
+           row_number() OVER (ORDER BY p.replica, p.a_ns, p.request_id) AS g
     FROM srv_p AS p
-    LEFT JOIN cold AS cd ON cd.request_id = p.request_id
-    LEFT JOIN burst AS b ON b.request_id = p.request_id
-    WINDOW w AS (ORDER BY p.replica, p.a_ns, p.request_id)
+),
+srv_open AS (
+    SELECT s.rq, s.replica, s.g,
+           cd.rq IS NOT NULL AS is_cold,
+           coalesce(b.is_burst, false) AS is_burst,
+           NOT coalesce(s.a_ns < max(s.a_ns + s.q_ns) OVER (
+               PARTITION BY s.replica ORDER BY s.g ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), false) AS opens
+    FROM srv_g AS s
+    LEFT JOIN cold AS cd ON cd.rq = s.rq
+    LEFT JOIN burst AS b ON b.rq = s.rq
 ),
 -- A request is behind a cold (burst) one when the latest cold (burst)
 -- position at or before it is at or after its busy period's first position.
-queued AS (
-    SELECT request_id,
-           coalesce(max(CASE WHEN is_cold THEN g END) OVER w >= max(CASE WHEN opens THEN g END) OVER w,
+-- Each server record's flags: its concurrency, whether it is cold itself
+-- and whether it waited behind a cold or a burst request.
+srv_flags AS MATERIALIZED (
+    SELECT q.rq, c.concurrency, q.is_cold AS cold,
+           coalesce(max(CASE WHEN q.is_cold THEN q.g END) OVER w >= max(CASE WHEN q.opens THEN q.g END) OVER w,
                     false) AS behind_cold,
-           coalesce(max(CASE WHEN is_burst THEN g END) OVER w >= max(CASE WHEN opens THEN g END) OVER w,
+           coalesce(max(CASE WHEN q.is_burst THEN q.g END) OVER w >= max(CASE WHEN q.opens THEN q.g END) OVER w,
                     false) AS behind_burst
-    FROM (SELECT *, NOT coalesce(prev.replica = replica AND a_ns < prev.exit, false) AS opens FROM srv_open)
-    WINDOW w AS (ORDER BY replica, a_ns, request_id ROWS UNBOUNDED PRECEDING)
+    FROM srv_open AS q
+    LEFT JOIN conc AS c ON c.rq = q.rq
+    WINDOW w AS (PARTITION BY q.replica ORDER BY q.g ROWS UNBOUNDED PRECEDING)
 ),
--- Each kept record's other columns, picked up by its ref (client,
--- gateway; unique per record) or its request key (server).
-client_w AS (
-    SELECT k.request_id, k.n_records, k.how, u.* EXCLUDE (request_id, ref, src),
-           {'file': f.file, 'line': u.src.line} AS src
-    FROM client_u AS u JOIN client_k AS k USING (ref)
-    LEFT JOIN client_files AS f ON f.fid = u.src.file
-),
-gateway_w AS (
-    SELECT k.request_id, k.n_records, k.how, u.* EXCLUDE (request_id, ref, src),
-           {'file': f.file, 'line': u.src.line} AS src
-    FROM gateway_u AS u JOIN gateway_k AS k USING (ref)
-    LEFT JOIN gateway_files AS f ON f.fid = u.src.file
-),
-server_w AS (
-    SELECT s.* EXCLUDE (src), {'file': f.file, 'line': s.src.line} AS src
-    FROM server_k AS s
-    LEFT JOIN server_files AS f ON f.fid = s.src.file
-),
-flags AS MATERIALIZED (
-    SELECT request_id,
-           any_value(n_annotations) AS n_annotations,
-           any_value(finish_reason) AS finish_reason,
-           any_value(error) AS error,
-           any_value(concurrency) AS concurrency,
-           bool_or(cold) AS cold,
-           any_value(is_burst) AS is_burst,
-           any_value(behind_cold) AS behind_cold,
-           any_value(behind_burst) AS behind_burst
-    FROM (SELECT request_id, n_annotations, finish_reason, error FROM annot
-          UNION ALL BY NAME SELECT request_id, concurrency FROM conc
-          UNION ALL BY NAME SELECT request_id, true AS cold FROM cold
-          UNION ALL BY NAME SELECT request_id, is_burst FROM burst
-          UNION ALL BY NAME SELECT request_id, behind_cold, behind_burst FROM queued)
-    GROUP BY request_id
-),
--- Each request's records, joined one tier at a time (each tier's row as a
--- struct column named after it: c, g, s), one hash table per step.
-j_cg AS MATERIALIZED (
-    SELECT coalesce(c.request_id, g.request_id) AS request_id, c, g
-    FROM client_w AS c FULL JOIN gateway_w AS g ON g.request_id = c.request_id
-),
-j_cgs AS MATERIALIZED (
-    SELECT coalesce(i.request_id, s.request_id) AS request_id, i.c, i.g, s
-    FROM j_cg AS i FULL JOIN server_w AS s ON s.request_id = i.request_id
-),
--- Same-tier durations in integer nanoseconds.
+-- Each request's records' columns, picked up by their row ids; same-tier
+-- durations in integer nanoseconds.
 j AS (
     SELECT
         i.request_id,
-        c.request_id IS NOT NULL AS has_client,
-        g.request_id IS NOT NULL AS has_gateway,
-        s.request_id IS NOT NULL AS has_server,
-        coalesce(c.n_records, 0) AS client_records,
-        coalesce(g.n_records, 0) AS gateway_records,
-        coalesce(s.n_records, 0) AS server_records,
+        i.c_rid IS NOT NULL AS has_client,
+        i.g_rid IS NOT NULL AS has_gateway,
+        i.s_rid IS NOT NULL AS has_server,
+        coalesce(i.c_records, 0) AS client_records,
+        coalesce(i.g_records, 0) AS gateway_records,
+        coalesce(i.s_records, 0) AS server_records,
         coalesce(c.start_time::TIMESTAMP_NS, g.start_time::TIMESTAMP_NS,
                  s.arrival_time::TIMESTAMP_NS) AS start,
         coalesce(s.model, c.model) AS model,
@@ -939,20 +941,20 @@ j AS (
         g.gateway,
         g.route,
         s.replica,
-        coalesce(s.finish_reason, a.finish_reason) AS finish_reason,
-        coalesce(c.error, s.error, a.error) AS error,
+        coalesce(s.finish_reason, an.finish_reason) AS finish_reason,
+        coalesce(c.error, s.error, an.error) AS error,
         s.format AS server_format,
-        CASE WHEN s.request_id IS NOT NULL THEN coalesce(s.joined_by, 'id') END AS server_join,
-        c.how AS c_how,
-        g.how AS g_how,
+        CASE WHEN i.s_rid IS NOT NULL THEN coalesce(s.joined_by, 'id') END AS server_join,
+        i.c_how AS c_how,
+        i.g_how AS g_how,
         c.format AS client_format,
         g.format AS gateway_format,
         s.match_candidates AS server_match_candidates,
-        coalesce(a.n_annotations, 0) AS server_annotations,
+        coalesce(an.n_annotations, 0) AS server_annotations,
         coalesce(c.output_tokens, s.output_tokens) AS received_tokens,
         a.concurrency,
         coalesce(a.cold, false) OR coalesce(a.behind_cold, false) AS is_cold,
-        coalesce(a.is_burst, false) OR coalesce(a.behind_burst, false) AS is_burst,
+        coalesce(b.is_burst, false) OR coalesce(a.behind_burst, false) AS is_burst,
         epoch_ns(c.end_time) - epoch_ns(c.start_time)                   AS c_e2e,
         epoch_ns(c.first_token_time) - epoch_ns(c.start_time)           AS c_ttft,
         epoch_ns(c.end_time) - epoch_ns(c.first_token_time)             AS c_stream,
@@ -969,11 +971,16 @@ j AS (
         epoch_ns(s.first_token_time) - epoch_ns(s.scheduled_time)       AS s_ttft_model,
         epoch_ns(s.end_time) - epoch_ns(s.first_token_time)             AS s_decode,
         s.e2e_ns, s.queue_ns, s.ttft_ns, s.prefill_ns, s.decode_ns, s.inference_ns, s.load_ns,
-        c.src AS c_src,
-        g.src AS g_src,
-        s.src AS s_src
-    FROM j_cgs AS i
-    LEFT JOIN flags AS a ON a.request_id = i.request_id
+        c.source_file AS c_file, c.source_line AS c_line,
+        g.source_file AS g_file, g.source_line AS g_line,
+        s.source_file AS s_file, s.source_line AS s_line
+    FROM req AS i
+    LEFT JOIN srv_flags AS a ON a.rq = i.rq
+    LEFT JOIN burst AS b ON b.rq = i.rq
+    LEFT JOIN annot AS an ON an.request_id = i.request_id
+    LEFT JOIN client AS c ON c.rid = i.c_rid
+    LEFT JOIN gateway AS g ON g.rid = i.g_rid
+    LEFT JOIN server AS s ON s.rid = i.s_rid
 ),
 -- Server measures: the server's own durations first, else its instants;
 -- the client's the same way (measured beats derived, see the header).
@@ -1125,12 +1132,12 @@ SELECT
         CASE WHEN ttft_network_ns < -1000000 THEN 'negative ttft_network_ms' END,
         CASE WHEN ttft_application_ns < -1000000 THEN 'negative ttft_application_ms' END
     ), '') AS anomaly,
-    CASE WHEN c_src.file IS NOT NULL
-         THEN concat(c_src.file, ':', coalesce(c_src.line::VARCHAR, '?')) END AS client_source,
-    CASE WHEN g_src.file IS NOT NULL
-         THEN concat(g_src.file, ':', coalesce(g_src.line::VARCHAR, '?')) END AS gateway_source,
-    CASE WHEN s_src.file IS NOT NULL
-         THEN concat(s_src.file, ':', coalesce(s_src.line::VARCHAR, '?')) END AS server_source
+    CASE WHEN c_file IS NOT NULL
+         THEN concat(c_file, ':', coalesce(c_line::VARCHAR, '?')) END AS client_source,
+    CASE WHEN g_file IS NOT NULL
+         THEN concat(g_file, ':', coalesce(g_line::VARCHAR, '?')) END AS gateway_source,
+    CASE WHEN s_file IS NOT NULL
+         THEN concat(s_file, ':', coalesce(s_line::VARCHAR, '?')) END AS server_source
 FROM k
 )
 SELECT * FROM r
