@@ -213,9 +213,12 @@ func registerTiers(ctx context.Context, db *sql.DB, dir string) error {
 
 // registerTiersIn is registerTiers limited to the rows whose own start
 // (tierTimeColumn) is in w, and rows without a start: only the partitions
-// that overlap w are listed, and the condition lets DuckDB skip the row
-// groups whose statistics lie outside it. The partition directory is no
-// column (hive_partitioning off), so the views have the files' columns.
+// that overlap w are listed, and the day partitions' parts are read with
+// the condition on the start alone (their rows all have one), which lets
+// DuckDB skip the row groups whose statistics lie outside w
+// (TestWindowSkipsRowGroups); the other parts (rows without a start) are
+// read whole. The partition directory is no column (hive_partitioning
+// off), so the views have the files' columns.
 func registerTiersIn(ctx context.Context, db *sql.DB, dir string, w Window) error {
 	for _, tier := range Tiers {
 		name := tier
@@ -231,22 +234,46 @@ func registerTiersIn(ctx context.Context, db *sql.DB, dir string, w Window) erro
 			return err
 		}
 		// rid identifies a row within this analysis: the part's index in
-		// the list and the row's number in it (requests.sql picks up a
+		// parts and the row's number in the part (requests.sql picks up a
 		// kept record's columns by it).
-		view := "CREATE OR REPLACE VIEW " + name + " AS SELECT *, NULL::BIGINT AS rid FROM (\n" + stripSQL(empty) + "\n)"
 		if len(parts) >= 1<<20 {
 			return fmt.Errorf("register %s tier: %d Parquet parts, more than the %d one analysis can number", tier, len(parts), 1<<20)
 		}
-		if len(parts) > 0 {
+		view := "CREATE OR REPLACE VIEW " + name + " AS SELECT *, NULL::BIGINT AS rid FROM (\n" + stripSQL(empty) + "\n)"
+		// scan adds parts, whose first is parts[base], read with where.
+		scan := func(parts []string, base int, where string) {
+			if len(parts) == 0 {
+				return
+			}
 			quoted := make([]string, len(parts))
 			for i, p := range parts {
 				quoted[i] = sqlString(p)
 			}
-			view += "\nUNION ALL BY NAME\nSELECT *, (file_index::BIGINT << 40) + file_row_number AS rid FROM read_parquet([" +
+			view += "\nUNION ALL BY NAME\nSELECT *, ((file_index::BIGINT + " + strconv.Itoa(base) + ") << 40) + file_row_number AS rid FROM read_parquet([" +
 				strings.Join(quoted, ", ") + "], union_by_name = true, hive_partitioning = false)"
-			if c := w.cond(tierTimeColumn[tier]); c != "" {
-				view += "\nWHERE " + c + " OR " + tierTimeColumn[tier] + " IS NULL"
+			if where != "" {
+				view += "\nWHERE " + where
 			}
+		}
+		c := w.cond(tierTimeColumn[tier])
+		if c == "" {
+			scan(parts, 0, "")
+		} else {
+			// A day's rows all have a start, so its parts take the
+			// window's condition alone: DuckDB skips row groups by their
+			// statistics only for a condition without OR (with "c OR col
+			// IS NULL" it reads every row group, and "col IS NULL" in a
+			// scan of its own reads the column of every row group).
+			var days, others []string
+			for _, p := range parts {
+				if dayPartition(filepath.Base(filepath.Dir(p))) {
+					days = append(days, p)
+				} else {
+					others = append(others, p)
+				}
+			}
+			scan(days, 0, c)
+			scan(others, len(days), c+" OR "+tierTimeColumn[tier]+" IS NULL")
 		}
 		if _, err := db.ExecContext(ctx, view); err != nil {
 			return fmt.Errorf("register %s tier: %w", tier, err)

@@ -241,6 +241,17 @@ func partitionInWindow(name string, w Window) bool {
 	return true
 }
 
+// dayPartition reports whether the partition directory name is that of a
+// day (date=YYYY-MM-DD), all of whose rows have a start within the day.
+func dayPartition(name string) bool {
+	v, ok := strings.CutPrefix(name, partitionPrefix)
+	if !ok {
+		return false
+	}
+	_, err := time.Parse(time.DateOnly, v)
+	return err == nil
+}
+
 // storeRuns are the run IDs of the batches dir's manifest lists; nil when it
 // lists none (every part file is the ingest's). Part files of other runs
 // were left by a run killed before its manifest, and are not read.
