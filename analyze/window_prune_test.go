@@ -308,7 +308,6 @@ func TestWindowSkipsRowGroups(t *testing.T) {
 		}
 	}
 
-
 	// Controls: the junk is read, and fails, when the condition is not
 	// there or not pushed into the scan.
 	db = fresh()
