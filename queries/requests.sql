@@ -78,9 +78,9 @@
 -- request key, into one narrow row per request (req) that carries each
 -- tier's row id; every later step (rates, bursts, warm-up, queue busy
 -- periods, concurrency) reads that table and keys its result by rq, an
--- integer per request; each window runs as one ordered pass over all hosts
--- or replicas rather than one per partition, and the local rate reads the
--- frame's ends 15 rows back and ahead (lag/lead). A kept record's other
+-- integer per request; each window is partitioned by host or replica (so
+-- that DuckDB sorts and spills each partition on its own), and the local
+-- rate reads the frame's ends 15 rows back and ahead (lag/lead). A kept record's other
 -- columns are picked up once, at the end, by its row id. analyze runs
 -- each MATERIALIZED CTE as a statement of its own into a temporary table
 -- (as one statement the query gives the same rows), so that each step holds
@@ -495,8 +495,12 @@ server_u AS NOT MATERIALIZED (
 ),
 -- The retry choice (see the header) ranks only the records of request keys
 -- that a tier holds more than once; a key's only record is kept as it is.
+-- (Keys held more than once are found by a hash of the key first, so that
+-- only the records whose key hash repeats are grouped by the key itself.)
 server_multi AS MATERIALIZED (
-    SELECT request_id FROM server_u GROUP BY request_id HAVING count(*) > 1
+    SELECT request_id FROM server_u
+    WHERE hash(request_id) IN (SELECT hash(request_id) FROM server_u GROUP BY ALL HAVING count(*) > 1)
+    GROUP BY request_id HAVING count(*) > 1
 ),
 server_k AS MATERIALIZED (
     SELECT *, 1::BIGINT AS n_records
@@ -549,7 +553,9 @@ gateway_j AS (
     LEFT JOIN gateway_files AS f ON f.fid = g.fid
 ),
 gateway_multi AS (
-    SELECT key FROM gateway_j GROUP BY key HAVING count(*) > 1
+    SELECT key FROM gateway_j
+    WHERE hash(key) IN (SELECT hash(key) FROM gateway_j GROUP BY ALL HAVING count(*) > 1)
+    GROUP BY key HAVING count(*) > 1
 ),
 gateway_k AS MATERIALIZED (
     SELECT * REPLACE (key AS request_id), 1::BIGINT AS n_records
@@ -580,16 +586,17 @@ join_keys AS (
     UNION ALL
     SELECT request_id FROM server_k
 ),
--- Client joins by request ID, else by response ID: each client record's
--- candidate keys (1: its request ID, 2: its response ID's), the first
--- that a gateway or server record has.
+-- Client joins by request ID, else by response ID: a client record's
+-- request ID when a gateway or server record has that key (pri 1), else
+-- its response ID's request ID when one has that (pri 2).
 client_hit AS MATERIALIZED (
-    SELECT rid, arg_min(cand, pri) AS id_key, min(pri) AS pri
-    FROM (SELECT rid, request_id AS cand, 1 AS pri FROM client_m WHERE request_id IS NOT NULL
-          UNION ALL
-          SELECT rid, response_request_id, 2 FROM client_m WHERE response_request_id IS NOT NULL)
-    WHERE cand IN (SELECT key FROM join_keys)
-    GROUP BY rid
+    SELECT m.rid, m.request_id AS id_key, 1 AS pri
+    FROM client_m AS m SEMI JOIN join_keys AS k ON k.key = m.request_id
+    UNION ALL
+    SELECT m.rid, m.response_request_id, 2
+    FROM (SELECT * FROM client_m WHERE response_request_id IS NOT NULL) AS m
+    ANTI JOIN join_keys AS k ON k.key = m.request_id
+    SEMI JOIN join_keys AS r ON r.key = m.response_request_id
 ),
 client_id AS (
     SELECT c.*, h.id_key,
@@ -643,7 +650,9 @@ client_j AS (
     LEFT JOIN client_files AS f ON f.fid = c.fid
 ),
 client_multi AS (
-    SELECT key FROM client_j GROUP BY key HAVING count(*) > 1
+    SELECT key FROM client_j
+    WHERE hash(key) IN (SELECT hash(key) FROM client_j GROUP BY ALL HAVING count(*) > 1)
+    GROUP BY key HAVING count(*) > 1
 ),
 client_k AS MATERIALIZED (
     SELECT * REPLACE (key AS request_id), 1::BIGINT AS n_records
@@ -701,10 +710,8 @@ conc_ev AS (
 conc AS (
     SELECT rq, in_flight AS concurrency
     FROM (
-        -- one ordered pass over all replicas: a replica's events sum to 0,
-        -- so the running sum restarts at 0 at each replica
         SELECT rq, is_arrival,
-               sum(d) OVER (ORDER BY replica, t
+               sum(d) OVER (PARTITION BY replica ORDER BY t
                             RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS in_flight
         FROM conc_ev
     )
@@ -786,14 +793,11 @@ arrivals AS (
 -- Each host's arrivals in order (t, request_id), numbered rn; the 31-arrival
 -- frame around one runs from row max(rn - 15, 1) to min(rn + 15, host_n), so
 -- its first and last times are those 15 rows back and ahead, else the
--- host's first and last. The windows below run as one ordered pass over all
--- hosts (hid numbers them, off counts the arrivals of the hosts before),
--- and a look back or ahead stays within the host by its rn.
+-- host's first and last; hid numbers the hosts.
 arr_host AS MATERIALIZED (
     SELECT tier, host, count(*) AS host_n,
            epoch_ns(min(t)) AS first_ns, epoch_ns(max(t)) AS last_ns,
-           row_number() OVER (ORDER BY tier, host) AS hid,
-           sum(count(*)) OVER (ORDER BY tier, host ROWS UNBOUNDED PRECEDING) - count(*) AS off
+           row_number() OVER (ORDER BY tier, host) AS hid
     FROM arrivals
     GROUP BY tier, host
 ),
@@ -807,13 +811,13 @@ local_pos AS (
     FROM (
         SELECT a.rq, a.pref, h.hid, h.host_n, h.first_ns, h.last_ns,
                epoch_ns(a.t) AS t_ns,
-               row_number() OVER w - h.off AS rn,
+               row_number() OVER w AS rn,
                epoch_ns(lag(a.t, 15) OVER w) AS back_ns,
                epoch_ns(lead(a.t, 15) OVER w) AS ahead_ns,
                epoch_ns(lead(a.t) OVER w) AS next_ns
         FROM arrivals AS a
         JOIN arr_host AS h ON h.tier = a.tier AND h.host IS NOT DISTINCT FROM a.host
-        WINDOW w AS (ORDER BY h.hid, a.t, a.request_id)
+        WINDOW w AS (PARTITION BY h.hid ORDER BY a.t, a.request_id)
     )
 ),
 local_rate AS MATERIALIZED (
@@ -826,21 +830,18 @@ local_rate AS MATERIALIZED (
 -- A host's usual rate: the median of its local rate over time (each rate
 -- weighted by the time to the next arrival), not over requests, so that a
 -- burst, which packs many requests into little time, cannot become the norm.
--- The running sum runs over all hosts in order (hid, rate); before_ns is
--- the weight of the hosts before.
 rate_w AS (
     SELECT hid, rate, gap_ns FROM local_rate WHERE host_n >= 31 AND rate IS NOT NULL
 ),
 rate_total AS (
-    SELECT hid, sum(gap_ns) AS total_ns,
-           sum(sum(gap_ns)) OVER (ORDER BY hid ROWS UNBOUNDED PRECEDING) - sum(gap_ns) AS before_ns
+    SELECT hid, sum(gap_ns) AS total_ns
     FROM rate_w
     GROUP BY hid
 ),
 usual_rate AS (
-    SELECT w.hid, min(w.rate) FILTER (WHERE 2 * (w.cum_ns - t.before_ns) >= t.total_ns) AS usual
+    SELECT w.hid, min(w.rate) FILTER (WHERE 2 * w.cum_ns >= t.total_ns) AS usual
     FROM (SELECT hid, rate,
-                 sum(gap_ns) OVER (ORDER BY hid, rate ROWS UNBOUNDED PRECEDING) AS cum_ns
+                 sum(gap_ns) OVER (PARTITION BY hid ORDER BY rate ROWS UNBOUNDED PRECEDING) AS cum_ns
           FROM rate_w) AS w
     JOIN rate_total AS t USING (hid)
     GROUP BY w.hid
@@ -856,7 +857,7 @@ rate_high AS (
     WHERE l.host_n >= 31 AND u.usual > 0
 ),
 rate_runs AS (
-    SELECT rq, pref, hid, rn - row_number() OVER (ORDER BY hid, rn) AS run
+    SELECT rq, pref, hid, rn - row_number() OVER (PARTITION BY hid ORDER BY rn) AS run
     FROM rate_high
     WHERE high
     UNION ALL
@@ -882,12 +883,11 @@ burst AS MATERIALIZED (
 -- Queue busy periods of each replica, on its clock: a request opens a new
 -- one when every earlier arrival had left the queue (arrival + queue <= its
 -- arrival); later arrivals of the period waited behind the earlier ones.
--- g numbers the server records in one ordered pass over all replicas
--- (replica, arrival, request_id); prev is the latest queue exit of the
--- replica's rows before.
+-- g numbers each replica's server records in order (arrival, request_id);
+-- prev is the latest queue exit of the replica's rows before.
 srv_g AS MATERIALIZED (
     SELECT p.rq, p.replica, p.a_ns, p.q_ns,
-           row_number() OVER (ORDER BY p.replica, p.a_ns, p.request_id) AS g
+           row_number() OVER (PARTITION BY p.replica ORDER BY p.a_ns, p.request_id) AS g
     FROM srv_p AS p
 ),
 srv_open AS (
