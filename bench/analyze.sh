@@ -7,7 +7,8 @@
 #
 # Input: `infertrace simulate --seed 5 --requests REQUESTS`, ingested once.
 # Each step runs RUNS times; the median is printed with the spread (min–max)
-# of the wall time, and the largest peak RSS.
+# of the wall time, and the largest peak RSS. ANALYZE_FLAGS are passed to
+# analyze and report (e.g. "--memory-limit 1500MB").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-3000000}
@@ -54,9 +55,10 @@ row() { # name median min max kb
 
 echo "| what | median | spread | peak RSS |"
 echo "|---|---:|---:|---:|"
-read -r m a b k < <(measure "$W/barejoin" "$D/data")
-row "bare DuckDB join" "$m" "$a" "$b" "$k"
-read -r m a b k < <(measure "$W/infertrace" analyze "$D/data")
-row "infertrace analyze" "$m" "$a" "$b" "$k"
-read -r m a b k < <(measure "$W/infertrace" report "$D/data")
-row "infertrace report" "$m" "$a" "$b" "$k"
+read -r bare a b k < <(measure "$W/barejoin" "$D/data")
+row "bare DuckDB join" "$bare" "$a" "$b" "$k"
+read -r an a b k < <(measure "$W/infertrace" analyze ${ANALYZE_FLAGS:-} "$D/data")
+row "infertrace analyze" "$an" "$a" "$b" "$k"
+read -r rep a b k < <(measure "$W/infertrace" report ${ANALYZE_FLAGS:-} "$D/data")
+row "infertrace report" "$rep" "$a" "$b" "$k"
+awk -v a="$an" -v r="$rep" -v b="$bare" 'BEGIN{printf "analyze + report = %.1f x the bare join (medians)\n", (a + r) / b}'
