@@ -387,17 +387,28 @@ client_u AS NOT MATERIALIZED (
     SELECT * EXCLUDE (h) FROM client_h ANTI JOIN client_drop USING (rid)
 ),
 -- Records sharing one source location (a JSON document's rows, several
--- spans of one OTLP line) get n, their rank by value, so that a record's
--- ref, 'file:line#n', is unique.
+-- spans of one OTLP line, the same line number of a log file appended
+-- again under its name) get n, their rank by value, so that a record's
+-- ref, 'file:line#n', is unique. Where the records of a source all have
+-- request IDs and no two the same, the request ID (the value's first
+-- column) decides the rank alone, and only the other sources' records are
+-- read and ordered in full.
 client_shared AS MATERIALIZED (
-    SELECT fid, line FROM client_u GROUP BY fid, line HAVING count(*) > 1
+    SELECT fid, line, count(DISTINCT request_id) = count(*) AS by_id
+    FROM client_u GROUP BY fid, line HAVING count(*) > 1
+),
+client_shr AS (
+    SELECT u.rid, u.fid, u.line, u.request_id, d.by_id
+    FROM client_u AS u
+    JOIN client_shared AS d ON d.fid IS NOT DISTINCT FROM u.fid AND d.line IS NOT DISTINCT FROM u.line
 ),
 client_refn AS MATERIALIZED (
+    SELECT rid, (row_number() OVER (PARTITION BY fid, line ORDER BY request_id))::VARCHAR AS n
+    FROM client_shr WHERE by_id
+    UNION ALL
     SELECT x.rid, (row_number() OVER (PARTITION BY u.fid, u.line ORDER BY x))::VARCHAR AS n
     FROM (SELECT * EXCLUDE (source_file, source_line) FROM client_r) AS x
-    JOIN (SELECT u.rid, u.fid, u.line FROM client_u AS u
-          SEMI JOIN client_shared AS d ON d.fid IS NOT DISTINCT FROM u.fid AND d.line IS NOT DISTINCT FROM u.line) AS u
-      ON u.rid = x.rid
+    JOIN (SELECT rid, fid, line FROM client_shr WHERE NOT by_id) AS u ON u.rid = x.rid
 ),
 client_n AS MATERIALIZED (
     SELECT u.*, sn.n
@@ -441,17 +452,28 @@ gateway_u AS NOT MATERIALIZED (
     SELECT * EXCLUDE (h) FROM gateway_h ANTI JOIN gateway_drop USING (rid)
 ),
 -- Records sharing one source location (a JSON document's rows, several
--- spans of one OTLP line) get n, their rank by value, so that a record's
--- ref, 'file:line#n', is unique.
+-- spans of one OTLP line, the same line number of a log file appended
+-- again under its name) get n, their rank by value, so that a record's
+-- ref, 'file:line#n', is unique. Where the records of a source all have
+-- request IDs and no two the same, the request ID (the value's first
+-- column) decides the rank alone, and only the other sources' records are
+-- read and ordered in full.
 gateway_shared AS MATERIALIZED (
-    SELECT fid, line FROM gateway_u GROUP BY fid, line HAVING count(*) > 1
+    SELECT fid, line, count(DISTINCT request_id) = count(*) AS by_id
+    FROM gateway_u GROUP BY fid, line HAVING count(*) > 1
+),
+gateway_shr AS (
+    SELECT u.rid, u.fid, u.line, u.request_id, d.by_id
+    FROM gateway_u AS u
+    JOIN gateway_shared AS d ON d.fid IS NOT DISTINCT FROM u.fid AND d.line IS NOT DISTINCT FROM u.line
 ),
 gateway_refn AS MATERIALIZED (
+    SELECT rid, (row_number() OVER (PARTITION BY fid, line ORDER BY request_id))::VARCHAR AS n
+    FROM gateway_shr WHERE by_id
+    UNION ALL
     SELECT x.rid, (row_number() OVER (PARTITION BY u.fid, u.line ORDER BY x))::VARCHAR AS n
     FROM (SELECT * EXCLUDE (source_file, source_line) FROM gateway_r) AS x
-    JOIN (SELECT u.rid, u.fid, u.line FROM gateway_u AS u
-          SEMI JOIN gateway_shared AS d ON d.fid IS NOT DISTINCT FROM u.fid AND d.line IS NOT DISTINCT FROM u.line) AS u
-      ON u.rid = x.rid
+    JOIN (SELECT rid, fid, line FROM gateway_shr WHERE NOT by_id) AS u ON u.rid = x.rid
 ),
 gateway_n AS MATERIALIZED (
     SELECT u.*, sn.n
