@@ -38,7 +38,7 @@ if [ ! -f "$D/.done" ]; then
   done
   touch "$D/.done"
 fi
-echo "input: $N simulated requests, $(du -sm "$D/data" | cut -f1) MiB of Parquet, $(nproc) cores"
+echo "input: $N simulated requests, $(du -sLm "$D/data" | cut -f1) MiB of Parquet, $(nproc) cores"
 
 measure() { # RUNS times: prints "median min max maxrss_kb"
   : > "$W/times"

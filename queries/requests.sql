@@ -687,22 +687,28 @@ client_k AS MATERIALIZED (
         ORDER BY start_time DESC NULLS LAST, end_time DESC NULLS LAST, {'file': fid, 'line': line} DESC) = 1
 ),
 -- One narrow row per request: its records' row ids on each tier and the
--- columns the phases read, the tiers joined by request key; rq numbers the
--- requests (the server record's rid, else the gateway's, else the
--- client's, each tier in a range of its own: rids are below 2^60).
+-- columns the phases read, the tiers joined by request key one at a time
+-- (one hash table per step); rq numbers the requests (the server record's
+-- rid, else the gateway's, else the client's, each tier in a range of its
+-- own: rids are below 2^60).
+req_cg AS MATERIALIZED (
+    SELECT coalesce(c.request_id, g.request_id) AS request_id,
+           c.rid AS c_rid, c.n_records AS c_records, c.how AS c_how, c.start_time AS c_start, c.client AS c_host,
+           g.rid AS g_rid, g.n_records AS g_records, g.how AS g_how, g.start_time AS g_start, g.gateway AS g_host
+    FROM client_k AS c
+    FULL JOIN gateway_k AS g ON g.request_id = c.request_id
+),
 req AS MATERIALIZED (
     SELECT CASE WHEN s.rid IS NOT NULL THEN s.rid
-                WHEN g.rid IS NOT NULL THEN g.rid + (1::BIGINT << 60)
-                ELSE c.rid + (2::BIGINT << 60) END AS rq,
-           coalesce(c.request_id, g.request_id, s.request_id) AS request_id,
-           c.rid AS c_rid, c.n_records AS c_records, c.how AS c_how, c.start_time AS c_start, c.client AS c_host,
-           g.rid AS g_rid, g.n_records AS g_records, g.how AS g_how, g.start_time AS g_start, g.gateway AS g_host,
+                WHEN i.g_rid IS NOT NULL THEN i.g_rid + (1::BIGINT << 60)
+                ELSE i.c_rid + (2::BIGINT << 60) END AS rq,
+           coalesce(i.request_id, s.request_id) AS request_id,
+           i.* EXCLUDE (request_id),
            s.rid AS s_rid, s.n_records AS s_records, s.fid AS s_fid, s.replica, s.model AS s_model,
            s.arrival_time, s.scheduled_time, s.first_token_time, s.end_time AS s_end, s.output_tokens AS s_output_tokens,
            s.queue_ns, s.prefill_ns, s.decode_ns, s.inference_ns, s.load_ns
-    FROM client_k AS c
-    FULL JOIN gateway_k AS g ON g.request_id = c.request_id
-    FULL JOIN server_k AS s ON s.request_id = coalesce(c.request_id, g.request_id)
+    FROM req_cg AS i
+    FULL JOIN server_k AS s ON s.request_id = i.request_id
 ),
 -- vLLM text-log annotations: per request ID, how many lines, and the
 -- finish_reason and error of the latest line (by source) that has one.
