@@ -73,17 +73,18 @@
 -- number and a line; the few columns the keys, joins and phases read).
 -- Exact duplicates are found by h (only the rows whose h repeats are
 -- compared in full); the '#n' numbering reads in full only the rows whose
--- source is shared, and the retry choice ranks only the records of keys a
--- tier holds more than once. The tiers' kept records are joined once, by
--- request key, into one narrow row per request (req) that carries each
--- tier's row id; every later step (rates, bursts, warm-up, queue busy
--- periods, concurrency) reads that table and keys its result by rq, an
--- integer per request; each window is partitioned by host or replica (so
--- that DuckDB sorts and spills each partition on its own), and the local
--- rate reads the frame's ends 15 rows back and ahead (lag/lead). A kept record's other
--- columns are picked up once, at the end, by its row id. analyze runs
--- each MATERIALIZED CTE as a statement of its own into a temporary table
--- (as one statement the query gives the same rows), so that each step holds
+-- source is shared (and ranks by request ID alone where those differ), and
+-- the retry choice ranks only the records of keys a tier holds more than
+-- once (found by a hash of the key first). The tiers' kept records are
+-- joined by request key, one tier at a time, into one narrow row per
+-- request (req) that carries each tier's row id; every later step (rates,
+-- bursts, warm-up, queue busy periods, concurrency) reads that table and
+-- keys its result by rq, an integer per request; each window is
+-- partitioned by host or replica, and the local rate reads the frame's
+-- ends 15 rows back and ahead (lag/lead). A kept record's other columns
+-- are picked up once, at the end, by its row id. analyze runs each
+-- MATERIALIZED CTE as a statement of its own into a temporary table (as
+-- one statement the query gives the same rows), so that each step holds
 -- only its own hash tables and sorts, and can spill to disk under a memory
 -- limit.
 --
