@@ -858,56 +858,93 @@ local_rate AS MATERIALIZED (
 ),
 -- A host's usual rate: the median of its local rate over time (each rate
 -- weighted by the time to the next arrival), not over requests, so that a
--- burst, which packs many requests into little time, cannot become the norm.
+-- burst, which packs many requests into little time, cannot become the norm:
+-- the least rate r with 2 * (the host's time at rates <= r) >= its total
+-- time. Found without sorting a host's rates: their time summed in bins of
+-- 1/1024 octave, the bin where the running sum crosses half, then only the
+-- rates within that bin's least and greatest rate, after the time of all
+-- rates below it. A host where that does not hold (bins that would not
+-- follow the rates' order) is ranked in full (rate_full).
 rate_w AS (
-    SELECT hid, rate, gap_ns FROM local_rate WHERE host_n >= 31 AND rate IS NOT NULL
+    SELECT hid, rate, gap_ns
+    FROM local_rate WHERE host_n >= 31 AND rate IS NOT NULL
 ),
-rate_total AS (
-    SELECT hid, sum(gap_ns) AS total_ns
+rate_bins AS (
+    SELECT hid, floor(log2(rate) * 1024)::BIGINT AS bin,
+           sum(gap_ns) AS ns, min(rate) AS lo, max(rate) AS hi
     FROM rate_w
+    GROUP BY ALL
+),
+rate_mid AS MATERIALIZED (
+    SELECT hid, any_value(total) AS total, arg_min(lo, bin) AS lo, arg_min(hi, bin) AS hi
+    FROM (SELECT *, sum(ns) OVER (PARTITION BY hid ORDER BY bin) AS cum,
+                 sum(ns) OVER (PARTITION BY hid) AS total
+          FROM rate_bins)
+    WHERE 2 * cum >= total
     GROUP BY hid
 ),
-usual_rate AS (
-    SELECT w.hid, min(w.rate) FILTER (WHERE 2 * w.cum_ns >= t.total_ns) AS usual
+rate_part AS (
+    SELECT w.hid, w.rate, w.gap_ns, w.rate < m.lo AS below
+    FROM rate_w AS w JOIN rate_mid AS m USING (hid)
+    WHERE w.rate <= m.hi
+),
+rate_near AS (
+    SELECT n.hid, min(n.rate) FILTER (WHERE 2 * (coalesce(b.below_ns, 0) + n.cum_ns) >= m.total) AS usual,
+           coalesce(any_value(b.below_ns), 0) AS below_ns, any_value(m.total) AS total
     FROM (SELECT hid, rate,
                  sum(gap_ns) OVER (PARTITION BY hid ORDER BY rate ROWS UNBOUNDED PRECEDING) AS cum_ns
-          FROM rate_w) AS w
-    JOIN rate_total AS t USING (hid)
+          FROM rate_part WHERE NOT below) AS n
+    JOIN rate_mid AS m USING (hid)
+    LEFT JOIN (SELECT hid, sum(gap_ns) AS below_ns FROM rate_part WHERE below GROUP BY hid) AS b USING (hid)
+    GROUP BY n.hid
+),
+rate_full AS (
+    SELECT w.hid, min(w.rate) FILTER (WHERE 2 * w.cum_ns >= m.total) AS usual
+    FROM (SELECT hid, rate,
+                 sum(gap_ns) OVER (PARTITION BY hid ORDER BY rate ROWS UNBOUNDED PRECEDING) AS cum_ns
+          FROM rate_w
+          WHERE hid NOT IN (SELECT hid FROM rate_near WHERE usual IS NOT NULL AND 2 * below_ns < total)) AS w
+    JOIN rate_mid AS m USING (hid)
     GROUP BY w.hid
+),
+usual_rate AS MATERIALIZED (
+    SELECT hid, usual FROM rate_near WHERE usual IS NOT NULL AND 2 * below_ns < total
+    UNION ALL
+    SELECT hid, usual FROM rate_full
 ),
 -- Runs of consecutive arrivals of a host at >= 2x its usual rate; only a
 -- run of >= 31 is a burst (a chance cluster of a steady stream is shorter).
 -- A run is a block of consecutive rn of one host that are all high: rn
 -- minus the rank of the row among the high rows is constant in it.
-rate_high AS (
-    SELECT l.rq, l.pref, l.hid, l.rn,
-           coalesce(l.rate >= 2 * u.usual, false) AS high
-    FROM local_rate AS l JOIN usual_rate AS u USING (hid)
-    WHERE l.host_n >= 31 AND u.usual > 0
-),
 rate_runs AS (
-    SELECT rq, pref, hid, rn - row_number() OVER (PARTITION BY hid ORDER BY rn) AS run
-    FROM rate_high
-    WHERE high
-    UNION ALL
-    SELECT rq, pref, hid, NULL
-    FROM rate_high
-    WHERE NOT high
+    SELECT l.rq, l.pref, l.hid,
+           l.rn - row_number() OVER (PARTITION BY l.hid ORDER BY l.rn) AS run
+    FROM local_rate AS l JOIN usual_rate AS u USING (hid)
+    WHERE l.host_n >= 31 AND u.usual > 0 AND l.rate >= 2 * u.usual
 ),
 burst_runs AS (
     SELECT hid, run
     FROM rate_runs
-    WHERE run IS NOT NULL
     GROUP BY hid, run
     HAVING count(*) >= 31
 ),
--- A request's burst flag comes from its first tier on the path that has a
--- rate (gateway, else client, else server: pref).
+-- The hosts whose rates are judged: >= 31 arrivals and a usual rate.
+rate_hosts AS (
+    SELECT h.tier, h.host
+    FROM arr_host AS h JOIN usual_rate AS u USING (hid)
+    WHERE u.usual > 0
+),
+-- A request's burst flag comes from its first tier on the path whose host's
+-- rates are judged (gateway, else client, else server: pref); burst holds
+-- the requests it flags.
 burst AS MATERIALIZED (
-    SELECT r.rq, arg_min(b.run IS NOT NULL, r.pref) AS is_burst
-    FROM rate_runs AS r
-    LEFT JOIN burst_runs AS b ON b.hid = r.hid AND b.run = r.run
-    GROUP BY r.rq
+    SELECT DISTINCT b.rq, true AS is_burst
+    FROM (SELECT r.rq, r.pref FROM rate_runs AS r SEMI JOIN burst_runs AS b ON b.hid = r.hid AND b.run = r.run) AS b
+    JOIN req AS q ON q.rq = b.rq
+    WHERE NOT (b.pref > 1 AND q.g_start IS NOT NULL
+               AND EXISTS (SELECT 1 FROM rate_hosts AS h WHERE h.tier = 'gateway' AND h.host IS NOT DISTINCT FROM q.g_host))
+      AND NOT (b.pref > 2 AND q.c_start IS NOT NULL
+               AND EXISTS (SELECT 1 FROM rate_hosts AS h WHERE h.tier = 'client' AND h.host IS NOT DISTINCT FROM q.c_host))
 ),
 -- Queue busy periods of each replica, on its clock: a request opens a new
 -- one when every earlier arrival had left the queue (arrival + queue <= its
