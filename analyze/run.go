@@ -194,7 +194,16 @@ func execStaged(ctx context.Context, db *sql.DB, q string, wrap func(final strin
 		}
 	}
 	step(ctx, "joining tiers: writing "+RequestsFile)
-	if err := prof.exec(ctx, db, "write", wrap(final)); err != nil {
+	// The final statement reads the stages' tables in their order (a
+	// stage's ORDER BY) and must write its rows so.
+	if _, err := db.ExecContext(ctx, "SET preserve_insertion_order = true"); err != nil {
+		return err
+	}
+	err = prof.exec(ctx, db, "write", wrap(final))
+	if _, serr := db.ExecContext(ctx, "SET preserve_insertion_order = false"); err == nil {
+		err = serr
+	}
+	if err != nil {
 		return err
 	}
 	return drop(len(stages))

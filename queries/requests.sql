@@ -81,8 +81,13 @@
 -- bursts, warm-up, queue busy periods, concurrency) reads that table and
 -- keys its result by rq, an integer per request; each window is
 -- partitioned by host or replica, and the local rate reads the frame's
--- ends 15 rows back and ahead (lag/lead). A kept record's other columns
--- are picked up once, at the end, by its row id. analyze runs each
+-- ends 15 rows back and ahead (lag/lead); a host's usual rate sums time in
+-- rate bins before it ranks any rate. The output order (start, request_id)
+-- is taken once on the narrow rows (req_o's ord); each tier's kept records'
+-- other columns are then picked up by row id into a table of their own in
+-- that order, and the four tables are lined up by position (POSITIONAL
+-- JOIN): a whole output row is never hashed nor sorted, only one tier's
+-- columns at a time, by an integer. analyze runs each
 -- MATERIALIZED CTE as a statement of its own into a temporary table (as
 -- one statement the query gives the same rows), so that each step holds
 -- only its own hash tables and sorts, and can spill to disk under a memory
@@ -980,8 +985,49 @@ srv_flags AS MATERIALIZED (
     LEFT JOIN conc AS c ON c.rq = q.rq
     WINDOW w AS (PARTITION BY q.replica ORDER BY q.g ROWS UNBOUNDED PRECEDING)
 ),
--- Each request's records' columns, picked up by their row ids; same-tier
--- durations in integer nanoseconds.
+-- The output order: each request's position ord by (start, request_id),
+-- start as in j below (request IDs are unique, so the order is total). The
+-- requests' own columns, flags and annotations, in that order.
+req_o AS MATERIALIZED (
+    SELECT i.request_id, i.c_rid, i.g_rid, i.s_rid, i.c_records, i.g_records, i.s_records, i.c_how, i.g_how,
+           a.concurrency, a.cold, a.behind_cold, a.behind_burst, b.is_burst,
+           an.n_annotations, an.finish_reason AS an_finish_reason, an.error AS an_error,
+           row_number() OVER (ORDER BY coalesce(i.c_start::TIMESTAMP_NS, i.g_start::TIMESTAMP_NS,
+                                                i.arrival_time::TIMESTAMP_NS) NULLS LAST, i.request_id) AS ord
+    FROM req AS i
+    LEFT JOIN srv_flags AS a ON a.rq = i.rq
+    LEFT JOIN burst AS b ON b.rq = i.rq
+    LEFT JOIN annot AS an ON an.request_id = i.request_id
+    ORDER BY ord
+),
+-- Each tier's kept record of every request, picked up by its row id (a
+-- NULL row where the request has none), in the same order: j lines the
+-- four tables up by position, so the rows are never joined wide nor sorted
+-- whole.
+client_o AS MATERIALIZED (
+    SELECT o.ord AS c_ord, c.start_time, c.first_token_time, c.end_time, c.model, c.use_case, c.streamed,
+           c.status, c.error, c.prompt_tokens, c.output_tokens, c.client, c.region, c.format,
+           c.e2e_ns, c.ttft_ns, c.source_file, c.source_line
+    FROM req_o AS o LEFT JOIN client AS c ON c.rid = o.c_rid
+    ORDER BY o.ord
+),
+gateway_o AS MATERIALIZED (
+    SELECT o.ord AS g_ord, g.start_time, g.upstream_start_time, g.upstream_first_byte_time, g.upstream_end_time,
+           g.end_time, g.status, g.response_flags, g.gateway, g.route, g.format, g.ttft_ns,
+           g.source_file, g.source_line
+    FROM req_o AS o LEFT JOIN gateway AS g ON g.rid = o.g_rid
+    ORDER BY o.ord
+),
+server_o AS MATERIALIZED (
+    SELECT o.ord AS s_ord, s.arrival_time, s.scheduled_time, s.first_token_time, s.end_time, s.model, s.status,
+           s.prompt_tokens, s.output_tokens, s.replica, s.finish_reason, s.error, s.format, s.joined_by,
+           s.match_candidates, s.e2e_ns, s.queue_ns, s.ttft_ns, s.prefill_ns, s.decode_ns, s.inference_ns,
+           s.load_ns, s.source_file, s.source_line
+    FROM req_o AS o LEFT JOIN server AS s ON s.rid = o.s_rid
+    ORDER BY o.ord
+),
+-- Each request's records' columns; same-tier durations in integer
+-- nanoseconds.
 j AS (
     SELECT
         i.request_id,
@@ -1007,8 +1053,8 @@ j AS (
         g.gateway,
         g.route,
         s.replica,
-        coalesce(s.finish_reason, an.finish_reason) AS finish_reason,
-        coalesce(c.error, s.error, an.error) AS error,
+        coalesce(s.finish_reason, i.an_finish_reason) AS finish_reason,
+        coalesce(c.error, s.error, i.an_error) AS error,
         s.format AS server_format,
         CASE WHEN i.s_rid IS NOT NULL THEN coalesce(s.joined_by, 'id') END AS server_join,
         i.c_how AS c_how,
@@ -1016,11 +1062,11 @@ j AS (
         c.format AS client_format,
         g.format AS gateway_format,
         s.match_candidates AS server_match_candidates,
-        coalesce(an.n_annotations, 0) AS server_annotations,
+        coalesce(i.n_annotations, 0) AS server_annotations,
         coalesce(c.output_tokens, s.output_tokens) AS received_tokens,
-        a.concurrency,
-        coalesce(a.cold, false) OR coalesce(a.behind_cold, false) AS is_cold,
-        coalesce(b.is_burst, false) OR coalesce(a.behind_burst, false) AS is_burst,
+        i.concurrency,
+        coalesce(i.cold, false) OR coalesce(i.behind_cold, false) AS is_cold,
+        coalesce(i.is_burst, false) OR coalesce(i.behind_burst, false) AS is_burst,
         epoch_ns(c.end_time) - epoch_ns(c.start_time)                   AS c_e2e,
         epoch_ns(c.first_token_time) - epoch_ns(c.start_time)           AS c_ttft,
         epoch_ns(c.end_time) - epoch_ns(c.first_token_time)             AS c_stream,
@@ -1040,13 +1086,13 @@ j AS (
         c.source_file AS c_file, c.source_line AS c_line,
         g.source_file AS g_file, g.source_line AS g_line,
         s.source_file AS s_file, s.source_line AS s_line
-    FROM req AS i
-    LEFT JOIN srv_flags AS a ON a.rq = i.rq
-    LEFT JOIN burst AS b ON b.rq = i.rq
-    LEFT JOIN annot AS an ON an.request_id = i.request_id
-    LEFT JOIN client AS c ON c.rid = i.c_rid
-    LEFT JOIN gateway AS g ON g.rid = i.g_rid
-    LEFT JOIN server AS s ON s.rid = i.s_rid
+    FROM req_o AS i
+    POSITIONAL JOIN client_o AS c
+    POSITIONAL JOIN gateway_o AS g
+    POSITIONAL JOIN server_o AS s
+    -- the tables are in step, else this is a defect, never a result
+    WHERE CASE WHEN i.ord = c.c_ord AND i.ord = g.g_ord AND i.ord = s.s_ord THEN true
+               ELSE error('requests.sql: the tiers'' rows are out of step with the requests') END
 ),
 -- Server measures: the server's own durations first, else its instants;
 -- the client's the same way (measured beats derived, see the header).
@@ -1098,9 +1144,8 @@ k AS (
         CASE WHEN sv_ttft IS NOT NULL THEN sv_prefill END AS ttft_prefill_ns
     FROM o
 ),
--- The rows, in full; sorted on their own below, so that the sort has the
--- memory to itself.
-r AS MATERIALIZED (
+-- The rows, in full, in ord order.
+r AS (
 SELECT
     request_id,
     has_client,
@@ -1206,5 +1251,6 @@ SELECT
          THEN concat(s_file, ':', coalesce(s_line::VARCHAR, '?')) END AS server_source
 FROM k
 )
+-- In the order of req_o's ord, (start, request_id), which the positional
+-- joins keep: analyze writes it with insertion order preserved.
 SELECT * FROM r
-ORDER BY start NULLS LAST, request_id
