@@ -617,13 +617,20 @@ join_keys AS (
 -- Client joins by request ID, else by response ID: a client record's
 -- request ID when a gateway or server record has that key (pri 1), else
 -- its response ID's request ID when one has that (pri 2).
-client_hit AS MATERIALIZED (
-    SELECT m.rid, m.request_id AS id_key, 1 AS pri
+-- Each step reads join_keys once (read more often in one statement, DuckDB
+-- would hold the union in memory): the records whose request ID is not a
+-- key are those client_id1 does not hold.
+client_id1 AS MATERIALIZED (
+    SELECT m.rid, m.request_id AS id_key
     FROM client_m AS m SEMI JOIN join_keys AS k ON k.key = m.request_id
+),
+client_hit AS MATERIALIZED (
+    SELECT rid, id_key, 1 AS pri
+    FROM client_id1
     UNION ALL
     SELECT m.rid, m.response_request_id, 2
-    FROM (SELECT * FROM client_m WHERE response_request_id IS NOT NULL) AS m
-    ANTI JOIN join_keys AS k ON k.key = m.request_id
+    FROM (SELECT rid, response_request_id FROM client_m WHERE response_request_id IS NOT NULL) AS m
+    ANTI JOIN client_id1 AS h ON h.rid = m.rid
     SEMI JOIN join_keys AS r ON r.key = m.response_request_id
 ),
 client_id AS (

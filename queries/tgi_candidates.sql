@@ -91,7 +91,9 @@ gw AS (
            CASE WHEN g.upstream_start_time IS NOT NULL AND g.upstream_end_time IS NOT NULL
                 THEN epoch_ns(g.upstream_end_time) ELSE epoch_ns(g.end_time) END AS g_end
     FROM gateway AS g
-    WHERE g.request_id IS NOT NULL
+    -- without TGI rows, no gateway record is read further
+    WHERE EXISTS (SELECT 1 FROM tgi)
+      AND g.request_id IS NOT NULL
       AND ((g.upstream_start_time IS NOT NULL AND g.upstream_end_time IS NOT NULL)
            OR (g.start_time IS NOT NULL AND g.end_time IS NOT NULL))
       AND NOT EXISTS (SELECT 1 FROM server_logged AS s
