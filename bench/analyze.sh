@@ -38,7 +38,7 @@ if [ ! -f "$D/.done" ]; then
   done
   touch "$D/.done"
 fi
-echo "input: $N simulated requests, $(du -sLm "$D/data" | cut -f1) MiB of Parquet, $(nproc) cores"
+echo "input: $N simulated requests, $(du -scLm "$D/data/client" "$D/data/gateway" "$D/data/server" | tail -1 | cut -f1) MiB of tier Parquet, $(nproc) cores"
 
 measure() { # RUNS times: prints "median min max maxrss_kb"
   : > "$W/times"
