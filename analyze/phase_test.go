@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
+	"github.com/infertrace/infertrace/queries"
 )
 
 // Concurrency counts the requests of the same replica with
@@ -222,4 +223,60 @@ func TestPhaseBacklog(t *testing.T) {
 		t.Fatalf("the fixture has %d backlog requests, want a dozen or more", backlog)
 	}
 	t.Logf("%d requests of the backlog", backlog)
+}
+
+// A host's usual rate found from binned time sums (rate_mid, rate_near) is
+// the one the full ranking of its rates gives (rate_full, which requests.sql
+// uses only for a host where the bins fail): the query with every host sent
+// to the full ranking, and the query with no host sent there, give the same
+// rows, on a fixture with a burst, a cold start and steady traffic.
+func TestUsualRateBinsMatchFullRanking(t *testing.T) {
+	ctx := context.Background()
+	f, burst, _ := phaseFixture()
+	dir := t.TempDir()
+	if err := analyzetest.Write(ctx, dir, f, analyzetest.DefaultOffsets); err != nil {
+		t.Fatal(err)
+	}
+	db, done, err := openIn(ctx, dir, Resources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	if err := registerTiers(ctx, db, dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := matchServers(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	q := queries.MustGet("requests")
+	const binned = "usual IS NOT NULL AND 2 * below_ns < total"
+	if n := strings.Count(q, binned); n != 2 {
+		t.Fatalf("requests.sql holds %q %d times, want 2 (usual_rate and rate_full)", binned, n)
+	}
+	fallback := "WHERE hid NOT IN (SELECT hid FROM rate_near WHERE " + binned + ")"
+	if !strings.Contains(q, fallback) {
+		t.Fatalf("requests.sql holds no %q", fallback)
+	}
+	ranked := strings.ReplaceAll(q, binned, "false")
+	binsOnly := strings.Replace(q, fallback, "WHERE false", 1)
+	for name, q := range map[string]string{"binned": q, "ranked": ranked, "bins_only": binsOnly} {
+		if _, err := db.Exec("CREATE TABLE " + name + " AS " + stripSQL(q)); err != nil {
+			t.Fatal(name, err)
+		}
+	}
+	var n, bursts, differ int64
+	err = db.QueryRow(`SELECT (SELECT count(*) FROM binned), (SELECT count(*) FROM binned WHERE phase = 'burst'),
+	    (SELECT count(*) FROM (SELECT * FROM binned EXCEPT ALL SELECT * FROM ranked))
+	  + (SELECT count(*) FROM (SELECT * FROM ranked EXCEPT ALL SELECT * FROM binned))
+	  + (SELECT count(*) FROM (SELECT * FROM bins_only EXCEPT ALL SELECT * FROM binned))
+	  + (SELECT count(*) FROM (SELECT * FROM binned EXCEPT ALL SELECT * FROM bins_only))`).Scan(&n, &bursts, &differ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if differ != 0 {
+		t.Errorf("%d row differences among the binned, fully ranked and bins-only queries (%d rows)", differ, n)
+	}
+	if bursts < int64(len(burst))/2 {
+		t.Errorf("%d burst rows, want about %d: the fixture no longer tests a burst", bursts, len(burst))
+	}
 }
