@@ -962,18 +962,20 @@ burst AS MATERIALIZED (
 -- one when every earlier arrival had left the queue (arrival + queue <= its
 -- arrival); later arrivals of the period waited behind the earlier ones.
 -- g numbers each replica's server records in order (arrival, request_id);
--- prev is the latest queue exit of the replica's rows before.
+-- opens compares the arrival with the latest queue exit of the replica's
+-- rows before it (both from one sort: the same partition and order).
 srv_g AS MATERIALIZED (
-    SELECT p.rq, p.replica, p.a_ns, p.q_ns,
-           row_number() OVER (PARTITION BY p.replica ORDER BY p.a_ns, p.request_id) AS g
+    SELECT p.rq, p.replica,
+           row_number() OVER (PARTITION BY p.replica ORDER BY p.a_ns, p.request_id) AS g,
+           NOT coalesce(p.a_ns < max(p.a_ns + p.q_ns) OVER (
+               PARTITION BY p.replica ORDER BY p.a_ns, p.request_id
+               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), false) AS opens
     FROM srv_p AS p
 ),
 srv_open AS (
-    SELECT s.rq, s.replica, s.g,
+    SELECT s.rq, s.replica, s.g, s.opens,
            cd.rq IS NOT NULL AS is_cold,
-           coalesce(b.is_burst, false) AS is_burst,
-           NOT coalesce(s.a_ns < max(s.a_ns + s.q_ns) OVER (
-               PARTITION BY s.replica ORDER BY s.g ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), false) AS opens
+           coalesce(b.is_burst, false) AS is_burst
     FROM srv_g AS s
     LEFT JOIN cold AS cd ON cd.rq = s.rq
     LEFT JOIN burst AS b ON b.rq = s.rq
