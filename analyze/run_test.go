@@ -395,3 +395,39 @@ func TestRunSchemaDrift(t *testing.T) {
 		t.Errorf("sources: a %v, b %v", rows["a"]["client_source"], rows["b"]["client_source"])
 	}
 }
+
+// requests.parquet's rows are in order of start (NULLS LAST), then
+// request_id, as written: the positional assembly and the write keep it.
+func TestRequestsInStartOrder(t *testing.T) {
+	f, _, _ := phaseFixture()
+	std := analyzetest.Standard()
+	f.Clients = append(f.Clients, std.Clients...)
+	f.Gateways = append(f.Gateways, std.Gateways...)
+	f.Servers = append(f.Servers, std.Servers...)
+	// requests without a start: a server record without an arrival, alone
+	f.Servers = append(f.Servers, analyzetest.Server{ID: "b-no-start", End: analyzetest.At(500), Model: "m"},
+		analyzetest.Server{ID: "a-no-start", End: analyzetest.At(600), Model: "m"})
+	_, st, rows := runFixture(t, f, analyzetest.DefaultOffsets)
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n, nulls, out int64
+	err = db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE start IS NULL),
+	        count(*) FILTER (WHERE prev_start > start
+	                         OR (prev_start IS NULL AND prev_id IS NOT NULL AND start IS NOT NULL)
+	                         OR (prev_start IS NOT DISTINCT FROM start AND prev_id >= request_id))
+	    FROM (SELECT start, request_id, lag(start) OVER w AS prev_start, lag(request_id) OVER w AS prev_id
+	          FROM (SELECT start, request_id, row_number() OVER () AS pos FROM read_parquet(` + sqlString(st.Path) + `))
+	          WINDOW w AS (ORDER BY pos))`).Scan(&n, &nulls, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != int64(len(rows)) || n < 150 || nulls != 2 {
+		t.Fatalf("%d rows (%d without a start), want all %d, at least 150, 2 without a start", n, nulls, len(rows))
+	}
+	if out != 0 {
+		t.Errorf("%d of %d rows out of (start NULLS LAST, request_id) order", out, n)
+	}
+}
