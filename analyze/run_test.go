@@ -419,7 +419,7 @@ func TestRequestsInStartOrder(t *testing.T) {
 	                         OR (prev_start IS NULL AND prev_id IS NOT NULL AND start IS NOT NULL)
 	                         OR (prev_start IS NOT DISTINCT FROM start AND prev_id >= request_id))
 	    FROM (SELECT start, request_id, lag(start) OVER w AS prev_start, lag(request_id) OVER w AS prev_id
-	          FROM (SELECT start, request_id, row_number() OVER () AS pos FROM read_parquet(` + sqlString(st.Path) + `))
+	          FROM (SELECT start, request_id, row_number() OVER () AS pos FROM read_parquet(`+sqlString(st.Path)+`))
 	          WINDOW w AS (ORDER BY pos))`).Scan(&n, &nulls, &out)
 	if err != nil {
 		t.Fatal(err)
