@@ -748,7 +748,7 @@ conc_ev AS (
     FROM req
     WHERE s_rid IS NOT NULL AND replica IS NOT NULL AND s_end >= arrival_time
 ),
-conc AS (
+conc AS MATERIALIZED (
     SELECT rq, in_flight AS concurrency
     FROM (
         SELECT rq, is_arrival,
