@@ -231,23 +231,8 @@ func TestPhaseBacklog(t *testing.T) {
 // to the full ranking, and the query with no host sent there, give the same
 // rows, on a fixture with a burst, a cold start and steady traffic.
 func TestUsualRateBinsMatchFullRanking(t *testing.T) {
-	ctx := context.Background()
 	f, burst, _ := phaseFixture()
-	dir := t.TempDir()
-	if err := analyzetest.Write(ctx, dir, f, analyzetest.DefaultOffsets); err != nil {
-		t.Fatal(err)
-	}
-	db, done, err := openIn(ctx, dir, Resources{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer done()
-	if err := registerTiers(ctx, db, dir); err != nil {
-		t.Fatal(err)
-	}
-	if err := matchServers(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := fixtureDB(t, f)
 	q := queries.MustGet("requests")
 	const binned = "usual IS NOT NULL AND 2 * below_ns < total"
 	if n := strings.Count(q, binned); n != 2 {
@@ -265,7 +250,7 @@ func TestUsualRateBinsMatchFullRanking(t *testing.T) {
 		}
 	}
 	var n, bursts, differ int64
-	err = db.QueryRow(`SELECT (SELECT count(*) FROM binned), (SELECT count(*) FROM binned WHERE phase = 'burst'),
+	err := db.QueryRow(`SELECT (SELECT count(*) FROM binned), (SELECT count(*) FROM binned WHERE phase = 'burst'),
 	    (SELECT count(*) FROM (SELECT * FROM binned EXCEPT ALL SELECT * FROM ranked))
 	  + (SELECT count(*) FROM (SELECT * FROM ranked EXCEPT ALL SELECT * FROM binned))
 	  + (SELECT count(*) FROM (SELECT * FROM bins_only EXCEPT ALL SELECT * FROM binned))

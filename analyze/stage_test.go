@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"testing"
 
@@ -85,21 +86,7 @@ func TestStagedRequestsEqualOneStatement(t *testing.T) {
 		analyzetest.Client{Start: analyzetest.At(700), End: analyzetest.At(800), File: "logs/bench.json", Line: 1},
 		analyzetest.Client{Start: analyzetest.At(700), End: analyzetest.At(800), File: "logs/bench.json", Line: 2})
 	f.Gateways = append(f.Gateways, analyzetest.Gateway{Start: analyzetest.At(10), End: analyzetest.At(990), Line: 70})
-	dir := t.TempDir()
-	if err := analyzetest.Write(ctx, dir, f, analyzetest.DefaultOffsets); err != nil {
-		t.Fatal(err)
-	}
-	db, done, err := openIn(ctx, dir, Resources{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer done()
-	if err := registerTiers(ctx, db, dir); err != nil {
-		t.Fatal(err)
-	}
-	if err := matchServers(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := fixtureDB(t, f)
 	q := queries.MustGet("requests")
 	if _, err := db.Exec("CREATE TABLE one AS " + stripSQL(q)); err != nil {
 		t.Fatal(err)
@@ -108,7 +95,7 @@ func TestStagedRequestsEqualOneStatement(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n, differ int64
-	err = db.QueryRow(`SELECT (SELECT count(*) FROM staged),
+	err := db.QueryRow(`SELECT (SELECT count(*) FROM staged),
 	    (SELECT count(*) FROM (SELECT * FROM one EXCEPT ALL SELECT * FROM staged))
 	  + (SELECT count(*) FROM (SELECT * FROM staged EXCEPT ALL SELECT * FROM one))`).Scan(&n, &differ)
 	if err != nil {
@@ -125,4 +112,27 @@ func TestStagedRequestsEqualOneStatement(t *testing.T) {
 	if left != 2 { // tgi_cand and tgi_match, matchServers's own
 		t.Errorf("%d temporary tables left, want 2 (matchServers's)", left)
 	}
+}
+
+// fixtureDB writes f to a temporary directory and opens it as analyze does
+// before requests.sql: the tier views registered and TGI rows matched.
+func fixtureDB(t *testing.T, f analyzetest.Fixture) *sql.DB {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := analyzetest.Write(ctx, dir, f, analyzetest.DefaultOffsets); err != nil {
+		t.Fatal(err)
+	}
+	db, done, err := openIn(ctx, dir, Resources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(done)
+	if err := registerTiers(ctx, db, dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := matchServers(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
