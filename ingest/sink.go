@@ -74,6 +74,14 @@ func partitionName(day int64) string {
 // recently, and goes on in a new part (-n) of that day if it comes back.
 const maxOpenParts = 4
 
+// staleRows is how many rows a sink takes without one for a day before that
+// day's open part is closed: a log in time order leaves a day behind for
+// good, and its writer's buffers (a row group of every column) would
+// otherwise stay until maxOpenParts pushes it out, so that a file spanning
+// days held a writer per day. A day that comes back later goes on in a new
+// part (-n), as after makeRoom.
+const staleRows = 2 * rowGroupRows
+
 // sink writes one worker's rows of one tier to Parquet part files, one
 // partSink per day (see PartitionDir). Rows of one day are mostly together in
 // a log, so the row is decoded into the batch of the day seen last and moved
@@ -123,12 +131,32 @@ func (s *sink[T]) commit() error {
 	}
 	s.use++
 	p.used = s.use
-	if p.w == nil && p.n == len(p.batch)-1 { // the batch fills: a writer opens
-		if err := s.makeRoom(p); err != nil {
+	if p.n == len(p.batch)-1 { // the batch fills
+		if p.w == nil { // a writer opens
+			if err := s.makeRoom(p); err != nil {
+				return err
+			}
+		}
+		if err := s.closeStale(p); err != nil {
 			return err
 		}
 	}
 	return p.commit()
+}
+
+// closeStale closes the open parts, other than p, of the days that took no
+// row in the last staleRows rows.
+func (s *sink[T]) closeStale(p *partSink[T]) error {
+	for _, q := range s.days {
+		if q == p || s.use-q.used <= staleRows || (q.w == nil && q.n == 0) {
+			continue
+		}
+		if err := q.close(); err != nil {
+			return err
+		}
+		q.batch = nil // until the day comes back
+	}
+	return nil
 }
 
 // day returns the partSink of day d, creating it on first use.

@@ -159,3 +159,54 @@ func TestSinkPartitionsByDay(t *testing.T) {
 		t.Errorf("%d parts for %d days interleaved: the least recently used day was never closed", len(parts), len(want))
 	}
 }
+
+// TestSinkClosesStaleDay: a log in time order leaves a day behind; once the
+// sink has taken staleRows rows of other days, that day's part is complete
+// under its final name while the sink goes on, so a file spanning many days
+// holds one day's writer, not one per day. A late row of the old day goes
+// into a new part of it.
+func TestSinkClosesStaleDay(t *testing.T) {
+	dir := t.TempDir()
+	s := newSink[ClientRow](dir, Client, "w00")
+	const day = int64(86400e9)
+	base := int64(1796083200e9) // 2026-12-01T00:00:00Z
+	n := 0
+	add := func(start int64, rows int) {
+		for range rows {
+			*s.slot() = ClientRow{RequestID: fmt.Sprint("r", n), Start: start, Format: "test", SourceLine: int64(n)}
+			if err := s.commit(); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+	}
+	first := filepath.Join(dir, "client", "date=2026-12-01", "part-w00.parquet")
+	add(base, 2*batchRows)
+	add(base+day, staleRows-batchRows)
+	if _, err := os.Stat(first); err == nil {
+		t.Fatalf("%s closed after %d rows of the next day (staleRows %d)", first, staleRows-batchRows, staleRows)
+	}
+	add(base+day, 2*batchRows)
+	rows, err := readParquet[ClientRow](first)
+	if err != nil {
+		t.Fatalf("day left behind for more than staleRows rows still open: %v", err)
+	}
+	if len(rows) != 2*batchRows {
+		t.Errorf("%s: %d rows, want %d", first, len(rows), 2*batchRows)
+	}
+	if _, err := os.Stat(first + ".tmp"); err == nil {
+		t.Errorf("%s.tmp left behind", first)
+	}
+	add(base+5, 3) // a late row of the closed day
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+	late, err := readParquet[ClientRow](filepath.Join(dir, "client", "date=2026-12-01", "part-w00-1.parquet"))
+	if err != nil || len(late) != 3 {
+		t.Errorf("late rows of a closed day: %d rows, %v", len(late), err)
+	}
+	next, err := readParquet[ClientRow](filepath.Join(dir, "client", "date=2026-12-02", "part-w00.parquet"))
+	if err != nil || len(next) != staleRows+batchRows {
+		t.Errorf("the next day: %d rows, want %d (%v)", len(next), staleRows+batchRows, err)
+	}
+}
