@@ -265,3 +265,110 @@ func TestUsualRateBinsMatchFullRanking(t *testing.T) {
 		t.Errorf("%d burst rows, want about %d: the fixture no longer tests a burst", bursts, len(burst))
 	}
 }
+
+// TestServerUsualMatchesQuantileCont: the replicas' and models' quantiles
+// of srv_usual (the warm-up's yardsticks), computed from bucket counts so
+// that no sample set is held in memory, are bit for bit quantile_cont's:
+// on a synthetic req of three replicas and two models, with samples that
+// share buckets (sorted within them), buckets of one value, negative
+// values, NULLs and a replica too small to judge, srv_usual as requests.sql
+// computes it equals the same rule written with quantile_cont.
+func TestServerUsualMatchesQuantileCont(t *testing.T) {
+	db := fixtureDB(t, analyzetest.Fixture{})
+	// req: only the columns srv_p reads. Times in ns; pseudo-random
+	// durations from hash(i), some of them equal or within one bucket.
+	_, err := db.Exec(`CREATE OR REPLACE TEMP TABLE req AS
+	    SELECT i AS rq, 'q' || i AS request_id, i AS s_rid,
+	           CASE WHEN i % 97 = 0 THEN NULL WHEN i % 3 = 0 THEN 'r0' WHEN i % 3 = 1 THEN 'r1' ELSE 'r2' END AS replica,
+	           i % 5 AS s_fid,
+	           CASE WHEN i % 11 = 0 THEN NULL WHEN i % 3 = 2 AND i % 97 <> 0 THEN 'b' ELSE 'a' END AS s_model,
+	           make_timestamp_ns(a) AS arrival_time,
+	           CASE WHEN i % 13 <> 0 THEN make_timestamp_ns(a + q) END AS scheduled_time,
+	           make_timestamp_ns(a + q + pf) AS first_token_time,
+	           make_timestamp_ns(a + q + pf + dec) AS s_end,
+	           CASE WHEN i % 17 = 0 THEN 1 ELSE 2 + (h % 40)::BIGINT END AS s_output_tokens,
+	           CASE WHEN i % 13 = 0 THEN q END AS queue_ns,
+	           CASE WHEN i % 7 = 0 THEN pf - 3000000 END AS prefill_ns,
+	           NULL::BIGINT AS decode_ns, NULL::BIGINT AS inference_ns,
+	           CASE WHEN i % 4 = 0 THEN (h % 3)::BIGINT * 250000000 WHEN i % 4 = 1 THEN NULL ELSE 1000000 + (h % 5000)::BIGINT END AS load_ns
+	    FROM (SELECT i, h,
+	                 1796083200000000000 + i * 1000000000 AS a,
+	                 (h % 20000000)::BIGINT AS q,
+	                 10000000 + ((h >> 20) % 1000)::BIGINT * 1000 AS pf,
+	                 50000000 + ((h >> 40) % 400000000)::BIGINT AS dec
+	          FROM (SELECT i, hash(i) AS h FROM range(6000) AS t(i))
+	          UNION ALL
+	          SELECT 100000 + i, hash(i), 1796083200000000000 + i, 5, 7, 100 FROM range(10) AS t(i))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The ten rows 100000.. arrive 1 ns apart: a replica of their own, too
+	// small to judge. (Each replica serves one model: the rule takes the
+	// model's quantile of any model the replica served.)
+	if _, err := db.Exec(`UPDATE req SET replica = 'tiny', s_model = 'b' WHERE rq >= 100000`); err != nil {
+		t.Fatal(err)
+	}
+	q := queries.MustGet("requests")
+	const final = "SELECT * FROM r"
+	if !strings.HasSuffix(strings.TrimSpace(q), final) {
+		t.Fatalf("requests.sql does not end with %q", final)
+	}
+	body := strings.TrimSuffix(strings.TrimSpace(q), final)
+	stages, got, err := stageQuery(body + "SELECT replica, n, tpot_p25, pf_p90, work_p50, ld_p50 FROM srv_usual")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, st := range stages {
+		if strings.HasPrefix(st.name, "srv_q") {
+			if _, err := db.Exec("CREATE OR REPLACE TEMP TABLE " + st.name + " AS " + st.query); err != nil {
+				t.Fatal(st.name, err)
+			}
+			ran++
+		}
+	}
+	if ran < 2 {
+		t.Fatalf("%d srv_q* stages in requests.sql", ran)
+	}
+	_, want, err := stageQuery(body + `SELECT replica, count(*) AS n,
+	       nullif(least(quantile_cont(tpot_ns, 0.25), any_value(m.tpot_p25)), 0) AS tpot_p25,
+	       nullif(least(quantile_cont(pf_ns, 0.9), any_value(m.pf_p90)), 0) AS pf_p90,
+	       CASE WHEN count(q_ns) > 0
+	            THEN nullif(least(quantile_cont(work_ns, 0.5), any_value(m.work_p50)), 0) END AS work_p50,
+	       nullif(least(quantile_cont(ld_ns, 0.5), any_value(m.ld_p50)), 0) AS ld_p50
+	FROM srv_p
+	LEFT JOIN (SELECT model,
+	                  quantile_cont(tpot_ns, 0.25) AS tpot_p25,
+	                  quantile_cont(pf_ns, 0.9) AS pf_p90,
+	                  quantile_cont(work_ns, 0.5) AS work_p50,
+	                  quantile_cont(ld_ns, 0.5) AS ld_p50
+	           FROM srv_p WHERE model IS NOT NULL GROUP BY model) AS m USING (model)
+	GROUP BY replica`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n, differ, sorted, oneValue int64
+	err = db.QueryRow(`WITH got AS (`+got+`), want AS (`+want+`)
+	    SELECT (SELECT count(*) FROM want),
+	           (SELECT count(*) FROM (SELECT * FROM got EXCEPT ALL SELECT * FROM want))
+	         + (SELECT count(*) FROM (SELECT * FROM want EXCEPT ALL SELECT * FROM got)),
+	           (SELECT count(*) FROM srv_qs), (SELECT count(*) FROM srv_qn WHERE lo = hi)`).Scan(&n, &differ, &sorted, &oneValue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if differ != 0 || n < 5 {
+		rows, _ := db.Query(`WITH got AS (` + got + `), want AS (` + want + `)
+		    SELECT 'got', * FROM got UNION ALL SELECT 'want', * FROM want ORDER BY 2, 1`)
+		defer rows.Close()
+		for rows.Next() {
+			var k, r, a, b, c, d any
+			var nn any
+			rows.Scan(&k, &r, &nn, &a, &b, &c, &d)
+			t.Log(k, r, nn, a, b, c, d)
+		}
+		t.Errorf("%d differences in %d replicas between srv_usual and quantile_cont", differ, n)
+	}
+	if sorted == 0 || oneValue == 0 {
+		t.Errorf("the fixture sorts %d samples and has %d ranks in buckets of one value: both paths must be tested", sorted, oneValue)
+	}
+}

@@ -778,22 +778,99 @@ srv_p AS (
 ),
 -- A replica's usual: the lower of its own quantile and its model's over
 -- all replicas (a replica whose log is all warm-up has no usual of its own).
+-- The quantiles are quantile_cont's, computed as pct_ci.sql does, because
+-- quantile_cont holds every sample of a group in memory that does not spill
+-- (four metrics of every server record, per replica and per model: gigabytes
+-- beyond the memory limit at 30M requests): each group's samples counted per
+-- bucket (pct_bucket, which never decreases as the value grows), the bucket
+-- of each rank needed found from the running counts, and only the samples of
+-- those buckets sorted; pct_interp interpolates as quantile_cont does.
+-- kind 0: a replica's samples; 1: a model's (over all its replicas); the
+-- buckets counted per replica and model first, in one pass per metric.
+srv_qv AS (
+    SELECT replica, model, metric, v
+    FROM (SELECT replica, model, tpot_ns::DOUBLE AS tpot, pf_ns::DOUBLE AS pf, work_ns::DOUBLE AS work,
+                 ld_ns::DOUBLE AS ld
+          FROM srv_p)
+    UNPIVOT (v FOR metric IN (tpot, pf, work, ld))
+),
+srv_qb0 AS (
+    SELECT replica, model, 'tpot' AS metric, pct_bucket(tpot_ns::DOUBLE) AS b, count(*) AS n,
+           min(tpot_ns::DOUBLE) AS lo, max(tpot_ns::DOUBLE) AS hi
+    FROM srv_p WHERE tpot_ns IS NOT NULL GROUP BY ALL
+    UNION ALL
+    SELECT replica, model, 'pf', pct_bucket(pf_ns::DOUBLE), count(*), min(pf_ns::DOUBLE), max(pf_ns::DOUBLE)
+    FROM srv_p WHERE pf_ns IS NOT NULL GROUP BY ALL
+    UNION ALL
+    SELECT replica, model, 'work', pct_bucket(work_ns::DOUBLE), count(*), min(work_ns::DOUBLE), max(work_ns::DOUBLE)
+    FROM srv_p WHERE work_ns IS NOT NULL GROUP BY ALL
+    UNION ALL
+    SELECT replica, model, 'ld', pct_bucket(ld_ns::DOUBLE), count(*), min(ld_ns::DOUBLE), max(ld_ns::DOUBLE)
+    FROM srv_p WHERE ld_ns IS NOT NULL GROUP BY ALL
+),
+srv_qb AS MATERIALIZED (
+    SELECT kind, grp, metric, b, n, lo, hi,
+           (sum(n) OVER (PARTITION BY kind, grp, metric ORDER BY b ROWS UNBOUNDED PRECEDING) - n)::BIGINT AS below,
+           (sum(n) OVER (PARTITION BY kind, grp, metric))::BIGINT AS total
+    FROM (SELECT grouping(replica) AS kind, CASE WHEN grouping(replica) = 0 THEN replica ELSE model END AS grp,
+                 metric, b, sum(n)::BIGINT AS n, min(lo) AS lo, max(hi) AS hi
+          FROM srv_qb0
+          GROUP BY GROUPING SETS ((replica, metric, b), (model, metric, b)))
+    WHERE grp IS NOT NULL
+),
+-- The ranks each quantile needs (floor(pos) + 1 and ceil(pos) + 1, pos =
+-- (n - 1) q), each in its bucket, with its rank there (local).
+srv_qn AS MATERIALIZED (
+    SELECT r.kind, r.grp, r.metric, r.n, r.q, r.r, b.b, r.r - b.below AS local, b.lo, b.hi
+    FROM (SELECT t.kind, t.grp, t.metric, t.n, q.q,
+                 unnest([floor((t.n - 1) * q.q) + 1, ceil((t.n - 1) * q.q) + 1])::BIGINT AS r
+          FROM (SELECT kind, grp, metric, any_value(total) AS n FROM srv_qb GROUP BY ALL) AS t
+          JOIN (VALUES ('tpot', 0.25::DOUBLE), ('pf', 0.9::DOUBLE), ('work', 0.5::DOUBLE), ('ld', 0.5::DOUBLE))
+               AS q(metric, q) USING (metric)) AS r
+    JOIN srv_qb AS b ON b.kind = r.kind AND b.grp = r.grp AND b.metric = r.metric
+                    AND r.r > b.below AND r.r <= b.below + b.n
+),
+-- The samples of the buckets to sort (those not all one value), ranked.
+srv_qs AS MATERIALIZED (
+    SELECT s.kind, s.grp, s.metric, s.b, x.v,
+           row_number() OVER (PARTITION BY s.kind, s.grp, s.metric, s.b ORDER BY x.v) AS local
+    FROM (SELECT *, pct_bucket(v) AS b FROM srv_qv) AS x
+    JOIN (SELECT DISTINCT kind, grp, metric, b FROM srv_qn WHERE lo < hi) AS s
+         ON s.metric = x.metric AND s.b = x.b
+            AND s.grp = CASE WHEN s.kind = 0 THEN x.replica ELSE x.model END
+),
+srv_q AS (
+    SELECT kind, grp,
+           any_value(v) FILTER (WHERE metric = 'tpot') AS tpot,
+           any_value(v) FILTER (WHERE metric = 'pf') AS pf,
+           any_value(v) FILTER (WHERE metric = 'work') AS work,
+           any_value(v) FILTER (WHERE metric = 'ld') AS ld
+    FROM (SELECT kind, grp, metric, pct_interp(n, q, r, v) AS v
+          FROM (SELECT kind, grp, metric, n, q, r, lo AS v FROM srv_qn WHERE lo = hi
+                UNION ALL
+                SELECT n.kind, n.grp, n.metric, n.n, n.q, n.r, s.v
+                FROM srv_qn AS n
+                JOIN srv_qs AS s ON s.kind = n.kind AND s.grp = n.grp AND s.metric = n.metric
+                                AND s.b = n.b AND s.local = n.local
+                WHERE n.lo < n.hi)
+          GROUP BY kind, grp, metric, n, q)
+    GROUP BY kind, grp
+),
 srv_usual AS (
-    SELECT replica, count(*) AS n,
-           nullif(least(quantile_cont(tpot_ns, 0.25), any_value(m.tpot_p25)), 0) AS tpot_p25,
-           nullif(least(quantile_cont(pf_ns, 0.9), any_value(m.pf_p90)), 0) AS pf_p90,
+    SELECT c.replica, c.n,
+           nullif(least(r.tpot, m.tpot), 0) AS tpot_p25,
+           nullif(least(r.pf, m.pf), 0) AS pf_p90,
            -- the queue's yardstick, for replicas whose requests log a queue
-           CASE WHEN count(q_ns) > 0
-                THEN nullif(least(quantile_cont(work_ns, 0.5), any_value(m.work_p50)), 0) END AS work_p50,
-           nullif(least(quantile_cont(ld_ns, 0.5), any_value(m.ld_p50)), 0) AS ld_p50
-    FROM srv_p
-    LEFT JOIN (SELECT model,
-                      quantile_cont(tpot_ns, 0.25) AS tpot_p25,
-                      quantile_cont(pf_ns, 0.9) AS pf_p90,
-                      quantile_cont(work_ns, 0.5) AS work_p50,
-                      quantile_cont(ld_ns, 0.5) AS ld_p50
-               FROM srv_p WHERE model IS NOT NULL GROUP BY model) AS m USING (model)
-    GROUP BY replica
+           CASE WHEN c.n_queue > 0 THEN nullif(least(r.work, m.work), 0) END AS work_p50,
+           nullif(least(r.ld, m.ld), 0) AS ld_p50
+    FROM (SELECT replica, count(*) AS n, count(q_ns) AS n_queue FROM srv_p GROUP BY replica) AS c
+    LEFT JOIN (SELECT * FROM srv_q WHERE kind = 0) AS r ON r.grp = c.replica
+    -- the model's, of a model the replica served
+    LEFT JOIN (SELECT rm.replica, any_value(q.tpot) AS tpot, any_value(q.pf) AS pf,
+                      any_value(q.work) AS work, any_value(q.ld) AS ld
+               FROM (SELECT DISTINCT replica, model FROM srv_p WHERE model IS NOT NULL) AS rm
+               JOIN srv_q AS q ON q.kind = 1 AND q.grp = rm.model
+               GROUP BY rm.replica) AS m ON m.replica IS NOT DISTINCT FROM c.replica
 ),
 srv_slow AS (
     SELECT p.rq, p.request_id, p.replica, p.a_ns,
