@@ -1,5 +1,6 @@
 -- requests.sql: one row per request, joined from the client, gateway and
--- server views that analyze registers. analyze writes the result to
+-- server views that analyze registers, with the macros of macros.sql
+-- (pct_bucket, pct_interp). analyze writes the result to
 -- DIR/requests.parquet, in order of start (NULLS LAST), then request_id.
 --
 -- Joins: which records are one request. An empty request ID ('') is no ID:
