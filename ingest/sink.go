@@ -151,10 +151,9 @@ func (s *sink[T]) closeStale(p *partSink[T]) error {
 		if q == p || s.use-q.used <= staleRows || (q.w == nil && q.n == 0) {
 			continue
 		}
-		if err := q.close(); err != nil {
+		if err := q.retire(); err != nil {
 			return err
 		}
-		q.batch = nil // until the day comes back
 	}
 	return nil
 }
@@ -188,11 +187,7 @@ func (s *sink[T]) makeRoom(p *partSink[T]) error {
 	if open < maxOpenParts || lru == nil || lru == p {
 		return nil
 	}
-	if err := lru.close(); err != nil {
-		return err
-	}
-	lru.batch = nil // until the day comes back
-	return nil
+	return lru.retire()
 }
 
 func (s *sink[T]) close() error {
@@ -276,6 +271,15 @@ func (s *partSink[T]) close() error {
 		return err
 	}
 	return s.closePart()
+}
+
+// retire closes the part and lets go of the batch until the day comes back.
+func (s *partSink[T]) retire() error {
+	if err := s.close(); err != nil {
+		return err
+	}
+	s.batch = nil
+	return nil
 }
 
 // closePart completes the part being written, if any.

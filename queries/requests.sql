@@ -786,8 +786,8 @@ srv_p AS (
 -- bucket (pct_bucket, which never decreases as the value grows), the bucket
 -- of each rank needed found from the running counts, and only the samples of
 -- those buckets sorted; pct_interp interpolates as quantile_cont does.
--- kind 0: a replica's samples; 1: a model's (over all its replicas); the
--- buckets counted per replica and model first, in one pass per metric.
+-- srv_qv: every sample, once; kind 0: a replica's samples, 1: a model's
+-- (over all its replicas), the buckets counted per replica and model first.
 srv_qv AS (
     SELECT replica, model, metric, v
     FROM (SELECT replica, model, tpot_ns::DOUBLE AS tpot, pf_ns::DOUBLE AS pf, work_ns::DOUBLE AS work,
@@ -796,18 +796,8 @@ srv_qv AS (
     UNPIVOT (v FOR metric IN (tpot, pf, work, ld))
 ),
 srv_qb0 AS (
-    SELECT replica, model, 'tpot' AS metric, pct_bucket(tpot_ns::DOUBLE) AS b, count(*) AS n,
-           min(tpot_ns::DOUBLE) AS lo, max(tpot_ns::DOUBLE) AS hi
-    FROM srv_p WHERE tpot_ns IS NOT NULL GROUP BY ALL
-    UNION ALL
-    SELECT replica, model, 'pf', pct_bucket(pf_ns::DOUBLE), count(*), min(pf_ns::DOUBLE), max(pf_ns::DOUBLE)
-    FROM srv_p WHERE pf_ns IS NOT NULL GROUP BY ALL
-    UNION ALL
-    SELECT replica, model, 'work', pct_bucket(work_ns::DOUBLE), count(*), min(work_ns::DOUBLE), max(work_ns::DOUBLE)
-    FROM srv_p WHERE work_ns IS NOT NULL GROUP BY ALL
-    UNION ALL
-    SELECT replica, model, 'ld', pct_bucket(ld_ns::DOUBLE), count(*), min(ld_ns::DOUBLE), max(ld_ns::DOUBLE)
-    FROM srv_p WHERE ld_ns IS NOT NULL GROUP BY ALL
+    SELECT replica, model, metric, pct_bucket(v) AS b, count(*) AS n, min(v) AS lo, max(v) AS hi
+    FROM srv_qv GROUP BY ALL
 ),
 srv_qb AS MATERIALIZED (
     SELECT kind, grp, metric, b, n, lo, hi,
