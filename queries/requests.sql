@@ -690,11 +690,13 @@ client_multi AS (
     WHERE hash(key) IN (SELECT hash(key) FROM client_j GROUP BY ALL HAVING count(*) > 1)
     GROUP BY key HAVING count(*) > 1
 ),
+-- The kept client record of each key, with only the columns req_cg reads
+-- (the rest is picked up by rid in client_o).
 client_k AS MATERIALIZED (
-    SELECT * REPLACE (key AS request_id), 1::BIGINT AS n_records
+    SELECT key AS request_id, rid, how, start_time, client, 1::BIGINT AS n_records
     FROM client_j ANTI JOIN client_multi USING (key)
     UNION ALL
-    SELECT * REPLACE (key AS request_id), count(*) OVER (PARTITION BY key) AS n_records
+    SELECT key AS request_id, rid, how, start_time, client, count(*) OVER (PARTITION BY key) AS n_records
     FROM client_j SEMI JOIN client_multi USING (key)
     QUALIFY row_number() OVER (
         PARTITION BY key
