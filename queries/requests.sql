@@ -1066,18 +1066,21 @@ srv_flags AS MATERIALIZED (
 ),
 -- The output order: each request's position ord by (start, request_id),
 -- start as in j below (request IDs are unique, so the order is total). The
--- requests' own columns, flags and annotations, in that order.
+-- requests' own columns, flags and annotations, in that order: sorted once,
+-- then numbered as they come (row_number() OVER () is DuckDB's streaming
+-- window, which runs on one thread in its input's order; a window ordered
+-- by the key would sort the rows a second time).
 req_o AS MATERIALIZED (
-    SELECT i.request_id, i.c_rid, i.g_rid, i.s_rid, i.c_records, i.g_records, i.s_records, i.c_how, i.g_how,
-           a.concurrency, a.cold, a.behind_cold, a.behind_burst, b.is_burst,
-           an.n_annotations, an.finish_reason AS an_finish_reason, an.error AS an_error,
-           row_number() OVER (ORDER BY coalesce(i.c_start::TIMESTAMP_NS, i.g_start::TIMESTAMP_NS,
-                                                i.arrival_time::TIMESTAMP_NS) NULLS LAST, i.request_id) AS ord
-    FROM req AS i
-    LEFT JOIN srv_flags AS a ON a.rq = i.rq
-    LEFT JOIN burst AS b ON b.rq = i.rq
-    LEFT JOIN annot AS an ON an.request_id = i.request_id
-    ORDER BY ord
+    SELECT *, row_number() OVER () AS ord
+    FROM (SELECT i.request_id, i.c_rid, i.g_rid, i.s_rid, i.c_records, i.g_records, i.s_records, i.c_how, i.g_how,
+                 a.concurrency, a.cold, a.behind_cold, a.behind_burst, b.is_burst,
+                 an.n_annotations, an.finish_reason AS an_finish_reason, an.error AS an_error
+          FROM req AS i
+          LEFT JOIN srv_flags AS a ON a.rq = i.rq
+          LEFT JOIN burst AS b ON b.rq = i.rq
+          LEFT JOIN annot AS an ON an.request_id = i.request_id
+          ORDER BY coalesce(i.c_start::TIMESTAMP_NS, i.g_start::TIMESTAMP_NS, i.arrival_time::TIMESTAMP_NS) NULLS LAST,
+                   i.request_id)
 ),
 -- Each tier's kept record of every request, picked up by its row id (a
 -- NULL row where the request has none), in the same order: j lines the
