@@ -266,6 +266,64 @@ func TestUsualRateBinsMatchFullRanking(t *testing.T) {
 	}
 }
 
+// TestLocalRateTiesFollowRequestID: the local-rate window orders a host's
+// arrivals by (time, rq) and local_tie puts the tied arrivals back in
+// request-ID order; the rows are those of the window ordered by (time,
+// request ID) itself. The fixture is phaseFixture's traffic with every
+// arrival twice at the same instant, the two servers' records
+// logged in the reverse of their IDs' order (so rq orders them the other
+// way); the same query without local_tie gives other rows, so the fixture
+// does test it.
+func TestLocalRateTiesFollowRequestID(t *testing.T) {
+	base, _, _ := phaseFixture()
+	var f analyzetest.Fixture
+	for i, g := range base.Gateways {
+		for k := 1; k >= 0; k-- {
+			g, s := g, base.Servers[i]
+			g.ID = fmt.Sprintf("%s-%d", g.ID, k)
+			s.ID = g.ID
+			f.Gateways = append(f.Gateways, g)
+			f.Servers = append(f.Servers, s)
+		}
+	}
+	db := fixtureDB(t, f)
+	q := queries.MustGet("requests")
+	for _, s := range []string{"ORDER BY a.t, a.rq)", "coalesce(t.rq, l.rq) AS rq"} {
+		if strings.Count(q, s) != 1 {
+			t.Fatalf("requests.sql holds %q %d times, want 1", s, strings.Count(q, s))
+		}
+	}
+	byID := strings.Replace(strings.Replace(q, "ORDER BY a.t, a.rq)", "ORDER BY a.t, a.request_id)", 1),
+		"coalesce(t.rq, l.rq) AS rq", "l.rq AS rq", 1)
+	noTie := strings.Replace(q, "coalesce(t.rq, l.rq) AS rq", "l.rq AS rq", 1)
+	for name, q := range map[string]string{"tied": q, "by_id": byID, "no_tie": noTie} {
+		if _, err := db.Exec("CREATE TABLE " + name + " AS " + stripSQL(q)); err != nil {
+			t.Fatal(name, err)
+		}
+	}
+	diff := func(a, b string) (n int64) {
+		err := db.QueryRow(`SELECT (SELECT count(*) FROM (SELECT * FROM ` + a + ` EXCEPT ALL SELECT * FROM ` + b + `))
+		  + (SELECT count(*) FROM (SELECT * FROM ` + b + ` EXCEPT ALL SELECT * FROM ` + a + `))`).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var n, bursts int64
+	if err := db.QueryRow("SELECT count(*), count(*) FILTER (WHERE phase = 'burst') FROM tied").Scan(&n, &bursts); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2*int64(len(base.Gateways)) || bursts < 40 {
+		t.Fatalf("%d rows, %d of them burst: the fixture no longer tests a burst", n, bursts)
+	}
+	if d := diff("tied", "by_id"); d != 0 {
+		t.Errorf("%d row differences between the window by (t, rq) with local_tie and the window by (t, request_id)", d)
+	}
+	if d := diff("no_tie", "by_id"); d == 0 {
+		t.Error("without local_tie the rows are the same: the fixture's ties decide no burst flag")
+	}
+}
+
 // TestServerUsualMatchesQuantileCont: the replicas' and models' quantiles
 // of srv_usual (the warm-up's yardsticks), computed from bucket counts so
 // that no sample set is held in memory, are bit for bit quantile_cont's:

@@ -912,31 +912,51 @@ arr_host AS MATERIALIZED (
     FROM arrivals
     GROUP BY tier, host
 ),
+-- The window orders a host's arrivals by (t, rq), integers, not by (t,
+-- request_id): the two orders differ only among arrivals of one host at the
+-- same t, and those have the same t, so every position's values (rn, the
+-- times 15 back and ahead, the next time) are the same in both; only which
+-- of the tied arrivals stands at which position differs, and local_tie
+-- says that (tie_t is t for an arrival tied with its neighbour, else NULL).
 local_pos AS (
     SELECT rq, pref, hid, rn, host_n,
            CASE WHEN rn > 15 THEN back_ns ELSE first_ns END AS lo_ns,
            CASE WHEN rn + 15 <= host_n THEN ahead_ns ELSE last_ns END AS hi_ns,
            -- the time until the host's next arrival: the weight of this
            -- rate in the host's time-weighted median
-           CASE WHEN rn < host_n THEN next_ns - t_ns ELSE 0 END AS gap_ns
+           CASE WHEN rn < host_n THEN next_ns - t_ns ELSE 0 END AS gap_ns,
+           CASE WHEN t_ns = prev_ns OR t_ns = next_ns THEN t_ns END AS tie_t
     FROM (
         SELECT a.rq, a.pref, h.hid, h.host_n, h.first_ns, h.last_ns,
                epoch_ns(a.t) AS t_ns,
                row_number() OVER w AS rn,
                epoch_ns(lag(a.t, 15) OVER w) AS back_ns,
                epoch_ns(lead(a.t, 15) OVER w) AS ahead_ns,
-               epoch_ns(lead(a.t) OVER w) AS next_ns
+               epoch_ns(lead(a.t) OVER w) AS next_ns,
+               epoch_ns(lag(a.t) OVER w) AS prev_ns
         FROM arrivals AS a
         JOIN arr_host AS h ON h.tier = a.tier AND h.host IS NOT DISTINCT FROM a.host
-        WINDOW w AS (PARTITION BY h.hid ORDER BY a.t, a.request_id)
+        WINDOW w AS (PARTITION BY h.hid ORDER BY a.t, a.rq)
     )
 ),
 local_rate AS MATERIALIZED (
-    SELECT rq, pref, hid, rn, host_n, gap_ns,
+    SELECT rq, pref, hid, rn, host_n, gap_ns, tie_t,
            CASE WHEN hi_ns > lo_ns
                 THEN (least(rn + 15, host_n) - greatest(rn - 15, 1)) * 1e9 / (hi_ns - lo_ns)
            END AS rate
     FROM local_pos
+),
+-- The request at each tied position in the order (t, request_id): of the
+-- arrivals of one host at one t, the k-th by request ID stands at the k-th
+-- of their positions.
+local_tie AS MATERIALIZED (
+    SELECT p.hid, p.rn, r.rq
+    FROM (SELECT hid, tie_t, rn, row_number() OVER (PARTITION BY hid, tie_t ORDER BY rn) AS k
+          FROM local_rate WHERE tie_t IS NOT NULL) AS p
+    JOIN (SELECT l.hid, l.tie_t, l.rq, row_number() OVER (PARTITION BY l.hid, l.tie_t ORDER BY q.request_id) AS k
+          FROM local_rate AS l JOIN req AS q ON q.rq = l.rq
+          WHERE l.tie_t IS NOT NULL) AS r
+      ON r.hid = p.hid AND r.tie_t = p.tie_t AND r.k = p.k
 ),
 -- A host's usual rate: the median of its local rate over time (each rate
 -- weighted by the time to the next arrival), not over requests, so that a
@@ -999,9 +1019,10 @@ usual_rate AS MATERIALIZED (
 -- A run is a block of consecutive rn of one host that are all high: rn
 -- minus the rank of the row among the high rows is constant in it.
 rate_runs AS (
-    SELECT l.rq, l.pref, l.hid,
+    SELECT coalesce(t.rq, l.rq) AS rq, l.pref, l.hid,
            l.rn - row_number() OVER (PARTITION BY l.hid ORDER BY l.rn) AS run
     FROM local_rate AS l JOIN usual_rate AS u USING (hid)
+    LEFT JOIN local_tie AS t ON t.hid = l.hid AND t.rn = l.rn
     WHERE l.host_n >= 31 AND u.usual > 0 AND l.rate >= 2 * u.usual
 ),
 burst_runs AS (
