@@ -619,26 +619,29 @@ join_keys AS (
 -- request ID when a gateway or server record has that key (pri 1), else
 -- its response ID's request ID when one has that (pri 2).
 -- Each step reads join_keys once (read more often in one statement, DuckDB
--- would hold the union in memory): the records whose request ID is not a
--- key are those client_id1 does not hold.
-client_id1 AS MATERIALIZED (
-    SELECT m.rid, m.request_id AS id_key
-    FROM client_m AS m SEMI JOIN join_keys AS k ON k.key = m.request_id
+-- would hold the union in memory). client_miss holds the records whose
+-- request ID is no key (few where the tiers join), client_resp those of
+-- them whose response ID's request ID is one: every other record is a
+-- pri 1 hit, so client_id joins only these small tables to the records.
+client_miss AS MATERIALIZED (
+    SELECT m.rid, m.response_request_id
+    FROM client_m AS m ANTI JOIN join_keys AS k ON k.key = m.request_id
 ),
-client_hit AS MATERIALIZED (
-    SELECT rid, id_key, 1 AS pri
-    FROM client_id1
-    UNION ALL
-    SELECT m.rid, m.response_request_id, 2
-    FROM (SELECT rid, response_request_id FROM client_m WHERE response_request_id IS NOT NULL) AS m
-    ANTI JOIN client_id1 AS h ON h.rid = m.rid
-    SEMI JOIN join_keys AS r ON r.key = m.response_request_id
+client_resp AS MATERIALIZED (
+    SELECT x.rid, x.response_request_id AS id_key
+    FROM client_miss AS x SEMI JOIN join_keys AS r ON r.key = x.response_request_id
 ),
 client_id AS (
-    SELECT c.*, h.id_key,
-           CASE h.pri WHEN 1 THEN 'id' WHEN 2 THEN 'response_id' END AS id_how
+    SELECT c.*,
+           CASE WHEN x.rid IS NULL THEN c.request_id ELSE r.id_key END AS id_key,
+           CASE WHEN x.rid IS NULL THEN 'id' WHEN r.rid IS NOT NULL THEN 'response_id' END AS id_how
     FROM client_n AS c
-    LEFT JOIN client_hit AS h ON h.rid = c.rid
+    LEFT JOIN client_miss AS x ON x.rid = c.rid
+    LEFT JOIN client_resp AS r ON r.rid = c.rid
+),
+-- The keys the client records joined by ID.
+client_hit AS (
+    SELECT id_key FROM client_id WHERE id_key IS NOT NULL
 ),
 client_tr AS (
     SELECT rid, trace_id,
