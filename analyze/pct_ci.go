@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -107,13 +108,30 @@ func percentiles(ctx context.Context, db *sql.DB, out string, qs []float64) erro
 	}
 	last := len(stmts) - 1
 	stmts[last] = "CREATE OR REPLACE TEMP TABLE " + out + " AS " + stripSQL(stmts[last])
+	// Each table the file creates is a step of --profile of its own: "out:
+	// pct_buckets" and so on, the last one "out: pct_ci".
+	prof := profilerOf(db)
 	for _, s := range stmts {
-		if _, err := db.ExecContext(ctx, s); err != nil {
+		m := createdTable.FindStringSubmatch(s)
+		if m == nil {
+			if _, err := db.ExecContext(ctx, s); err != nil {
+				return fmt.Errorf("query pct_ci: %w", err)
+			}
+			continue
+		}
+		name := out + ": " + m[1]
+		if m[1] == out {
+			name = out + ": pct_ci"
+		}
+		if err := prof.exec(ctx, db, name, s); err != nil {
 			return fmt.Errorf("query pct_ci: %w", err)
 		}
 	}
 	return nil
 }
+
+// createdTable finds the table a statement of pct_ci.sql creates.
+var createdTable = regexp.MustCompile(`(?m)^\s*CREATE OR REPLACE TEMP TABLE (\w+) AS`)
 
 // ciKey identifies a group and metric of pct_ci.sql.
 func ciKey(all bool, grp []any, metric string) string {

@@ -65,7 +65,7 @@ func tempTable(ctx context.Context, db *sql.DB, name string) error {
 		return err
 	}
 	step(ctx, name)
-	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE "+name+" AS "+stripSQL(q)); err != nil {
+	if err := profilerOf(db).exec(ctx, db, name, "CREATE OR REPLACE TEMP TABLE "+name+" AS "+stripSQL(q)); err != nil {
 		return fmt.Errorf("query %s: %w", name, err)
 	}
 	return nil
