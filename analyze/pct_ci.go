@@ -110,20 +110,16 @@ func percentiles(ctx context.Context, db *sql.DB, out string, qs []float64) erro
 	stmts[last] = "CREATE OR REPLACE TEMP TABLE " + out + " AS " + stripSQL(stmts[last])
 	// Each table the file creates is a step of --profile of its own: "out:
 	// pct_buckets" and so on, the last one "out: pct_ci".
+	// The view of the quantiles, created first, is not recorded.
 	prof := profilerOf(db)
-	for _, s := range stmts {
-		m := createdTable.FindStringSubmatch(s)
-		if m == nil {
-			if _, err := db.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("query pct_ci: %w", err)
-			}
-			continue
+	for k, s := range stmts {
+		p, name := prof, out+": pct_ci"
+		if m := createdTable.FindStringSubmatch(s); m == nil {
+			p = nil
+		} else if k != last {
+			name = out + ": " + m[1]
 		}
-		name := out + ": " + m[1]
-		if m[1] == out {
-			name = out + ": pct_ci"
-		}
-		if err := prof.exec(ctx, db, name, s); err != nil {
+		if err := p.exec(ctx, db, name, s); err != nil {
 			return fmt.Errorf("query pct_ci: %w", err)
 		}
 	}
