@@ -333,18 +333,18 @@ func TestLocalRateTiesFollowRequestID(t *testing.T) {
 // computes it equals the same rule written with quantile_cont.
 func TestServerUsualMatchesQuantileCont(t *testing.T) {
 	db := fixtureDB(t, analyzetest.Fixture{})
-	// req: only the columns srv_p reads. Times in ns; pseudo-random
-	// durations from hash(i), some of them equal or within one bucket.
-	_, err := db.Exec(`CREATE OR REPLACE TEMP TABLE req AS
-	    SELECT i AS rq, 'q' || i AS request_id, i AS s_rid,
-	           CASE WHEN i % 97 = 0 THEN NULL WHEN i % 3 = 0 THEN 'r0' WHEN i % 3 = 1 THEN 'r1' ELSE 'r2' END AS replica,
-	           i % 5 AS s_fid,
-	           CASE WHEN i % 11 = 0 THEN NULL WHEN i % 3 = 2 AND i % 97 <> 0 THEN 'b' ELSE 'a' END AS s_model,
+	// server_h: the kept server records (none dropped, no key held twice),
+	// with the columns srv_p reads. Times in ns; pseudo-random durations
+	// from hash(i), some of them equal or within one bucket.
+	_, err := db.Exec(`CREATE OR REPLACE TEMP TABLE server_h AS
+	    SELECT i AS rid, 0::UBIGINT AS h, i % 5 AS fid, i AS line, 'q' || i AS request_id, NULL::VARCHAR AS trace_id,
 	           make_timestamp_ns(a) AS arrival_time,
 	           CASE WHEN i % 13 <> 0 THEN make_timestamp_ns(a + q) END AS scheduled_time,
 	           make_timestamp_ns(a + q + pf) AS first_token_time,
-	           make_timestamp_ns(a + q + pf + dec) AS s_end,
-	           CASE WHEN i % 17 = 0 THEN 1 ELSE 2 + (h % 40)::BIGINT END AS s_output_tokens,
+	           make_timestamp_ns(a + q + pf + dec) AS end_time,
+	           CASE WHEN i % 97 = 0 THEN NULL WHEN i % 3 = 0 THEN 'r0' WHEN i % 3 = 1 THEN 'r1' ELSE 'r2' END AS replica,
+	           CASE WHEN i % 11 = 0 THEN NULL WHEN i % 3 = 2 AND i % 97 <> 0 THEN 'b' ELSE 'a' END AS model,
+	           CASE WHEN i % 17 = 0 THEN 1 ELSE 2 + (h % 40)::BIGINT END AS output_tokens,
 	           CASE WHEN i % 13 = 0 THEN q END AS queue_ns,
 	           CASE WHEN i % 7 = 0 THEN pf - 3000000 END AS prefill_ns,
 	           NULL::BIGINT AS decode_ns, NULL::BIGINT AS inference_ns,
@@ -360,10 +360,19 @@ func TestServerUsualMatchesQuantileCont(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, s := range []string{
+		"CREATE OR REPLACE TEMP TABLE server_drop AS SELECT rid FROM server_h LIMIT 0",
+		"CREATE OR REPLACE TEMP TABLE server_multi AS SELECT request_id FROM server_h LIMIT 0",
+		"CREATE OR REPLACE TEMP TABLE server_win AS SELECT * EXCLUDE (h), 1::BIGINT AS n_records FROM server_h LIMIT 0",
+	} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// The ten rows 100000.. arrive 1 ns apart: a replica of their own, too
 	// small to judge. (Each replica serves one model: the rule takes the
 	// model's quantile of any model the replica served.)
-	if _, err := db.Exec(`UPDATE req SET replica = 'tiny', s_model = 'b' WHERE rq >= 100000`); err != nil {
+	if _, err := db.Exec(`UPDATE server_h SET replica = 'tiny', model = 'b' WHERE rid >= 100000`); err != nil {
 		t.Fatal(err)
 	}
 	q := queries.MustGet("requests")
@@ -378,14 +387,14 @@ func TestServerUsualMatchesQuantileCont(t *testing.T) {
 	}
 	ran := 0
 	for _, st := range stages {
-		if strings.HasPrefix(st.name, "srv_q") {
+		if strings.HasPrefix(st.name, "srv_q") || st.name == "srv_rep" || st.name == "srv_usual" {
 			if _, err := db.Exec("CREATE OR REPLACE TEMP TABLE " + st.name + " AS " + st.query); err != nil {
 				t.Fatal(st.name, err)
 			}
 			ran++
 		}
 	}
-	if ran < 2 {
+	if ran < 4 {
 		t.Fatalf("%d srv_q* stages in requests.sql", ran)
 	}
 	_, want, err := stageQuery(body + `SELECT replica, count(*) AS n,

@@ -76,7 +76,10 @@
 -- compared in full); the '#n' numbering reads in full only the rows whose
 -- source is shared (and ranks by request ID alone where those differ), and
 -- the retry choice ranks only the records of keys a tier holds more than
--- once (found by a hash of the key first). The tiers' kept records are
+-- once (found by a hash of the key first), and a tier's kept records are
+-- no table of their own: the records of the keys held once, read where
+-- needed, and the few winners of the others. Trace matching numbers only
+-- the traces a record without an ID needs. The tiers' kept records are
 -- joined by request key, one tier at a time, into one narrow row per
 -- request (req) that carries each tier's row id; every later step (rates,
 -- bursts, warm-up, queue busy periods, concurrency) reads that table and
@@ -531,32 +534,45 @@ server_multi AS MATERIALIZED (
     WHERE hash(request_id) IN (SELECT hash(request_id) FROM server_u GROUP BY ALL HAVING count(*) > 1)
     GROUP BY request_id HAVING count(*) > 1
 ),
-server_k AS MATERIALIZED (
-    SELECT *, 1::BIGINT AS n_records
-    FROM server_u ANTI JOIN server_multi USING (request_id)
-    UNION ALL
+-- The kept record of each key held more than once, and how many records
+-- the key has; every other record is kept as it is, with one (server_k
+-- reads both, and is not written itself: each step that reads it reads
+-- server_h's columns it needs).
+server_win AS MATERIALIZED (
     SELECT *, count(*) OVER (PARTITION BY request_id) AS n_records
     FROM server_u SEMI JOIN server_multi USING (request_id)
     QUALIFY row_number() OVER (
         PARTITION BY request_id
         ORDER BY arrival_time DESC NULLS LAST, end_time DESC NULLS LAST, {'file': fid, 'line': line} DESC) = 1
 ),
+server_k AS NOT MATERIALIZED (
+    SELECT *, 1::BIGINT AS n_records
+    FROM server_u ANTI JOIN server_multi USING (request_id)
+    UNION ALL
+    SELECT * FROM server_win
+),
 -- Trace matching (see the header): within each trace, the records of each
 -- tier that did not join the other tier by ID, numbered by start on that
--- tier's own clock.
+-- tier's own clock. A gateway record's trace match decides its key only
+-- when it has no request ID, so only the traces that hold such a record
+-- are numbered (whole traces: the numbers are those of all the trace's
+-- records).
+gateway_trn AS MATERIALIZED (
+    SELECT DISTINCT trace_id FROM gateway_n WHERE request_id IS NULL AND trace_id IS NOT NULL
+),
 gateway_tr AS (
     SELECT rid, trace_id,
            row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, {'file': fid, 'line': line},
                                                              {'file': fid, 'line': line, 'n': n}) AS rk,
            count(*) OVER (PARTITION BY trace_id) AS n_tr
-    FROM (SELECT * FROM gateway_n WHERE trace_id IS NOT NULL) AS g
+    FROM (SELECT * FROM gateway_n SEMI JOIN gateway_trn USING (trace_id)) AS g
     ANTI JOIN server_k AS s ON s.request_id = g.request_id
 ),
 server_tr AS (
     SELECT request_id, trace_id,
            row_number() OVER (PARTITION BY trace_id ORDER BY arrival_time NULLS LAST, {'file': fid, 'line': line}) AS rk,
            count(*) OVER (PARTITION BY trace_id) AS n_tr
-    FROM (SELECT * FROM server_k WHERE trace_id IS NOT NULL) AS s
+    FROM (SELECT * FROM server_k SEMI JOIN gateway_trn USING (trace_id)) AS s
     ANTI JOIN gateway_n AS g ON g.request_id = s.request_id
 ),
 gateway_server_tr AS (
@@ -565,15 +581,16 @@ gateway_server_tr AS (
     FROM gateway_tr AS g
     JOIN server_tr AS s ON s.trace_id = g.trace_id AND s.n_tr = g.n_tr AND s.rk = g.rk
 ),
--- Each gateway record's request key and how it was found.
-gateway_j AS (
-    SELECT g.*,
-           CASE WHEN g.request_id IS NOT NULL THEN g.request_id
-                WHEN gs.key IS NOT NULL THEN gs.key
-                WHEN gt.n_tr = 1 THEN 'trace:' || g.trace_id
-                WHEN gt.n_tr > 1 THEN 'trace:' || g.trace_id || '#' || gt.rk
-                ELSE concat('unjoined:', coalesce(f.file, '?'), ':', coalesce(g.line::VARCHAR, '?'),
-                            '#' || g.n) END AS key,
+-- Each gateway record with its request key (request_id) and how it was
+-- found (how).
+gateway_j AS MATERIALIZED (
+    SELECT g.* REPLACE (
+               CASE WHEN g.request_id IS NOT NULL THEN g.request_id
+                    WHEN gs.key IS NOT NULL THEN gs.key
+                    WHEN gt.n_tr = 1 THEN 'trace:' || g.trace_id
+                    WHEN gt.n_tr > 1 THEN 'trace:' || g.trace_id || '#' || gt.rk
+                    ELSE concat('unjoined:', coalesce(f.file, '?'), ':', coalesce(g.line::VARCHAR, '?'),
+                                '#' || g.n) END AS request_id),
            CASE WHEN g.request_id IS NOT NULL THEN 'id'
                 ELSE coalesce(gs.how, 'none') END AS how
     FROM gateway_n AS g
@@ -581,20 +598,23 @@ gateway_j AS (
     LEFT JOIN gateway_tr AS gt ON gt.rid = g.rid
     LEFT JOIN gateway_files AS f ON f.fid = g.fid
 ),
-gateway_multi AS (
-    SELECT key FROM gateway_j
-    WHERE hash(key) IN (SELECT hash(key) FROM gateway_j GROUP BY ALL HAVING count(*) > 1)
-    GROUP BY key HAVING count(*) > 1
+gateway_multi AS MATERIALIZED (
+    SELECT request_id FROM gateway_j
+    WHERE hash(request_id) IN (SELECT hash(request_id) FROM gateway_j GROUP BY ALL HAVING count(*) > 1)
+    GROUP BY request_id HAVING count(*) > 1
 ),
-gateway_k AS MATERIALIZED (
-    SELECT * REPLACE (key AS request_id), 1::BIGINT AS n_records
-    FROM gateway_j ANTI JOIN gateway_multi USING (key)
-    UNION ALL
-    SELECT * REPLACE (key AS request_id), count(*) OVER (PARTITION BY key) AS n_records
-    FROM gateway_j SEMI JOIN gateway_multi USING (key)
+gateway_win AS MATERIALIZED (
+    SELECT *, count(*) OVER (PARTITION BY request_id) AS n_records
+    FROM gateway_j SEMI JOIN gateway_multi USING (request_id)
     QUALIFY row_number() OVER (
-        PARTITION BY key
+        PARTITION BY request_id
         ORDER BY start_time DESC NULLS LAST, end_time DESC NULLS LAST, {'file': fid, 'line': line} DESC) = 1
+),
+gateway_k AS NOT MATERIALIZED (
+    SELECT *, 1::BIGINT AS n_records
+    FROM gateway_j ANTI JOIN gateway_multi USING (request_id)
+    UNION ALL
+    SELECT * FROM gateway_win
 ),
 -- A client's response_id mapped back to the request ID vLLM built it from
 -- (the one definition of that rule in SQL; see the header).
@@ -639,17 +659,36 @@ client_id AS (
     LEFT JOIN client_miss AS x ON x.rid = c.rid
     LEFT JOIN client_resp AS r ON r.rid = c.rid
 ),
--- The keys the client records joined by ID.
-client_hit AS (
-    SELECT id_key FROM client_id WHERE id_key IS NOT NULL
-),
-client_tr AS (
+-- Trace matching of the client records that joined nothing by ID: they are
+-- numbered within their trace, and so are the kept gateway records of
+-- those traces, and the kept server records of those traces that the
+-- gateway did not log (whole traces: the numbers are those of all the
+-- trace's records on that tier), each but the records a client joined by
+-- ID (client_hit: only the keys of those gateway and server records are
+-- looked for, once).
+client_tr AS MATERIALIZED (
     SELECT rid, trace_id,
            row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, {'file': fid, 'line': line},
                                                              {'file': fid, 'line': line, 'n': n}) AS rk,
            count(*) OVER (PARTITION BY trace_id) AS n_tr
     FROM client_id
     WHERE trace_id IS NOT NULL AND id_key IS NULL
+),
+client_trg AS MATERIALIZED (
+    SELECT request_id, trace_id, start_time, fid, line, n
+    FROM gateway_k
+    WHERE trace_id IN (SELECT trace_id FROM client_tr)
+),
+client_trs AS MATERIALIZED (
+    SELECT s.request_id, s.trace_id, s.arrival_time, s.fid, s.line
+    FROM (SELECT * FROM server_k
+          WHERE trace_id IN (SELECT trace_id FROM client_tr)
+            AND trace_id NOT IN (SELECT trace_id FROM client_trg)) AS s
+    ANTI JOIN gateway_k AS g ON g.request_id = s.request_id
+),
+client_hit AS MATERIALIZED (
+    SELECT DISTINCT id_key FROM client_id
+    WHERE id_key IN (SELECT request_id FROM client_trg UNION ALL SELECT request_id FROM client_trs)
 ),
 client_gateway_tr AS (
     SELECT c.rid, g.request_id AS key,
@@ -659,10 +698,12 @@ client_gateway_tr AS (
                  row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, {'file': fid, 'line': line},
                                                                    {'file': fid, 'line': line, 'n': n}) AS rk,
                  count(*) OVER (PARTITION BY trace_id) AS n_tr
-          FROM (SELECT * FROM gateway_k WHERE trace_id IS NOT NULL) AS g
+          FROM client_trg AS g
           ANTI JOIN client_hit AS h ON h.id_key = g.request_id) AS g
       ON g.trace_id = c.trace_id AND g.n_tr = c.n_tr AND g.rk = c.rk
 ),
+-- (a trace the gateway logged is matched to the gateway only: client_trs
+-- holds the other traces)
 client_server_tr AS (
     SELECT c.rid, s.request_id AS key,
            CASE WHEN c.n_tr = 1 THEN 'trace_id' ELSE 'trace_order' END AS how
@@ -670,40 +711,42 @@ client_server_tr AS (
     JOIN (SELECT request_id, trace_id,
                  row_number() OVER (PARTITION BY trace_id ORDER BY arrival_time NULLS LAST, {'file': fid, 'line': line}) AS rk,
                  count(*) OVER (PARTITION BY trace_id) AS n_tr
-          FROM (SELECT * FROM server_k WHERE trace_id IS NOT NULL) AS s
-          ANTI JOIN gateway_k AS g ON g.request_id = s.request_id
+          FROM client_trs AS s
           ANTI JOIN client_hit AS h ON h.id_key = s.request_id) AS s
       ON s.trace_id = c.trace_id AND s.n_tr = c.n_tr AND s.rk = c.rk
-    -- a trace the gateway logged is matched to the gateway only
-    ANTI JOIN gateway_k AS g ON g.trace_id = c.trace_id
 ),
-client_j AS (
-    SELECT c.* EXCLUDE (id_key, id_how),
+-- Each client record, with only the columns later steps read (the rest
+-- is picked up by rid in client_o), its request key (request_id) and how
+-- it was found (how).
+client_j AS MATERIALIZED (
+    SELECT c.rid, c.fid, c.line, c.start_time, c.end_time, c.client,
            coalesce(c.id_key, cg.key, cs.key, c.request_id,
                     concat('unjoined:', coalesce(f.file, '?'), ':', coalesce(c.line::VARCHAR, '?'),
-                           '#' || c.n)) AS key,
+                           '#' || c.n)) AS request_id,
            coalesce(c.id_how, cg.how, cs.how, 'none') AS how
     FROM client_id AS c
     LEFT JOIN client_gateway_tr AS cg ON cg.rid = c.rid
     LEFT JOIN client_server_tr AS cs ON cs.rid = c.rid
     LEFT JOIN client_files AS f ON f.fid = c.fid
 ),
-client_multi AS (
-    SELECT key FROM client_j
-    WHERE hash(key) IN (SELECT hash(key) FROM client_j GROUP BY ALL HAVING count(*) > 1)
-    GROUP BY key HAVING count(*) > 1
+client_multi AS MATERIALIZED (
+    SELECT request_id FROM client_j
+    WHERE hash(request_id) IN (SELECT hash(request_id) FROM client_j GROUP BY ALL HAVING count(*) > 1)
+    GROUP BY request_id HAVING count(*) > 1
 ),
--- The kept client record of each key, with only the columns req_cg reads
--- (the rest is picked up by rid in client_o).
-client_k AS MATERIALIZED (
-    SELECT key AS request_id, rid, how, start_time, client, 1::BIGINT AS n_records
-    FROM client_j ANTI JOIN client_multi USING (key)
-    UNION ALL
-    SELECT key AS request_id, rid, how, start_time, client, count(*) OVER (PARTITION BY key) AS n_records
-    FROM client_j SEMI JOIN client_multi USING (key)
+client_win AS MATERIALIZED (
+    SELECT *, count(*) OVER (PARTITION BY request_id) AS n_records
+    FROM client_j SEMI JOIN client_multi USING (request_id)
     QUALIFY row_number() OVER (
-        PARTITION BY key
+        PARTITION BY request_id
         ORDER BY start_time DESC NULLS LAST, end_time DESC NULLS LAST, {'file': fid, 'line': line} DESC) = 1
+),
+-- The kept client record of each key, with the columns req_cg reads.
+client_k AS NOT MATERIALIZED (
+    SELECT request_id, rid, how, start_time, client, 1::BIGINT AS n_records
+    FROM client_j ANTI JOIN client_multi USING (request_id)
+    UNION ALL
+    SELECT request_id, rid, how, start_time, client, n_records FROM client_win
 ),
 -- One narrow row per request: its records' row ids on each tier and the
 -- columns the phases read, the tiers joined by request key one at a time
@@ -723,9 +766,7 @@ req AS MATERIALIZED (
                 ELSE i.c_rid + (2::BIGINT << 60) END AS rq,
            coalesce(i.request_id, s.request_id) AS request_id,
            i.* EXCLUDE (request_id),
-           s.rid AS s_rid, s.n_records AS s_records, s.fid AS s_fid, s.replica, s.model AS s_model,
-           s.arrival_time, s.scheduled_time, s.first_token_time, s.end_time AS s_end, s.output_tokens AS s_output_tokens,
-           s.queue_ns, s.prefill_ns, s.decode_ns, s.inference_ns, s.load_ns
+           s.rid AS s_rid, s.n_records AS s_records, s.arrival_time
     FROM req_cg AS i
     FULL JOIN server_k AS s ON s.request_id = i.request_id
 ),
@@ -745,14 +786,14 @@ annot AS (
 -- concurrency: +1 at each arrival, -1 at each end; the running sum over
 -- all events at or before an arrival (peers included) is the number in
 -- flight then.
+-- (A server record's rq is its rid, see req; the phases read the kept
+-- server records themselves, not req.)
 conc_ev AS (
-    SELECT rq, replica, arrival_time::TIMESTAMP_NS AS t, 1 AS d, true AS is_arrival
-    FROM req
-    WHERE s_rid IS NOT NULL AND replica IS NOT NULL AND s_end >= arrival_time
-    UNION ALL
-    SELECT rq, replica, s_end::TIMESTAMP_NS AS t, -1 AS d, false AS is_arrival
-    FROM req
-    WHERE s_rid IS NOT NULL AND replica IS NOT NULL AND s_end >= arrival_time
+    SELECT rid AS rq, replica,
+           unnest([arrival_time::TIMESTAMP_NS, end_time::TIMESTAMP_NS]) AS t,
+           unnest([1, -1]) AS d, unnest([true, false]) AS is_arrival
+    FROM server_k
+    WHERE replica IS NOT NULL AND end_time >= arrival_time
 ),
 conc AS MATERIALIZED (
     SELECT rq, in_flight AS concurrency
@@ -770,17 +811,17 @@ conc AS MATERIALIZED (
 -- A replica is its label, else (formats that name none: Ollama, TGI) the
 -- log file.
 srv_p AS (
-    SELECT rq, request_id, coalesce(replica, 'file ' || s_fid) AS replica, s_model AS model,
+    SELECT rid AS rq, request_id, coalesce(replica, 'file ' || fid) AS replica, model,
            epoch_ns(arrival_time) AS a_ns,
            coalesce(epoch_ns(scheduled_time) - epoch_ns(arrival_time), queue_ns) AS q_ns,
            load_ns AS ld_ns,
-           CASE WHEN s_output_tokens > 1
-                THEN coalesce(epoch_ns(s_end) - epoch_ns(first_token_time), decode_ns) / (s_output_tokens - 1)
+           CASE WHEN output_tokens > 1
+                THEN coalesce(epoch_ns(end_time) - epoch_ns(first_token_time), decode_ns) / (output_tokens - 1)
            END AS tpot_ns,
            coalesce(prefill_ns, epoch_ns(first_token_time) - epoch_ns(scheduled_time)) AS pf_ns,
-           coalesce(epoch_ns(s_end) - epoch_ns(scheduled_time), prefill_ns + decode_ns, inference_ns) AS work_ns
-    FROM req
-    WHERE s_rid IS NOT NULL AND arrival_time IS NOT NULL
+           coalesce(epoch_ns(end_time) - epoch_ns(scheduled_time), prefill_ns + decode_ns, inference_ns) AS work_ns
+    FROM server_k
+    WHERE arrival_time IS NOT NULL
 ),
 -- A replica's usual: the lower of its own quantile and its model's over
 -- all replicas (a replica whose log is all warm-up has no usual of its own).
@@ -852,19 +893,24 @@ srv_q AS (
           GROUP BY kind, grp, metric, n, q)
     GROUP BY kind, grp
 ),
-srv_usual AS (
+-- Each replica's server records per model, counted (and those that log a
+-- queue).
+srv_rep AS MATERIALIZED (
+    SELECT replica, model, count(*) AS n, count(q_ns) AS n_queue FROM srv_p GROUP BY replica, model
+),
+srv_usual AS MATERIALIZED (
     SELECT c.replica, c.n,
            nullif(least(r.tpot, m.tpot), 0) AS tpot_p25,
            nullif(least(r.pf, m.pf), 0) AS pf_p90,
            -- the queue's yardstick, for replicas whose requests log a queue
            CASE WHEN c.n_queue > 0 THEN nullif(least(r.work, m.work), 0) END AS work_p50,
            nullif(least(r.ld, m.ld), 0) AS ld_p50
-    FROM (SELECT replica, count(*) AS n, count(q_ns) AS n_queue FROM srv_p GROUP BY replica) AS c
+    FROM (SELECT replica, sum(n)::BIGINT AS n, sum(n_queue)::BIGINT AS n_queue FROM srv_rep GROUP BY replica) AS c
     LEFT JOIN (SELECT * FROM srv_q WHERE kind = 0) AS r ON r.grp = c.replica
     -- the model's, of a model the replica served
     LEFT JOIN (SELECT rm.replica, any_value(q.tpot) AS tpot, any_value(q.pf) AS pf,
                       any_value(q.work) AS work, any_value(q.ld) AS ld
-               FROM (SELECT DISTINCT replica, model FROM srv_p WHERE model IS NOT NULL) AS rm
+               FROM (SELECT DISTINCT replica, model FROM srv_rep WHERE model IS NOT NULL) AS rm
                JOIN srv_q AS q ON q.kind = 1 AND q.grp = rm.model
                GROUP BY rm.replica) AS m ON m.replica IS NOT DISTINCT FROM c.replica
 ),
@@ -881,14 +927,14 @@ srv_slow AS (
     FROM srv_p AS p JOIN srv_usual AS u USING (replica)
     WHERE u.n >= 20
 ),
-warmup AS (
+warmup AS MATERIALIZED (
     SELECT replica,
            arg_min(slow, {'a': a_ns, 'id': request_id}) FILTER (WHERE judged) AS first_slow,
            min(a_ns) FILTER (WHERE judged AND NOT slow) AS warm_from
     FROM srv_slow
     GROUP BY replica
 ),
-cold AS (
+cold AS MATERIALIZED (
     SELECT s.rq
     FROM srv_slow AS s JOIN warmup AS w USING (replica)
     WHERE w.first_slow AND (w.warm_from IS NULL OR s.a_ns < w.warm_from)
@@ -901,8 +947,8 @@ arrivals AS (
     SELECT rq, request_id, 2, 'client', c_host, c_start::TIMESTAMP_NS
     FROM req WHERE c_start IS NOT NULL
     UNION ALL
-    SELECT rq, request_id, 3, 'server', replica, arrival_time::TIMESTAMP_NS
-    FROM req WHERE s_rid IS NOT NULL AND arrival_time IS NOT NULL
+    SELECT rid, request_id, 3, 'server', replica, arrival_time::TIMESTAMP_NS
+    FROM server_k WHERE arrival_time IS NOT NULL
 ),
 -- Each host's arrivals in order (t, request_id), numbered rn; the 31-arrival
 -- frame around one runs from row max(rn - 15, 1) to min(rn + 15, host_n), so
