@@ -82,8 +82,10 @@
 -- the traces a record without an ID needs. The tiers' kept records are
 -- joined by request key, one tier at a time, into one narrow row per
 -- request (req) that carries each tier's row id; every later step (rates,
--- bursts, warm-up, queue busy periods, concurrency) reads that table and
--- keys its result by rq, an integer per request; each window is
+-- bursts, warm-up, queue busy periods, concurrency) reads that table, or
+-- for the server's phases the kept server records themselves, and keys
+-- its result by rq, an integer per request (a server record's rid is the
+-- rq of its request); each window is
 -- partitioned by host or replica, and the local rate reads the frame's
 -- ends 15 rows back and ahead (lag/lead); a host's usual rate sums time in
 -- rate bins before it ranks any rate. The output order (start, request_id)
@@ -560,20 +562,33 @@ server_k AS NOT MATERIALIZED (
 gateway_trn AS MATERIALIZED (
     SELECT DISTINCT trace_id FROM gateway_n WHERE request_id IS NULL AND trace_id IS NOT NULL
 ),
+-- Those traces' records on each tier: few, often none, so that the steps
+-- below read the kept records of the other tier only for the IDs these
+-- hold (and not at all when they hold none).
+gateway_trc AS MATERIALIZED (
+    SELECT rid, request_id, trace_id, start_time, fid, line, n
+    FROM gateway_n SEMI JOIN gateway_trn USING (trace_id)
+),
+server_trc AS MATERIALIZED (
+    SELECT request_id, trace_id, arrival_time, fid, line
+    FROM server_k SEMI JOIN gateway_trn USING (trace_id)
+),
 gateway_tr AS (
     SELECT rid, trace_id,
            row_number() OVER (PARTITION BY trace_id ORDER BY start_time NULLS LAST, {'file': fid, 'line': line},
                                                              {'file': fid, 'line': line, 'n': n}) AS rk,
            count(*) OVER (PARTITION BY trace_id) AS n_tr
-    FROM (SELECT * FROM gateway_n SEMI JOIN gateway_trn USING (trace_id)) AS g
-    ANTI JOIN server_k AS s ON s.request_id = g.request_id
+    FROM gateway_trc AS g
+    ANTI JOIN (SELECT request_id FROM server_k WHERE request_id IN (SELECT request_id FROM gateway_trc)) AS s
+         ON s.request_id = g.request_id
 ),
 server_tr AS (
     SELECT request_id, trace_id,
            row_number() OVER (PARTITION BY trace_id ORDER BY arrival_time NULLS LAST, {'file': fid, 'line': line}) AS rk,
            count(*) OVER (PARTITION BY trace_id) AS n_tr
-    FROM (SELECT * FROM server_k SEMI JOIN gateway_trn USING (trace_id)) AS s
-    ANTI JOIN gateway_n AS g ON g.request_id = s.request_id
+    FROM server_trc AS s
+    ANTI JOIN (SELECT request_id FROM gateway_n WHERE request_id IN (SELECT request_id FROM server_trc)) AS g
+         ON g.request_id = s.request_id
 ),
 gateway_server_tr AS (
     SELECT g.rid, s.request_id AS key,
