@@ -40,7 +40,7 @@ func procStatusKB(t *testing.T, key string) int64 {
 // RSS of the process rises during it by no more than the limit plus a fixed
 // overhead (DuckDB's code and buffers outside its limit, the Parquet
 // reader, Go's heap). At 1M requests the same command peaks at about 200
-// MiB (README, Performance).
+// MiB (bench/RESULTS.md).
 func TestReportWithinMemoryLimit(t *testing.T) {
 	_, out := simulateAndRunN(t, 5, 50000)
 	roomy, err := os.ReadFile(filepath.Join(out, "report.md"))
