@@ -99,9 +99,9 @@ type GlossaryEntry struct {
 // (calculate_metrics) and vllm/benchmarks/lib/endpoint_request_func.py
 // (where each timer starts and stops); OpenTelemetry's
 // docs/gen-ai/gen-ai-metrics.md (open-telemetry/semantic-conventions, since
-// moved to open-telemetry/semantic-conventions-genai). The README's
-// glossary is this table and GlossaryNotes as the Markdown report renders
-// them (report's TestREADMEGlossary checks it).
+// moved to open-telemetry/semantic-conventions-genai). The glossary of
+// docs/report.md is this table and GlossaryNotes as the Markdown report
+// renders them (report's TestDocsGlossary checks it).
 var Glossary = []GlossaryEntry{
 	{"Client TTFT: client start (request sent) to first content token received",
 		"time_to_first_token: request sent to first non-empty response",

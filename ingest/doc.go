@@ -41,7 +41,7 @@
 // register themselves when loaded, so a program running the pipeline
 // imports it for that alone (import _ ".../ingest/formats", as
 // cmd/infertrace does). Adding a format touches one file of
-// ingest/formats (see its doc) and the README's table.
+// ingest/formats (see its doc) and the table in docs/formats.md.
 //
 // Run streams: a reader per file cuts it into 1 MiB chunks of whole lines,
 // numbering lines and dropping exact duplicates as it goes; a pool of

@@ -25,7 +25,8 @@ const (
 var partRows int64 = 64 * rowGroupRows
 
 // Parts are laid out as Hive-style partitions, so that other engines read
-// the store as it is (see the README's "The store for other engines"):
+// the store as it is (see "Reading the store with another engine" in
+// docs/store.md):
 //
 //	DIR/<tier>/date=YYYY-MM-DD/part-<run>-<worker>[-n].parquet
 //

@@ -32,7 +32,7 @@ func sniffFile(t *testing.T, tier Tier, path string) (string, error) {
 
 // TestSniffSamples: every real-format sample (copies of the project's
 // shared samples in testdata/samples/TIER) is sniffed as its format, or,
-// where the README's table says a flag is needed, told as not known. A
+// where the table in docs/formats.md says a flag is needed, told as not known. A
 // sample added without an entry here fails the test.
 func TestSniffSamples(t *testing.T) {
 	want := map[string]string{

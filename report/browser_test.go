@@ -246,9 +246,9 @@ func TestBrowser(t *testing.T) {
 	// The trend section (report --period day) within the width too.
 	openReport(t, ctx, write("trend", trendResult(t)), "trend", dir)
 
-	// The README's contract example: the bundled data with --contract,
-	// --evals and --prices, whose summary table has the quality and cost
-	// columns too.
+	// The contract example of docs/contract.md: the bundled data with
+	// --contract, --evals and --prices, whose summary table has the quality
+	// and cost columns too.
 	openReport(t, ctx, write("contract", contractResult(t)), "contract", dir)
 
 	l = openReport(t, ctx, write("markup", evilResult()), "markup", dir)
@@ -265,7 +265,7 @@ func TestBrowser(t *testing.T) {
 
 // contractResult is the report of the bundled data (testdata/native)
 // judged against testdata/contract with its evals and prices, as the
-// README's contract example runs it.
+// contract example of docs/contract.md runs it.
 func contractResult(t *testing.T) *analyze.Result {
 	t.Helper()
 	ctx := context.Background()

@@ -296,10 +296,10 @@ func TestGatewayTTFTAndJoins(t *testing.T) {
 	}
 }
 
-// The README's metric glossary is the report's: its table and the notes on
-// where the tools differ, as the Markdown report renders analyze.Glossary
-// and analyze.GlossaryNotes.
-func TestREADMEGlossary(t *testing.T) {
+// The metric glossary of docs/report.md is the report's: its table and the
+// notes on where the tools differ, as the Markdown report renders
+// analyze.Glossary and analyze.GlossaryNotes.
+func TestDocsGlossary(t *testing.T) {
 	var md bytes.Buffer
 	if err := Render(&md, "md", standardResult(t)); err != nil {
 		t.Fatal(err)
@@ -311,13 +311,13 @@ func TestREADMEGlossary(t *testing.T) {
 		t.Fatal("the report has no glossary table followed by its notes")
 	}
 	glossary := strings.TrimSpace(s[start:end])
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "report.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(readme), glossary) {
+	if !strings.Contains(string(doc), glossary) {
 		got := filepath.Join(t.TempDir(), "glossary.md")
 		os.WriteFile(got, []byte(glossary+"\n"), 0o644)
-		t.Errorf("README.md does not hold the report's glossary (written to %s); paste it under \"Metric glossary\"", got)
+		t.Errorf("docs/report.md does not hold the report's glossary (written to %s); paste it under \"Metric glossary\"", got)
 	}
 }

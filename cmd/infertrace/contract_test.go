@@ -11,9 +11,9 @@ import (
 	"github.com/infertrace/infertrace/analyze"
 )
 
-// TestRunContractTestdata is the README's contract example: the bundled
-// data set judged against testdata/contract, checked against a golden
-// Markdown report.
+// TestRunContractTestdata is the contract example of docs/contract.md:
+// the bundled data set judged against testdata/contract, checked against a
+// golden Markdown report.
 func TestRunContractTestdata(t *testing.T) {
 	t.Chdir("../..")
 	out := t.TempDir()
@@ -136,12 +136,12 @@ func TestSimulatedEvalsDropInOneSliceOnly(t *testing.T) {
 	}
 }
 
-// The README's contract excerpt (the headline, summary rows with quality
-// and cost beside latency, a contract table) is text of the golden report
-// of its command, line by line, so it cannot drift from what infertrace
-// prints.
-func TestREADMEContractExcerpt(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// The contract excerpt of docs/contract.md (the headline, summary rows
+// with quality and cost beside latency, a contract table) is text of the
+// golden report of its command, line by line, so it cannot drift from what
+// infertrace prints.
+func TestDocsContractExcerpt(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/contract.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,10 +149,10 @@ func TestREADMEContractExcerpt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(readme)
+	s := string(doc)
 	i := strings.Index(s, "whole in `testdata/golden/report-contract.md`):\n\n```\n")
 	if i < 0 {
-		t.Fatal("README has no contract excerpt")
+		t.Fatal("docs/contract.md has no contract excerpt")
 	}
 	s = s[i:]
 	s = s[strings.Index(s, "```\n")+4:]
@@ -164,15 +164,15 @@ func TestREADMEContractExcerpt(t *testing.T) {
 		}
 		lines++
 		if !strings.Contains(string(report), l) {
-			t.Errorf("README excerpt line not in the report: %q", l)
+			t.Errorf("docs/contract.md excerpt line not in the report: %q", l)
 		}
 	}
 	for _, want := range []string{"| # | Kind | Constraint |", "Eval pass [95% CI]", "Cost / 1,000 requests", "Goodput:"} {
 		if !strings.Contains(excerpt, want) {
-			t.Errorf("README excerpt lacks %q", want)
+			t.Errorf("docs/contract.md excerpt lacks %q", want)
 		}
 	}
 	if lines < 10 {
-		t.Errorf("README excerpt has %d lines", lines)
+		t.Errorf("docs/contract.md excerpt has %d lines", lines)
 	}
 }

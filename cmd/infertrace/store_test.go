@@ -309,7 +309,7 @@ func TestWindow(t *testing.T) {
 }
 
 // TestStoreReadByPlainDuckDB: the store is read as it is by an engine that
-// knows nothing of infertrace, with the query the README starts from.
+// knows nothing of infertrace, with the query docs/store.md starts from.
 func TestStoreReadByPlainDuckDB(t *testing.T) {
 	out := windowStore(t)
 	got := queryStrings(t, strings.ReplaceAll(`
@@ -324,7 +324,7 @@ GROUP BY date ORDER BY date`, "OUT", out))
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("per day:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	// The README's starting query: the three tiers joined by request ID.
+	// docs/store.md's starting query: the three tiers joined by request ID.
 	got = queryStrings(t, strings.ReplaceAll(`
 SELECT c.request_id,
        (epoch_ns(c.end_time) - epoch_ns(c.start_time)) / 1e6 AS client_e2e_ms,

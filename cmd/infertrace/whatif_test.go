@@ -154,9 +154,9 @@ func TestWhatIfAgainstSimulatedTruth(t *testing.T) {
 	}
 }
 
-// TestWhatIfTestdata: the README's what-if on the bundled data set — one
-// more llama-3.1-70b replica — against a golden whatif.md (go test
-// ./cmd/infertrace -update rewrites it): the as-is check, the figures and
+// TestWhatIfTestdata: the what-if of docs/whatif.md on the bundled data
+// set — one more llama-3.1-70b replica — against a golden whatif.md (go
+// test ./cmd/infertrace -update rewrites it): the as-is check, the figures and
 // the pool's evidence.
 func TestWhatIfTestdata(t *testing.T) {
 	t.Chdir("../..")

@@ -12,8 +12,8 @@
 // init; then add a txtar case of its real output under testdata/ingest
 // (input, rows, rejects, manifest), a sample under
 // ingest/testdata/samples for TestSniffSamples, a fuzz target seeded from
-// the case, and its line in the README's table of input formats. No other
-// file changes.
+// the case, and its line in the table of input formats in docs/formats.md.
+// No other file changes.
 //
 // A reader uses nothing defined in another reader's file, except in its
 // own family (files whose names share the stem before '_': tgi.go and

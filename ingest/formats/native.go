@@ -6,7 +6,7 @@ import (
 )
 
 // The native formats: one JSON object per line, one object per request, in
-// the shapes below (see the README for the full description). Unknown
+// the shapes below (see docs/formats.md for the full description). Unknown
 // members are skipped without being decoded.
 //
 //	client:  {"request_id":"r1","start":"2026-11-30T10:00:00.123456Z","first_token":1796032800.5,

@@ -16,7 +16,8 @@ import (
 	"time"
 )
 
-// LogFormat is the escape=json log_format the README documents for NGINX:
+// LogFormat is the escape=json log_format docs/real-nginx.md documents for
+// NGINX:
 // $msec and $request_time give the request's end and start, the upstream
 // variables the last attempt, $http_x_request_id the client's request ID.
 const LogFormat = `log_format llm escape=json '{"time_iso8601":"$time_iso8601","msec":$msec,"request_id":"$request_id","x_request_id":"$http_x_request_id","remote_addr":"$remote_addr","request":"$request","status":$status,"request_length":$request_length,"body_bytes_sent":$body_bytes_sent,"request_time":$request_time,"upstream_addr":"$upstream_addr","upstream_status":"$upstream_status","upstream_connect_time":"$upstream_connect_time","upstream_header_time":"$upstream_header_time","upstream_response_time":"$upstream_response_time"}';`

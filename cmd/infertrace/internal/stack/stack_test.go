@@ -279,7 +279,8 @@ func checkBounded(t *attempt, what string, rows map[string]row, ids []string, ge
 // gateway's own time (gateway E2E − server E2E) before the first token,
 // so when NGINX is slow after it (a worker descheduled on busy cores
 // before its last write) the TTFT's network part goes negative by as
-// much. That is a limit of what the logs tell, which the README names;
+// much. That is a limit of what the logs tell, which docs/real-nginx.md
+// names;
 // such requests are logged here, not failed.
 func noAnomaly(t *testing.T, rows map[string]row, ids []string) {
 	t.Helper()
