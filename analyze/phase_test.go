@@ -225,25 +225,22 @@ func TestPhaseBacklog(t *testing.T) {
 	t.Logf("%d requests of the backlog", backlog)
 }
 
-// A host's usual rate found from binned time sums (rate_mid, rate_near) is
-// the one the full ranking of its rates gives (rate_full, which requests.sql
-// uses only for a host where the bins fail): the query with every host sent
-// to the full ranking, and the query with no host sent there, give the same
-// rows, on a fixture with a burst, a cold start and steady traffic.
+// A window's usual rate found from binned time sums (rate_mid, rate_near)
+// is the one the full ranking of its rates gives (rate_full, which
+// requests.sql uses only for a window where the bins fail): the query with
+// every window sent to the full ranking, and the query with none sent
+// there, give the same rows, on a fixture with a burst, a cold start and
+// steady traffic.
 func TestUsualRateBinsMatchFullRanking(t *testing.T) {
 	f, burst, _ := phaseFixture()
 	db := fixtureDB(t, f)
 	q := queries.MustGet("requests")
-	const binned = "usual IS NOT NULL AND 2 * below_ns < total"
-	if n := strings.Count(q, binned); n != 2 {
-		t.Fatalf("requests.sql holds %q %d times, want 2 (usual_rate and rate_full)", binned, n)
+	const ok = "arg_min((coalesce(hi_below < lo, true) AND coalesce(lo_above > hi, true)), bin) AS ok"
+	if n := strings.Count(q, ok); n != 1 {
+		t.Fatalf("requests.sql holds %q %d times, want 1 (rate_mid)", ok, n)
 	}
-	fallback := "WHERE hid NOT IN (SELECT hid FROM rate_near WHERE " + binned + ")"
-	if !strings.Contains(q, fallback) {
-		t.Fatalf("requests.sql holds no %q", fallback)
-	}
-	ranked := strings.ReplaceAll(q, binned, "false")
-	binsOnly := strings.Replace(q, fallback, "WHERE false", 1)
+	ranked := strings.Replace(q, ok, "false AS ok", 1)
+	binsOnly := strings.Replace(q, ok, "true AS ok", 1)
 	for name, q := range map[string]string{"binned": q, "ranked": ranked, "bins_only": binsOnly} {
 		if _, err := db.Exec("CREATE TABLE " + name + " AS " + stripSQL(q)); err != nil {
 			t.Fatal(name, err)
@@ -381,40 +378,60 @@ func TestServerUsualMatchesQuantileCont(t *testing.T) {
 		t.Fatalf("requests.sql does not end with %q", final)
 	}
 	body := strings.TrimSuffix(strings.TrimSpace(q), final)
-	stages, got, err := stageQuery(body + "SELECT replica, n, tpot_p25, pf_p90, work_p50, ld_p50 FROM srv_usual")
+	stages, got, err := stageQuery(body + "SELECT rl, n, tpot_p25, pf_p90, work_p50, ld_p50 FROM srv_usual")
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every stage up to srv_usual, in order, but those of the server
+	// records made above.
 	ran := 0
 	for _, st := range stages {
+		switch st.name {
+		case "server_h", "server_drop", "server_multi", "server_win":
+			continue
+		}
+		if _, err := db.Exec("CREATE OR REPLACE TEMP TABLE " + st.name + " AS " + st.query); err != nil {
+			t.Fatal(st.name, err)
+		}
 		if strings.HasPrefix(st.name, "srv_q") || st.name == "srv_rep" || st.name == "srv_usual" {
-			if _, err := db.Exec("CREATE OR REPLACE TEMP TABLE " + st.name + " AS " + st.query); err != nil {
-				t.Fatal(st.name, err)
-			}
 			ran++
+		}
+		if st.name == "srv_usual" {
+			break
 		}
 	}
 	if ran < 4 {
 		t.Fatalf("%d srv_q* stages in requests.sql", ran)
 	}
-	_, want, err := stageQuery(body + `SELECT replica, count(*) AS n,
+	// The fixture's replicas have one lifetime each and the store one
+	// session: the yardsticks per lifetime (rl) and per model and session
+	// (ms) are those per replica and per model.
+	_, want, err := stageQuery(body + `SELECT rl, count(*) AS n,
 	       nullif(least(quantile_cont(tpot_ns, 0.25), any_value(m.tpot_p25)), 0) AS tpot_p25,
 	       nullif(least(quantile_cont(pf_ns, 0.9), any_value(m.pf_p90)), 0) AS pf_p90,
 	       CASE WHEN count(q_ns) > 0
 	            THEN nullif(least(quantile_cont(work_ns, 0.5), any_value(m.work_p50)), 0) END AS work_p50,
 	       nullif(least(quantile_cont(ld_ns, 0.5), any_value(m.ld_p50)), 0) AS ld_p50
 	FROM srv_p
-	LEFT JOIN (SELECT model,
+	LEFT JOIN (SELECT ms,
 	                  quantile_cont(tpot_ns, 0.25) AS tpot_p25,
 	                  quantile_cont(pf_ns, 0.9) AS pf_p90,
 	                  quantile_cont(work_ns, 0.5) AS work_p50,
 	                  quantile_cont(ld_ns, 0.5) AS ld_p50
-	           FROM srv_p WHERE model IS NOT NULL GROUP BY model) AS m USING (model)
-	GROUP BY replica`)
+	           FROM srv_p WHERE ms IS NOT NULL GROUP BY ms) AS m USING (ms)
+	GROUP BY rl`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var n, differ, sorted, oneValue int64
+	var lives, sessions int64
+	if err := db.QueryRow(`SELECT count(DISTINCT rl), count(DISTINCT sid) FROM srv_p`).Scan(&lives, &sessions); err != nil {
+		t.Fatal(err)
+	}
+	// r0, r1, r2, tiny and the five files of the rows without a replica
+	if lives != 9 || sessions != 1 {
+		t.Fatalf("%d replica lifetimes in %d sessions, want 9 in 1", lives, sessions)
+	}
 	err = db.QueryRow(`WITH got AS (`+got+`), want AS (`+want+`)
 	    SELECT (SELECT count(*) FROM want),
 	           (SELECT count(*) FROM (SELECT * FROM got EXCEPT ALL SELECT * FROM want))

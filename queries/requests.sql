@@ -275,9 +275,19 @@
 --     included. NULL without a server record, replica or end.
 --   concurrency_bucket = '1', '2-4', '5-8', '9-16' or '17+'.
 --   phase = 'cold', else 'burst', else 'steady':
+--     Sessions: every yardstick below is taken within one session of the
+--       store, never across sessions, so that a batch of traffic days away
+--       changes no request's phase. A session is the store's traffic
+--       between two runs of more than 10 whole minutes (UTC minutes,
+--       epoch_ns // 60e9, on each host's own clock: clocks that differ by
+--       seconds cannot join or split a 10-minute gap) in which no tier
+--       logged an arrival (client and gateway start, server arrival).
 --     cold: the request reached a replica during its warm-up, judged
 --       from the replica's own requests on its own clock (a replica is its
---       label, else its log file: Ollama and TGI name none). A request is
+--       label, else its log file: Ollama and TGI name none), in one
+--       lifetime of the replica: its arrivals up to a gap of more than 10
+--       minutes without one, after which it warms up anew (a restart, a
+--       scale-to-zero, a model unloaded when idle). A request is
 --       slow when its decode time per token, (end - first_token) /
 --       (output_tokens - 1) (else decode_ns / (output_tokens - 1)), is
 --       >= 2.5x the replica's usual lower quartile (P25), or its prefill
@@ -288,8 +298,9 @@
 --       the usual median load and >= 100 ms (Ollama takes milliseconds to
 --       hand a request to a resident model; a load of 100 ms or more is a
 --       model being loaded: a cold start by itself). Usual = the lower
---       of the replica's own quantile and its model's over all replicas (a
---       replica whose log is all warm-up has none of its own). Batching
+--       of the replica lifetime's own quantile and its model's over all
+--       replicas in the session (a replica whose log is all warm-up has
+--       none of its own). Batching
 --       slows decoding about 2x at the simulator's batch limit and long
 --       prompts lengthen prefill, hence a lower quartile, a P90 and a
 --       factor above what they explain. The warm-up starts when the
@@ -299,21 +310,29 @@
 --       catches a slow decode, a first prefill seconds long that decays, a
 --       model load inside the first request, and a queue on a replica that
 --       has just appeared, and a model load logged as such. Needs >= 20
---       requests on the replica.
+--       requests in the replica's lifetime.
 --     burst: the request's host sees a burst. Local rate = 30 / (time
 --       spanned by the 31 arrivals centred on this one, 15 before and 15
---       after, on that host's clock; fewer at the ends of its log): wide
---       enough that chance clusters of a steady Poisson stream rarely
---       double the rate, narrow enough to blur a burst's edges by only a
---       few arrivals. Usual rate = the median of the local rate over time
---       (each arrival's rate weighted by the time to the next arrival), so
---       a burst that holds most requests in a short time is still a burst.
---       A burst is a run of >= 31 consecutive arrivals of the host (by
---       time) whose local rate is >= 2x the usual: a chance cluster gives
---       a shorter run. The host is the request's gateway host
---       (start_time); without a gateway record its client host
---       (start_time), else its replica (arrival_time). Hosts with fewer
---       than 31 arrivals give no rate (too few to tell).
+--       after, on that host's clock, within the session; fewer at the
+--       ends of the host's arrivals in the session): wide enough that
+--       chance clusters of a steady Poisson stream rarely double the rate,
+--       narrow enough to blur a burst's edges by only a few arrivals.
+--       Usual rate = the median of the local rate over time (each
+--       arrival's rate weighted by the time to the host's next arrival in
+--       the session), so a burst that holds most requests in a short time
+--       is still a burst, over the three hours around the arrival: the
+--       hour of the host's session it falls in (counted from the host's
+--       first arrival in the session, on its clock) and the hours before
+--       and after. A usual rate that follows the hour keeps a day's
+--       traffic, which rises and falls over hours, from reading as a burst
+--       by day against the night's; a session shorter than two hours has
+--       one usual rate. A burst is a run of >= 31 consecutive arrivals of
+--       the host in the session (by time) whose local rate is >= 2x the
+--       usual: a chance cluster gives a shorter run. The host is the
+--       request's gateway host (start_time); without a gateway record its
+--       client host (start_time), else its replica (arrival_time). A
+--       host's session with fewer than 31 arrivals gives no rate (too few
+--       to tell).
 --     A phase's queue belongs to it: on each replica (its clock), a queue
 --       busy period starts with a request that arrives when every earlier
 --       one has left the queue (arrival + queue <= its arrival) and holds
@@ -823,9 +842,28 @@ conc AS MATERIALIZED (
 -- Phases (see the header): each replica's warm-up from its own requests,
 -- bursts from each host's arrival rate, and the queue a request waits in
 -- behind either.
+-- Every arrival of every tier, on its own host's clock.
+arrivals AS (
+    SELECT rq, request_id, 1 AS pref, 'gateway' AS tier, g_host AS host, g_start::TIMESTAMP_NS AS t
+    FROM req WHERE g_start IS NOT NULL
+    UNION ALL
+    SELECT rq, request_id, 2, 'client', c_host, c_start::TIMESTAMP_NS
+    FROM req WHERE c_start IS NOT NULL
+    UNION ALL
+    SELECT rid, request_id, 3, 'server', replica, arrival_time::TIMESTAMP_NS
+    FROM server_k WHERE arrival_time IS NOT NULL
+),
+-- Sessions (see the header): the minutes (epoch_ns // 60e9) in which some
+-- tier logged an arrival, numbered sid from 1 and a new session after a
+-- run of more than 10 minutes without one.
+sess AS MATERIALIZED (
+    SELECT m, sum(brk) OVER (ORDER BY m ROWS UNBOUNDED PRECEDING) AS sid
+    FROM (SELECT m, CASE WHEN m - lag(m) OVER (ORDER BY m) <= 11 THEN 0 ELSE 1 END AS brk
+          FROM (SELECT DISTINCT epoch_ns(t) // 60000000000 AS m FROM arrivals))
+),
 -- A replica is its label, else (formats that name none: Ollama, TGI) the
 -- log file.
-srv_p AS (
+srv_p0 AS (
     SELECT rid AS rq, request_id, coalesce(replica, 'file ' || fid) AS replica, model,
            epoch_ns(arrival_time) AS a_ns,
            coalesce(epoch_ns(scheduled_time) - epoch_ns(arrival_time), queue_ns) AS q_ns,
@@ -837,6 +875,20 @@ srv_p AS (
            coalesce(epoch_ns(end_time) - epoch_ns(scheduled_time), prefill_ns + decode_ns, inference_ns) AS work_ns
     FROM server_k
     WHERE arrival_time IS NOT NULL
+),
+-- Each server record with its session and its replica's lifetime: rl
+-- names the replica and the lifetime (a new one after more than 10
+-- minutes without an arrival on the replica, on its clock), ms the model
+-- and the session; the warm-up's yardsticks are taken per rl and ms.
+srv_p AS MATERIALIZED (
+    SELECT * EXCLUDE (brk),
+           replica || chr(31) || sum(brk) OVER (PARTITION BY replica ORDER BY a_ns, request_id
+                                                ROWS UNBOUNDED PRECEDING)::VARCHAR AS rl,
+           model || chr(31) || sid::VARCHAR AS ms
+    FROM (SELECT p.*, s.sid,
+                 CASE WHEN p.a_ns - lag(p.a_ns) OVER (PARTITION BY p.replica ORDER BY p.a_ns, p.request_id)
+                           <= 600000000000 THEN 0 ELSE 1 END AS brk
+          FROM srv_p0 AS p JOIN sess AS s ON s.m = p.a_ns // 60000000000)
 ),
 -- A replica's usual: the lower of its own quantile and its model's over
 -- all replicas (a replica whose log is all warm-up has no usual of its own).
@@ -850,24 +902,24 @@ srv_p AS (
 -- srv_qv: every sample, once; kind 0: a replica's samples, 1: a model's
 -- (over all its replicas), the buckets counted per replica and model first.
 srv_qv AS (
-    SELECT replica, model, metric, v
-    FROM (SELECT replica, model, tpot_ns::DOUBLE AS tpot, pf_ns::DOUBLE AS pf, work_ns::DOUBLE AS work,
+    SELECT rl, ms, metric, v
+    FROM (SELECT rl, ms, tpot_ns::DOUBLE AS tpot, pf_ns::DOUBLE AS pf, work_ns::DOUBLE AS work,
                  ld_ns::DOUBLE AS ld
           FROM srv_p)
     UNPIVOT (v FOR metric IN (tpot, pf, work, ld))
 ),
 srv_qb0 AS (
-    SELECT replica, model, metric, pct_bucket(v) AS b, count(*) AS n, min(v) AS lo, max(v) AS hi
+    SELECT rl, ms, metric, pct_bucket(v) AS b, count(*) AS n, min(v) AS lo, max(v) AS hi
     FROM srv_qv GROUP BY ALL
 ),
 srv_qb AS MATERIALIZED (
     SELECT kind, grp, metric, b, n, lo, hi,
            (sum(n) OVER (PARTITION BY kind, grp, metric ORDER BY b ROWS UNBOUNDED PRECEDING) - n)::BIGINT AS below,
            (sum(n) OVER (PARTITION BY kind, grp, metric))::BIGINT AS total
-    FROM (SELECT grouping(replica) AS kind, CASE WHEN grouping(replica) = 0 THEN replica ELSE model END AS grp,
+    FROM (SELECT grouping(rl) AS kind, CASE WHEN grouping(rl) = 0 THEN rl ELSE ms END AS grp,
                  metric, b, sum(n)::BIGINT AS n, min(lo) AS lo, max(hi) AS hi
           FROM srv_qb0
-          GROUP BY GROUPING SETS ((replica, metric, b), (model, metric, b)))
+          GROUP BY GROUPING SETS ((rl, metric, b), (ms, metric, b)))
     WHERE grp IS NOT NULL
 ),
 -- The ranks each quantile needs (floor(pos) + 1 and ceil(pos) + 1, pos =
@@ -889,7 +941,7 @@ srv_qs AS MATERIALIZED (
     FROM (SELECT *, pct_bucket(v) AS b FROM srv_qv) AS x
     JOIN (SELECT DISTINCT kind, grp, metric, b FROM srv_qn WHERE lo < hi) AS s
          ON s.metric = x.metric AND s.b = x.b
-            AND s.grp = CASE WHEN s.kind = 0 THEN x.replica ELSE x.model END
+            AND s.grp = CASE WHEN s.kind = 0 THEN x.rl ELSE x.ms END
 ),
 srv_q AS (
     SELECT kind, grp,
@@ -908,29 +960,29 @@ srv_q AS (
           GROUP BY kind, grp, metric, n, q)
     GROUP BY kind, grp
 ),
--- Each replica's server records per model, counted (and those that log a
--- queue).
+-- Each replica lifetime's server records per model and session, counted
+-- (and those that log a queue).
 srv_rep AS MATERIALIZED (
-    SELECT replica, model, count(*) AS n, count(q_ns) AS n_queue FROM srv_p GROUP BY replica, model
+    SELECT rl, ms, count(*) AS n, count(q_ns) AS n_queue FROM srv_p GROUP BY rl, ms
 ),
 srv_usual AS MATERIALIZED (
-    SELECT c.replica, c.n,
+    SELECT c.rl, c.n,
            nullif(least(r.tpot, m.tpot), 0) AS tpot_p25,
            nullif(least(r.pf, m.pf), 0) AS pf_p90,
            -- the queue's yardstick, for replicas whose requests log a queue
            CASE WHEN c.n_queue > 0 THEN nullif(least(r.work, m.work), 0) END AS work_p50,
            nullif(least(r.ld, m.ld), 0) AS ld_p50
-    FROM (SELECT replica, sum(n)::BIGINT AS n, sum(n_queue)::BIGINT AS n_queue FROM srv_rep GROUP BY replica) AS c
-    LEFT JOIN (SELECT * FROM srv_q WHERE kind = 0) AS r ON r.grp = c.replica
-    -- the model's, of a model the replica served
-    LEFT JOIN (SELECT rm.replica, any_value(q.tpot) AS tpot, any_value(q.pf) AS pf,
+    FROM (SELECT rl, sum(n)::BIGINT AS n, sum(n_queue)::BIGINT AS n_queue FROM srv_rep GROUP BY rl) AS c
+    LEFT JOIN (SELECT * FROM srv_q WHERE kind = 0) AS r ON r.grp = c.rl
+    -- the model's, of a model the replica served, in that session
+    LEFT JOIN (SELECT rm.rl, any_value(q.tpot) AS tpot, any_value(q.pf) AS pf,
                       any_value(q.work) AS work, any_value(q.ld) AS ld
-               FROM (SELECT DISTINCT replica, model FROM srv_rep WHERE model IS NOT NULL) AS rm
-               JOIN srv_q AS q ON q.kind = 1 AND q.grp = rm.model
-               GROUP BY rm.replica) AS m ON m.replica IS NOT DISTINCT FROM c.replica
+               FROM (SELECT DISTINCT rl, ms FROM srv_rep WHERE ms IS NOT NULL) AS rm
+               JOIN srv_q AS q ON q.kind = 1 AND q.grp = rm.ms
+               GROUP BY rm.rl) AS m ON m.rl = c.rl
 ),
 srv_slow AS (
-    SELECT p.rq, p.request_id, p.replica, p.a_ns,
+    SELECT p.rq, p.request_id, p.rl, p.a_ns,
            (p.tpot_ns IS NOT NULL OR u.tpot_p25 IS NULL) AND (p.pf_ns IS NOT NULL OR u.pf_p90 IS NULL)
                AND (p.q_ns IS NOT NULL OR u.work_p50 IS NULL)
                AND (p.ld_ns IS NOT NULL OR u.ld_p50 IS NULL)
@@ -939,42 +991,38 @@ srv_slow AS (
                OR coalesce(p.pf_ns >= 2.5 * u.pf_p90, false)
                OR coalesce(p.q_ns >= 2.5 * u.work_p50, false)
                OR coalesce(p.ld_ns >= 2.5 * u.ld_p50 AND p.ld_ns >= 100000000, false) AS slow
-    FROM srv_p AS p JOIN srv_usual AS u USING (replica)
+    FROM srv_p AS p JOIN srv_usual AS u USING (rl)
     WHERE u.n >= 20
 ),
 warmup AS MATERIALIZED (
-    SELECT replica,
+    SELECT rl,
            arg_min(slow, {'a': a_ns, 'id': request_id}) FILTER (WHERE judged) AS first_slow,
            min(a_ns) FILTER (WHERE judged AND NOT slow) AS warm_from
     FROM srv_slow
-    GROUP BY replica
+    GROUP BY rl
 ),
 cold AS MATERIALIZED (
     SELECT s.rq
-    FROM srv_slow AS s JOIN warmup AS w USING (replica)
+    FROM srv_slow AS s JOIN warmup AS w USING (rl)
     WHERE w.first_slow AND (w.warm_from IS NULL OR s.a_ns < w.warm_from)
 ),
--- burst: local arrival rate on one host's clock against that host's median.
-arrivals AS (
-    SELECT rq, request_id, 1 AS pref, 'gateway' AS tier, g_host AS host, g_start::TIMESTAMP_NS AS t
-    FROM req WHERE g_start IS NOT NULL
-    UNION ALL
-    SELECT rq, request_id, 2, 'client', c_host, c_start::TIMESTAMP_NS
-    FROM req WHERE c_start IS NOT NULL
-    UNION ALL
-    SELECT rid, request_id, 3, 'server', replica, arrival_time::TIMESTAMP_NS
-    FROM server_k WHERE arrival_time IS NOT NULL
+-- burst: local arrival rate on one host's clock against that host's usual
+-- rate around it, within one session.
+-- Each host's arrivals in one session (a host-session, numbered hid) in
+-- order (t, request_id), numbered rn; the 31-arrival frame around one runs
+-- from row max(rn - 15, 1) to min(rn + 15, host_n), so its first and last
+-- times are those 15 rows back and ahead, else the host-session's first
+-- and last.
+arr_s AS (
+    SELECT a.*, s.sid
+    FROM arrivals AS a JOIN sess AS s ON s.m = epoch_ns(a.t) // 60000000000
 ),
--- Each host's arrivals in order (t, request_id), numbered rn; the 31-arrival
--- frame around one runs from row max(rn - 15, 1) to min(rn + 15, host_n), so
--- its first and last times are those 15 rows back and ahead, else the
--- host's first and last; hid numbers the hosts.
 arr_host AS MATERIALIZED (
-    SELECT tier, host, count(*) AS host_n,
+    SELECT tier, host, sid, count(*) AS host_n,
            epoch_ns(min(t)) AS first_ns, epoch_ns(max(t)) AS last_ns,
-           row_number() OVER (ORDER BY tier, host) AS hid
-    FROM arrivals
-    GROUP BY tier, host
+           row_number() OVER (ORDER BY tier, host, sid) AS hid
+    FROM arr_s
+    GROUP BY tier, host, sid
 ),
 -- The window orders a host's arrivals by (t, rq), integers, not by (t,
 -- request_id): the two orders differ only among arrivals of one host at the
@@ -982,8 +1030,11 @@ arr_host AS MATERIALIZED (
 -- times 15 back and ahead, the next time) are the same in both; only which
 -- of the tied arrivals stands at which position differs, and local_tie
 -- says that (tie_t is t for an arrival tied with its neighbour, else NULL).
+-- bk is the hour of the host-session the arrival falls in, counted from
+-- its first arrival on the same clock.
 local_pos AS (
     SELECT rq, pref, hid, rn, host_n,
+           (t_ns - first_ns) // 3600000000000 AS bk,
            CASE WHEN rn > 15 THEN back_ns ELSE first_ns END AS lo_ns,
            CASE WHEN rn + 15 <= host_n THEN ahead_ns ELSE last_ns END AS hi_ns,
            -- the time until the host's next arrival: the weight of this
@@ -998,13 +1049,13 @@ local_pos AS (
                epoch_ns(lead(a.t, 15) OVER w) AS ahead_ns,
                epoch_ns(lead(a.t) OVER w) AS next_ns,
                epoch_ns(lag(a.t) OVER w) AS prev_ns
-        FROM arrivals AS a
-        JOIN arr_host AS h ON h.tier = a.tier AND h.host IS NOT DISTINCT FROM a.host
+        FROM arr_s AS a
+        JOIN arr_host AS h ON h.tier = a.tier AND h.host IS NOT DISTINCT FROM a.host AND h.sid = a.sid
         WINDOW w AS (PARTITION BY h.hid ORDER BY a.t, a.rq)
     )
 ),
 local_rate AS MATERIALIZED (
-    SELECT rq, pref, hid, rn, host_n, gap_ns, tie_t,
+    SELECT rq, pref, hid, rn, host_n, bk, gap_ns, tie_t,
            CASE WHEN hi_ns > lo_ns
                 THEN (least(rn + 15, host_n) - greatest(rn - 15, 1)) * 1e9 / (hi_ns - lo_ns)
            END AS rate
@@ -1022,72 +1073,98 @@ local_tie AS MATERIALIZED (
           WHERE l.tie_t IS NOT NULL) AS r
       ON r.hid = p.hid AND r.tie_t = p.tie_t AND r.k = p.k
 ),
--- A host's usual rate: the median of its local rate over time (each rate
--- weighted by the time to the next arrival), not over requests, so that a
--- burst, which packs many requests into little time, cannot become the norm:
--- the least rate r with 2 * (the host's time at rates <= r) >= its total
--- time. Found without sorting a host's rates: their time summed in bins of
--- 1/1024 octave, the bin where the running sum crosses half, then only the
--- rates within that bin's least and greatest rate, after the time of all
--- rates below it. A host where that does not hold (bins that would not
--- follow the rates' order) is ranked in full (rate_full).
+-- The usual rate around an hour bk of a host-session (its window wb: the
+-- hours wb - 1 to wb + 1): the median of the local rate over time in the
+-- window (each rate weighted by the time to the next arrival), not over
+-- requests, so that a burst, which packs many requests into little time,
+-- cannot become the norm: the least rate r with 2 * (the window's time at
+-- rates <= r) >= its total time. Found without sorting the rates: their
+-- time summed per hour in bins of 1/1024 octave (rate_bins), the bins of
+-- each window's three hours added up (rate_wbins), the bin where the
+-- running sum crosses half (rate_mid), then only the rates in that bin
+-- ranked, after the time of the bins below it (rate_near). A window where
+-- the bins would not follow the rates' order (ok false) is ranked in full
+-- (rate_full).
 rate_w AS (
-    SELECT hid, rate, gap_ns
+    SELECT hid, bk, rate, gap_ns, floor(log2(rate) * 1024)::BIGINT AS bin
     FROM local_rate WHERE host_n >= 31 AND rate IS NOT NULL
 ),
-rate_bins AS (
-    SELECT hid, floor(log2(rate) * 1024)::BIGINT AS bin,
-           sum(gap_ns) AS ns, min(rate) AS lo, max(rate) AS hi
+rate_bins AS MATERIALIZED (
+    SELECT hid, bk, bin, sum(gap_ns) AS ns, min(rate) AS lo, max(rate) AS hi
     FROM rate_w
     GROUP BY ALL
 ),
-rate_mid AS MATERIALIZED (
-    SELECT hid, any_value(total) AS total, arg_min(lo, bin) AS lo, arg_min(hi, bin) AS hi
-    FROM (SELECT *, sum(ns) OVER (PARTITION BY hid ORDER BY bin) AS cum,
-                 sum(ns) OVER (PARTITION BY hid) AS total
-          FROM rate_bins)
-    WHERE 2 * cum >= total
-    GROUP BY hid
+rate_wbins AS (
+    SELECT x.hid, x.wb, x.bin, sum(x.ns) AS ns, min(x.lo) AS lo, max(x.hi) AS hi
+    FROM (SELECT b.hid, b.bk + d.d AS wb, b.bin, b.ns, b.lo, b.hi
+          FROM rate_bins AS b CROSS JOIN (VALUES (-1), (0), (1)) AS d(d)) AS x
+    SEMI JOIN (SELECT DISTINCT hid, bk FROM rate_bins) AS w ON w.hid = x.hid AND w.bk = x.wb
+    GROUP BY ALL
 ),
-rate_part AS (
-    SELECT w.hid, w.rate, w.gap_ns, w.rate < m.lo AS below
-    FROM rate_w AS w JOIN rate_mid AS m USING (hid)
-    WHERE w.rate <= m.hi
+rate_mid AS MATERIALIZED (
+    SELECT hid, wb, any_value(total) AS total, arg_min(bin, bin) AS bin, arg_min(cum - ns, bin) AS below_ns,
+           arg_min((coalesce(hi_below < lo, true) AND coalesce(lo_above > hi, true)), bin) AS ok
+    FROM (SELECT *, sum(ns) OVER (PARTITION BY hid, wb ORDER BY bin) AS cum,
+                 sum(ns) OVER (PARTITION BY hid, wb) AS total,
+                 max(hi) OVER (PARTITION BY hid, wb ORDER BY bin ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+                     AS hi_below,
+                 min(lo) OVER (PARTITION BY hid, wb ORDER BY bin ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)
+                     AS lo_above
+          FROM rate_wbins)
+    WHERE 2 * cum >= total
+    GROUP BY hid, wb
+),
+-- The rates of each window's crossing bin (a rate stands in the windows of
+-- its hour and of the hours on either side).
+rate_cross AS (
+    SELECT x.hid, x.wb, x.rate, x.gap_ns
+    FROM (SELECT w.hid, w.bk + d.d AS wb, w.bin, w.rate, w.gap_ns
+          FROM (SELECT * FROM rate_w SEMI JOIN (SELECT DISTINCT hid, bin FROM rate_mid WHERE ok) AS c USING (hid, bin))
+               AS w
+          CROSS JOIN (VALUES (-1), (0), (1)) AS d(d)) AS x
+    SEMI JOIN (SELECT hid, wb, bin FROM rate_mid WHERE ok) AS m USING (hid, wb, bin)
 ),
 rate_near AS (
-    SELECT n.hid, min(n.rate) FILTER (WHERE 2 * (coalesce(b.below_ns, 0) + n.cum_ns) >= m.total) AS usual,
-           coalesce(any_value(b.below_ns), 0) AS below_ns, any_value(m.total) AS total
-    FROM (SELECT hid, rate,
-                 sum(gap_ns) OVER (PARTITION BY hid ORDER BY rate ROWS UNBOUNDED PRECEDING) AS cum_ns
-          FROM rate_part WHERE NOT below) AS n
-    JOIN rate_mid AS m USING (hid)
-    LEFT JOIN (SELECT hid, sum(gap_ns) AS below_ns FROM rate_part WHERE below GROUP BY hid) AS b USING (hid)
-    GROUP BY n.hid
+    SELECT c.hid, c.wb, min(c.rate) FILTER (WHERE 2 * (m.below_ns + c.cum_ns) >= m.total) AS usual
+    FROM (SELECT hid, wb, rate,
+                 sum(gap_ns) OVER (PARTITION BY hid, wb ORDER BY rate ROWS UNBOUNDED PRECEDING) AS cum_ns
+          FROM rate_cross) AS c
+    JOIN rate_mid AS m USING (hid, wb)
+    GROUP BY c.hid, c.wb
 ),
 rate_full AS (
-    SELECT w.hid, min(w.rate) FILTER (WHERE 2 * w.cum_ns >= m.total) AS usual
-    FROM (SELECT hid, rate,
-                 sum(gap_ns) OVER (PARTITION BY hid ORDER BY rate ROWS UNBOUNDED PRECEDING) AS cum_ns
-          FROM rate_w
-          WHERE hid NOT IN (SELECT hid FROM rate_near WHERE usual IS NOT NULL AND 2 * below_ns < total)) AS w
-    JOIN rate_mid AS m USING (hid)
-    GROUP BY w.hid
+    SELECT c.hid, c.wb, min(c.rate) FILTER (WHERE 2 * c.cum_ns >= m.total) AS usual
+    FROM (SELECT hid, wb, rate,
+                 sum(gap_ns) OVER (PARTITION BY hid, wb ORDER BY rate ROWS UNBOUNDED PRECEDING) AS cum_ns
+          FROM (SELECT w.hid, w.bk + d.d AS wb, w.rate, w.gap_ns
+                FROM rate_w AS w CROSS JOIN (VALUES (-1), (0), (1)) AS d(d)) AS x
+          SEMI JOIN (SELECT hid, wb FROM rate_mid WHERE NOT ok) AS m USING (hid, wb)) AS c
+    JOIN rate_mid AS m USING (hid, wb)
+    GROUP BY c.hid, c.wb
 ),
 usual_rate AS MATERIALIZED (
-    SELECT hid, usual FROM rate_near WHERE usual IS NOT NULL AND 2 * below_ns < total
+    SELECT hid, wb, usual FROM rate_near
     UNION ALL
-    SELECT hid, usual FROM rate_full
+    SELECT hid, wb, usual FROM rate_full
 ),
--- Runs of consecutive arrivals of a host at >= 2x its usual rate; only a
--- run of >= 31 is a burst (a chance cluster of a steady stream is shorter).
--- A run is a block of consecutive rn of one host that are all high: rn
--- minus the rank of the row among the high rows is constant in it.
-rate_runs AS (
-    SELECT coalesce(t.rq, l.rq) AS rq, l.pref, l.hid,
-           l.rn - row_number() OVER (PARTITION BY l.hid ORDER BY l.rn) AS run
-    FROM local_rate AS l JOIN usual_rate AS u USING (hid)
+-- Each judged arrival position (its hour has a usual rate; the host-session
+-- >= 31 arrivals) and whether its local rate is >= 2x that usual rate.
+rate_pos AS (
+    SELECT coalesce(t.rq, l.rq) AS rq, l.pref, l.hid, l.rn,
+           coalesce(l.rate >= 2 * u.usual, false) AS high
+    FROM local_rate AS l
+    JOIN usual_rate AS u ON u.hid = l.hid AND u.wb = l.bk
     LEFT JOIN local_tie AS t ON t.hid = l.hid AND t.rn = l.rn
-    WHERE l.host_n >= 31 AND u.usual > 0 AND l.rate >= 2 * u.usual
+    WHERE l.host_n >= 31 AND u.usual > 0
+),
+-- Runs of consecutive high arrivals of a host-session; only a run of >= 31
+-- is a burst (a chance cluster of a steady stream is shorter). A run is a
+-- block of consecutive rn of one host that are all high: rn minus the rank
+-- of the row among the high rows is constant in it.
+rate_runs AS (
+    SELECT rq, pref, hid, rn - row_number() OVER (PARTITION BY hid ORDER BY rn) AS run
+    FROM rate_pos
+    WHERE high
 ),
 burst_runs AS (
     SELECT hid, run
@@ -1095,23 +1172,13 @@ burst_runs AS (
     GROUP BY hid, run
     HAVING count(*) >= 31
 ),
--- The hosts whose rates are judged: >= 31 arrivals and a usual rate.
-rate_hosts AS (
-    SELECT h.tier, h.host
-    FROM arr_host AS h JOIN usual_rate AS u USING (hid)
-    WHERE u.usual > 0
-),
--- A request's burst flag comes from its first tier on the path whose host's
--- rates are judged (gateway, else client, else server: pref); burst holds
--- the requests it flags.
+-- A request's burst flag comes from its first tier on the path that is
+-- judged (gateway, else client, else server: pref); burst holds the
+-- requests it flags.
 burst AS MATERIALIZED (
     SELECT DISTINCT b.rq, true AS is_burst
     FROM (SELECT r.rq, r.pref FROM rate_runs AS r SEMI JOIN burst_runs AS b ON b.hid = r.hid AND b.run = r.run) AS b
-    JOIN req AS q ON q.rq = b.rq
-    WHERE NOT (b.pref > 1 AND q.g_start IS NOT NULL
-               AND EXISTS (SELECT 1 FROM rate_hosts AS h WHERE h.tier = 'gateway' AND h.host IS NOT DISTINCT FROM q.g_host))
-      AND NOT (b.pref > 2 AND q.c_start IS NOT NULL
-               AND EXISTS (SELECT 1 FROM rate_hosts AS h WHERE h.tier = 'client' AND h.host IS NOT DISTINCT FROM q.c_host))
+    ANTI JOIN rate_pos AS p ON p.rq = b.rq AND p.pref < b.pref
 ),
 -- Queue busy periods of each replica, on its clock: a request opens a new
 -- one when every earlier arrival had left the queue (arrival + queue <= its
