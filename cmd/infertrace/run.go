@@ -703,10 +703,13 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 	fs.StringSliceVar(&cfg.Formats, "formats", cfg.Formats, "log formats per host: bare names cycle within their tier (server formats through the replicas), TIER=FORMAT sets a tier, HOST=FORMAT pins one host (server: "+strings.Join(simulate.SupportedFormats, ", ")+"; gateway: "+strings.Join(simulate.GatewayFormats, ", ")+"; client: "+strings.Join(simulate.ClientFormats, ", ")+")")
 	fs.StringSliceVar(&cfg.ColdKinds, "cold", cfg.ColdKinds, "how the late replica warms up, any of "+strings.Join(simulate.ColdKinds, ", ")+" (none: no late replica)")
 	fs.DurationVar(&cfg.ColdDelay, "cold-delay", cfg.ColdDelay, "the first prefill's extra time (prefill), the model load (load), the time before serving (queue)")
+	fs.DurationVar(&cfg.ColdJoinAt, "cold-join", cfg.ColdJoinAt, "when the late replica joins, after the start (e.g. 40s: a scale-up during the burst)")
 	start := fs.String("start", cfg.Epoch.Format(time.RFC3339), "the true time the simulated traffic starts at (RFC 3339), e.g. to append one batch after another to a store")
 	fs.BoolVar(&cfg.Evals, "evals", false, "also write DIR/evals.csv, an evaluation of the answers whose pass rate drops for long prompts on "+simulate.EvalsWeakModel+" (for report --evals)")
 	// Incidents to inject, for infertrace compare.
-	fs.Float64Var(&cfg.BurstMultiplier, "burst-multiplier", cfg.BurstMultiplier, "arrival rate during the burst (10 s from 40 s) over the steady rate; 1: no burst")
+	fs.Float64Var(&cfg.BurstMultiplier, "burst-multiplier", cfg.BurstMultiplier, "arrival rate during the burst over the steady rate; 1: no burst")
+	fs.DurationVar(&cfg.BurstStart, "burst-start", cfg.BurstStart, "when the burst starts, after the start")
+	fs.DurationVar(&cfg.BurstDuration, "burst-duration", cfg.BurstDuration, "how long the burst lasts")
 	regionDelay := fs.StringArray("region-delay", nil, "REGION=DURATION: extra one-way network delay on both legs of one region's clients, e.g. eu-west=150ms (repeatable; regions: "+strings.Join(simulate.RegionNames(), ", ")+")")
 	fs.Float64Var(&cfg.SlowAuthRate, "slow-auth-rate", cfg.SlowAuthRate, "share of requests on the gateway's slow auth path (20-80 ms, plus --slow-auth-delay)")
 	fs.DurationVar(&cfg.SlowAuthExtra, "slow-auth-delay", 0, "extra gateway time of every request on the slow auth path")
@@ -749,5 +752,5 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 // simulateFlags are the flags of simulate that set a Config field, by field.
 var simulateFlags = map[string]string{
 	"Out": "out", "Requests": "requests", "Formats": "formats", "ColdKinds": "cold", "ColdDelay": "cold-delay",
-	"BurstMultiplier": "burst-multiplier", "RegionDelay": "region-delay", "SlowAuthRate": "slow-auth-rate", "SlowAuthExtra": "slow-auth-delay",
+	"BurstMultiplier": "burst-multiplier", "BurstStart": "burst-start", "BurstDuration": "burst-duration", "ColdJoinAt": "cold-join", "RegionDelay": "region-delay", "SlowAuthRate": "slow-auth-rate", "SlowAuthExtra": "slow-auth-delay",
 }

@@ -223,6 +223,15 @@ func (c *Config) validate() error {
 	if c.RatePerSecond <= 0 {
 		return configErr("RatePerSecond", "must be more than 0, not %v", c.RatePerSecond)
 	}
+	if c.BurstStart < 0 {
+		return configErr("BurstStart", "must be 0 or more, not %v", c.BurstStart)
+	}
+	if c.BurstDuration < 0 {
+		return configErr("BurstDuration", "must be 0 or more, not %v", c.BurstDuration)
+	}
+	if c.ColdJoinAt < 0 {
+		return configErr("ColdJoinAt", "must be 0 or more, not %v", c.ColdJoinAt)
+	}
 	if c.BurstMultiplier <= 0 {
 		return configErr("BurstMultiplier", "must be more than 0, not %v", c.BurstMultiplier)
 	}
