@@ -51,6 +51,13 @@ type Config struct {
 
 	// RatePerSecond is the steady Poisson arrival rate.
 	RatePerSecond float64
+	// Diurnal, between 0 and 1, makes the rate follow the time of day (UTC)
+	// as deployments' traffic does: RatePerSecond at 15:00, falling along a
+	// cosine to (1-Diurnal)*RatePerSecond at 03:00. 0: a constant rate.
+	Diurnal float64
+	// Weekend multiplies the rate on Saturdays and Sundays (UTC): 0.3 for
+	// quiet weekends. 1: no change.
+	Weekend float64
 	// BurstStart and BurstDuration place the burst window (relative to
 	// Epoch); during it arrivals come at RatePerSecond*BurstMultiplier.
 	BurstStart      time.Duration
@@ -153,6 +160,7 @@ func DefaultConfig() Config {
 		Formats:             []string{"native"},
 		Epoch:               time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC),
 		RatePerSecond:       12,
+		Weekend:             1,
 		BurstStart:          40 * time.Second,
 		BurstDuration:       10 * time.Second,
 		BurstMultiplier:     6,
@@ -222,6 +230,12 @@ func (c *Config) validate() error {
 	}
 	if c.RatePerSecond <= 0 {
 		return configErr("RatePerSecond", "must be more than 0, not %v", c.RatePerSecond)
+	}
+	if c.Diurnal < 0 || c.Diurnal >= 1 {
+		return configErr("Diurnal", "must be at least 0 and less than 1, not %v", c.Diurnal)
+	}
+	if c.Weekend <= 0 || c.Weekend > 1 {
+		return configErr("Weekend", "must be more than 0 and at most 1, not %v", c.Weekend)
 	}
 	if c.BurstStart < 0 {
 		return configErr("BurstStart", "must be 0 or more, not %v", c.BurstStart)

@@ -240,8 +240,38 @@ func (s *sim) schedule(t int64, kind uint8, r *request) {
 }
 
 // nextArrival draws the next Poisson arrival after t with a piecewise
-// constant rate (higher inside the burst window).
+// constant rate (higher inside the burst window), thinned by the time of day
+// and the day of the week when Config.Diurnal or Config.Weekend vary it.
 func (s *sim) nextArrival(t int64) int64 {
+	if s.cfg.Diurnal == 0 && s.cfg.Weekend == 1 {
+		return s.nextPoisson(t)
+	}
+	for {
+		t = s.nextPoisson(t)
+		if s.traffic.Float64() < s.rateFactor(t) {
+			return t
+		}
+	}
+}
+
+// rateFactor is the share of the rate in force at t (relative to Epoch):
+// the time of day's (Config.Diurnal) times the weekend's (Config.Weekend).
+func (s *sim) rateFactor(t int64) float64 {
+	at := time.Unix(0, s.epochNs+t).UTC()
+	f := 1.0
+	if s.cfg.Diurnal > 0 {
+		h := float64(at.Hour()) + float64(at.Minute())/60 + float64(at.Second())/3600
+		f = 1 - s.cfg.Diurnal*(1-math.Cos(2*math.Pi*(h-15)/24))/2
+	}
+	if wd := at.Weekday(); wd == time.Saturday || wd == time.Sunday {
+		f *= s.cfg.Weekend
+	}
+	return f
+}
+
+// nextPoisson draws the next arrival of the Poisson process at the peak
+// rate: Config.RatePerSecond, times Config.BurstMultiplier in the burst.
+func (s *sim) nextPoisson(t int64) int64 {
 	bs, be := int64(s.cfg.BurstStart), int64(s.cfg.BurstStart+s.cfg.BurstDuration)
 	for {
 		rate := s.cfg.RatePerSecond
