@@ -290,7 +290,11 @@
 --       scale-to-zero, a model unloaded when idle). A request is
 --       slow when its decode time per token, (end - first_token) /
 --       (output_tokens - 1) (else decode_ns / (output_tokens - 1)), is
---       >= 2.5x the replica's usual lower quartile (P25), or its prefill
+--       >= 2.5x the replica's usual lower quartile (P25) or >= 1.5x the
+--       model's median at the same concurrency_bucket in the session
+--       (decoding slows with the batch, so a request's decode is judged
+--       against others as loaded: a warm-up that only doubles the decode
+--       time is caught on a replica busy from its start), or its prefill
 --       (prefill_ns, else first_token - scheduled) >= 2.5x the usual P90,
 --       or its queue >= 2.5x the usual median model time (end - scheduled,
 --       else prefill_ns + decode_ns, else inference_ns; only on replicas
@@ -879,16 +883,22 @@ srv_p0 AS (
 -- Each server record with its session and its replica's lifetime: rl
 -- names the replica and the lifetime (a new one after more than 10
 -- minutes without an arrival on the replica, on its clock), ms the model
--- and the session; the warm-up's yardsticks are taken per rl and ms.
+-- and the session, msc the model, the session and the concurrency bucket
+-- (as concurrency_bucket); the warm-up's yardsticks are taken per rl, ms
+-- and msc.
 srv_p AS MATERIALIZED (
-    SELECT * EXCLUDE (brk),
+    SELECT * EXCLUDE (brk, concurrency),
            replica || chr(31) || sum(brk) OVER (PARTITION BY replica ORDER BY a_ns, request_id
                                                 ROWS UNBOUNDED PRECEDING)::VARCHAR AS rl,
-           model || chr(31) || sid::VARCHAR AS ms
-    FROM (SELECT p.*, s.sid,
+           model || chr(31) || sid::VARCHAR AS ms,
+           model || chr(31) || sid::VARCHAR || chr(31)
+               || CASE WHEN concurrency <= 1 THEN '1' WHEN concurrency <= 4 THEN '2-4' WHEN concurrency <= 8 THEN '5-8'
+                       WHEN concurrency <= 16 THEN '9-16' ELSE '17+' END AS msc
+    FROM (SELECT p.*, s.sid, c.concurrency,
                  CASE WHEN p.a_ns - lag(p.a_ns) OVER (PARTITION BY p.replica ORDER BY p.a_ns, p.request_id)
                            <= 600000000000 THEN 0 ELSE 1 END AS brk
-          FROM srv_p0 AS p JOIN sess AS s ON s.m = p.a_ns // 60000000000)
+          FROM srv_p0 AS p JOIN sess AS s ON s.m = p.a_ns // 60000000000
+          LEFT JOIN conc AS c ON c.rq = p.rq)
 ),
 -- A replica's usual: the lower of its own quantile and its model's over
 -- all replicas (a replica whose log is all warm-up has no usual of its own).
@@ -902,25 +912,26 @@ srv_p AS MATERIALIZED (
 -- srv_qv: every sample, once; kind 0: a replica's samples, 1: a model's
 -- (over all its replicas), the buckets counted per replica and model first.
 srv_qv AS (
-    SELECT rl, ms, metric, v
-    FROM (SELECT rl, ms, tpot_ns::DOUBLE AS tpot, pf_ns::DOUBLE AS pf, work_ns::DOUBLE AS work,
+    SELECT rl, ms, msc, metric, v
+    FROM (SELECT rl, ms, msc, tpot_ns::DOUBLE AS tpot, pf_ns::DOUBLE AS pf, work_ns::DOUBLE AS work,
                  ld_ns::DOUBLE AS ld
           FROM srv_p)
     UNPIVOT (v FOR metric IN (tpot, pf, work, ld))
 ),
 srv_qb0 AS (
-    SELECT rl, ms, metric, pct_bucket(v) AS b, count(*) AS n, min(v) AS lo, max(v) AS hi
+    SELECT rl, ms, msc, metric, pct_bucket(v) AS b, count(*) AS n, min(v) AS lo, max(v) AS hi
     FROM srv_qv GROUP BY ALL
 ),
 srv_qb AS MATERIALIZED (
     SELECT kind, grp, metric, b, n, lo, hi,
            (sum(n) OVER (PARTITION BY kind, grp, metric ORDER BY b ROWS UNBOUNDED PRECEDING) - n)::BIGINT AS below,
            (sum(n) OVER (PARTITION BY kind, grp, metric))::BIGINT AS total
-    FROM (SELECT grouping(rl) AS kind, CASE WHEN grouping(rl) = 0 THEN rl ELSE ms END AS grp,
+    FROM (SELECT CASE WHEN grouping(rl) = 0 THEN 0 WHEN grouping(ms) = 0 THEN 1 ELSE 2 END AS kind,
+                 CASE WHEN grouping(rl) = 0 THEN rl WHEN grouping(ms) = 0 THEN ms ELSE msc END AS grp,
                  metric, b, sum(n)::BIGINT AS n, min(lo) AS lo, max(hi) AS hi
           FROM srv_qb0
-          GROUP BY GROUPING SETS ((rl, metric, b), (ms, metric, b)))
-    WHERE grp IS NOT NULL
+          GROUP BY GROUPING SETS ((rl, metric, b), (ms, metric, b), (msc, metric, b)))
+    WHERE grp IS NOT NULL AND (kind < 2 OR metric = 'tpot')
 ),
 -- The ranks each quantile needs (floor(pos) + 1 and ceil(pos) + 1, pos =
 -- (n - 1) q), each in its bucket, with its rank there (local).
@@ -929,8 +940,10 @@ srv_qn AS MATERIALIZED (
     FROM (SELECT t.kind, t.grp, t.metric, t.n, q.q,
                  unnest([floor((t.n - 1) * q.q) + 1, ceil((t.n - 1) * q.q) + 1])::BIGINT AS r
           FROM (SELECT kind, grp, metric, any_value(total) AS n FROM srv_qb GROUP BY ALL) AS t
-          JOIN (VALUES ('tpot', 0.25::DOUBLE), ('pf', 0.9::DOUBLE), ('work', 0.5::DOUBLE), ('ld', 0.5::DOUBLE))
-               AS q(metric, q) USING (metric)) AS r
+          JOIN (VALUES (0, 'tpot', 0.25::DOUBLE), (1, 'tpot', 0.25::DOUBLE), (2, 'tpot', 0.5::DOUBLE),
+                       (0, 'pf', 0.9::DOUBLE), (1, 'pf', 0.9::DOUBLE), (0, 'work', 0.5::DOUBLE),
+                       (1, 'work', 0.5::DOUBLE), (0, 'ld', 0.5::DOUBLE), (1, 'ld', 0.5::DOUBLE))
+               AS q(kind, metric, q) USING (kind, metric)) AS r
     JOIN srv_qb AS b ON b.kind = r.kind AND b.grp = r.grp AND b.metric = r.metric
                     AND r.r > b.below AND r.r <= b.below + b.n
 ),
@@ -941,7 +954,7 @@ srv_qs AS MATERIALIZED (
     FROM (SELECT *, pct_bucket(v) AS b FROM srv_qv) AS x
     JOIN (SELECT DISTINCT kind, grp, metric, b FROM srv_qn WHERE lo < hi) AS s
          ON s.metric = x.metric AND s.b = x.b
-            AND s.grp = CASE WHEN s.kind = 0 THEN x.rl ELSE x.ms END
+            AND s.grp = CASE s.kind WHEN 0 THEN x.rl WHEN 1 THEN x.ms ELSE x.msc END
 ),
 srv_q AS (
     SELECT kind, grp,
@@ -988,10 +1001,12 @@ srv_slow AS (
                AND (p.ld_ns IS NOT NULL OR u.ld_p50 IS NULL)
                AND coalesce(p.tpot_ns, p.pf_ns, p.q_ns, p.ld_ns) IS NOT NULL AS judged,
            coalesce(p.tpot_ns >= 2.5 * u.tpot_p25, false)
+               OR coalesce(p.tpot_ns >= 1.5 * c.tpot_p50, false)
                OR coalesce(p.pf_ns >= 2.5 * u.pf_p90, false)
                OR coalesce(p.q_ns >= 2.5 * u.work_p50, false)
                OR coalesce(p.ld_ns >= 2.5 * u.ld_p50 AND p.ld_ns >= 100000000, false) AS slow
     FROM srv_p AS p JOIN srv_usual AS u USING (rl)
+    LEFT JOIN (SELECT grp AS msc, tpot AS tpot_p50 FROM srv_q WHERE kind = 2) AS c USING (msc)
     WHERE u.n >= 20
 ),
 warmup AS MATERIALIZED (
