@@ -620,6 +620,9 @@ func headlines(r *Result) []Headline {
 		add(HeadlineData, "No requests were found: nothing to attribute.")
 		return out
 	}
+	for _, h := range trendHeadlines(r.Trend) {
+		add(HeadlineTrend, "%s", h)
+	}
 	for _, h := range timeHeadlines(r) {
 		add(HeadlineTime, "%s", h)
 	}
@@ -726,8 +729,16 @@ func phaseHeadlines(r *Result) []string {
 			continue
 		}
 		lead := map[string]string{"burst": "During the burst", "cold": "In the cold start"}[name]
+		window := shortWindow(p.WindowFirst, p.WindowLast)
+		if p.Episodes > 1 {
+			// Separate stretches: their first and last starts are no
+			// window of one event.
+			lead = map[string]string{"burst": "During the bursts", "cold": "In the cold starts"}[name]
+			window = fmt.Sprintf("%d separate ones, the first from %s, the last to %s UTC", p.Episodes,
+				p.WindowFirst.UTC().Format("2006-01-02 15:04:05"), p.WindowLast.UTC().Format("2006-01-02 15:04:05"))
+		}
 		out = append(out, fmt.Sprintf("%s (%s, %s), P95 client E2E is %s against %s in steady state.",
-			lead, plural(p.Requests, "request", "requests"), shortWindow(p.WindowFirst, p.WindowLast), ms(p.ClientE2E.P95), ms(steady.ClientE2E.P95)))
+			lead, plural(p.Requests, "request", "requests"), window, ms(p.ClientE2E.P95), ms(steady.ClientE2E.P95)))
 		dc := sub(p.ClientE2E.P95, steady.ClientE2E.P95)
 		if dc <= phaseRise**steady.ClientE2E.P95 {
 			out = append(out, fmt.Sprintf("That is within %.0f%% of steady state: %s changed little.", 100*phaseRise, what))
@@ -861,4 +872,43 @@ func dataHeadline(r *Result) string {
 		more = append(more, plural(r.Anomalous, "request", "requests")+" anomalous (kept)")
 	}
 	return joined + "; " + strings.Join(more, ", ") + " — see Data quality."
+}
+
+// trendHeadlines says, for a report by day or week, what changed in the
+// latest period against the one before: its changes larger than the noise,
+// largest first (at most three), else that none was. Nothing with fewer
+// than two periods.
+func trendHeadlines(t *Trend) []string {
+	if t == nil || len(t.Periods) < 2 {
+		return nil
+	}
+	last := PeriodLabel(t.Unit, t.Periods[len(t.Periods)-1])
+	var out []string
+	var judged int64
+	for _, c := range t.Changes {
+		if c.Period != last {
+			continue
+		}
+		judged++
+		if c.Significant && len(out) < 3 {
+			out = append(out, c.Text())
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	if judged == 0 {
+		return []string{fmt.Sprintf("%s has too few requests beside the %s before it to judge any change.", capital(trendPeriod(last)), t.Unit)}
+	}
+	return []string{fmt.Sprintf("In %s, none of %s changed beyond the noise against the %s before it.",
+		trendPeriod(last), plural(judged, "figure", "figures"), t.Unit)}
+}
+
+// trendPeriod names a period label in a sentence: "the week of
+// 2026-11-30", or the day as it is.
+func trendPeriod(label string) string {
+	if strings.HasPrefix(label, "week of") {
+		return "the " + label
+	}
+	return label
 }

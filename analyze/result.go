@@ -238,6 +238,9 @@ type Phase struct {
 	Requests    int64
 	WindowFirst *time.Time // earliest start in the phase
 	WindowLast  *time.Time // latest start in the phase
+	// Episodes is how many separate stretches the phase's requests fall
+	// in (more than 10 minutes apart); 0 for steady state, not counted.
+	Episodes int64
 
 	ClientE2E     Dist
 	ClientTTFT    Dist // streamed requests only
@@ -359,6 +362,7 @@ const (
 	HeadlineStandsOut = "What stands out"
 	HeadlineData      = "Can the data be trusted"
 	HeadlineContract  = "Does each use case meet its contract"
+	HeadlineTrend     = "What changed since the previous period"
 )
 
 // String summarizes the stats on one line, e.g.

@@ -532,6 +532,7 @@ func phases(ctx context.Context, db *sql.DB) ([]Phase, error) {
 			Requests:      asInt(r["requests"]),
 			WindowFirst:   asTime(r["window_first"]),
 			WindowLast:    asTime(r["window_last"]),
+			Episodes:      asInt(r["episodes"]),
 			ClientE2E:     dist(r, "client_e2e"),
 			ClientTTFT:    dist(r, "client_ttft"),
 			Network:       dist(r, "network"),

@@ -9,7 +9,17 @@
 --   client_e2e, queue, model: every request of the phase with the value;
 --   client_ttft: streamed requests only (as in slices.sql).
 -- window_first/window_last: earliest and latest request start of the phase.
+-- episodes: how many separate stretches the phase's requests fall in: a new
+--   one starts after more than 10 minutes without a request start of the
+--   phase (the gap that separates sessions: docs/attribution.md), so two
+--   bursts a week apart are 2, not one burst a week long.
 WITH p(phase, ord) AS (VALUES ('cold', 1), ('burst', 2), ('steady', 3)),
+e AS (
+    SELECT phase, count(*) FILTER (WHERE gap IS NULL OR gap > INTERVAL 10 MINUTE) AS episodes
+    FROM (SELECT phase, start - lag(start) OVER (PARTITION BY phase ORDER BY start) AS gap
+          FROM requests WHERE start IS NOT NULL AND phase <> 'steady')
+    GROUP BY phase
+),
 d AS (
     SELECT
         p.phase,
@@ -40,6 +50,7 @@ q AS (
     FROM phase_pct
     GROUP BY grp
 )
-SELECT d.* EXCLUDE (ord), q.* EXCLUDE (grp)
+SELECT d.* EXCLUDE (ord), coalesce(e.episodes, 0) AS episodes, q.* EXCLUDE (grp)
 FROM d LEFT JOIN q ON q.grp = [d.phase]
+LEFT JOIN e ON e.phase = d.phase
 ORDER BY d.ord
