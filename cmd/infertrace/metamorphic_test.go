@@ -321,10 +321,18 @@ func TestPhasesDiurnal(t *testing.T) {
 // burst (cold, burst and steady are never collapsed).
 func TestPhasesScaleUpDuringBurst(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []string{"decode", "prefill", "load", "queue"} {
+	for kind, flags := range map[string][]string{
+		"decode":  {"--cold", "decode"},
+		"prefill": {"--cold", "prefill"},
+		"load":    {"--cold", "load"},
+		"queue":   {"--cold", "queue"},
+		// a mild warm-up: 25 requests twice as slow, which no threshold
+		// on the replica's unloaded decode speed alone finds in a burst
+		"mild": {"--cold", "decode", "--cold-factor", "2", "--cold-requests", "25"},
+	} {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			sim := simulateDir(t, "--requests", "3000", "--seed", "3", "--cold", kind, "--cold-join", "41s")
+			sim := simulateDir(t, append([]string{"--requests", "3000", "--seed", "3", "--cold-join", "41s"}, flags...)...)
 			out := filepath.Join(t.TempDir(), "store")
 			ingestTiers(t, out, sim)
 			db := truthDB(t, out, sim)
@@ -339,5 +347,31 @@ func TestPhasesScaleUpDuringBurst(t *testing.T) {
 				t.Errorf("%d of %d cold requests of the replica that joined in the burst read as cold, want >= 90%%", asCold, cold)
 			}
 		})
+	}
+}
+
+// Analyzing a window of a store (--from/--to) gives the same rows as
+// analyzing the same window of a store that holds only the window's logs
+// (its margin included): nothing outside the window and its margin reaches
+// a request of it.
+func TestWindowMatchesStoreOfTheWindow(t *testing.T) {
+	t.Parallel()
+	before := simulateDir(t, "--requests", "1500", "--seed", "41", "--start", "2026-11-29T10:00:00Z")
+	day := simulateDir(t, "--requests", "1500", "--seed", "42", "--start", "2026-11-30T10:00:00Z")
+	after := simulateDir(t, "--requests", "1500", "--seed", "43", "--start", "2026-12-01T10:00:00Z")
+	whole, only := filepath.Join(t.TempDir(), "whole"), filepath.Join(t.TempDir(), "only")
+	ingestTiers(t, whole, before, day, after)
+	ingestTiers(t, only, day)
+	for _, dir := range []string{whole, only} {
+		if code, stdout, stderr := runCLI(t, "analyze", "-q", dir, "--from", "2026-11-30", "--to", "2026-12-01"); code != 0 {
+			t.Fatalf("analyze %s --from --to: exit %d\n%s\n%s", dir, code, stdout, stderr)
+		}
+	}
+	differ, n := requestsDiff(t, whole, only, "true")
+	if n < 1400 || differ != 0 {
+		t.Errorf("%d of the window's %d requests differ from those of a store of the window alone", differ, n)
+	}
+	if differ, _ := requestsDiff(t, only, whole, "true"); differ != 0 {
+		t.Errorf("%d requests of the store of the window alone differ from the window's", differ)
 	}
 }

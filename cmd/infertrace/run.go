@@ -704,6 +704,8 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 	fs.StringSliceVar(&cfg.ColdKinds, "cold", cfg.ColdKinds, "how the late replica warms up, any of "+strings.Join(simulate.ColdKinds, ", ")+" (none: no late replica)")
 	fs.DurationVar(&cfg.ColdDelay, "cold-delay", cfg.ColdDelay, "the first prefill's extra time (prefill), the model load (load), the time before serving (queue)")
 	fs.DurationVar(&cfg.ColdJoinAt, "cold-join", cfg.ColdJoinAt, "when the late replica joins, after the start (e.g. 40s: a scale-up during the burst)")
+	fs.IntVar(&cfg.ColdRequests, "cold-requests", cfg.ColdRequests, "how many of the late replica's first requests run slower (decode)")
+	fs.Float64Var(&cfg.ColdFactor, "cold-factor", cfg.ColdFactor, "how many times slower they run, prefill and decode (decode)")
 	start := fs.String("start", cfg.Epoch.Format(time.RFC3339), "the true time the simulated traffic starts at (RFC 3339), e.g. to append one batch after another to a store")
 	fs.BoolVar(&cfg.Evals, "evals", false, "also write DIR/evals.csv, an evaluation of the answers whose pass rate drops for long prompts on "+simulate.EvalsWeakModel+" (for report --evals)")
 	// Incidents to inject, for infertrace compare.
@@ -755,5 +757,5 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 // simulateFlags are the flags of simulate that set a Config field, by field.
 var simulateFlags = map[string]string{
 	"Out": "out", "Requests": "requests", "Formats": "formats", "ColdKinds": "cold", "ColdDelay": "cold-delay",
-	"BurstMultiplier": "burst-multiplier", "BurstStart": "burst-start", "RatePerSecond": "rate", "Diurnal": "diurnal", "Weekend": "weekend", "BurstDuration": "burst-duration", "ColdJoinAt": "cold-join", "RegionDelay": "region-delay", "SlowAuthRate": "slow-auth-rate", "SlowAuthExtra": "slow-auth-delay",
+	"BurstMultiplier": "burst-multiplier", "BurstStart": "burst-start", "RatePerSecond": "rate", "Diurnal": "diurnal", "Weekend": "weekend", "BurstDuration": "burst-duration", "ColdJoinAt": "cold-join", "ColdRequests": "cold-requests", "ColdFactor": "cold-factor", "RegionDelay": "region-delay", "SlowAuthRate": "slow-auth-rate", "SlowAuthExtra": "slow-auth-delay",
 }
