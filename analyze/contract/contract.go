@@ -29,6 +29,8 @@ type Case struct {
 	// Line is the line of its name in the file, MatchLine of its match
 	// (of its name when it has none); 0: unknown.
 	Line, MatchLine int
+	// ConstraintLines is the line of each constraint; 0: unknown.
+	ConstraintLines []int
 	// Match selects the requests of the case: each column must have its
 	// value. Sorted by column.
 	Match []Match
@@ -266,6 +268,7 @@ func Parse(path string, data []byte, columns []string) (*Contract, error) {
 				return fail(n, name, "%v", err)
 			}
 			uc.Constraints = append(uc.Constraints, k)
+			uc.ConstraintLines = append(uc.ConstraintLines, where.at(i, j, ""))
 		}
 		c.Cases = append(c.Cases, uc)
 	}

@@ -79,14 +79,20 @@ func text(key string, v any) (string, error) {
 	return "", badField(key, "%s must be a string, not %s", key, describe(v))
 }
 
-// DidYouMean is "; did you mean X?" for the candidate nearest word (at
+// DidYouMean is "; did you mean X?" for the one candidate nearest word (at
 // most two edits away, or the only one word begins), else "".
 func DidYouMean(word string, candidates []string) string {
-	best, bestD := "", min(2, len(word)/2)+1
+	best, bestD, tie := "", min(2, len(word)/2)+1, false
 	for _, c := range candidates {
-		if d := editDistance(word, c); d < bestD {
-			best, bestD = c, d
+		switch d := editDistance(word, c); {
+		case d < bestD:
+			best, bestD, tie = c, d, false
+		case d == bestD && best != "":
+			tie = true
 		}
+	}
+	if tie {
+		return ""
 	}
 	if best == "" && len(word) >= 2 {
 		n := 0
