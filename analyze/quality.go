@@ -49,7 +49,7 @@ func quality(ctx context.Context, db *sql.DB, opts SummaryOptions, res *Result) 
 		return err
 	}
 	if opts.Contract != nil {
-		c, err := judge(ctx, db, opts.Contract)
+		c, err := judge(ctx, db, opts.Contract, opts.Evals != "")
 		if err != nil {
 			return err
 		}
@@ -229,8 +229,10 @@ func sliceKeyOf(s *Slice) []any {
 }
 
 // judge fills the contract tables from c and measures every constraint of
-// every use case and slice.
-func judge(ctx context.Context, db *sql.DB, c *contract.Contract) (*ContractResult, error) {
+// every use case and slice. A use case that selects no request, or (with
+// evals) a constraint naming an eval the evals do not hold, is a
+// *contract.Error.
+func judge(ctx context.Context, db *sql.DB, c *contract.Contract, evals bool) (*ContractResult, error) {
 	for _, s := range []string{
 		"CREATE OR REPLACE TEMP TABLE contract_cases (case_id INTEGER, name VARCHAR, by_cols VARCHAR[])",
 		"CREATE OR REPLACE TEMP TABLE contract_match (case_id INTEGER, col VARCHAR, value VARCHAR)",
@@ -282,6 +284,20 @@ func judge(ctx context.Context, db *sql.DB, c *contract.Contract) (*ContractResu
 	groups, err := queryRows(ctx, db, "contract_goodput")
 	if err != nil {
 		return nil, err
+	}
+	whole := map[int64]bool{}
+	for _, g := range groups {
+		if len(asList(g["slice_key"])) == 0 {
+			whole[asInt(g["case_id"])] = true
+		}
+	}
+	if err := checkSelects(ctx, db, c, whole); err != nil {
+		return nil, err
+	}
+	if evals {
+		if err := checkEvals(ctx, db, c); err != nil {
+			return nil, err
+		}
 	}
 	targets, err := queryRows(ctx, db, "contract_targets")
 	if err != nil {

@@ -300,6 +300,37 @@ func TestServerDurationAnomalies(t *testing.T) {
 	}
 }
 
+// SGLang's float seconds make a true overhead of 0 read a few tenths of a
+// µs either side (clock_round_off_ns): s1 logs e2e 100 ms, queue 10 and
+// inference 90 ms + 300 ns, an overhead of -0.0003 ms, which is kept as
+// computed but is no anomaly; s2's -5 ms (inference 95) still is. The same
+// -0.0003 ms from vllm-otlp, whose times are integer ns, is one.
+func TestSGLangOverheadRoundOff(t *testing.T) {
+	t.Parallel()
+	at := analyzetest.At
+	f := analyzetest.Fixture{Servers: []analyzetest.Server{
+		{ID: "s1", E2E: at(100), Queue: at(10), Inference: at(90), InferencePlusNS: 300, Format: "sglang-metrics", Line: 1},
+		{ID: "s2", E2E: at(100), Queue: at(10), Inference: at(95), Format: "sglang-metrics", Line: 2},
+		{ID: "s3", E2E: at(100), Queue: at(10), Inference: at(90), InferencePlusNS: 300, Format: "sglang-log", Line: 3},
+		{ID: "v1", E2E: at(100), Queue: at(10), Inference: at(90), InferencePlusNS: 300, Format: "vllm-otlp", Line: 4},
+	}}
+	_, _, rows := runFixture(t, f, serverOffsets)
+	for id, want := range map[string]struct {
+		overhead float64
+		anomaly  any
+	}{
+		"s1": {-0.0003, nil},
+		"s2": {-5, "negative server_overhead_ms"},
+		"s3": {-0.0003, nil},
+		"v1": {-0.0003, "negative server_overhead_ms"},
+	} {
+		checkMs(t, rows, id, map[string]float64{"server_overhead_ms": want.overhead})
+		if got := rows[id]["anomaly"]; got != want.anomaly {
+			t.Errorf("%s (%s, overhead %v ms): anomaly %v, want %v", id, rows[id]["server_format"], want.overhead, got, want.anomaly)
+		}
+	}
+}
+
 // The TGI host's clock drifts 20 ppm against the gateway's: 72 ms over the
 // hour of this log. Ten requests, one every 400 s, are logged by both; the
 // TGI rows are shifted by the drift, 0.02 ms per second since the first.

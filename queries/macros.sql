@@ -1,4 +1,5 @@
--- macros.sql: the statistical rules every query shares, stated once.
+-- macros.sql: the statistical rules every query shares, stated once, and
+-- the round-off of the formats' clocks (clock_round_off_ns).
 -- analyze creates these macros when it opens a database (openIn), one
 -- statement per ';'-separated part, so contract_*.sql, slice_quality.sql
 -- and the percentile intervals of the slice, phase and replica tables
@@ -49,6 +50,22 @@ CREATE OR REPLACE MACRO wilson_lo(k, n) AS
     CASE WHEN n > 0 THEN (k + 1.920729 - 1.959964 * sqrt(k * (n - k) / n + 0.960365)) / (n + 3.841459) END;
 CREATE OR REPLACE MACRO wilson_hi(k, n) AS
     CASE WHEN n > 0 THEN (k + 1.920729 + 1.959964 * sqrt(k * (n - k) / n + 0.960365)) / (n + 3.841459) END;
+-- clock_round_off_ns(format): how far below zero a duration of one
+--   server record can read from the round-off of its format's clock alone,
+--   in ns: requests.sql calls a same-tier server duration (queue, server
+--   overhead, ...) negative, an anomaly, only below -clock_round_off_ns,
+--   and keeps its value as computed (components still add up). SGLang
+--   (sglang-metrics; sglang-log, which the sglang-text reader writes too)
+--   logs Python floats of epoch seconds: at today's epoch (2^30 to 2^31 s)
+--   one float step is 2^-22 s = 0.24 us and a reading is off by up to half
+--   of it; a server overhead combines up to six readings (e2e_latency and
+--   queue_time are differences of two each), up to 0.72 us, 1.4 us when
+--   each instant was itself converted from a perf_counter float. 5 us (20
+--   float steps) covers that with room and is far below any overhead a
+--   server really has. Every other server format logs integers of its unit
+--   (ns, us) or decimals read exactly: 0.
+CREATE OR REPLACE MACRO clock_round_off_ns(format) AS
+    CASE WHEN format IN ('sglang-metrics', 'sglang-log') THEN 5000 ELSE 0 END;
 -- Every statement above is a macro; this file's last statement shows that
 -- they exist (and gives the file its SELECT).
 SELECT pct_too_small(99, 0.99) AND NOT pct_too_small(100, 0.99) AS ok;

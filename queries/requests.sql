@@ -379,7 +379,11 @@
 --   that never reached the server.
 -- anomaly: the reasons (joined with '; ') why a row is suspect: a tier's own
 --   times out of order, a negative duration a tier logged, a negative
---   server overhead, or a cross-tier component below -1 ms (the coarsest
+--   server overhead (server times out of order and server overheads only
+--   beyond the round-off of the server format's clock, clock_round_off_ns
+--   in macros.sql: SGLang's float seconds make a true 0 read -0.0003 ms,
+--   which is no anomaly; the value is kept as computed), or a cross-tier
+--   component below -1 ms (the coarsest
 --   unit of the formats read is the ms of NGINX, Envoy and Kong: a
 --   component of a ms-truncated gateway duration is off by up to 1 ms, so
 --   a true loopback network or application time of a few tenths of a ms
@@ -1479,14 +1483,14 @@ SELECT
         CASE WHEN g_post < 0 THEN 'gateway end before upstream_end' END,
         CASE WHEN g_ttfb < 0 THEN 'gateway upstream first byte before upstream_start' END,
         CASE WHEN g_ttft_ns < 0 THEN 'negative gateway duration logged' END,
-        CASE WHEN s_queue < 0 THEN 'server scheduled before arrival' END,
-        CASE WHEN s_ttft_model < 0 THEN 'server first_token before scheduled' END,
-        CASE WHEN s_decode < 0 THEN 'server end before first_token' END,
-        CASE WHEN s_model < 0 AND s_decode IS NULL THEN 'server end before scheduled' END,
+        CASE WHEN s_queue < -clock_round_off_ns(server_format) THEN 'server scheduled before arrival' END,
+        CASE WHEN s_ttft_model < -clock_round_off_ns(server_format) THEN 'server first_token before scheduled' END,
+        CASE WHEN s_decode < -clock_round_off_ns(server_format) THEN 'server end before first_token' END,
+        CASE WHEN s_model < -clock_round_off_ns(server_format) AND s_decode IS NULL THEN 'server end before scheduled' END,
         CASE WHEN least(e2e_ns, queue_ns, ttft_ns, prefill_ns, decode_ns, inference_ns, load_ns) < 0
              THEN 'negative server duration logged' END,
-        CASE WHEN sv_overhead < 0 THEN 'negative server_overhead_ms' END,
-        CASE WHEN sv_ttft_overhead < 0 THEN 'negative ttft_server_overhead_ms' END,
+        CASE WHEN sv_overhead < -clock_round_off_ns(server_format) THEN 'negative server_overhead_ms' END,
+        CASE WHEN sv_ttft_overhead < -clock_round_off_ns(server_format) THEN 'negative ttft_server_overhead_ms' END,
         CASE WHEN network_ns < -1000000 THEN 'negative network_ms' END,
         CASE WHEN application_ns < -1000000 THEN 'negative application_ms' END,
         CASE WHEN ttft_network_ns < -1000000 THEN 'negative ttft_network_ms' END,

@@ -81,10 +81,13 @@ type Server struct {
 	// Durations the server measured, in ms (written as ns; never shifted
 	// by a clock offset); nil is NULL.
 	E2E, Queue, TTFT, Prefill, Decode, Inference T
-	Error                                        string
-	Format                                       string // empty: "native"
-	File                                         string // empty: "logs/server.jsonl"
-	TraceID                                      string
+	// InferencePlusNS is added to Inference, in ns: a sub-ms duration,
+	// such as a float clock's round-off makes.
+	InferencePlusNS int64
+	Error           string
+	Format          string // empty: "native"
+	File            string // empty: "logs/server.jsonl"
+	TraceID         string
 }
 
 // Fixture is the content of one ingest directory.
@@ -149,6 +152,14 @@ func boolean(p *bool) string {
 
 func line(n int) string { return fmt.Sprintf("%d::BIGINT", n) }
 
+// plusNanos is nanos(d) + ns (NULL when d is).
+func plusNanos(d T, ns int64) string {
+	if d == nil {
+		return "NULL::BIGINT"
+	}
+	return fmt.Sprintf("%d::BIGINT", *d*int64(time.Millisecond)+ns)
+}
+
 func nanos(d T) string {
 	if d == nil {
 		return "NULL::BIGINT"
@@ -208,7 +219,7 @@ func Write(ctx context.Context, dir string, f Fixture, off Offsets) error {
 			str(s.ID), ts(s.Arrival, off.Server, f.TimestampTZ), ts(s.Scheduled, off.Server, f.TimestampTZ), ts(s.FirstToken, off.Server, f.TimestampTZ),
 			ts(s.End, off.Server, f.TimestampTZ), str(s.Model), str(s.Replica), integer(s.PromptTokens), integer(s.Output),
 			str(s.FinishReason), integer(s.Status),
-			nanos(s.E2E), nanos(s.Queue), nanos(s.TTFT), nanos(s.Prefill), nanos(s.Decode), nanos(s.Inference),
+			nanos(s.E2E), nanos(s.Queue), nanos(s.TTFT), nanos(s.Prefill), nanos(s.Decode), plusNanos(s.Inference, s.InferencePlusNS),
 			str(s.Error), str(or(s.Format, "native")), str(s.TraceID),
 			str(or(s.File, "logs/server.jsonl")), line(s.Line)}, ", ")+")")
 	}

@@ -2,6 +2,7 @@ package contract
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -25,6 +26,11 @@ type Contract struct {
 // important first.
 type Case struct {
 	Name string
+	// Line is the line of its name in the file, MatchLine of its match
+	// (of its name when it has none); 0: unknown.
+	Line, MatchLine int
+	// ConstraintLines is the line of each constraint; 0: unknown.
+	ConstraintLines []int
 	// Match selects the requests of the case: each column must have its
 	// value. Sorted by column.
 	Match []Match
@@ -115,31 +121,33 @@ func metricNames() string {
 	return strings.Join(names, ", ")
 }
 
-// rawFile is the file as decoded, before checking.
+// rawFile is the file as decoded, before checking. Values whose type the
+// file may get wrong are any, so that the check can say which key holds
+// what.
 type rawFile struct {
 	UseCase []rawCase `toml:"use_case" yaml:"use_case"`
 }
 
 type rawCase struct {
-	Name       string          `toml:"name" yaml:"name"`
-	Match      map[string]any  `toml:"match" yaml:"match"`
-	By         []string        `toml:"by" yaml:"by"`
+	Name       any             `toml:"name" yaml:"name"`
+	Match      any             `toml:"match" yaml:"match"`
+	By         any             `toml:"by" yaml:"by"`
 	Constraint []rawConstraint `toml:"constraint" yaml:"constraint"`
 }
 
 type rawConstraint struct {
-	Kind       string `toml:"kind" yaml:"kind"`
-	Metric     string `toml:"metric" yaml:"metric"`
-	Percentile any    `toml:"percentile" yaml:"percentile"`
-	Op         string `toml:"op" yaml:"op"`
-	Target     any    `toml:"target" yaml:"target"`
-	Eval       string `toml:"eval" yaml:"eval"`
-	MayWorsen  any    `toml:"may_worsen" yaml:"may_worsen"`
+	Kind       any `toml:"kind" yaml:"kind"`
+	Metric     any `toml:"metric" yaml:"metric"`
+	Percentile any `toml:"percentile" yaml:"percentile"`
+	Op         any `toml:"op" yaml:"op"`
+	Target     any `toml:"target" yaml:"target"`
+	Eval       any `toml:"eval" yaml:"eval"`
+	MayWorsen  any `toml:"may_worsen" yaml:"may_worsen"`
 }
 
 // Load reads and checks the contract file at path: TOML (.toml) or YAML
 // (.yaml, .yml). columns are the slice columns match and by may name.
-// Errors name the file, the use case and the constraint.
+// A mistake is an *Error naming the file, its line and the use case.
 func Load(path string, columns []string) (*Contract, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -150,76 +158,117 @@ func Load(path string, columns []string) (*Contract, error) {
 
 // Parse is Load of data read from path (whose extension says the format).
 func Parse(path string, data []byte, columns []string) (*Contract, error) {
-	fail := func(format string, args ...any) (*Contract, error) {
-		return nil, fmt.Errorf("contract %s: %s", path, fmt.Sprintf(format, args...))
+	fail := func(line int, name, format string, args ...any) (*Contract, error) {
+		return nil, &Error{File: path, Line: line, Case: name, Msg: fmt.Sprintf(format, args...)}
 	}
 	var raw rawFile
+	var where lines
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".toml":
 		md, err := toml.Decode(string(data), &raw)
 		if err != nil {
-			return fail("%v", err)
+			var pe toml.ParseError
+			if errors.As(err, &pe) {
+				return fail(pe.Position.Line, "", "%s", pe.Message)
+			}
+			return fail(0, "", "%v", err)
 		}
 		for _, key := range md.Undecoded() {
 			if len(key) >= 2 && key[0] == "use_case" && key[1] == "match" {
 				continue // match's keys are checked below
 			}
-			return fail("%s: unknown key (known: use_case.name, .match, .by, .constraint.kind, .metric, .percentile, .op, .target, .eval, .may_worsen)", key)
+			return fail(0, "", "%s: unknown key (known: use_case.name, .match, .by, .constraint.kind, .metric, .percentile, .op, .target, .eval, .may_worsen)", key)
 		}
+		where = tomlLines(data)
 	case ".yaml", ".yml":
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		dec.KnownFields(true)
 		if err := dec.Decode(&raw); err != nil {
-			return fail("%v", err)
+			return fail(0, "", "%v", err)
 		}
+		where = yamlLines(data)
 	default:
-		return fail("want a .toml, .yaml or .yml file")
+		return fail(0, "", "want a .toml, .yaml or .yml file")
 	}
+	where = where.check(&raw)
 	if len(raw.UseCase) == 0 {
-		return fail("no use_case: want one [[use_case]] section (TOML) or use_case: list item (YAML) per use case")
+		return fail(0, "", "no use_case: want one [[use_case]] section (TOML) or use_case: list item (YAML) per use case")
 	}
 	known := map[string]bool{}
 	for _, c := range columns {
 		known[c] = true
 	}
 	c := &Contract{File: path}
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	for i, rc := range raw.UseCase {
-		where := fmt.Sprintf("use_case %d", i+1)
-		if rc.Name == "" {
-			return fail("%s: no name", where)
+		name, err := text("name", rc.Name)
+		if err != nil {
+			return fail(where.at(i, -1, "name"), "", "use case %d: %v", i+1, err)
 		}
-		where = fmt.Sprintf("use_case %q", rc.Name)
-		if seen[rc.Name] {
-			return fail("%s: a second use case of that name", where)
+		if name == "" {
+			return fail(where.at(i, -1, ""), "", "use case %d has no name", i+1)
 		}
-		seen[rc.Name] = true
-		uc := Case{Name: rc.Name}
-		if rc.Match == nil {
-			uc.Match = []Match{{Column: "use_case", Value: rc.Name}}
-		}
-		for col, v := range rc.Match {
-			if !known[col] {
-				return fail("%s: match.%s: no slice column of that name (known: %s)", where, col, strings.Join(columns, ", "))
+		line := where.at(i, -1, "name")
+		if first, ok := seen[name]; ok {
+			at := ""
+			if n := where.at(first, -1, "name"); n > 0 {
+				at = fmt.Sprintf(" (the first is on line %d)", n)
 			}
-			uc.Match = append(uc.Match, Match{Column: col, Value: matchValue(v)})
+			return fail(line, name, "a second use case of that name%s", at)
+		}
+		seen[name] = i
+		uc := Case{Name: name, Line: line, MatchLine: where.at(i, -1, "match")}
+		match, ok := rc.Match.(map[string]any)
+		switch {
+		case rc.Match == nil:
+			uc.Match = []Match{{Column: "use_case", Value: name}}
+			uc.MatchLine = line
+		case !ok:
+			return fail(uc.MatchLine, name, "match must be a table of slice columns and values ({ use_case = \"chat\" }), not %s", describe(rc.Match))
+		}
+		for col, v := range match {
+			if !known[col] {
+				return fail(uc.MatchLine, name, "match.%s: no slice column of that name%s (known: %s)", col, DidYouMean(col, columns), strings.Join(columns, ", "))
+			}
+			mv, err := matchValue(col, v)
+			if err != nil {
+				return fail(uc.MatchLine, name, "%v", err)
+			}
+			uc.Match = append(uc.Match, Match{Column: col, Value: mv})
 		}
 		sort.Slice(uc.Match, func(a, b int) bool { return uc.Match[a].Column < uc.Match[b].Column })
-		for _, b := range rc.By {
+		by, ok := rc.By.([]any)
+		if rc.By != nil && !ok {
+			return fail(where.at(i, -1, "by"), name, "by must be a list of slice columns ([\"model\"]), not %s", describe(rc.By))
+		}
+		for _, v := range by {
+			b, ok := v.(string)
+			if !ok {
+				return fail(where.at(i, -1, "by"), name, "by: each item must be a slice column, not %s", describe(v))
+			}
 			if !known[b] {
-				return fail("%s: by: %q is no slice column (known: %s)", where, b, strings.Join(columns, ", "))
+				return fail(where.at(i, -1, "by"), name, "by: %q is no slice column%s (known: %s)", b, DidYouMean(b, columns), strings.Join(columns, ", "))
 			}
 			uc.By = append(uc.By, b)
 		}
 		if len(rc.Constraint) == 0 {
-			return fail("%s: no constraint", where)
+			return fail(line, name, "no constraint")
 		}
 		for j, rk := range rc.Constraint {
 			k, err := constraint(rk)
 			if err != nil {
-				return fail("%s: constraint %d: %v", where, j+1, err)
+				key := ""
+				if fe, ok := err.(*fieldError); ok {
+					key = fe.key
+				}
+				n := where.at(i, j, key)
+				if n == 0 {
+					return fail(0, name, "constraint %d: %v", j+1, err)
+				}
+				return fail(n, name, "%v", err)
 			}
 			uc.Constraints = append(uc.Constraints, k)
+			uc.ConstraintLines = append(uc.ConstraintLines, where.at(i, j, ""))
 		}
 		c.Cases = append(c.Cases, uc)
 	}
@@ -228,64 +277,85 @@ func Parse(path string, data []byte, columns []string) (*Contract, error) {
 
 // matchValue is a match value as the slice columns hold it (text: 200,
 // true).
-func matchValue(v any) string {
+func matchValue(col string, v any) (string, error) {
 	switch x := v.(type) {
 	case string:
-		return x
+		return x, nil
 	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
+		return strconv.FormatFloat(x, 'f', -1, 64), nil
+	case int64, int, bool:
+		return fmt.Sprint(v), nil
 	}
-	return fmt.Sprint(v)
+	return "", badField("match", "match.%s must be a value (a string, number or boolean), not %s", col, describe(v))
 }
 
 func constraint(rk rawConstraint) (Constraint, error) {
-	m, ok := MetricByName(rk.Metric)
-	if !ok {
-		if rk.Metric == "" {
-			return Constraint{}, fmt.Errorf("no metric (known: %s)", metricNames())
-		}
-		return Constraint{}, fmt.Errorf("metric %q: unknown (known: %s)", rk.Metric, metricNames())
+	name, err := text("metric", rk.Metric)
+	if err != nil {
+		return Constraint{}, err
 	}
-	k := Constraint{Kind: rk.Kind, Metric: m.Name, Op: rk.Op, Eval: rk.Eval}
+	m, ok := MetricByName(name)
+	if !ok {
+		if name == "" {
+			return Constraint{}, badField("", "no metric (known: %s)", metricNames())
+		}
+		all := make([]string, len(Metrics))
+		for i, m := range Metrics {
+			all[i] = m.Name
+		}
+		return Constraint{}, badField("metric", "metric %q: unknown%s (known: %s)", name, DidYouMean(name, all), metricNames())
+	}
+	k := Constraint{Metric: m.Name}
+	for _, f := range []struct {
+		key string
+		v   any
+		dst *string
+	}{{"kind", rk.Kind, &k.Kind}, {"op", rk.Op, &k.Op}, {"eval", rk.Eval, &k.Eval}} {
+		if *f.dst, err = text(f.key, f.v); err != nil {
+			return k, err
+		}
+	}
 	if k.Kind == "" {
 		k.Kind = m.Kind
 	}
 	if !contains(Kinds, k.Kind) {
-		return k, fmt.Errorf("kind %q: unknown (want one of %s)", k.Kind, strings.Join(Kinds, ", "))
+		return k, badField("kind", "kind %q: unknown (want one of %s)", k.Kind, strings.Join(Kinds, ", "))
 	}
 	if k.Eval != "" && !strings.HasPrefix(m.Name, "eval_") {
-		return k, fmt.Errorf("eval %q: only eval_pass_rate and eval_score name an eval", k.Eval)
+		return k, badField("eval", "eval %q: only eval_pass_rate and eval_score name an eval", k.Eval)
 	}
 	switch k.Op {
 	case "<=", "<", ">=", ">":
 	case "":
-		return k, fmt.Errorf("%s: no op (want <=, <, >= or >)", m.Name)
+		return k, badField("", "%s: no op (want <=, <, >= or >)", m.Name)
 	default:
-		return k, fmt.Errorf("op %q: want <=, <, >= or >", k.Op)
+		return k, badField("op", "op %q: want <=, <, >= or >", k.Op)
 	}
+	const pctWant = "a number between 0 and 100 (95 for P95)"
 	if m.Stat == "percentile" {
+		if rk.Percentile == nil {
+			return k, badField("", "%s needs a percentile: %s", m.Name, pctWant)
+		}
 		p, err := number(rk.Percentile)
-		if err != nil || rk.Percentile == nil {
-			return k, fmt.Errorf("%s: percentile: want a number between 0 and 100 (95 for P95)", m.Name)
+		if err != nil {
+			return k, badField("percentile", "percentile for %s must be %s, not %s", m.Name, pctWant, describe(rk.Percentile))
 		}
 		if !(p > 0 && p < 100) {
-			return k, fmt.Errorf("%s: percentile %v: want a number between 0 and 100 (95 for P95)", m.Name, p)
+			return k, badField("percentile", "percentile for %s must be %s, not %v", m.Name, pctWant, p)
 		}
 		k.Percentile = p
 	} else if rk.Percentile != nil {
-		return k, fmt.Errorf("%s is a %s, not a percentile: remove percentile", m.Name, m.Stat)
+		return k, badField("percentile", "%s is a %s, not a percentile: remove percentile", m.Name, m.Stat)
 	}
 	if rk.Target == nil {
-		return k, fmt.Errorf("%s: no target", m.Name)
+		return k, badField("", "%s: no target", m.Name)
 	}
-	t, err := target(rk.Target, m)
-	if err != nil {
-		return k, fmt.Errorf("%s: target: %v", m.Name, err)
+	if k.Target, err = target("target", rk.Target, m); err != nil {
+		return k, err
 	}
-	k.Target = t
 	if rk.MayWorsen != nil {
 		if k.MayWorsen, k.MayWorsenRel, err = allowance(rk.MayWorsen, m); err != nil {
-			return k, fmt.Errorf("%s: may_worsen: %v", m.Name, err)
+			return k, err
 		}
 	}
 	return k, nil
@@ -296,22 +366,23 @@ func constraint(rk rawConstraint) (Constraint, error) {
 // or, for a metric that is no share, "5%" of the baseline's value. It is
 // never negative.
 func allowance(v any, m Metric) (float64, bool, error) {
+	const key = "may_worsen"
 	if s, ok := v.(string); ok && m.Unit != "share" && strings.HasSuffix(strings.TrimSpace(s), "%") {
 		f, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%")), 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return 0, false, fmt.Errorf("%q is not a percentage", s)
+			return 0, false, badField(key, "%s for %s must be %s or a percentage of the baseline (\"5%%\"), not the string %q", key, m.Name, unitWant(m), s)
 		}
 		if f < 0 {
-			return 0, false, fmt.Errorf("%q: an allowance is not negative", s)
+			return 0, false, badField(key, "%s for %s: %q: an allowance is not negative", key, m.Name, s)
 		}
 		return f / 100, true, nil
 	}
-	a, err := target(v, m)
+	a, err := target(key, v, m)
 	if err != nil {
 		return 0, false, err
 	}
 	if a < 0 {
-		return 0, false, fmt.Errorf("%v: an allowance is not negative", v)
+		return 0, false, badField(key, "%s for %s: %v: an allowance is not negative", key, m.Name, v)
 	}
 	return a, false, nil
 }
@@ -331,58 +402,71 @@ func number(v any) (float64, error) {
 		return float64(x), nil
 	case int:
 		return float64(x), nil
+	case uint64:
+		return float64(x), nil
 	case float64:
 		return x, nil
 	}
 	return 0, fmt.Errorf("%v is not a number", v)
 }
 
-// target reads a target in the metric's unit: a number; a share as a
-// fraction or "97%"; a time in ms or a duration ("800ms", "10m"); a cost
-// as a number or "$0.40".
-func target(v any, m Metric) (float64, error) {
+// unitWant says what a target of the metric must be.
+func unitWant(m Metric) string {
+	switch m.Unit {
+	case "ms":
+		return `a number of milliseconds (800) or a duration ("800ms", "5s")`
+	case "share":
+		return `a share: a fraction (0.97) or a percentage ("97%")`
+	case "USD":
+		return `an amount in USD (0.40 or "$0.40")`
+	case "per hour":
+		return "a number per hour"
+	case "per s":
+		return "a number per second"
+	}
+	return "a number (" + m.Unit + ")"
+}
+
+// target reads a target (key: target, may_worsen) in the metric's unit: a
+// number; a share as a fraction or "97%"; a time in ms or a duration
+// ("800ms", "10m"); a cost as a number or "$0.40".
+func target(key string, v any, m Metric) (float64, error) {
+	wrong := func() (float64, error) {
+		return 0, badField(key, "%s for %s must be %s, not %s", key, m.Name, unitWant(m), describe(v))
+	}
 	var t float64
 	switch x := v.(type) {
 	case string:
 		s := strings.TrimSpace(x)
+		var err error
 		switch {
-		case strings.HasSuffix(s, "%"):
-			if m.Unit != "share" {
-				return 0, fmt.Errorf("%q: a percentage, but %s is in %s", x, m.Name, m.Unit)
-			}
-			f, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(s, "%")), 64)
-			if err != nil {
-				return 0, fmt.Errorf("%q is not a percentage", x)
-			}
-			t = f / 100
-		case strings.HasPrefix(s, "$"):
-			if m.Unit != "USD" {
-				return 0, fmt.Errorf("%q: dollars, but %s is in %s", x, m.Name, m.Unit)
-			}
-			f, err := strconv.ParseFloat(s[1:], 64)
-			if err != nil {
-				return 0, fmt.Errorf("%q is not an amount", x)
-			}
-			t = f
-		default:
-			d, err := time.ParseDuration(s)
-			if err != nil || m.Unit != "ms" {
-				return 0, fmt.Errorf("%q: want a number in %s", x, m.Unit)
-			}
+		case strings.HasSuffix(s, "%") && m.Unit == "share":
+			t, err = strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(s, "%")), 64)
+			t /= 100
+		case strings.HasPrefix(s, "$") && m.Unit == "USD":
+			t, err = strconv.ParseFloat(s[1:], 64)
+		case m.Unit == "ms":
+			var d time.Duration
+			d, err = time.ParseDuration(s)
 			t = float64(d) / 1e6
+		default:
+			return wrong()
+		}
+		if err != nil {
+			return wrong()
 		}
 	default:
 		f, err := number(v)
 		if err != nil {
-			return 0, err
+			return wrong()
 		}
 		t = f
 	}
 	if math.IsNaN(t) || math.IsInf(t, 0) {
-		return 0, fmt.Errorf("%v is not a finite number", v)
+		return 0, badField(key, "%s for %s: %v is not a finite number", key, m.Name, v)
 	}
 	if m.Unit == "share" && (t < 0 || t > 1) {
-		return 0, fmt.Errorf("%v: a share is between 0 and 1 (or 0%% and 100%%)", v)
+		return 0, badField(key, "%s for %s: %v: a share is between 0 and 1 (or 0%% and 100%%)", key, m.Name, v)
 	}
 	return t, nil
 }

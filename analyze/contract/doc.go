@@ -33,6 +33,9 @@
 // metric that is no share. Without it the constraint may not worsen at
 // all beyond the noise.
 //
-// The package only parses and checks; analyze evaluates a Contract with the
-// queries contract_*.sql.
+// A mistake is an *Error, printed as file:line: use case "chat": what was
+// given and what is wanted (the line left out where it cannot be told for
+// sure). The package only parses and checks; analyze evaluates a Contract
+// with the queries contract_*.sql, and returns an *Error too for a use
+// case that selects no request of the run.
 package contract

@@ -67,18 +67,64 @@ func TestSimulateEvalsMatchTestdata(t *testing.T) {
 	}
 }
 
-// A bad contract is a usage error naming the file, before anything runs.
+// A bad contract is a usage error (exit 2) naming the file, its line and
+// the use case, before anything runs.
 func TestBadContract(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	p := filepath.Join(dir, "c.toml")
-	os.WriteFile(p, []byte("[[use_case]]\nname = \"chat\"\n[[use_case.constraint]]\nmetric = \"ttft\"\nop = \"<=\"\ntarget = 1\n"), 0o644)
-	code, _, stderr := runCLI(t, "report", dir, "--contract", p)
-	if code != 2 || !strings.Contains(stderr, "contract "+p+`: use_case "chat": constraint 1: metric "ttft": unknown`) {
-		t.Errorf("exit %d, stderr %q", code, stderr)
+	for _, tc := range []struct{ file, want string }{
+		{"[[use_case]]\nname = \"chat\"\n[[use_case.constraint]]\nmetric = \"ttft\"\nop = \"<=\"\ntarget = 1\n",
+			`:4: use case "chat": metric "ttft": unknown (known: `},
+		{"[[use_case]]\nname = \"chat\"\n[[use_case.constraint]]\nmetric = \"client_ttft_ms\"\npercentile = 95\nop = \"<=\"\ntarget = \"800\"\n",
+			`:7: use case "chat": target for client_ttft_ms must be a number of milliseconds (800) or a duration ("800ms", "5s"), not the string "800"` + "\n"},
+		{"[[use_case]]\nname = \"chat\"\nmatch = { modle = \"x\" }\n[[use_case.constraint]]\nmetric = \"error_rate\"\nop = \"<=\"\ntarget = 0.1\n",
+			`:3: use case "chat": match.modle: no slice column of that name; did you mean model? (known: `},
+	} {
+		p := filepath.Join(dir, "c.toml")
+		os.WriteFile(p, []byte(tc.file), 0o644)
+		code, _, stderr := runCLI(t, "report", dir, "--contract", p)
+		if code != 2 || !strings.HasPrefix(stderr, "infertrace report: "+p+tc.want) {
+			t.Errorf("exit %d, stderr %q; want 2, %q", code, stderr, p+tc.want)
+		}
 	}
-	code, _, stderr = runCLI(t, "report", dir, "--evals", filepath.Join(dir, "none.csv"))
+	code, _, stderr := runCLI(t, "report", dir, "--evals", filepath.Join(dir, "none.csv"))
 	if code != 2 || !strings.Contains(stderr, "--evals: ") {
 		t.Errorf("missing evals file: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A use case that selects no request of the run stops report with exit 2
+// and says what the column holds: a typo is not a use case left out.
+func TestContractSelectsNothing(t *testing.T) {
+	t.Chdir("../..")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "run",
+		"--client", "testdata/native/client/*.jsonl",
+		"--gateway", "testdata/native/gateway/*.jsonl",
+		"--server", "testdata/native/server/*",
+		"--format", "md", "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("run: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	p := filepath.Join(t.TempDir(), "contract.toml")
+	os.WriteFile(p, []byte(`[[use_case]]
+name = "chat"
+  [[use_case.constraint]]
+  metric = "error_rate"
+  op = "<="
+  target = "1%"
+
+[[use_case]]
+name = "rga"
+  [[use_case.constraint]]
+  metric = "error_rate"
+  op = "<="
+  target = "1%"
+`), 0o644)
+	code, _, stderr = runCLI(t, "report", out, "--contract", p, "--format", "md", "--quiet")
+	want := "infertrace report: " + p + `:9: use case "rga": match use_case="rga" selects no request; use_case values present: chat, code, rag, summarize; did you mean rag?` + "\n"
+	if code != 2 || stderr != want {
+		t.Errorf("exit %d, stderr\n%s\nwant 2,\n%s", code, stderr, want)
 	}
 }
 

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 	"os"
 
 	"github.com/spf13/pflag"
@@ -48,7 +48,11 @@ func (f *qualityFlags) check() error {
 	}
 	c, err := contract.Load(f.contract, analyze.SliceColumns)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		var ce *contract.Error
+		if errors.As(err, &ce) {
+			return err // exit 2, see runEnv
+		}
+		return usageErr("%v", err)
 	}
 	f.loaded = c
 	return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/analyze/contract"
 	"github.com/infertrace/infertrace/ingest"
 	"github.com/infertrace/infertrace/ingest/simulate"
 	"github.com/infertrace/infertrace/ingest/textsafe"
@@ -90,6 +91,12 @@ func runEnv(ctx context.Context, e *env, args []string) int {
 		return 0
 	case errors.Is(err, errUsage):
 		fmt.Fprintf(stderr, "infertrace %s: %s\nRun 'infertrace %s --help' for its usage.\n", c.name, textsafe.Escape(strings.TrimPrefix(err.Error(), "usage: ")), c.name)
+		return 2
+	case errors.As(err, new(*contract.Error)):
+		// A mistake in the --contract file, found on reading it or on
+		// judging it (a use case that selects no request): the caller's
+		// words, so exit 2; the file's line says where.
+		fmt.Fprintf(stderr, "infertrace %s: %s\n", c.name, textsafe.Escape(err.Error()))
 		return 2
 	case ctx.Err() != nil:
 		// Ctrl-C: whatever failed, failed because of it. Every
