@@ -19,9 +19,11 @@ func noRowsError(f *record.Format, units int64) string {
 }
 
 // IsFormatError reports whether a manifest error says the file's format
-// could not be told or the format named made no rows of it: the user is
-// to name another format, not read the file again.
+// could not be told, the format named made no rows of it, or its rows lack
+// their times (timesError): the user is to name another format, not read
+// the file again.
 func IsFormatError(manifestError string) bool {
 	return strings.HasPrefix(manifestError, ErrUnknownFormat.Error()+":") ||
-		strings.HasPrefix(manifestError, "0 of ") && strings.Contains(manifestError, " records: ")
+		strings.HasPrefix(manifestError, "0 of ") && strings.Contains(manifestError, " records: ") ||
+		strings.HasPrefix(manifestError, "format ") && strings.Contains(manifestError, " rows have no ")
 }
