@@ -608,7 +608,7 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 		// rejected, under one reject, and its rows go.
 		terr := &timesError{Tier: s.stats.Tier, Format: s.format.Name, Sniffed: !s.named, Rows: out.Rows, Untimed: untimed,
 			Hint: record.SuggestTimed(s.stats.Tier, s.sniffLines, s.sniffDoc, s.format)}
-		if err := removeFileParts(filepath.Join(dir, string(s.stats.Tier)), name); err != nil {
+		if err := removeFileParts(dir, name); err != nil {
 			return err
 		}
 		s.stats.Error = terr.Error()
