@@ -237,6 +237,9 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 		if units := st.Lines - st.Blank - st.Duplicates; st.Error == "" && st.Rows == 0 && units > 0 && st.Format != "" {
 			st.Error = noRowsError(s.format, units)
 		}
+		if st.Error == "" && st.Lines == 0 && s.nonBlank { // a document format that found no record
+			st.Error = noRowsError(s.format, 0)
+		}
 		if err := checkAllRows(s); st.Error == "" && err != nil {
 			st.Error = err.Error()
 		}
@@ -502,6 +505,7 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 		// file whose rows lack their times (the chunk goes to rest).
 		lines, sniffDoc, _ := c.peekSniffLines()
 		s.sniffLines, s.sniffDoc = cloneLines(lines), bytes.Clone(sniffDoc)
+		s.nonBlank = len(lines) > 0 || sniffDoc != nil
 		if err := readDoc(s, c.rest(), opt, rejects); err != nil {
 			fail(fmt.Errorf("%s: %w", s.stats.Path, err))
 		}

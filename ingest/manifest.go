@@ -131,6 +131,7 @@ type source struct {
 	// format is sniffed from (peekSniffLines), copied.
 	sniffLines [][]byte
 	sniffDoc   []byte
+	nonBlank   bool // a document-format file has a line that is neither blank nor a comment
 	decoded    atomic.Int64
 	rejected   atomic.Int64
 }
