@@ -50,6 +50,7 @@ var (
 	ErrBadTime       = record.ErrBadTime
 	ErrLineTooLong   = record.ErrLineTooLong
 	ErrUnknownFormat = record.ErrUnknownFormat
+	ErrWrongFormat   = record.ErrWrongFormat
 )
 
 const (

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -88,6 +89,9 @@ type Options struct {
 	Append bool
 
 	runID string // names this run's part files
+	// newParsers replaces the newParser of formats configured by
+	// FormatOptions (record.ConfigureFormats).
+	newParsers map[*record.Format]any
 }
 
 // MaxWorkers bounds Options.Workers: decoding is CPU-bound, so workers
@@ -114,7 +118,7 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	opt.runID = newRunID()
+	opt.runID, opt.newParsers = newRunID(), newParsers
 	var prev *Manifest
 	var skipped []SkippedFile
 	if opt.Append {
@@ -198,6 +202,7 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 		})
 	}
 	decoders.Wait()
+	removeEmptyPartitions(opt.Out) // of the part files of refused files (timecheck.go)
 	if err := context.Cause(ctx); err != nil {
 		rejects.discard()
 		removeParts(opt.Out, opt.runID)
@@ -231,6 +236,12 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 		}
 		if units := st.Lines - st.Blank - st.Duplicates; st.Error == "" && st.Rows == 0 && units > 0 && st.Format != "" {
 			st.Error = noRowsError(s.format, units)
+		}
+		if st.Error == "" && st.Lines == 0 && s.nonBlank { // a document format that found no record
+			st.Error = noRowsError(s.format, 0)
+		}
+		if err := checkAllRows(s); st.Error == "" && err != nil {
+			st.Error = err.Error()
 		}
 		st.Batch = opt.runID
 		m.Files = append(m.Files, st)
@@ -337,12 +348,12 @@ func expand(inputs []Input, log io.Writer) ([]*source, error) {
 				if err != nil {
 					return nil, err
 				}
-				s.format = f
+				s.format, s.named = f, true
 			}
 			if f, err := mappedFormat(in); err != nil {
 				return nil, err
 			} else if f != nil {
-				s.format = f
+				s.format, s.named = f, true
 			}
 			out = append(out, s)
 		}
@@ -490,9 +501,28 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 	}
 	if s.format.Doc != nil {
 		doc = true
+		// What the file's format is sniffed from, kept for the error of a
+		// file whose rows lack their times (the chunk goes to rest).
+		lines, sniffDoc, _ := c.peekSniffLines()
+		s.sniffLines, s.sniffDoc = cloneLines(lines), bytes.Clone(sniffDoc)
+		s.nonBlank = len(lines) > 0 || sniffDoc != nil
 		if err := readDoc(s, c.rest(), opt, rejects); err != nil {
 			fail(fmt.Errorf("%s: %w", s.stats.Path, err))
 		}
+		return
+	}
+	if _, err := c.peekFirstLine(); err != nil {
+		fail(err)
+		return
+	}
+	newParser := s.format.NewParser
+	if np, ok := opt.newParsers[s.format]; ok {
+		newParser = np
+	}
+	if line, raw, err := checkFirstLines(s, c, newParser); err != nil {
+		// Said once, by the caller's summary, as a format not told.
+		s.stats.Error = err.Error()
+		rejectWholeFile(s, c, rejects, line, raw, err)
 		return
 	}
 	for {
@@ -548,7 +578,9 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 	if !ok {
 		return fmt.Errorf("format %s is not a %s format", s.format.Name, s.stats.Tier)
 	}
-	sk := newSink[T](dir, s.stats.Tier, fmt.Sprintf("%s-f%04d", opt.runID, s.idx))
+	name := fmt.Sprintf("%s-f%04d", opt.runID, s.idx)
+	sk := newSink[T](dir, s.stats.Tier, name)
+	var untimed int64
 	if ss, ok := any(sk).(*sink[ServerRow]); ok {
 		ss.fill = serverDefaults(opt.ServerModel)
 	}
@@ -556,6 +588,9 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 		File: s.stats.Path,
 		Emit: func(rows []T) error {
 			for i := range rows {
+				if !record.HasTime(&rows[i]) {
+					untimed++
+				}
 				*sk.slot() = rows[i]
 				if err := sk.commit(); err != nil {
 					return err
@@ -568,13 +603,27 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 			return rejects.add(s.stats.Tier, pe)
 		},
 	}
-	err := parse(r, s.stats.Path, out)
+	err := errors.Join(parse(r, s.stats.Path, out), sk.close())
 	// For a document format a "line" is one input unit: lines = decoded +
 	// rejected still holds.
 	s.stats.Lines = out.Units
+	if err == nil && !s.format.Untimed && lacksTimes(out.Rows, untimed) {
+		// Refused whole (timecheck.go): its decoded units count as
+		// rejected, under one reject, and its rows go.
+		terr := &timesError{Tier: s.stats.Tier, Format: s.format.Name, Sniffed: !s.named, Rows: out.Rows, Untimed: untimed,
+			Hint: record.SuggestTimed(s.stats.Tier, s.sniffLines, s.sniffDoc, s.format)}
+		if err := removeFileParts(dir, name); err != nil {
+			return err
+		}
+		s.stats.Error = terr.Error()
+		s.rejected.Add(out.Decoded)
+		return rejects.addQuiet(s.stats.Tier, &ParseError{File: s.stats.Path, Line: 1, Err: fmt.Errorf(
+			"%w; none of the file's %d records were kept", terr, out.Units)})
+	}
 	s.decoded.Add(out.Decoded)
 	s.rows.Add(out.Rows)
-	return errors.Join(err, sk.close())
+	s.untimed.Add(untimed)
+	return err
 }
 
 // rejectWholeFile accounts for a file that cannot be decoded at all (its
@@ -666,9 +715,10 @@ func decodeChunk[T Row](w *worker, c *chunk, s *sink[T]) error {
 		}
 	}
 	d := newChunkDecoder(c, p.(record.LineParser[T]))
-	var rows int64
+	var rows, untimed int64
 	for {
-		err := d.Next(s.slot())
+		row := s.slot()
+		err := d.Next(row)
 		if err == io.EOF {
 			break
 		}
@@ -684,15 +734,28 @@ func decodeChunk[T Row](w *worker, c *chunk, s *sink[T]) error {
 			return err
 		}
 		rows++
+		if !record.HasTime(row) {
+			untimed++
+		}
 		if err := s.commit(); err != nil {
 			return err
 		}
 	}
 	c.src.rows.Add(rows)
+	c.src.untimed.Add(untimed)
 	c.src.decoded.Add(d.decoded)
 	return nil
 }
 
 func (w *worker) close() error {
 	return errors.Join(w.client.close(), w.gateway.close(), w.server.close())
+}
+
+// cloneLines copies lines, which point into a chunk's pooled buffer.
+func cloneLines(lines [][]byte) [][]byte {
+	out := make([][]byte, len(lines))
+	for i, l := range lines {
+		out[i] = bytes.Clone(l)
+	}
+	return out
 }

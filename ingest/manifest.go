@@ -121,10 +121,17 @@ func writeFileAtomic(path string, b []byte) error {
 
 // source is one input file while it is being read.
 type source struct {
-	idx      int // position in the input list, names its part file
-	stats    FileStats
-	format   *record.Format
-	rows     atomic.Int64
-	decoded  atomic.Int64
-	rejected atomic.Int64
+	idx     int // position in the input list, names its part file
+	stats   FileStats
+	format  *record.Format
+	named   bool // format was named (FORMAT:GLOB, --map), not sniffed
+	rows    atomic.Int64
+	untimed atomic.Int64 // rows without the times of their tier (record.HasTime)
+	// sniffLines and sniffDoc, of a document-format file, are what its
+	// format is sniffed from (peekSniffLines), copied.
+	sniffLines [][]byte
+	sniffDoc   []byte
+	nonBlank   bool // a document-format file has a line that is neither blank nor a comment
+	decoded    atomic.Int64
+	rejected   atomic.Int64
 }

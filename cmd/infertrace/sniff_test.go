@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/infertrace/infertrace/ingest"
 )
 
 // linesNaming returns the lines of out that mention s.
@@ -60,5 +63,38 @@ func TestNamedFormatNoRows(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "2 lines = 0 decoded + 2 rejected") {
 		t.Errorf("the file's lines are not accounted for:\n%s", stdout)
+	}
+}
+
+// TestNginxNamedOnNativeGateway: native gateway JSON given as
+// nginx:FILE decodes into rows without times; the file is refused on one
+// line of stderr naming it, the format, the counts and the format
+// sniffing picks, and the run exits 1 with no gateway row kept.
+func TestNginxNamedOnNativeGateway(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path, out := filepath.Join(dir, "gw.jsonl"), filepath.Join(dir, "out")
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, `{"request_id":"g%d","start":%[2]d.25,"end":%[2]d.75,"upstream_start":%[2]d.26,"upstream_end":%[2]d.74,"status":200}`+"\n", i, 1796032800+i)
+	}
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	code, stdout, stderr := runCLI(t, "ingest", "--gateway", "nginx:"+path, "--out", out)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	want := path + ": format nginx: 40 of 40 rows have no start or end time; is it another format? (sniffing suggests native)"
+	if got := linesNaming(stderr, path); len(got) != 1 || got[0] != want {
+		t.Errorf("stderr lines naming the file: %q\nwant one: %q", got, want)
+	}
+	if !strings.Contains(stdout, "40 lines = 0 decoded + 40 rejected + 0 duplicates + 0 blank; 0 rows") {
+		t.Errorf("the file's lines are not accounted for:\n%s", stdout)
+	}
+	m, err := ingest.ReadManifest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := m.Files[0]; !strings.HasPrefix(f.Error, "format nginx: 40 of 40 rows") || f.Rows != 0 {
+		t.Errorf("manifest: %+v", f)
 	}
 }

@@ -48,7 +48,13 @@ import (
 const formatVLLMLog = "vllm-log"
 
 func init() {
-	record.RegisterLine(record.Server, formatVLLMLog, sniffVLLMLog, func() record.LineParser[record.ServerRow] { return &vllmLog{} })
+	record.Register(&record.Format{
+		Tier:      record.Server,
+		Name:      formatVLLMLog,
+		Sniff:     sniffVLLMLog,
+		NewParser: func() record.LineParser[record.ServerRow] { return &vllmLog{} },
+		Untimed:   true, // annotations: no row has a time
+	})
 }
 
 // vllmLogPrefix matches logger.py's prefix once ANSI colour codes are

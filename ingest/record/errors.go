@@ -19,6 +19,9 @@ var (
 	ErrBadTime       = errors.New("bad time")
 	ErrLineTooLong   = errors.New("line too long")
 	ErrUnknownFormat = errors.New("unknown format")
+	// ErrWrongFormat rejects a whole file whose rows, read with the format
+	// named or sniffed, lack the times of their tier (see HasTime).
+	ErrWrongFormat = errors.New("wrong format")
 )
 
 // Kind is the short, stable name of a rejection reason, as written to the
@@ -37,6 +40,8 @@ func Kind(err error) string {
 		return "line_too_long"
 	case errors.Is(err, ErrUnknownFormat):
 		return "unknown_format"
+	case errors.Is(err, ErrWrongFormat):
+		return "wrong_format"
 	}
 	return "other"
 }

@@ -48,6 +48,10 @@ type Format struct {
 	// through this format asks instead of naming another format (TGI's
 	// JSON reader given TGI's default text output).
 	NoRowsHint string
+	// Untimed marks a format whose rows carry no time by design
+	// (vllm-log's annotations): a file of them is not refused for lacking
+	// times (HasTime).
+	Untimed bool
 	// AccessLogHint, when set, marks a format that reads access logs in a
 	// format string the user gives: a file of HTTP request lines that no
 	// format recognises is told as an access log of its own format, to be
