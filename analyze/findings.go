@@ -89,10 +89,15 @@ func spentIn(c Component) string {
 	return fmt.Sprintf("%s (%s, not split without a %s record)", strings.TrimSuffix(c.Name, " (not split)"), c.NotSplit, c.Missing)
 }
 
+// tailMeans lists each component's mean over the slowest 5%, leaving out
+// time not split that none of them has.
 func tailMeans(cs []Component) string {
-	parts := make([]string, len(cs))
-	for i, c := range cs {
-		parts[i] = fmt.Sprintf("%s %s (n=%d)", c.Name, ms(c.TailMean), c.TailN)
+	var parts []string
+	for _, c := range cs {
+		if c.NotSplit != "" && c.TailN == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (n=%d)", c.Name, ms(c.TailMean), c.TailN))
 	}
 	return strings.Join(parts, ", ")
 }

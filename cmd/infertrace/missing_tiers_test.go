@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -170,7 +171,23 @@ func TestMissingTierNeverMovesTime(t *testing.T) {
 		"client":  {"application_ms", "queue_ms", "model_ms", "ttft_application_ms"},
 	}
 	for _, drop := range tiers {
-		reduced := mtRead(t, db, analyzeWithout(drop))
+		out := analyzeWithout(drop)
+		reduced := mtRead(t, db, out)
+		if drop == "server" {
+			// The report says where the slowest 5% spend their time: in
+			// the gateway's E2E, not split, never in network by default.
+			md, err := os.ReadFile(filepath.Join(out, "report.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "The slowest 5% of requests by client E2E (n="; !strings.Contains(string(md), want) ||
+				!strings.Contains(string(md), ") spend the most time in upstream (application + queue + model, not split without a server record): ") {
+				t.Errorf("without server, report.md does not attribute the slowest 5%% to upstream time not split")
+			}
+			if strings.Contains(string(md), "spend the most time in network") {
+				t.Errorf("without server, report.md says the slowest 5%% spend the most time in network")
+			}
+		}
 		compared := map[string]int{}
 		abortedOnly := 0
 		joined := 0
