@@ -78,10 +78,26 @@ func dominant(cs []Component) (Component, bool) {
 	return best, found
 }
 
+// spentIn names where a component's time went, for "spend the most time
+// in …": its name, or for time a missing tier leaves not split, what it
+// holds and why, e.g. "upstream (application + queue + model, not split
+// without a server record)".
+func spentIn(c Component) string {
+	if c.NotSplit == "" {
+		return c.Name
+	}
+	return fmt.Sprintf("%s (%s, not split without a %s record)", strings.TrimSuffix(c.Name, " (not split)"), c.NotSplit, c.Missing)
+}
+
+// tailMeans lists each component's mean over the slowest 5%, leaving out
+// time not split that none of them has.
 func tailMeans(cs []Component) string {
-	parts := make([]string, len(cs))
-	for i, c := range cs {
-		parts[i] = fmt.Sprintf("%s %s (n=%d)", c.Name, ms(c.TailMean), c.TailN)
+	var parts []string
+	for _, c := range cs {
+		if c.NotSplit != "" && c.TailN == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (n=%d)", c.Name, ms(c.TailMean), c.TailN))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -223,7 +239,7 @@ func sliceFindings(s *Slice) []string {
 			out = append(out, fmt.Sprintf("In %s, client E2E has %s: its slowest 5%% are not singled out.", s.Label, tooSmallP95(s.ClientE2E.N)))
 		case ok && s.E2ETailN > 0:
 			out = append(out, fmt.Sprintf("In %s, the slowest 5%% (client E2E above P95 %s, n=%d) spend the most time in %s: mean over the slowest 5%% %s of %s mean client E2E (%s).",
-				s.Label, ms(s.E2ETailThreshold), s.E2ETailN, d.Name, ms(d.TailMean), ms(s.E2ETailClientE2E), tailMeans(s.E2E)))
+				s.Label, ms(s.E2ETailThreshold), s.E2ETailN, spentIn(d), ms(d.TailMean), ms(s.E2ETailClientE2E), tailMeans(s.E2E)))
 		default:
 			out = append(out, fmt.Sprintf("In %s, too few requests with client E2E (n=%d) to single out the slowest 5%%.", s.Label, s.ClientE2E.N))
 		}
@@ -241,7 +257,7 @@ func sliceFindings(s *Slice) []string {
 			out = append(out, fmt.Sprintf("In %s, client TTFT has %s: its slowest 5%% by TTFT are not singled out.", s.Label, tooSmallP95(s.ClientTTFT.N)))
 		} else if ok && s.TTFTTailN > 0 && p95Shown(s.ClientTTFT) {
 			out = append(out, fmt.Sprintf("In %s, the slowest 5%% by client TTFT (above P95 %s, n=%d) spend the most of their TTFT in %s: mean over the slowest 5%% %s of %s mean client TTFT.",
-				s.Label, ms(s.TTFTTailThreshold), s.TTFTTailN, d.Name, ms(d.TailMean), ms(s.TTFTTailClientTTFT)))
+				s.Label, ms(s.TTFTTailThreshold), s.TTFTTailN, spentIn(d), ms(d.TailMean), ms(s.TTFTTailClientTTFT)))
 		}
 	}
 	return out
@@ -648,7 +664,7 @@ func timeHeadlines(r *Result) []string {
 		if s.All {
 			if d, ok := dominant(s.E2E); ok && s.E2ETailN > 0 && p95Shown(s.ClientE2E) {
 				out = append(out, fmt.Sprintf("The slowest 5%% of requests by client E2E (n=%d) spend the most time in %s: %s of %s on average.",
-					s.E2ETailN, d.Name, ms(d.TailMean), ms(s.E2ETailClientE2E)))
+					s.E2ETailN, spentIn(d), ms(d.TailMean), ms(s.E2ETailClientE2E)))
 			} else if s.ClientE2E.N == 0 {
 				out = append(out, "No request has a client E2E time: the user-visible latency cannot be attributed.")
 			} else if !p95Shown(s.ClientE2E) {
@@ -656,7 +672,7 @@ func timeHeadlines(r *Result) []string {
 			}
 			if d, ok := dominant(s.TTFT); ok && s.TTFTTailN > 0 && p95Shown(s.ClientTTFT) {
 				out = append(out, fmt.Sprintf("The slowest 5%% by client TTFT (n=%d) spend the most of it in %s: %s of %s on average.",
-					s.TTFTTailN, d.Name, ms(d.TailMean), ms(s.TTFTTailClientTTFT)))
+					s.TTFTTailN, spentIn(d), ms(d.TailMean), ms(s.TTFTTailClientTTFT)))
 			}
 			continue
 		}

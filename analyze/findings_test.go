@@ -276,3 +276,40 @@ func TestCaseHeadlineSmallSample(t *testing.T) {
 		t.Errorf("headline\n got %q\nwant %q", got, want)
 	}
 }
+
+// Without a server log, application, queue and model are one component,
+// upstream (not split): the headline names it, never network, the only
+// component left split (the case of a report that read "spend the most
+// time in network: 79.4 ms of 71,655.8 ms").
+func TestHeadlineNotSplit(t *testing.T) {
+	t.Parallel()
+	p := func(v float64) *float64 { return &v }
+	d := Dist{N: 400, P50: p(900), P95: p(60000)}
+	r := &Result{
+		Coverage: Coverage{Requests: 400, Client: 400, Gateway: 400},
+		Slices: []Slice{{All: true, Label: "all requests", ClientE2E: d, E2ETailN: 20, E2ETailClientE2E: p(71655.8),
+			E2E: []Component{
+				{Name: "network", N: 400, TailN: 20, TailMean: p(79.4)},
+				{Name: "application"}, {Name: "queue"}, {Name: "model"},
+				{Name: "upstream (not split)", NotSplit: "application + queue + model", Missing: "server", N: 400, TailN: 20, TailMean: p(71576.4)},
+			},
+			ClientTTFT: d, TTFTTailN: 20, TTFTTailClientTTFT: p(3000),
+			TTFT: []Component{
+				{Name: "network"}, {Name: "application"}, {Name: "queue"}, {Name: "model"},
+				{Name: "all (not split)", NotSplit: "network + application + queue + model", Missing: "server", N: 400, TailN: 20, TailMean: p(3000)},
+			},
+		}},
+	}
+	got := timeHeadlines(r)
+	want := []string{
+		"The slowest 5% of requests by client E2E (n=20) spend the most time in upstream (application + queue + model, not split without a server record): 71576.4 ms of 71655.8 ms on average.",
+		"The slowest 5% by client TTFT (n=20) spend the most of it in all (network + application + queue + model, not split without a server record): 3000.0 ms of 3000.0 ms on average.",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("headlines:\n got %q\nwant %q", got, want)
+	}
+	f := sliceFindings(&r.Slices[0])
+	if s := strings.Join(f, "\n"); !strings.Contains(s, "spend the most time in upstream (application + queue + model, not split without a server record): mean over the slowest 5% 71576.4 ms of 71655.8 ms mean client E2E (network 79.4 ms (n=20), application – (n=0), queue – (n=0), model – (n=0), upstream (not split) 71576.4 ms (n=20)).") {
+		t.Errorf("slice findings:\n%s", s)
+	}
+}

@@ -78,6 +78,11 @@ type SlowRequest struct {
 	ApplicationMs *float64
 	QueueMs       *float64
 	ModelMs       *float64
+	// UnsplitMs is the time a missing tier leaves not split, UnsplitWhat
+	// the components it stands for ("application + queue + model"...);
+	// nil and "" when every component is split.
+	UnsplitMs     *float64
+	UnsplitWhat   string
 	ServerE2EMs   *float64
 	Anomaly       string
 	ClientSource  string
@@ -111,6 +116,11 @@ type Component struct {
 	TailN    int64    // slowest-5% requests having the component
 	TailMean *float64 // mean over the slowest 5%, n = TailN
 	Formats  []string // server formats of the requests behind it (server-derived components)
+	// NotSplit, for the time a missing tier leaves not split (e.g. Name
+	// "upstream (not split)"), names the components it stands for, e.g.
+	// "application + queue + model"; "" for a component of its own.
+	NotSplit string
+	Missing  string // for such a component, the tier(s) whose record is missing, e.g. "server"
 	// Small: P50, P95 from too few samples ("n too small"); P95CI the
 	// 95% interval of the P95 (queries/pct_ci.sql), none where small.
 	Small [2]bool
@@ -242,13 +252,18 @@ type Phase struct {
 	// in (more than 10 minutes apart); 0 for steady state, not counted.
 	Episodes int64
 
-	ClientE2E     Dist
-	ClientTTFT    Dist // streamed requests only
-	Network       Dist
-	Application   Dist
-	Queue         Dist
-	Model         Dist
-	ModelPerToken Dist // model_ms / output_tokens, requests with output tokens
+	ClientE2E   Dist
+	ClientTTFT  Dist // streamed requests only
+	Network     Dist
+	Application Dist
+	Queue       Dist
+	Model       Dist
+	// The time a missing tier leaves not split (requests.sql's
+	// upstream_ms, network_application_ms, unsplit_ms).
+	Upstream           Dist
+	NetworkApplication Dist
+	Unsplit            Dist
+	ModelPerToken      Dist // model_ms / output_tokens, requests with output tokens
 }
 
 // Replica holds the figures of one inference replica.

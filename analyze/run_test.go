@@ -110,6 +110,9 @@ func TestRunComponents(t *testing.T) {
 		"network_ms": 20, "application_ms": 20, "queue_ms": 50, "model_ms": 1210,
 		"client_ttft_ms": 300, "server_ttft_ms": 250, "ttft_network_ms": 35,
 		"ttft_application_ms": 15, "ttft_queue_ms": 50, "ttft_model_ms": 200, "tps_user": 99,
+		// every tier: nothing is left not split
+		"upstream_ms": null, "network_application_ms": null, "unsplit_ms": null,
+		"ttft_network_application_ms": null, "ttft_unsplit_ms": null,
 	})
 	// r2: client 1000 -> 3600 (first token 1600); gateway 1012 -> 3585,
 	//   upstream 1020 -> 3580; server 1030, 1330, 1530, 3560.
@@ -135,11 +138,16 @@ func TestRunComponents(t *testing.T) {
 	})
 	// r4 has no server record: everything needing the server is NULL.
 	//   network 1000-980 = 20; tps_user 59 tokens after the first / 0.6 s.
+	//   The gateway's E2E, 980, is application + queue + model not split
+	//   (upstream_ms): 20 + 980 = the client's 1000. TTFT network needs the
+	//   server's TTFT: the whole client TTFT, 400, is not split.
 	checkMs(t, rows, "r4", map[string]float64{
 		"client_e2e_ms": 1000, "gateway_e2e_ms": 980, "server_e2e_ms": null,
 		"network_ms": 20, "application_ms": null, "queue_ms": null, "model_ms": null,
 		"client_ttft_ms": 400, "server_ttft_ms": null, "ttft_network_ms": null,
 		"ttft_application_ms": null, "ttft_queue_ms": null, "ttft_model_ms": null, "tps_user": 59 / 0.6,
+		"upstream_ms": 980, "network_application_ms": null, "unsplit_ms": null,
+		"ttft_network_application_ms": null, "ttft_unsplit_ms": 400,
 	})
 	// r5 has no client record: 910 at the gateway, 890 at the server.
 	checkMs(t, rows, "r5", map[string]float64{
@@ -147,6 +155,9 @@ func TestRunComponents(t *testing.T) {
 		"network_ms": null, "application_ms": 20, "queue_ms": 100, "model_ms": 790,
 		"client_ttft_ms": null, "server_ttft_ms": 200, "ttft_network_ms": null,
 		"ttft_application_ms": 15, "ttft_queue_ms": 100, "ttft_model_ms": 100, "tps_user": null,
+		// no client: network is unknown, and nothing stands in for it
+		"upstream_ms": null, "network_application_ms": null, "unsplit_ms": null,
+		"ttft_network_application_ms": null, "ttft_unsplit_ms": null,
 	})
 	// r7 was retried at the gateway: the later attempt (6200 -> 6905,
 	//   upstream 6205 -> 6900) is kept. e2e 1000, 705, 680;

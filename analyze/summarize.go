@@ -320,6 +320,8 @@ func slowest(ctx context.Context, db *sql.DB) ([]SlowRequest, error) {
 			ApplicationMs: asFloat(r["application_ms"]),
 			QueueMs:       asFloat(r["queue_ms"]),
 			ModelMs:       asFloat(r["model_ms"]),
+			UnsplitMs:     asFloat(r["unsplit_ms"]),
+			UnsplitWhat:   asString(r["unsplit_what"]),
 			ServerE2EMs:   asFloat(r["server_e2e_ms"]),
 			Anomaly:       asString(r["anomaly"]),
 			ClientSource:  asString(r["client_source"]),
@@ -356,6 +358,25 @@ func rejects(ctx context.Context, db *sql.DB) ([]RejectGroup, error) {
 var (
 	e2eComponents  = []string{"network", "application", "queue", "model"}
 	ttftComponents = []string{"network", "application", "queue", "model"}
+)
+
+// notSplit is the time a missing tier leaves not split (requests.sql's
+// upstream_ms, network_application_ms, unsplit_ms; with the ttft_ prefix
+// for TTFT): its name in reports and the components it stands for. A
+// slice shows one after the four components only where some request has
+// it.
+type notSplit struct{ metric, name, of, missing string }
+
+var (
+	e2eNotSplit = []notSplit{
+		{"upstream", "upstream (not split)", "application + queue + model", "server"},
+		{"network_application", "network + application (not split)", "network + application", "gateway"},
+		{"unsplit", "all (not split)", "network + application + queue + model", "gateway and server"},
+	}
+	ttftNotSplit = []notSplit{
+		{"network_application", "network + application (not split)", "network + application", "gateway"},
+		{"unsplit", "all (not split)", "network + application + queue + model", "server"},
+	}
 )
 
 func dist(r map[string]any, metric string) Dist {
@@ -481,6 +502,18 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 		for _, c := range ttftComponents {
 			s.TTFT = append(s.TTFT, component(r, c, "ttft_"))
 		}
+		for _, u := range e2eNotSplit {
+			if c := component(r, u.metric, ""); c.N > 0 || c.TailN > 0 {
+				c.Name, c.NotSplit, c.Missing = u.name, u.of, u.missing
+				s.E2E = append(s.E2E, c)
+			}
+		}
+		for _, u := range ttftNotSplit {
+			if c := component(r, u.metric, "ttft_"); c.N > 0 || c.TailN > 0 {
+				c.Name, c.NotSplit, c.Missing = u.name, u.of, u.missing
+				s.TTFT = append(s.TTFT, c)
+			}
+		}
 		for _, c := range serverSplit {
 			s.ServerSplit = append(s.ServerSplit, component(r, c, ""))
 		}
@@ -528,18 +561,21 @@ func phases(ctx context.Context, db *sql.DB) ([]Phase, error) {
 		grp := []any{r["phase"]}
 		dist := func(r map[string]any, metric string) Dist { return withCI(dist(r, metric), ci, false, grp, metric) }
 		out = append(out, Phase{
-			Name:          asString(r["phase"]),
-			Requests:      asInt(r["requests"]),
-			WindowFirst:   asTime(r["window_first"]),
-			WindowLast:    asTime(r["window_last"]),
-			Episodes:      asInt(r["episodes"]),
-			ClientE2E:     dist(r, "client_e2e"),
-			ClientTTFT:    dist(r, "client_ttft"),
-			Network:       dist(r, "network"),
-			Application:   dist(r, "application"),
-			Queue:         dist(r, "queue"),
-			Model:         dist(r, "model"),
-			ModelPerToken: dist(r, "model_per_token"),
+			Name:               asString(r["phase"]),
+			Requests:           asInt(r["requests"]),
+			WindowFirst:        asTime(r["window_first"]),
+			WindowLast:         asTime(r["window_last"]),
+			Episodes:           asInt(r["episodes"]),
+			ClientE2E:          dist(r, "client_e2e"),
+			ClientTTFT:         dist(r, "client_ttft"),
+			Network:            dist(r, "network"),
+			Application:        dist(r, "application"),
+			Queue:              dist(r, "queue"),
+			Model:              dist(r, "model"),
+			Upstream:           dist(r, "upstream"),
+			NetworkApplication: dist(r, "network_application"),
+			Unsplit:            dist(r, "unsplit"),
+			ModelPerToken:      dist(r, "model_per_token"),
 		})
 	}
 	return out, nil

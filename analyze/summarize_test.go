@@ -190,7 +190,7 @@ func TestSummarizeStandard(t *testing.T) {
 		t.Errorf("all: slowest 5%% n %d mean %s", all.E2ETailN, fmtp(all.E2ETailClientE2E))
 	}
 	wantTail := map[string]float64{"network": 27, "application": 43, "queue": 300, "model": 2230}
-	for _, c := range all.E2E {
+	for _, c := range all.E2E[:4] {
 		if !near(c.TailMean, wantTail[c.Name]) || c.TailN != 1 || c.N != 7 {
 			t.Errorf("all %s: n %d tail n %d mean %s, want n 7 tail n 1 mean %v", c.Name, c.N, c.TailN, fmtp(c.TailMean), wantTail[c.Name])
 		}
@@ -202,6 +202,22 @@ func TestSummarizeStandard(t *testing.T) {
 	// TTFT network of streamed requests with all tiers: 5 35 55 62 290.
 	if c := all.TTFT[0]; c.N != 5 || !near(c.P50, 55) {
 		t.Errorf("all ttft network n %d P50 %s", c.N, fmtp(c.P50))
+	}
+	// r4 has no server record: its gateway E2E, 3990 - 3010 = 980 ms, is
+	// application + queue + model not split (r4 is not in the slowest 5%),
+	// and its whole client TTFT, 400 ms, is not split either (TTFT network
+	// needs the server's TTFT). No request lacks only the gateway or has
+	// only a client: no other not-split component.
+	if len(all.E2E) != 5 || len(all.TTFT) != 5 {
+		t.Fatalf("all: %d E2E and %d TTFT components, want 4 and one not split each", len(all.E2E), len(all.TTFT))
+	}
+	if c := all.E2E[4]; c.Name != "upstream (not split)" || c.NotSplit != "application + queue + model" || c.Missing != "server" ||
+		c.N != 1 || !near(c.P50, 980) || c.TailN != 0 || c.TailMean != nil {
+		t.Errorf("all E2E not split: %+v", c)
+	}
+	if c := all.TTFT[4]; c.Name != "all (not split)" || c.NotSplit != "network + application + queue + model" || c.Missing != "server" ||
+		c.N != 1 || !near(c.P50, 400) {
+		t.Errorf("all TTFT not split: %+v", c)
 	}
 	// Slowest 5% by client TTFT: r2 (600 > 575), TTFT model 200 is largest.
 	if all.TTFTTailN != 1 || !near(all.TTFTTailClientTTFT, 600) || !near(all.TTFT[3].TailMean, 200) {

@@ -10,6 +10,9 @@ UNPIVOT (
         r.model_ms::DOUBLE AS model,
         r.network_ms::DOUBLE AS network,
         r.application_ms::DOUBLE AS application,
+        r.upstream_ms::DOUBLE AS upstream,
+        r.network_application_ms::DOUBLE AS network_application,
+        r.unsplit_ms::DOUBLE AS unsplit,
         (CASE WHEN r.output_tokens > 0 THEN r.model_ms / r.output_tokens END)::DOUBLE AS model_per_token
     FROM requests AS r
     JOIN phase_ci_groups AS g ON g.grp[1] = r.phase

@@ -7,7 +7,9 @@
 -- its own n, from phase_pct (the table pct_ci.sql makes of
 -- phase_ci_values.sql, the same sample sets):
 --   client_e2e, queue, model: every request of the phase with the value;
---   client_ttft: streamed requests only (as in slices.sql).
+--   client_ttft: streamed requests only (as in slices.sql);
+--   upstream, network_application, unsplit: the time a missing tier leaves
+--   not split (requests.sql), every request of the phase with the value.
 -- window_first/window_last: earliest and latest request start of the phase.
 -- episodes: how many separate stretches the phase's requests fall in: a new
 --   one starts after more than 10 minutes without a request start of the
@@ -33,6 +35,9 @@ d AS (
         count(r.model_ms)                                             AS model_n,
         count(r.network_ms)                                           AS network_n,
         count(r.application_ms)                                       AS application_n,
+        count(r.upstream_ms)                                          AS upstream_n,
+        count(r.network_application_ms)                               AS network_application_n,
+        count(r.unsplit_ms)                                           AS unsplit_n,
         count(CASE WHEN r.output_tokens > 0 THEN r.model_ms / r.output_tokens END)
                                                                       AS model_per_token_n
     FROM p LEFT JOIN requests AS r ON r.phase = p.phase
@@ -46,6 +51,9 @@ q AS (
         any_value(q) FILTER (WHERE metric = 'model')           AS model_q,
         any_value(q) FILTER (WHERE metric = 'network')         AS network_q,
         any_value(q) FILTER (WHERE metric = 'application')     AS application_q,
+        any_value(q) FILTER (WHERE metric = 'upstream')        AS upstream_q,
+        any_value(q) FILTER (WHERE metric = 'network_application') AS network_application_q,
+        any_value(q) FILTER (WHERE metric = 'unsplit')         AS unsplit_q,
         any_value(q) FILTER (WHERE metric = 'model_per_token') AS model_per_token_q
     FROM phase_pct
     GROUP BY grp

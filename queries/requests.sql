@@ -229,6 +229,38 @@
 --   its network (and, where the server outlived the gateway, application)
 --   is NULL. Where the queue is inside the load (Ollama), queue_ms is NULL
 --   and network + application + model = client_e2e.
+-- A missing tier (the logs of one request lack a tier): what is known is
+-- kept, what cannot be split is one "not split" component, and no time
+-- moves into another component. Each is NULL unless its request lacks the
+-- tier(s) named:
+--   upstream_ms            = gateway_e2e: application + queue + model, not
+--                            split, for a request with a gateway record and
+--                            no server record (network is split as usual
+--                            when it has a client record)
+--   network_application_ms = client_e2e - server_e2e + server_overhead +
+--                            load (+ 0 when unknown, as in application_ms):
+--                            network + application, not split, for a
+--                            request with client and server records and no
+--                            gateway record; NULL when the server outlived
+--                            the client (see aborted)
+--   unsplit_ms             = client_e2e: all four, not split, for a request
+--                            with a client record only
+--   Without a client record network_ms is NULL and nothing replaces it:
+--   the request's E2E is then the gateway's (gateway_e2e_ms =
+--   application + queue + model), else the server's (server_e2e_ms; with a
+--   server record only, application_ms is NULL too: the server's overhead
+--   and load are known, the gateway's part is not).
+--   With every tier these three are NULL. Each equals the sum of the
+--   components it stands for when the same request is analyzed with every
+--   tier's logs (when those are not NULL).
+--   ttft_network_application_ms = client_ttft - server_ttft +
+--                            ttft_server_overhead + load (+ 0 when
+--                            unknown): ttft_network + ttft_application, not
+--                            split, without a gateway record
+--   ttft_unsplit_ms        = client_ttft: all four TTFT components, not
+--                            split, without a server record (with a gateway
+--                            but no server, ttft_network_ms needs the
+--                            server's TTFT and is NULL too)
 -- Time to first token, in ms:
 --   client_ttft_ms      = client_ttft
 --   server_ttft_ms      = server_ttft
@@ -1394,7 +1426,16 @@ k AS (
         CASE WHEN sv_ttft IS NOT NULL THEN sv_queue END AS ttft_queue_ns,
         CASE WHEN sv_ttft_overhead IS NOT NULL THEN prefill_ns
              ELSE coalesce(sv_ttft - sv_queue, s_ttft_model) END AS ttft_model_ns,
-        CASE WHEN sv_ttft IS NOT NULL THEN sv_prefill END AS ttft_prefill_ns
+        CASE WHEN sv_ttft IS NOT NULL THEN sv_prefill END AS ttft_prefill_ns,
+        -- A missing tier: what cannot be split is one component (see the
+        -- header), never moved into another.
+        CASE WHEN NOT has_server THEN g_e2e END AS upstream_ns,
+        CASE WHEN NOT has_gateway AND NOT outlived
+             THEN cl_e2e - sv_e2e + coalesce(sv_overhead + coalesce(load_ns, 0), 0) END AS network_application_ns,
+        CASE WHEN NOT has_gateway AND NOT has_server THEN cl_e2e END AS unsplit_ns,
+        CASE WHEN NOT has_gateway AND NOT outlived
+             THEN cl_ttft - sv_ttft + coalesce(sv_ttft_overhead + coalesce(load_ns, 0), 0) END AS ttft_network_application_ns,
+        CASE WHEN NOT has_server THEN cl_ttft END AS ttft_unsplit_ns
     FROM o
 ),
 -- The rows, in full, in ord order.
@@ -1454,6 +1495,9 @@ SELECT
     application_ns / 1e6      AS application_ms,
     sv_queue / 1e6            AS queue_ms,
     model_ns / 1e6            AS model_ms,
+    upstream_ns / 1e6         AS upstream_ms,
+    network_application_ns / 1e6 AS network_application_ms,
+    unsplit_ns / 1e6          AS unsplit_ms,
     sv_prefill / 1e6          AS prefill_ms,
     sv_decode / 1e6           AS decode_ms,
     sv_overhead / 1e6         AS server_overhead_ms,
@@ -1466,6 +1510,8 @@ SELECT
     ttft_application_ns / 1e6 AS ttft_application_ms,
     ttft_queue_ns / 1e6       AS ttft_queue_ms,
     ttft_model_ns / 1e6       AS ttft_model_ms,
+    ttft_network_application_ns / 1e6 AS ttft_network_application_ms,
+    ttft_unsplit_ns / 1e6     AS ttft_unsplit_ms,
     ttft_prefill_ns / 1e6     AS ttft_prefill_ms,
     sv_ttft_overhead / 1e6    AS ttft_server_overhead_ms,
     CASE WHEN aborted AND sv_e2e IS NOT NULL THEN greatest(coalesce(sv_e2e + g_pre - cl_e2e, sv_e2e - coalesce(g_upstream, g_e2e),
@@ -1494,7 +1540,9 @@ SELECT
         CASE WHEN network_ns < -1000000 THEN 'negative network_ms' END,
         CASE WHEN application_ns < -1000000 THEN 'negative application_ms' END,
         CASE WHEN ttft_network_ns < -1000000 THEN 'negative ttft_network_ms' END,
-        CASE WHEN ttft_application_ns < -1000000 THEN 'negative ttft_application_ms' END
+        CASE WHEN ttft_application_ns < -1000000 THEN 'negative ttft_application_ms' END,
+        CASE WHEN network_application_ns < -1000000 THEN 'negative network_application_ms' END,
+        CASE WHEN ttft_network_application_ns < -1000000 THEN 'negative ttft_network_application_ms' END
     ), '') AS anomaly,
     CASE WHEN c_file IS NOT NULL
          THEN concat(c_file, ':', coalesce(c_line::VARCHAR, '?')) END AS client_source,

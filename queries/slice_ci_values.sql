@@ -18,6 +18,9 @@ UNPIVOT (
         s.application_ms::DOUBLE AS application,
         s.queue_ms::DOUBLE AS queue,
         s.model_ms::DOUBLE AS model,
+        s.upstream_ms::DOUBLE AS upstream,
+        s.network_application_ms::DOUBLE AS network_application,
+        s.unsplit_ms::DOUBLE AS unsplit,
         s.prefill_ms::DOUBLE AS prefill,
         s.decode_ms::DOUBLE AS decode,
         s.server_overhead_ms::DOUBLE AS server_overhead,
@@ -26,7 +29,9 @@ UNPIVOT (
         (CASE WHEN s.streamed IS TRUE THEN s.ttft_network_ms END)::DOUBLE AS ttft_network,
         (CASE WHEN s.streamed IS TRUE THEN s.ttft_application_ms END)::DOUBLE AS ttft_application,
         (CASE WHEN s.streamed IS TRUE THEN s.ttft_queue_ms END)::DOUBLE AS ttft_queue,
-        (CASE WHEN s.streamed IS TRUE THEN s.ttft_model_ms END)::DOUBLE AS ttft_model
+        (CASE WHEN s.streamed IS TRUE THEN s.ttft_model_ms END)::DOUBLE AS ttft_model,
+        (CASE WHEN s.streamed IS TRUE THEN s.ttft_network_application_ms END)::DOUBLE AS ttft_network_application,
+        (CASE WHEN s.streamed IS TRUE THEN s.ttft_unsplit_ms END)::DOUBLE AS ttft_unsplit
     FROM sliced AS s
     JOIN slice_ci_groups AS g ON NOT g.grp_all AND g.grp IS NOT DISTINCT FROM s.slice_key
 ) ON COLUMNS(* EXCLUDE (gid)) INTO NAME metric VALUE value

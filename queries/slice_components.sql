@@ -1,6 +1,7 @@
 -- slice_components.sql: per slice, the E2E components (network,
--- application, queue, model) and the split of server time (prefill,
--- decode, server overhead): n, P50 and P95.
+-- application, queue, model; upstream, network_application, unsplit: what
+-- a missing tier leaves not split, see requests.sql) and the split of
+-- server time (prefill, decode, server overhead): n, P50 and P95.
 -- One grouped pass over the sliced view (see slices.sql): each slice and,
 -- for the empty grouping set, the all-requests row (is_all). Each metric
 -- has its own n; conditional samples are CASE WHEN ... THEN x END (NULL
@@ -19,6 +20,9 @@ WITH d AS (
         count(application_ms)                                  AS application_n,
         count(queue_ms)                                        AS queue_n,
         count(model_ms)                                        AS model_n,
+        count(upstream_ms)                                     AS upstream_n,
+        count(network_application_ms)                          AS network_application_n,
+        count(unsplit_ms)                                      AS unsplit_n,
         count(prefill_ms)                                      AS prefill_n,
         count(decode_ms)                                       AS decode_n,
         count(server_overhead_ms)                              AS server_overhead_n
@@ -32,6 +36,9 @@ q AS (
         any_value([q[1], q[3]]) FILTER (WHERE metric = 'application') AS application_q,
         any_value([q[1], q[3]]) FILTER (WHERE metric = 'queue') AS queue_q,
         any_value([q[1], q[3]]) FILTER (WHERE metric = 'model') AS model_q,
+        any_value([q[1], q[3]]) FILTER (WHERE metric = 'upstream') AS upstream_q,
+        any_value([q[1], q[3]]) FILTER (WHERE metric = 'network_application') AS network_application_q,
+        any_value([q[1], q[3]]) FILTER (WHERE metric = 'unsplit') AS unsplit_q,
         any_value([q[1], q[3]]) FILTER (WHERE metric = 'prefill') AS prefill_q,
         any_value([q[1], q[3]]) FILTER (WHERE metric = 'decode') AS decode_q,
         any_value([q[1], q[3]]) FILTER (WHERE metric = 'server_overhead') AS server_overhead_q

@@ -1,5 +1,6 @@
 -- slice_ttft_components.sql: per slice, the TTFT components of streamed
--- requests: n, P50 and P95.
+-- requests (with ttft_network_application and ttft_unsplit, what a missing
+-- tier leaves not split, see requests.sql): n, P50 and P95.
 -- One grouped pass over the sliced view (see slices.sql): each slice and,
 -- for the empty grouping set, the all-requests row (is_all). Each metric
 -- has its own n; conditional samples are CASE WHEN ... THEN x END (NULL
@@ -25,7 +26,11 @@ WITH d AS (
         count(CASE WHEN streamed IS TRUE THEN ttft_queue_ms END)
                                                                AS ttft_queue_n,
         count(CASE WHEN streamed IS TRUE THEN ttft_model_ms END)
-                                                               AS ttft_model_n
+                                                               AS ttft_model_n,
+        count(CASE WHEN streamed IS TRUE THEN ttft_network_application_ms END)
+                                                               AS ttft_network_application_n,
+        count(CASE WHEN streamed IS TRUE THEN ttft_unsplit_ms END)
+                                                               AS ttft_unsplit_n
     FROM sliced
     GROUP BY GROUPING SETS ((slice_key), ())
     HAVING count(*) > 0
@@ -37,7 +42,9 @@ q AS (
         any_value([q[1], q[3]]) FILTER (WHERE metric = 'ttft_network') AS ttft_network_q,
         any_value([q[1], q[3]]) FILTER (WHERE metric = 'ttft_application') AS ttft_application_q,
         any_value([q[1], q[3]]) FILTER (WHERE metric = 'ttft_queue') AS ttft_queue_q,
-        any_value([q[1], q[3]]) FILTER (WHERE metric = 'ttft_model') AS ttft_model_q
+        any_value([q[1], q[3]]) FILTER (WHERE metric = 'ttft_model') AS ttft_model_q,
+        any_value([q[1], q[3]]) FILTER (WHERE metric = 'ttft_network_application') AS ttft_network_application_q,
+        any_value([q[1], q[3]]) FILTER (WHERE metric = 'ttft_unsplit') AS ttft_unsplit_q
     FROM slice_pct
     GROUP BY grp_all, grp
 )

@@ -8,8 +8,10 @@
 -- own sample count (*_n): NULL values are not samples.
 --
 -- Sample sets:
---   client_e2e, gateway_e2e, server_e2e, network, application, queue, model:
---     every request where the value exists (streamed or not).
+--   client_e2e, gateway_e2e, server_e2e, network, application, queue, model,
+--     and upstream, network_application, unsplit (the time a missing tier
+--     leaves not split, see requests.sql): every request where the value
+--     exists (streamed or not).
 --   client_ttft, gateway_ttft, gateway_upstream_ttfb, server_ttft, ttft_*:
 --     streamed requests only (the client record says streamed = true);
 --     tps_user is streamed-only by definition.
@@ -83,6 +85,14 @@ tail AS (
         avg(CASE WHEN in_e2e_tail THEN queue_ms END)           AS queue_tail_mean,
         count(CASE WHEN in_e2e_tail THEN model_ms END)         AS model_tail_n,
         avg(CASE WHEN in_e2e_tail THEN model_ms END)           AS model_tail_mean,
+        count(CASE WHEN in_e2e_tail THEN upstream_ms END)      AS upstream_tail_n,
+        avg(CASE WHEN in_e2e_tail THEN upstream_ms END)        AS upstream_tail_mean,
+        count(CASE WHEN in_e2e_tail THEN network_application_ms END)
+                                                               AS network_application_tail_n,
+        avg(CASE WHEN in_e2e_tail THEN network_application_ms END)
+                                                               AS network_application_tail_mean,
+        count(CASE WHEN in_e2e_tail THEN unsplit_ms END)       AS unsplit_tail_n,
+        avg(CASE WHEN in_e2e_tail THEN unsplit_ms END)         AS unsplit_tail_mean,
         count(CASE WHEN in_e2e_tail THEN prefill_ms END)       AS prefill_tail_n,
         avg(CASE WHEN in_e2e_tail THEN prefill_ms END)         AS prefill_tail_mean,
         count(CASE WHEN in_e2e_tail THEN decode_ms END)        AS decode_tail_n,
@@ -108,7 +118,13 @@ tail AS (
         count(CASE WHEN in_ttft_tail THEN ttft_queue_ms END)   AS ttft_queue_tail_n,
         avg(CASE WHEN in_ttft_tail THEN ttft_queue_ms END)     AS ttft_queue_tail_mean,
         count(CASE WHEN in_ttft_tail THEN ttft_model_ms END)   AS ttft_model_tail_n,
-        avg(CASE WHEN in_ttft_tail THEN ttft_model_ms END)     AS ttft_model_tail_mean
+        avg(CASE WHEN in_ttft_tail THEN ttft_model_ms END)     AS ttft_model_tail_mean,
+        count(CASE WHEN in_ttft_tail THEN ttft_network_application_ms END)
+                                                               AS ttft_network_application_tail_n,
+        avg(CASE WHEN in_ttft_tail THEN ttft_network_application_ms END)
+                                                               AS ttft_network_application_tail_mean,
+        count(CASE WHEN in_ttft_tail THEN ttft_unsplit_ms END) AS ttft_unsplit_tail_n,
+        avg(CASE WHEN in_ttft_tail THEN ttft_unsplit_ms END)   AS ttft_unsplit_tail_mean
     FROM m
     LEFT JOIN t ON t.is_all = m.is_all AND t.slice_key IS NOT DISTINCT FROM m.slice_key
     GROUP BY m.is_all, m.slice_key

@@ -28,12 +28,20 @@ const (
 // componentOrder is the order of the E2E components in every bar.
 var componentOrder = []string{"network", "application", "queue", "model"}
 
+// notSplitOrder are the components a missing tier leaves not split
+// (analyze's Component.NotSplit), drawn after the four and in the legend
+// only where some slice has one: greys, as time no tier could attribute.
+var notSplitOrder = []string{"upstream (not split)", "network + application (not split)", "all (not split)"}
+
 // componentColors are fixed per component so every chart reads the same.
 var componentColors = map[string]string{
-	"network":     "#4e79a7",
-	"application": "#f28e2b",
-	"queue":       "#e15759",
-	"model":       "#59a14f",
+	"network":                           "#4e79a7",
+	"application":                       "#f28e2b",
+	"queue":                             "#e15759",
+	"model":                             "#59a14f",
+	"upstream (not split)":              "#bab0ac",
+	"network + application (not split)": "#8c8c8c",
+	"all (not split)":                   "#d9d9d9",
 }
 
 // chart is an inline SVG of the E2E attribution per slice on one shared
@@ -123,9 +131,10 @@ func drawn(s analyze.Slice) bool { return s.ClientE2E.N > 0 }
 func newChart(slices []analyze.Slice) chart {
 	c := chart{Width: chartWidth}
 	x := labelWidth
-	for _, name := range componentOrder {
+	for _, name := range append(componentOrder, notSplitShown(slices)...) {
 		c.Legend = append(c.Legend, legendItem{X: x, Color: componentColors[name], Name: name})
-		x += 110
+		// About 6.5 units per character of the legend's text.
+		x += max(110, 16+len(name)*13/2+14)
 	}
 	type bar struct {
 		label, caption string
@@ -206,6 +215,29 @@ func newChart(slices []analyze.Slice) chart {
 	}
 	c.Height = y + axisSpace
 	return c
+}
+
+// notSplitShown returns the not-split components some drawn slice has, in
+// notSplitOrder.
+func notSplitShown(slices []analyze.Slice) []string {
+	has := map[string]bool{}
+	for _, s := range slices {
+		if !drawn(s) {
+			continue
+		}
+		for _, c := range s.E2E {
+			if c.NotSplit != "" && (c.N > 0 || c.TailN > 0) {
+				has[c.Name] = true
+			}
+		}
+	}
+	var out []string
+	for _, name := range notSplitOrder {
+		if has[name] {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 func positiveSum(cs []analyze.Component, tail bool) float64 {

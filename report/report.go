@@ -216,9 +216,12 @@ type view struct {
 	Attribution []attribution
 	Chart       chart
 	PhaseRows   []phaseRow // per metric, the three phases side by side
-	TSChart     tsChart
-	TSWidth     string // time series window width, e.g. "10 s"
-	TSAround    string // " around the burst" when the series is not the whole span
+	// SlowNotSplit: some slowest request has time a missing tier leaves
+	// not split, shown in a column of its own.
+	SlowNotSplit bool
+	TSChart      tsChart
+	TSWidth      string // time series window width, e.g. "10 s"
+	TSAround     string // " around the burst" when the series is not the whole span
 
 	Headlines []headlineGroup // the first screen, per question
 	Summary   []summaryRow    // one row per slice with client E2E, worst first
@@ -379,6 +382,9 @@ func newView(r *analyze.Result) *view {
 		v.Attribution = append(v.Attribution, a)
 	}
 	v.Chart = newChart(worstFirst(r.Slices))
+	for _, s := range r.Slowest {
+		v.SlowNotSplit = v.SlowNotSplit || s.UnsplitMs != nil
+	}
 	for _, m := range []struct {
 		name, unit string
 		get        func(analyze.Phase) analyze.Dist
@@ -390,7 +396,14 @@ func newView(r *analyze.Result) *view {
 		{"Model per output token", "ms", func(p analyze.Phase) analyze.Dist { return p.ModelPerToken }},
 		{"Network", "ms", func(p analyze.Phase) analyze.Dist { return p.Network }},
 		{"Application", "ms", func(p analyze.Phase) analyze.Dist { return p.Application }},
+		{"Upstream (not split: application + queue + model)", "ms", func(p analyze.Phase) analyze.Dist { return p.Upstream }},
+		{"Network + application (not split)", "ms", func(p analyze.Phase) analyze.Dist { return p.NetworkApplication }},
+		{"All (not split: client E2E without gateway and server)", "ms", func(p analyze.Phase) analyze.Dist { return p.Unsplit }},
 	} {
+		if strings.Contains(m.name, "not split") && !anyPhase(r.Phases, m.get) {
+			// Only where a tier is missing: with every tier none has it.
+			continue
+		}
 		for i, p := range r.Phases {
 			v.PhaseRows = append(v.PhaseRows, phaseRow{Metric: m.name, Unit: m.unit, Phase: p.Name, Dist: m.get(p),
 				WindowFirst: p.WindowFirst, WindowLast: p.WindowLast, First: i == 0})
@@ -427,6 +440,16 @@ func newView(r *analyze.Result) *view {
 		}
 	}
 	return v
+}
+
+// anyPhase reports whether some phase has samples of the metric get.
+func anyPhase(ps []analyze.Phase, get func(analyze.Phase) analyze.Dist) bool {
+	for _, p := range ps {
+		if get(p).N > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // groupHeadlines keeps the headlines' order, one group per question.

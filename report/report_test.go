@@ -97,7 +97,11 @@ func TestRenderedFigures(t *testing.T) {
 		// P95s (client E2E -100, queue 10, model 50 ms) are from 1 sample.
 		"Windows of 1 s by request start",
 		"| 2026-03-01 12:00:08.000 | 1 | 1.0 | n too small |  | 1 | n too small |  | 1 | n too small |  | 1 | 0 | 0 |",
-		"| r2 | m1 | chat | 2026-03-01 12:00:01.000 | 2600.0 | 27.0 | 43.0 | 300.0 | 2230.0 | 2530.0 | – | logs/client.jsonl:2 | logs/gateway.log:2 | logs/server.jsonl:2 |",
+		"| r2 | m1 | chat | 2026-03-01 12:00:01.000 | 2600.0 | 27.0 | 43.0 | 300.0 | 2230.0 | – | 2530.0 | – | logs/client.jsonl:2 | logs/gateway.log:2 | logs/server.jsonl:2 |",
+		// r4 has no server record: its gateway E2E (3990 - 3010 = 980 ms)
+		// is upstream time not split, beside its network (1000 - 980).
+		"| r4 | m1 | chat | 2026-03-01 12:00:03.000 | 1000.0 | 20.0 | – | – | – | 980.0 (application + queue + model) | – | – | logs/client.jsonl:4 | logs/gateway.log:4 | – |",
+		"| upstream (not split) | 1 | n too small | n too small |  | – (n=0) | – |",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("Markdown report lacks %q", want)
