@@ -717,6 +717,7 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&cfg.Evals, "evals", false, "also write DIR/evals.csv, an evaluation of the answers whose pass rate drops for long prompts on "+simulate.EvalsWeakModel+" (for report --evals)")
 	// Incidents to inject, for infertrace compare.
 	fs.Float64Var(&cfg.BurstMultiplier, "burst-multiplier", cfg.BurstMultiplier, "arrival rate during the burst over the steady rate; 1: no burst")
+	fs.StringSliceVar(&cfg.Tiers, "tiers", nil, "keep only these tiers' logs (client, gateway, server), as a deployment that lacks one (default: all three)")
 	fs.Float64Var(&cfg.RatePerSecond, "rate", cfg.RatePerSecond, "steady arrival rate, requests per second (the peak of the day with --diurnal)")
 	fs.Float64Var(&cfg.Diurnal, "diurnal", cfg.Diurnal, "0 to <1: the rate follows the time of day (UTC), peaking at 15:00 and falling by this share at 03:00")
 	fs.Float64Var(&cfg.Weekend, "weekend", cfg.Weekend, "factor on the rate on Saturdays and Sundays (UTC), e.g. 0.3 for quiet weekends")
@@ -764,5 +765,5 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 // simulateFlags are the flags of simulate that set a Config field, by field.
 var simulateFlags = map[string]string{
 	"Out": "out", "Requests": "requests", "Formats": "formats", "ColdKinds": "cold", "ColdDelay": "cold-delay",
-	"BurstMultiplier": "burst-multiplier", "BurstStart": "burst-start", "RatePerSecond": "rate", "Diurnal": "diurnal", "Weekend": "weekend", "BurstDuration": "burst-duration", "ColdJoinAt": "cold-join", "ColdRequests": "cold-requests", "ColdFactor": "cold-factor", "RegionDelay": "region-delay", "SlowAuthRate": "slow-auth-rate", "SlowAuthExtra": "slow-auth-delay",
+	"BurstMultiplier": "burst-multiplier", "BurstStart": "burst-start", "RatePerSecond": "rate", "Tiers": "tiers", "Diurnal": "diurnal", "Weekend": "weekend", "BurstDuration": "burst-duration", "ColdJoinAt": "cold-join", "ColdRequests": "cold-requests", "ColdFactor": "cold-factor", "RegionDelay": "region-delay", "SlowAuthRate": "slow-auth-rate", "SlowAuthExtra": "slow-auth-delay",
 }

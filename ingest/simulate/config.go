@@ -140,6 +140,13 @@ type Config struct {
 	TimeoutRate     float64 // client has a short deadline and gives up (408)
 	CancelRate      float64 // user cancels (client status 0)
 
+	// Tiers names the tiers whose logs are kept ("client", "gateway",
+	// "server"); empty keeps all three. A deployment often lacks one (no
+	// client log, a server that logs nothing): the simulation and
+	// truth.parquet are the same, and the other tiers' directories are
+	// removed after the run.
+	Tiers []string
+
 	// GzipOneServer writes the last replica's log as .jsonl.gz.
 	GzipOneServer bool
 	// TruthRowGroupRows bounds the rows per Parquet row group of truth.parquet.
@@ -236,6 +243,11 @@ func (c *Config) validate() error {
 	}
 	if c.Weekend <= 0 || c.Weekend > 1 {
 		return configErr("Weekend", "must be more than 0 and at most 1, not %v", c.Weekend)
+	}
+	for _, t := range c.Tiers {
+		if !slices.Contains(tierNames[:], t) {
+			return configErr("Tiers", "names %q, which is no tier (want any of %s)", t, strings.Join(tierNames[:], ", "))
+		}
 	}
 	if c.BurstStart < 0 {
 		return configErr("BurstStart", "must be 0 or more, not %v", c.BurstStart)

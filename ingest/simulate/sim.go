@@ -434,6 +434,23 @@ func (s *sim) serverArrive(r *request, t int64) {
 	r.warm = r.warm || warm
 }
 
+// dropTiers removes the logs of the tiers Config.Tiers leaves out, and
+// their files from the summary.
+func (s *sim) dropTiers() error {
+	if len(s.cfg.Tiers) == 0 {
+		return nil
+	}
+	for _, t := range tierNames {
+		if !slices.Contains(s.cfg.Tiers, t) {
+			if err := os.RemoveAll(filepath.Join(s.cfg.Out, t)); err != nil {
+				return err
+			}
+		}
+	}
+	s.files = slices.DeleteFunc(s.files, func(hf *hostFile) bool { return !slices.Contains(s.cfg.Tiers, hf.clock.Tier) })
+	return nil
+}
+
 // coldKind reports whether the late replica shows warm-up kind k.
 func (s *sim) coldKind(k string) bool { return slices.Contains(s.cfg.ColdKinds, k) }
 
@@ -995,6 +1012,9 @@ func Run(ctx context.Context, cfg Config, stdout io.Writer) (*Summary, error) {
 	}
 	if err == nil {
 		err = s.writeClocks()
+	}
+	if err == nil {
+		err = s.dropTiers()
 	}
 	if err != nil {
 		return nil, err

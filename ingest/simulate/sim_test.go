@@ -615,3 +615,42 @@ func TestColdKinds(t *testing.T) {
 		})
 	}
 }
+
+// Config.Tiers keeps only the named tiers' logs: the other tiers' files are
+// gone, and every file kept, the truth included, has the bytes of the run
+// that keeps all three.
+func TestTiersKeepsOnlyNamedLogs(t *testing.T) {
+	t.Parallel()
+	all := testConfig(t, 800)
+	some := all
+	some.Out, some.Tiers = t.TempDir(), []string{"client", "gateway"}
+	run(t, all)
+	sum, _ := run(t, some)
+	fa, fs := dirFiles(t, all.Out), dirFiles(t, some.Out)
+	kept := 0
+	for name, data := range fa {
+		if strings.HasPrefix(name, "server/") {
+			if _, ok := fs[name]; ok {
+				t.Errorf("%s kept without the server tier", name)
+			}
+			continue
+		}
+		if !bytes.Equal(data, fs[name]) {
+			t.Errorf("%s differs from the run with every tier", name)
+		}
+		kept++
+	}
+	if kept < 8 || len(fs) != kept {
+		t.Errorf("%d files kept of %d, %d written", kept, len(fa), len(fs))
+	}
+	for _, f := range sum.Files {
+		if f.Tier == "server" {
+			t.Errorf("the summary lists %s", f.Path)
+		}
+	}
+	bad := some
+	bad.Out, bad.Tiers = t.TempDir(), []string{"clients"}
+	if _, err := Run(context.Background(), bad, nil); err == nil || !strings.Contains(err.Error(), `"clients"`) {
+		t.Errorf("Tiers [clients]: %v, want an error naming it", err)
+	}
+}
