@@ -49,6 +49,20 @@ CREATE OR REPLACE MACRO wilson_lo(k, n) AS
     CASE WHEN n > 0 THEN (k + 1.920729 - 1.959964 * sqrt(k * (n - k) / n + 0.960365)) / (n + 3.841459) END;
 CREATE OR REPLACE MACRO wilson_hi(k, n) AS
     CASE WHEN n > 0 THEN (k + 1.920729 + 1.959964 * sqrt(k * (n - k) / n + 0.960365)) / (n + 3.841459) END;
+-- request_outcome(completed, aborted, status): why a request is no
+--   latency sample, NULL when it is one. The requests every latency
+--   percentile of a report is over ("successful") are the completed ones
+--   (requests.sql: status 2xx, or no status and no error logged) that were
+--   not aborted (the client did not leave before the response ended). A
+--   failed request (not completed: an error rate's numerator) gives its
+--   status as text ('500', '429', '408', '499', '0' for a client that
+--   logged none on a cancel), 'error' without a status; a completed but
+--   aborted one (e.g. NGINX's 200 for a stream its client left) 'aborted'.
+--   analyze's sliced view carries it as outcome, and succeeded = outcome
+--   IS NULL; sliced_ok holds the successful requests.
+CREATE OR REPLACE MACRO request_outcome(completed, aborted, status) AS
+    CASE WHEN NOT completed THEN coalesce(CAST(status AS VARCHAR), 'error')
+         WHEN aborted THEN 'aborted' END;
 -- Every statement above is a macro; this file's last statement shows that
 -- they exist (and gives the file its SELECT).
 SELECT pct_too_small(99, 0.99) AND NOT pct_too_small(100, 0.99) AS ok;
