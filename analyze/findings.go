@@ -892,7 +892,7 @@ func failureText(s Slice) string {
 // failureHeadlines give the error rate of all requests, by outcome, which
 // requests the percentiles are over, and the slice that failed most.
 func failureHeadlines(r *Result) []string {
-	if len(r.Slices) == 0 || !r.Slices[0].All {
+	if len(r.Slices) == 0 || !r.Slices[0].All || r.Slices[0].Requests == 0 {
 		return nil
 	}
 	all := r.Slices[0]
