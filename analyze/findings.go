@@ -642,6 +642,9 @@ func headlines(r *Result) []Headline {
 	for _, h := range timeHeadlines(r) {
 		add(HeadlineTime, "%s", h)
 	}
+	for _, h := range failureHeadlines(r) {
+		add(HeadlineFailures, "%s", h)
+	}
 	for _, h := range phaseHeadlines(r) {
 		add(HeadlinePhases, "%s", h)
 	}
@@ -927,4 +930,59 @@ func trendPeriod(label string) string {
 		return "the " + label
 	}
 	return label
+}
+
+// OutcomeLabel names an outcome (OutcomeCount, Failure) for a reader:
+// a status as it is, "error" as "error, no status".
+func OutcomeLabel(o string) string {
+	if o == "error" {
+		return "error, no status"
+	}
+	return o
+}
+
+// failureText is a slice's error rate with its counts and its failures
+// by outcome, e.g. "2.8% failed (554 of 20000: 500 ×190, 429 ×150)".
+func failureText(s Slice) string {
+	t := fmt.Sprintf("%.1f%% failed (%d of %d", 100*float64(s.Failed)/float64(max(s.Requests, 1)), s.Failed, s.Requests)
+	var parts []string
+	for _, f := range s.Failures {
+		parts = append(parts, fmt.Sprintf("%s ×%d", OutcomeLabel(f.Outcome), f.Requests))
+	}
+	if len(parts) > 0 {
+		t += ": " + strings.Join(parts, ", ")
+	}
+	return t + ")"
+}
+
+// failureHeadlines give the error rate of all requests, by outcome, which
+// requests the percentiles are over, and the slice that failed most.
+func failureHeadlines(r *Result) []string {
+	if len(r.Slices) == 0 || !r.Slices[0].All || r.Slices[0].Requests == 0 {
+		return nil
+	}
+	all := r.Slices[0]
+	s := failureText(all) + fmt.Sprintf("; every latency percentile is over the %s only", plural(all.Succeeded, "successful request", "successful requests"))
+	if ab := all.Requests - all.Failed - all.Succeeded; ab > 0 {
+		s += fmt.Sprintf(", not over the %s whose client left before the response ended (aborted)", plural(ab, "completed request", "completed requests"))
+	}
+	s += "."
+	if all.Failed > 0 {
+		s += " Failures by status, with their own E2E, are under Failed requests."
+	}
+	out := []string{s}
+	var worst *Slice
+	for i := range r.Slices {
+		c := &r.Slices[i]
+		if c.All || c.Failed == 0 {
+			continue
+		}
+		if worst == nil || c.Failed*worst.Requests > worst.Failed*c.Requests {
+			worst = c
+		}
+	}
+	if worst != nil && len(r.Slices) > 2 {
+		out = append(out, fmt.Sprintf("Most failed in %s: %s.", worst.Label, failureText(*worst)))
+	}
+	return out
 }

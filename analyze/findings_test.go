@@ -78,11 +78,12 @@ func TestHeadlines(t *testing.T) {
 		RejectsTotal: 7,
 		Anomalous:    1,
 		Slices: []Slice{
-			{All: true, Label: "all requests", WindowFirst: &at, ClientE2E: d(190, 2000), ClientTTFT: d(80, 600), E2ETailN: 10, E2ETailClientE2E: p(5000), E2E: comps(3000, 1900),
+			{All: true, Label: "all requests", Requests: 200, Failed: 10, Succeeded: 190, Failures: []OutcomeCount{{"500", 6}, {"429", 4}},
+				WindowFirst: &at, ClientE2E: d(190, 2000), ClientTTFT: d(80, 600), E2ETailN: 10, E2ETailClientE2E: p(5000), E2E: comps(3000, 1900),
 				TTFTTailN: 4, TTFTTailClientTTFT: p(800), TTFT: []Component{{Name: "queue", TailMean: p(700)}, {Name: "model", TailMean: p(90)}}},
-			{Label: "model=a", ClientE2E: d(100, 1500), E2ETailN: 5, E2E: comps(100, 1300)},
-			{Label: "model=b", ClientE2E: d(90, 4000), E2ETailN: 5, E2E: comps(3000, 900)},
-			{Label: "model=c", ClientE2E: d(0, 0)},
+			{Label: "model=a", Requests: 100, Failed: 2, Succeeded: 98, Failures: []OutcomeCount{{"500", 1}, {"429", 1}}, ClientE2E: d(100, 1500), E2ETailN: 5, E2E: comps(100, 1300)},
+			{Label: "model=b", Requests: 90, Failed: 8, Succeeded: 82, Failures: []OutcomeCount{{"500", 5}, {"429", 3}}, ClientE2E: d(90, 4000), E2ETailN: 5, E2E: comps(3000, 900)},
+			{Label: "model=c", Requests: 10, Succeeded: 10, ClientE2E: d(0, 0)},
 		},
 		Phases: []Phase{
 			{Name: "cold", Requests: 10, WindowFirst: &later, WindowLast: &end, ClientE2E: d(10, 3000), Model: d(10, 2700), Queue: d(10, 20)},
@@ -99,6 +100,9 @@ func TestHeadlines(t *testing.T) {
 		{HeadlineTime, "The slowest 5% of requests by client E2E (n=10) spend the most time in queue: 3000.0 ms of 5000.0 ms on average."},
 		{HeadlineTime, "The slowest 5% by client TTFT (n=4) spend the most of it in queue: 700.0 ms of 800.0 ms on average."},
 		{HeadlineTime, "Per slice, the slowest 5% spend the most time in model in 1 of 2 slices, in queue in 1 (model=b)."},
+		// 10 of 200 failed; model=b the most, 8 of 90 (8.9%) against 2 of 100.
+		{HeadlineFailures, "5.0% failed (10 of 200: 500 ×6, 429 ×4); every latency percentile is over the 190 successful requests only. Failures by status, with their own E2E, are under Failed requests."},
+		{HeadlineFailures, "Most failed in model=b: 8.9% failed (8 of 90: 500 ×5, 429 ×3)."},
 		// Burst: client +4000 ms, model +400 ms, queue +3690 ms.
 		{HeadlinePhases, "During the burst (50 requests, from 10:00:20 to 10:00:50 UTC), P95 client E2E is 5000.0 ms against 1000.0 ms in steady state."},
 		{HeadlinePhases, "The extra time is queueing, not the model: P95 queue rises by 3690.0 ms, P95 model time by 400.0 ms."},

@@ -218,7 +218,7 @@ func TestReportQueriesHoldNoQuantileState(t *testing.T) {
 	for _, name := range []string{
 		"server_formats", "coverage", "joins", "unjoined", "tgi_hosts", "aborted", "anomalies", "rejects",
 		"slice_ci_groups", "slice_ci_values", "pct_ci", "slice_dists", "slice_components", "slice_ttft_components", "slices",
-		"slowest", "phase_ci_groups", "phase_ci_values", "phases",
+		"slowest", "phase_ci_groups", "phase_ci_values", "phases", "failure_ci_groups", "failure_ci_values", "failures",
 		"replica_ci_groups", "replica_ci_values", "replicas",
 		"timeseries_ci_groups", "timeseries_ci_values", "timeseries", "aborted_ci_groups", "aborted_ci_values",
 		"period_ci_groups", "period_ci_values", "periods",

@@ -26,8 +26,9 @@ func TestProtocolIntervalRule(t *testing.T) {
 		}
 	}
 	// 8 latency and rate distributions, 13 components (7 of E2E, 6 of
-	// TTFT), model per output token and the time series.
-	if percentiles != 23 {
-		t.Errorf("%d protocol entries with percentiles, want 23", percentiles)
+	// TTFT), model per output token, the time series and the failures'
+	// own E2E (Error rate).
+	if percentiles != 24 {
+		t.Errorf("%d protocol entries with percentiles, want 24", percentiles)
 	}
 }

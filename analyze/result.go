@@ -137,10 +137,18 @@ type Slice struct {
 	// all requests are Result.Findings.
 	Findings []string
 
-	Requests    int64
-	WindowFirst *time.Time // earliest start (first tier on the request path)
-	WindowLast  *time.Time // latest start
-	WindowS     *float64   // WindowLast - WindowFirst in seconds
+	Requests int64
+	// Failed counts the requests not completed (requests.parquet's
+	// completed column): the error rate is Failed / Requests. Succeeded
+	// counts the successful ones (completed and not aborted), the only
+	// samples of every percentile of the slice; the rest completed but
+	// their client left (aborted). Failures splits Failed by outcome, most
+	// first.
+	Failed, Succeeded int64
+	Failures          []OutcomeCount
+	WindowFirst       *time.Time // earliest start (first tier on the request path)
+	WindowLast        *time.Time // latest start
+	WindowS           *float64   // WindowLast - WindowFirst in seconds
 
 	ClientE2E  Dist
 	GatewayE2E Dist
@@ -180,6 +188,29 @@ type Slice struct {
 
 	// Quality and cost, where evals or prices were given.
 	Quality SliceQuality
+}
+
+// OutcomeCount is the number of requests of one outcome (request_outcome
+// in queries/macros.sql): a failed request's status as text ("500",
+// "429", "408", "0" for a client that logged none), "error" for one
+// that logged an error but no status, "aborted" for a completed request
+// whose client left.
+type OutcomeCount struct {
+	Outcome  string
+	Requests int64
+}
+
+// Failure is one row of the table of the requests left out of the
+// latency percentiles, one outcome over all requests, with its own E2E
+// figures (queries/failures.sql).
+type Failure struct {
+	Outcome string
+	// Failed: not completed, so counted in the error rate; false for
+	// "aborted" (completed, but the client left).
+	Failed   bool
+	Requests int64
+	// ClientE2E, GatewayE2E and ServerE2E of these requests alone.
+	ClientE2E, GatewayE2E, ServerE2E Dist
 }
 
 // ServerFormat says what one server format present in the logs gives and
@@ -334,11 +365,14 @@ type Result struct {
 	// Capabilities is the static list of what each server format can give.
 	Capabilities []FormatCapability
 	Slices       []Slice // Slices[0] is all requests
-	Slowest      []SlowRequest
-	Phases       []Phase      // cold, burst, steady, always in that order
-	Replicas     []Replica    // in order of first start
-	TimeSeries   []TimeWindow // every window from the first start to the last
-	Protocol     []ProtocolEntry
+	// Failures are the requests left out of the latency percentiles, by
+	// outcome: failed ones first, most first.
+	Failures   []Failure
+	Slowest    []SlowRequest
+	Phases     []Phase      // cold, burst, steady, always in that order
+	Replicas   []Replica    // in order of first start
+	TimeSeries []TimeWindow // every window from the first start to the last
+	Protocol   []ProtocolEntry
 	// Findings are the plain sentences about all requests, those about
 	// the data (DataQuality) first.
 	Findings []string
@@ -366,13 +400,14 @@ type Result struct {
 
 // Headline is one short sentence answering one of the report's questions.
 type Headline struct {
-	Topic string // HeadlineTime, HeadlinePhases, HeadlineStandsOut or HeadlineData
+	Topic string // HeadlineTime, HeadlineFailures, HeadlinePhases, HeadlineStandsOut or HeadlineData
 	Text  string
 }
 
 // The questions headlines answer, in the order a report shows them.
 const (
 	HeadlineTime      = "Where the time goes"
+	HeadlineFailures  = "Failed requests"
 	HeadlinePhases    = "Burst and cold start"
 	HeadlineStandsOut = "What stands out"
 	HeadlineData      = "Can the data be trusted"

@@ -154,6 +154,9 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if res.Slices, err = slices(ctx, db, by); err != nil {
 		return nil, err
 	}
+	if res.Failures, err = failures(ctx, db); err != nil {
+		return nil, err
+	}
 	if res.Slowest, err = slowest(ctx, db); err != nil {
 		return nil, err
 	}
@@ -180,8 +183,13 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 }
 
 // registerSliced creates the sliced view: requests plus the token buckets
-// (prompt_bucket, output_bucket with edges) and slice_key, the VARCHAR[]
-// of the whitelisted slice columns.
+// (prompt_bucket, output_bucket with edges), slice_key, the VARCHAR[] of
+// the whitelisted slice columns, and outcome and succeeded (the macro
+// request_outcome of queries/macros.sql: why a request is no latency
+// sample, NULL for a successful one). It also creates sliced_ok, the
+// successful requests of sliced: the one sample set of every latency
+// percentile of a report, while counts of requests and failures read
+// sliced.
 func registerSliced(ctx context.Context, db *sql.DB, by []string, edges []int64) error {
 	keys := make([]string, len(by))
 	for i, b := range by {
@@ -193,9 +201,13 @@ func registerSliced(ctx context.Context, db *sql.DB, by []string, edges []int64)
 	q := "CREATE OR REPLACE VIEW sliced AS SELECT *, " +
 		sliceExpr("prompt_bucket", edges) + " AS prompt_bucket, " +
 		sliceExpr("output_bucket", edges) + " AS output_bucket, [" +
-		strings.Join(keys, ", ") + "]::VARCHAR[] AS slice_key FROM requests"
-	if _, err := db.ExecContext(ctx, q); err != nil {
-		return fmt.Errorf("register slices: %w", err)
+		strings.Join(keys, ", ") + "]::VARCHAR[] AS slice_key, " +
+		"request_outcome(completed, aborted, status) AS outcome, " +
+		"request_outcome(completed, aborted, status) IS NULL AS succeeded FROM requests"
+	for _, s := range []string{q, "CREATE OR REPLACE VIEW sliced_ok AS SELECT * FROM sliced WHERE succeeded"} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("register slices: %w", err)
+		}
 	}
 	return nil
 }
@@ -473,6 +485,8 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 		s := Slice{
 			All:                   r["is_all"] == true,
 			Requests:              asInt(r["requests"]),
+			Failed:                asInt(r["failed_n"]),
+			Succeeded:             asInt(r["succeeded_n"]),
 			WindowFirst:           asTime(r["window_first"]),
 			WindowLast:            asTime(r["window_last"]),
 			WindowS:               asFloat(r["window_s"]),
@@ -496,6 +510,14 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 			TTFTTailN:             asInt(r["ttft_tail_n"]),
 			TTFTTailClientTTFT:    asFloat(r["ttft_tail_client_ttft_mean"]),
 		}
+		for _, f := range asList(r["failures"]) {
+			m, _ := f.(map[string]any)
+			s.Failures = append(s.Failures, OutcomeCount{Outcome: asString(m["outcome"]), Requests: asInt(m["n"])})
+		}
+		sort.Slice(s.Failures, func(i, j int) bool {
+			a, b := s.Failures[i], s.Failures[j]
+			return a.Requests > b.Requests || a.Requests == b.Requests && a.Outcome < b.Outcome
+		})
 		for _, c := range e2eComponents {
 			s.E2E = append(s.E2E, component(r, c, ""))
 		}
@@ -537,6 +559,34 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 			s.Label = strings.Join(parts, ", ")
 		}
 		out = append(out, s)
+	}
+	return out, nil
+}
+
+// failures runs pct_ci.sql over the E2E times of the requests left out
+// of the percentiles, one group per outcome (failure_ci_*.sql), into
+// failure_pct, whose figures failures.sql reads.
+func failures(ctx context.Context, db *sql.DB) ([]Failure, error) {
+	ci, err := pctIntervals(ctx, db, "failure")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := queryRows(ctx, db, "failures")
+	if err != nil {
+		return nil, err
+	}
+	var out []Failure
+	for _, r := range rows {
+		grp := []any{r["outcome"]}
+		dist := func(r map[string]any, metric string) Dist { return withCI(dist(r, metric), ci, false, grp, metric) }
+		out = append(out, Failure{
+			Outcome:    asString(r["outcome"]),
+			Failed:     r["failed"] == true,
+			Requests:   asInt(r["requests"]),
+			ClientE2E:  dist(r, "client_e2e"),
+			GatewayE2E: dist(r, "gateway_e2e"),
+			ServerE2E:  dist(r, "server_e2e"),
+		})
 	}
 	return out, nil
 }

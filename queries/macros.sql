@@ -66,6 +66,20 @@ CREATE OR REPLACE MACRO wilson_hi(k, n) AS
 --   (ns, us) or decimals read exactly: 0.
 CREATE OR REPLACE MACRO clock_round_off_ns(format) AS
     CASE WHEN format IN ('sglang-metrics', 'sglang-log') THEN 5000 ELSE 0 END;
+-- request_outcome(completed, aborted, status): why a request is no
+--   latency sample, NULL when it is one. The requests every latency
+--   percentile of a report is over ("successful") are the completed ones
+--   (requests.sql: status 2xx, or no status and no error logged) that were
+--   not aborted (the client did not leave before the response ended). A
+--   failed request (not completed: an error rate's numerator) gives its
+--   status as text ('500', '429', '408', '499', '0' for a client that
+--   logged none on a cancel), 'error' without a status; a completed but
+--   aborted one (e.g. NGINX's 200 for a stream its client left) 'aborted'.
+--   analyze's sliced view carries it as outcome, and succeeded = outcome
+--   IS NULL; sliced_ok holds the successful requests.
+CREATE OR REPLACE MACRO request_outcome(completed, aborted, status) AS
+    CASE WHEN NOT completed THEN coalesce(CAST(status AS VARCHAR), 'error')
+         WHEN aborted THEN 'aborted' END;
 -- Every statement above is a macro; this file's last statement shows that
 -- they exist (and gives the file its SELECT).
 SELECT pct_too_small(99, 0.99) AND NOT pct_too_small(100, 0.99) AS ok;

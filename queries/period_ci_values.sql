@@ -2,7 +2,8 @@
 -- every sample of the percentiles of periods.sql (the same sample sets:
 -- client TTFT of streamed requests only), in its period and slice's group
 -- of period_ci_groups (pct_ci.sql counts it in its period's all-requests
--- row too).
+-- row too). Successful requests only (sliced_ok: completed and not
+-- aborted, request_outcome in macros.sql), as periods.sql's n.
 UNPIVOT (
     SELECT g.gid,
         s.client_e2e_ms::DOUBLE AS client_e2e,
@@ -16,7 +17,7 @@ UNPIVOT (
         SELECT CASE WHEN u.unit = 'week' THEN date_trunc('week', r.start) ELSE date_trunc('day', r.start) END AS period,
             r.slice_key, r.client_e2e_ms, r.streamed, r.client_ttft_ms, r.tps_user,
             r.network_ms, r.application_ms, r.queue_ms, r.model_ms
-        FROM sliced AS r, (SELECT any_value(unit) AS unit FROM period_unit) AS u
+        FROM sliced_ok AS r, (SELECT any_value(unit) AS unit FROM period_unit) AS u
         WHERE r.start IS NOT NULL
     ) AS s
     JOIN period_ci_groups AS g

@@ -11,7 +11,9 @@
 -- One grouped pass over the requests: GROUP BY period, slice, metric; the
 -- quantiles come from period_pct (pct_ci.sql), in bounded memory.
 --
--- Figures (metric, p), samples as in slices.sql (NULL is no sample):
+-- Figures (metric, p), samples as in slices.sql (NULL is no sample; the
+-- quantiles are of successful requests only, completed and not aborted,
+-- request_outcome in macros.sql):
 --   client_e2e P50, P95, P99 and network, application, queue, model P95:
 --     every request having the value;
 --   client_ttft P95: streamed requests; tps_user P50 (per-user tokens/s):
@@ -37,16 +39,17 @@ WITH
 u AS (SELECT any_value(unit) AS unit FROM period_unit),
 long AS (
     SELECT CASE WHEN u.unit = 'week' THEN date_trunc('week', s.start) ELSE date_trunc('day', s.start) END AS period,
-        s.slice_key, s.start, unnest([
+        s.slice_key, s.start, unnest(list_append(list_transform([
         {'metric': 'client_e2e',  'v': s.client_e2e_ms},
         {'metric': 'client_ttft', 'v': CASE WHEN s.streamed IS TRUE THEN s.client_ttft_ms END},
         {'metric': 'tps_user',    'v': s.tps_user},
         {'metric': 'network',     'v': s.network_ms},
         {'metric': 'application', 'v': s.application_ms},
         {'metric': 'queue',       'v': s.queue_ms},
-        {'metric': 'model',       'v': s.model_ms},
+        {'metric': 'model',       'v': s.model_ms}
+        ], lambda x: {'metric': x.metric, 'v': CASE WHEN s.succeeded THEN x.v END}),
         {'metric': 'error_rate',  'v': CASE WHEN s.completed IS FALSE THEN 1.0 ELSE 0.0 END}
-    ], recursive := true)
+    ), recursive := true)
     FROM sliced AS s, u
     WHERE s.start IS NOT NULL
 ),

@@ -7,8 +7,10 @@
 --   queue: P95 of queue_ms, with n.
 --   cold: requests detected as cold (phase = 'cold', see requests.sql).
 --   max_concurrency: most requests in flight at once at any arrival.
--- The percentiles come from replica_pct, the table pct_ci.sql makes of
--- replica_ci_values.sql (the same sample sets).
+-- The percentiles and their n (0 without samples) come from replica_pct,
+-- the table pct_ci.sql makes of replica_ci_values.sql: successful
+-- requests only (completed and not aborted, request_outcome in
+-- macros.sql); requests counts every request of the replica.
 WITH d AS (
     SELECT
         replica,
@@ -17,8 +19,6 @@ WITH d AS (
         min(start)                                                    AS first_start,
         max(start)                                                    AS last_start,
         count(*) FILTER (WHERE phase = 'cold')                        AS cold,
-        count(model_ms / output_tokens) FILTER (WHERE output_tokens > 0) AS model_per_token_n,
-        count(queue_ms)                                               AS queue_n,
         max(concurrency)                                              AS max_concurrency
     FROM requests
     WHERE has_server AND replica IS NOT NULL
@@ -26,12 +26,15 @@ WITH d AS (
 ),
 q AS (
     SELECT grp,
+        any_value(n) FILTER (WHERE metric = 'model_per_token')            AS model_per_token_n,
+        any_value(n) FILTER (WHERE metric = 'queue')                      AS queue_n,
         any_value([q[1], q[3]]) FILTER (WHERE metric = 'model_per_token') AS model_per_token_q,
         any_value(q[3]) FILTER (WHERE metric = 'queue')                   AS queue_p95
     FROM replica_pct
     GROUP BY grp
 )
 SELECT d.replica, d.model, d.requests, d.first_start, d.last_start, d.cold,
-    d.model_per_token_n, q.model_per_token_q, d.queue_n, q.queue_p95, d.max_concurrency
+    coalesce(q.model_per_token_n, 0) AS model_per_token_n, q.model_per_token_q,
+    coalesce(q.queue_n, 0) AS queue_n, q.queue_p95, d.max_concurrency
 FROM d LEFT JOIN q ON q.grp = [d.replica]
 ORDER BY d.first_start, d.replica

@@ -1,9 +1,11 @@
 -- slice_ci_values.sql: the pct_values input of pct_ci.sql for the latency by
 -- slice tables: every sample of the metrics of slice_dists.sql,
--- slice_components.sql and slice_ttft_components.sql (the same sample
--- sets: TTFTs and the TTFT components of streamed requests only), in its
--- slice's group of slice_ci_groups (pct_ci.sql counts it in the all-requests
--- row too).
+-- slice_components.sql and slice_ttft_components.sql (TTFTs and the TTFT
+-- components of streamed requests only), in its slice's group of
+-- slice_ci_groups (pct_ci.sql counts it in the all-requests row too).
+-- Samples are the successful requests only (sliced_ok: completed and not
+-- aborted, see request_outcome in macros.sql); the n of every percentile
+-- is that of pct_ci.sql's rows, so n and percentile share one sample set.
 UNPIVOT (
     SELECT g.gid,
         s.client_e2e_ms::DOUBLE AS client_e2e,
@@ -32,6 +34,6 @@ UNPIVOT (
         (CASE WHEN s.streamed IS TRUE THEN s.ttft_model_ms END)::DOUBLE AS ttft_model,
         (CASE WHEN s.streamed IS TRUE THEN s.ttft_network_application_ms END)::DOUBLE AS ttft_network_application,
         (CASE WHEN s.streamed IS TRUE THEN s.ttft_unsplit_ms END)::DOUBLE AS ttft_unsplit
-    FROM sliced AS s
+    FROM sliced_ok AS s
     JOIN slice_ci_groups AS g ON NOT g.grp_all AND g.grp IS NOT DISTINCT FROM s.slice_key
 ) ON COLUMNS(* EXCLUDE (gid)) INTO NAME metric VALUE value

@@ -7,6 +7,13 @@
 -- nearest ranks (for 1..10, P50 = 5.5 and P90 = 9.1). Each metric has its
 -- own sample count (*_n): NULL values are not samples.
 --
+-- Every latency and rate sample, tail and server format below is of a
+-- successful request only (the sliced_ok view: completed and not aborted,
+-- request_outcome in macros.sql); a failed request (a 5xx, a 429 or a
+-- timeout, often fast) would pull the percentiles down. requests, the
+-- window and the failures (failed_n, failures: slice_dists.sql) count
+-- every request of the slice.
+--
 -- Sample sets:
 --   client_e2e, gateway_e2e, server_e2e, network, application, queue, model,
 --     and upstream, network_application, unsplit (the time a missing tier
@@ -56,7 +63,7 @@ t AS (
     SELECT m.is_all, m.slice_key, r.* EXCLUDE (slice_key),
         r.client_e2e_ms > m.client_e2e_q[3]                    AS in_e2e_tail,
         r.streamed IS TRUE AND r.client_ttft_ms > m.client_ttft_q[3] AS in_ttft_tail
-    FROM sliced AS r
+    FROM sliced_ok AS r
     JOIN m ON NOT m.is_all AND m.slice_key IS NOT DISTINCT FROM r.slice_key
     WHERE r.client_e2e_ms > m.client_e2e_q[3]
        OR (r.streamed IS TRUE AND r.client_ttft_ms > m.client_ttft_q[3])
@@ -64,7 +71,7 @@ t AS (
     SELECT m.is_all, m.slice_key, r.* EXCLUDE (slice_key),
         r.client_e2e_ms > m.client_e2e_q[3]                    AS in_e2e_tail,
         r.streamed IS TRUE AND r.client_ttft_ms > m.client_ttft_q[3] AS in_ttft_tail
-    FROM sliced AS r
+    FROM sliced_ok AS r
     JOIN m ON m.is_all
     WHERE r.client_e2e_ms > m.client_e2e_q[3]
        OR (r.streamed IS TRUE AND r.client_ttft_ms > m.client_ttft_q[3])
@@ -149,7 +156,7 @@ f1 AS (
                                                                AS ttft_queue,
         bool_or(streamed IS TRUE AND ttft_model_ms IS NOT NULL)
                                                                AS ttft_model
-    FROM sliced
+    FROM sliced_ok
     WHERE server_format IS NOT NULL
     GROUP BY GROUPING SETS ((slice_key, server_format), (server_format))
 ),

@@ -15,9 +15,11 @@
 -- clock), so host clock offsets blur window edges by that much.
 --
 -- Per window: requests (all requests starting in it, including rejected
--- ones), arrivals_per_s = requests / width, P95 (as quantile_cont gives
--- it) of client_e2e_ms, queue_ms and model_ms with their n, and how many
--- of its requests were detected as burst and as cold.
+-- and failed ones), arrivals_per_s = requests / width, P95 (as
+-- quantile_cont gives it) of client_e2e_ms, queue_ms and model_ms with
+-- their n (0 without samples) over its successful requests (completed and
+-- not aborted, request_outcome in macros.sql), and how many of its
+-- requests were detected as burst and as cold.
 --
 -- The windows are those of timeseries_ci_groups.sql (the width and the
 -- series are chosen there); the P95s come from timeseries_pct, the table
@@ -39,9 +41,6 @@ d AS (
         any_value(x.around_burst)                            AS around_burst,
         count(r.request_id)                                  AS requests,
         count(r.request_id) / any_value(x.width_s)           AS arrivals_per_s,
-        count(r.client_e2e_ms)                               AS client_e2e_n,
-        count(r.queue_ms)                                    AS queue_n,
-        count(r.model_ms)                                    AS model_n,
         count(*) FILTER (WHERE r.phase = 'burst')            AS burst,
         count(*) FILTER (WHERE r.phase = 'cold')             AS cold
     FROM timeseries_ci_groups AS x LEFT JOIN r USING (window_start)
@@ -49,6 +48,9 @@ d AS (
 ),
 q AS (
     SELECT gid,
+        any_value(n) FILTER (WHERE metric = 'client_e2e')    AS client_e2e_n,
+        any_value(n) FILTER (WHERE metric = 'queue')         AS queue_n,
+        any_value(n) FILTER (WHERE metric = 'model')         AS model_n,
         any_value(q[3]) FILTER (WHERE metric = 'client_e2e') AS client_e2e_p95,
         any_value(q[3]) FILTER (WHERE metric = 'queue')      AS queue_p95,
         any_value(q[3]) FILTER (WHERE metric = 'model')      AS model_p95
@@ -56,7 +58,8 @@ q AS (
     GROUP BY gid
 )
 SELECT d.window_start, d.width_s, d.around_burst, d.requests, d.arrivals_per_s,
-    d.client_e2e_n, q.client_e2e_p95, d.queue_n, q.queue_p95, d.model_n, q.model_p95,
+    coalesce(q.client_e2e_n, 0) AS client_e2e_n, q.client_e2e_p95, coalesce(q.queue_n, 0) AS queue_n, q.queue_p95,
+    coalesce(q.model_n, 0) AS model_n, q.model_p95,
     d.burst, d.cold
 FROM d LEFT JOIN q USING (gid)
 ORDER BY d.window_start

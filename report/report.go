@@ -226,9 +226,14 @@ type view struct {
 	Headlines []headlineGroup // the first screen, per question
 	Summary   []summaryRow    // one row per slice with client E2E, worst first
 	Omitted   int             // slices left out of the summary: no client E2E (n = 0)
-	Curves    []curveChart    // percentile curves of client E2E and TTFT
-	Findings  []string        // the findings about latency (Result.Findings less DataQuality)
-	Rejects   []rejectRow
+	// FailureRows are the requests left out of the percentiles, by
+	// outcome (Result.Failures); FailureTotal all requests they are a
+	// share of.
+	FailureRows  []failureRow
+	FailureTotal int64
+	Curves       []curveChart // percentile curves of client E2E and TTFT
+	Findings     []string     // the findings about latency (Result.Findings less DataQuality)
+	Rejects      []rejectRow
 
 	ContractView *contractView // nil without --contract
 
@@ -249,6 +254,13 @@ type summaryRow struct {
 	Bar      miniBar
 	Tail     string // the component the slowest 5% spend the most time in, e.g. "model 5338.3 of 9628.1 ms"
 	TailName string
+}
+
+// failureRow is one outcome of the Failed requests table.
+type failureRow struct {
+	analyze.Failure
+	Label string // the outcome for a reader
+	Share string // of all requests, e.g. "2.8%"
 }
 
 // rejectRow is a reject group with its examples shown without the file,
@@ -331,7 +343,7 @@ func newView(r *analyze.Result) *view {
 		title, unit, note string
 		get               func(analyze.Slice) analyze.Dist
 	}{
-		{"Client E2E", "ms", "What the user waited, on the client clock; all requests with a client record", func(s analyze.Slice) analyze.Dist { return s.ClientE2E }},
+		{"Client E2E", "ms", "What the user waited, on the client clock; successful requests with a client record", func(s analyze.Slice) analyze.Dist { return s.ClientE2E }},
 		{"Server E2E (inference only)", "ms", "Arrival to end on the inference server", func(s analyze.Slice) analyze.Dist { return s.ServerE2E }},
 		{"Gateway E2E", "ms", "Received to fully sent at the gateway", func(s analyze.Slice) analyze.Dist { return s.GatewayE2E }},
 		{"Client TTFT", "ms", "Streamed requests only", func(s analyze.Slice) analyze.Dist { return s.ClientTTFT }},
@@ -414,6 +426,12 @@ func newView(r *analyze.Result) *view {
 	v.TSChart = newTSChart(r.TimeSeries)
 	v.Headlines = groupHeadlines(r.Headlines)
 	v.Summary, v.Omitted = summaryRows(r.Slices)
+	if len(r.Slices) > 0 && r.Slices[0].All {
+		v.FailureTotal = r.Slices[0].Requests
+	}
+	for _, f := range r.Failures {
+		v.FailureRows = append(v.FailureRows, failureRow{Failure: f, Label: analyze.OutcomeLabel(f.Outcome), Share: fmtPct(f.Requests, v.FailureTotal)})
+	}
 	data := map[string]bool{}
 	for _, f := range r.DataQuality {
 		data[f] = true

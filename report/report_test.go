@@ -113,7 +113,7 @@ func TestRenderedFigures(t *testing.T) {
 		t.Error("a slice without client E2E (n = 0) is listed")
 	}
 	for _, want := range []string{
-		"What the user waited, on the client clock; all requests with a client record. 1 slice(s) without samples (n = 0) left out.",
+		"What the user waited, on the client clock; successful requests with a client record. 1 slice(s) without samples (n = 0) left out.",
 		"(1 slice(s) without client E2E, n = 0, left out)",
 	} {
 		if !strings.Contains(s, want) {

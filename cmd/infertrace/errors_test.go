@@ -60,6 +60,8 @@ func TestErrorMessages(t *testing.T) {
 		{"simulate --out x --requests abc", 2, "infertrace simulate: --requests \"abc\" is not a whole number\n" + simHelp},
 		{"simulate --out x --cold-delay 5", 2, "infertrace simulate: --cold-delay \"5\" is not a duration: write it as 500ms, 5s or 1m30s\n" + simHelp},
 		{"simulate --out x --cold-delay -1s", 2, "infertrace simulate: --cold-delay must be 0 or more, not -1s\n" + simHelp},
+		{"simulate --out x --errors 503=0.1", 2, "infertrace simulate: --errors \"503=0.1\": \"503=0.1\": want STATUS:SHARE, e.g. 503:0.01\n" + simHelp},
+		{"simulate --out x --errors 502:0.1", 2, "infertrace simulate: --errors names status 502, which is no way of failing (want any of [500 503 429 408 499])\n" + simHelp},
 		{"simulate --out x --cold warm", 2, "infertrace simulate: --cold names \"warm\", which is no warm-up kind (want any of decode, prefill, load, queue)\n" + simHelp},
 		{"simulate --out x --formats bogus", 2, "infertrace simulate: --formats names \"bogus\", which is no format simulate writes (" + formats + ")\n" + simHelp},
 		{"simulate --out x --formats gateway=tgi", 2, "infertrace simulate: --formats sets the gateway tier to \"tgi\", which no gateway writes (gateway formats: native, envoy, envoy-json, nginx, nginx-combined, otel-gateway)\n" + simHelp},

@@ -178,7 +178,10 @@ func checkTruth(ctx context.Context, db *sql.DB, requests, truth string) ([]stri
 		}
 	}
 
-	// Per slice: P50/P95/P99 over the same requests on both sides.
+	// Per slice: P50/P95/P99 over the same requests on both sides: the
+	// successful ones, as the report's percentiles (analyze's sliced_ok):
+	// status 2xx in the truth, and completed and not aborted as analyze
+	// judges them from the logs (request_outcome in queries/macros.sql).
 	var cols, tcols, rcols []string
 	for _, c := range gtComponents {
 		cols = append(cols, "'"+c.col+"'")
@@ -190,6 +193,7 @@ func checkTruth(ctx context.Context, db *sql.DB, requests, truth string) ([]stri
 		    SELECT t.model, t.use_case, t.phase,
 		           unnest([%s]) AS col, unnest([%s]) AS tv, unnest([%s]) AS rv
 		    FROM %s AS t JOIN %s AS r USING (request_id)
+		    WHERE t.status BETWEEN 200 AND 299 AND r.completed AND NOT r.aborted
 		),
 		q AS (
 		    SELECT CASE WHEN grouping(model, use_case) = 0 THEN 'model=' || model || ', use_case=' || use_case

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -726,8 +727,16 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 	regionDelay := fs.StringArray("region-delay", nil, "REGION=DURATION: extra one-way network delay on both legs of one region's clients, e.g. eu-west=150ms (repeatable; regions: "+strings.Join(simulate.RegionNames(), ", ")+")")
 	fs.Float64Var(&cfg.SlowAuthRate, "slow-auth-rate", cfg.SlowAuthRate, "share of requests on the gateway's slow auth path (20-80 ms, plus --slow-auth-delay)")
 	fs.DurationVar(&cfg.SlowAuthExtra, "slow-auth-delay", 0, "extra gateway time of every request on the slow auth path")
+	errorMix := fs.String("errors", "", "STATUS:SHARE,...: the error mix, e.g. 500:0.01,503:0.01,429:0.005,408:0.01, in place of the default 5xx, timeouts, cancels and rate limit (500 fails in generation, 503 an overloaded server answering at once, 429 the gateway rejecting, 408 a client's short deadline, 499 a user's cancel; unnamed statuses 0)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *errorMix != "" {
+		mix, err := parseErrorMix(*errorMix)
+		if err != nil {
+			return usageErr("--errors %q: %v", *errorMix, err)
+		}
+		cfg.ErrorMix = mix
 	}
 	for _, rd := range *regionDelay {
 		name, dur, ok := strings.Cut(rd, "=")
@@ -762,8 +771,28 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
+// parseErrorMix reads simulate's --errors: STATUS:SHARE pairs, comma
+// separated, each status once.
+func parseErrorMix(s string) (map[int]float64, error) {
+	mix := map[int]float64{}
+	for _, part := range strings.Split(s, ",") {
+		st, sh, ok := strings.Cut(strings.TrimSpace(part), ":")
+		status, err1 := strconv.Atoi(st)
+		share, err2 := strconv.ParseFloat(sh, 64)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("%q: want STATUS:SHARE, e.g. 503:0.01", part)
+		}
+		if _, dup := mix[status]; dup {
+			return nil, fmt.Errorf("status %d given twice", status)
+		}
+		mix[status] = share
+	}
+	return mix, nil
+}
+
 // simulateFlags are the flags of simulate that set a Config field, by field.
 var simulateFlags = map[string]string{
 	"Out": "out", "Requests": "requests", "Formats": "formats", "ColdKinds": "cold", "ColdDelay": "cold-delay",
 	"BurstMultiplier": "burst-multiplier", "BurstStart": "burst-start", "RatePerSecond": "rate", "Tiers": "tiers", "Diurnal": "diurnal", "Weekend": "weekend", "BurstDuration": "burst-duration", "ColdJoinAt": "cold-join", "ColdRequests": "cold-requests", "ColdFactor": "cold-factor", "RegionDelay": "region-delay", "SlowAuthRate": "slow-auth-rate", "SlowAuthExtra": "slow-auth-delay",
+	"ErrorMix": "errors",
 }

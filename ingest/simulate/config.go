@@ -146,6 +146,20 @@ type Config struct {
 	// truth.parquet are the same, and the other tiers' directories are
 	// removed after the run.
 	Tiers []string
+	// ErrorMix, when not nil, is the share of requests drawn for each way
+	// of failing, by status, in place of ServerErrorRate, TimeoutRate,
+	// CancelRate and the 429s of RateLimitPerSecond (the rate limit is
+	// off): 500 the server fails during generation; 503 the server,
+	// overloaded, answers at once without queueing; 429 the gateway
+	// rejects the request; 408 the client has a short deadline (100-800
+	// ms) and gives up if the answer is later; 499 the user cancels after
+	// 200-3000 ms if the answer is later (the client logs status 0). Each
+	// request draws one way or none, so the shares add up to at most 1; a
+	// status not named has share 0. A 408 or 499 only happens when the
+	// answer would have come after the deadline: truth.parquet's status
+	// says what each request ended with. Nil: the rates above, which write
+	// exactly what earlier versions wrote for the same seed.
+	ErrorMix map[int]float64
 
 	// GzipOneServer writes the last replica's log as .jsonl.gz.
 	GzipOneServer bool
@@ -330,6 +344,21 @@ func (c *Config) validate() error {
 	if sum := c.TimeoutRate + c.CancelRate; sum > 1 {
 		return configErr("TimeoutRate", "plus CancelRate must be at most 1 (each request ends one way), not %v", sum)
 	}
+	if c.ErrorMix != nil {
+		sum := 0.0
+		for status, share := range c.ErrorMix {
+			if !slices.Contains(ErrorMixStatuses, status) {
+				return configErr("ErrorMix", "names status %d, which is no way of failing (want any of %v)", status, ErrorMixStatuses)
+			}
+			if share < 0 || share > 1 {
+				return configErr("ErrorMix", "share of %d must be between 0 and 1, not %v", status, share)
+			}
+			sum += share
+		}
+		if sum > 1 {
+			return configErr("ErrorMix", "shares must add up to at most 1 (each request fails one way or none), not %v", sum)
+		}
+	}
 	if c.TruthRowGroupRows <= 0 {
 		c.TruthRowGroupRows = 32768
 	}
@@ -338,6 +367,10 @@ func (c *Config) validate() error {
 	}
 	return nil
 }
+
+// ErrorMixStatuses are the statuses Config.ErrorMix may name, in the order
+// a request's draw tries them.
+var ErrorMixStatuses = []int{500, 503, 429, 408, 499}
 
 // replicasOf is the number of replicas model name starts with.
 func (c *Config) replicasOf(name string) int {

@@ -31,6 +31,9 @@ func TestConfigErrors(t *testing.T) {
 		{func(c *Config) { c.SlowAuthExtra = -time.Millisecond }, "SlowAuthExtra", "Config.SlowAuthExtra must be 0 or more, not -1ms"},
 		{func(c *Config) { c.MaxDriftPPM = 101 }, "MaxDriftPPM", "Config.MaxDriftPPM must be between 0 and 100, not 101"},
 		{func(c *Config) { c.LossRate, c.CancelRate = 2, 3 }, "LossRate", "Config.LossRate must be between 0 and 1, not 2"},
+		{func(c *Config) { c.ErrorMix = map[int]float64{502: 0.1} }, "ErrorMix", "Config.ErrorMix names status 502, which is no way of failing (want any of [500 503 429 408 499])"},
+		{func(c *Config) { c.ErrorMix = map[int]float64{500: -0.1} }, "ErrorMix", "Config.ErrorMix share of 500 must be between 0 and 1, not -0.1"},
+		{func(c *Config) { c.ErrorMix = map[int]float64{500: 0.5, 429: 0.75} }, "ErrorMix", "Config.ErrorMix shares must add up to at most 1 (each request fails one way or none), not 1.25"},
 		{func(c *Config) { c.LossRate, c.TruncateRate, c.DuplicateRate = 0.5, 0.5, 0.25 }, "LossRate", "Config.LossRate plus TruncateRate and DuplicateRate must be at most 1 (each record has one fate), not 1.25"},
 	} {
 		c := testConfig(t, 10)

@@ -84,6 +84,9 @@ type request struct {
 	cStart, gStart, upStart, sArr, sSched, sFirst, sEnd, upEnd, gEnd, cFirst, cEnd int64
 
 	forwarded, rejected bool
+	// ErrorMix: overloaded, the server answers 503 at once without
+	// queueing; limited, the gateway rejects it with a 429.
+	overloaded, limited bool
 	firstKnown          bool // the server has scheduled it, so cFirst is known
 	cHasFirst           bool
 	clientDone, gaveUp  bool
@@ -345,20 +348,44 @@ func (s *sim) newRequest(t int64) *request {
 		r.respLeg += int64(d)
 	}
 	r.gateway = rng.IntN(len(s.gateways))
-	if rng.Float64() < s.cfg.ServerErrorRate {
-		r.srvErr = 500
-		if rng.IntN(3) == 0 {
-			r.srvErr = 503
-		}
-	}
 	deadline := s.cfg.ClientTimeout
-	switch u := rng.Float64(); {
-	case u < s.cfg.TimeoutRate:
-		r.giveUpKind = giveUpTimeout
-		deadline = time.Duration(ms(uniform(100, 800)))
-	case u < s.cfg.TimeoutRate+s.cfg.CancelRate:
-		r.giveUpKind = giveUpCancel
-		deadline = time.Duration(ms(uniform(200, 3000)))
+	if mix := s.cfg.ErrorMix; mix != nil {
+		// One draw picks the way the request fails, or none.
+		u, acc := rng.Float64(), 0.0
+		for _, status := range ErrorMixStatuses {
+			if acc += mix[status]; u < acc {
+				switch status {
+				case 500:
+					r.srvErr = 500
+				case 503:
+					r.srvErr, r.overloaded = 503, true
+				case 429:
+					r.limited = true
+				case 408:
+					r.giveUpKind = giveUpTimeout
+					deadline = time.Duration(ms(uniform(100, 800)))
+				case 499:
+					r.giveUpKind = giveUpCancel
+					deadline = time.Duration(ms(uniform(200, 3000)))
+				}
+				break
+			}
+		}
+	} else {
+		if rng.Float64() < s.cfg.ServerErrorRate {
+			r.srvErr = 500
+			if rng.IntN(3) == 0 {
+				r.srvErr = 503
+			}
+		}
+		switch u := rng.Float64(); {
+		case u < s.cfg.TimeoutRate:
+			r.giveUpKind = giveUpTimeout
+			deadline = time.Duration(ms(uniform(100, 800)))
+		case u < s.cfg.TimeoutRate+s.cfg.CancelRate:
+			r.giveUpKind = giveUpCancel
+			deadline = time.Duration(ms(uniform(200, 3000)))
+		}
 	}
 	if deadline > s.cfg.ClientTimeout {
 		deadline = s.cfg.ClientTimeout
@@ -371,19 +398,26 @@ func (s *sim) newRequest(t int64) *request {
 func (s *sim) gatewayRecv(r *request, t int64) {
 	r.gStart = t
 	g := s.gateways[r.gateway]
-	if rate := s.cfg.RateLimitPerSecond; rate > 0 {
+	reject := func() {
+		r.rejected = true
+		s.counts[impRejected]++
+		r.imp |= 1 << impRejected
+		r.gEnd = t + ms(0.3+s.exp(0.2))
+		s.schedule(r.gEnd, evGatewayEnd, r)
+		if !r.clientDone {
+			r.cEnd = r.gEnd + r.respLeg
+			s.schedule(r.cEnd, evClientEnd, r)
+		}
+	}
+	if r.limited {
+		reject()
+		return
+	}
+	if rate := s.cfg.RateLimitPerSecond; rate > 0 && s.cfg.ErrorMix == nil {
 		g.tokens = math.Min(rate, g.tokens+float64(t-g.last)*rate/1e9)
 		g.last = t
 		if g.tokens < 1 {
-			r.rejected = true
-			s.counts[impRejected]++
-			r.imp |= 1 << impRejected
-			r.gEnd = t + ms(0.3+s.exp(0.2))
-			s.schedule(r.gEnd, evGatewayEnd, r)
-			if !r.clientDone {
-				r.cEnd = r.gEnd + r.respLeg
-				s.schedule(r.cEnd, evClientEnd, r)
-			}
+			reject()
 			return
 		}
 		g.tokens--
@@ -413,6 +447,19 @@ func (s *sim) serverArrive(r *request, t int64) {
 	r.replica = best
 	best.nextID++
 	r.engineID = best.nextID
+	if r.overloaded {
+		// It answers 503 at once: no queue, no batch slot, no prefill.
+		r.sSched = t
+		r.hopDown = ms(0.3 + s.exp(0.15))
+		r.pass = ms(0.05 + s.exp(0.05))
+		r.post = r.pass + ms(0.2+s.exp(0.15))
+		s.counts[impServerError]++
+		r.imp |= 1 << impServerError
+		r.out = 0
+		r.sEnd = t + ms(0.5+s.exp(0.5))
+		s.schedule(r.sEnd, evServerEnd, r)
+		return
+	}
 	wasEmpty := best.head == len(best.queue)
 	best.push(r)
 	s.admit(best, t)
@@ -522,7 +569,9 @@ func (s *sim) admit(rep *replica, t int64) {
 
 func (s *sim) serverEnd(r *request, t int64) {
 	rep := r.replica
-	rep.running--
+	if !r.overloaded {
+		rep.running--
+	}
 	s.writeServer(r)
 	s.done(r)
 	r.upEnd = t + r.hopDown

@@ -654,3 +654,51 @@ func TestTiersKeepsOnlyNamedLogs(t *testing.T) {
 		t.Errorf("Tiers [clients]: %v, want an error naming it", err)
 	}
 }
+
+// TestErrorMix: each request draws one way of failing from Config.ErrorMix.
+// The 429s are the mix's alone (no rate limit); a 503 is answered at once,
+// with no queue; 500s and 503s reach a server, 429s never do; a 408 ends at
+// the client's short deadline. The shares come out within a few standard
+// errors (n = 6000; a 408 only when the answer would come later).
+func TestErrorMix(t *testing.T) {
+	t.Parallel()
+	c := testConfig(t, 6000)
+	c.ErrorMix = map[int]float64{500: 0.04, 503: 0.04, 429: 0.03, 408: 0.05}
+	run(t, c)
+	rows := readTruth(t, c.Out)
+	by := map[int32]int{}
+	for _, r := range rows {
+		by[r.Status]++
+		switch r.Status {
+		case 503:
+			if r.Replica == "" || r.QueueMs == nil || *r.QueueMs != 0 || r.ServerE2EMs == nil || *r.ServerE2EMs > 20 {
+				t.Fatalf("%s: 503 on %q, queue %v, server E2E %v: want answered at once by a replica", r.RequestID, r.Replica, r.QueueMs, r.ServerE2EMs)
+			}
+		case 429:
+			if r.Replica != "" || r.ServerE2EMs != nil {
+				t.Fatalf("%s: a 429 reached replica %q", r.RequestID, r.Replica)
+			}
+		case 408:
+			if r.ClientE2EMs == nil || *r.ClientE2EMs < 99 || *r.ClientE2EMs > 801 {
+				t.Fatalf("%s: 408 after %v ms, want the 100-800 ms deadline", r.RequestID, r.ClientE2EMs)
+			}
+		case 200, 500:
+		default:
+			t.Fatalf("%s: status %d, which the mix does not hold", r.RequestID, r.Status)
+		}
+	}
+	n := float64(len(rows))
+	for _, w := range []struct {
+		status int32
+		share  float64
+	}{{500, 0.04}, {503, 0.04}, {429, 0.03}} {
+		got := float64(by[w.status]) / n
+		if se := math.Sqrt(w.share * (1 - w.share) / n); math.Abs(got-w.share) > 4*se {
+			t.Errorf("status %d: share %.4f, want %.2f ± %.4f", w.status, got, w.share, 4*se)
+		}
+	}
+	if got := float64(by[408]) / n; got < 0.01 || got > 0.05 {
+		t.Errorf("status 408: share %.4f, want some of the 5%% with a short deadline", got)
+	}
+	t.Logf("statuses of %d requests: %v", len(rows), by)
+}
