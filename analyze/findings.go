@@ -62,17 +62,21 @@ func FormatTime(t *time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05.000") + " UTC"
 }
 
-// dominant returns the component with the largest mean over the slowest
-// 5%, or false when none has one.
+// dominant returns the component with the most time in total over the
+// slowest 5% (its mean times the requests that have it), or false when
+// none has one. Totals, not means: time not split is the whole E2E of the
+// few requests that lack a tier, and its mean over those few would outweigh
+// components every request of the tail has.
 func dominant(cs []Component) (Component, bool) {
 	var best Component
+	var bestSum float64
 	found := false
 	for _, c := range cs {
 		if c.TailMean == nil {
 			continue
 		}
-		if !found || *c.TailMean > *best.TailMean {
-			best, found = c, true
+		if sum := *c.TailMean * float64(c.TailN); !found || sum > bestSum {
+			best, bestSum, found = c, sum, true
 		}
 	}
 	return best, found

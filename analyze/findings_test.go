@@ -317,3 +317,30 @@ func TestHeadlineNotSplit(t *testing.T) {
 		t.Errorf("slice findings:\n%s", s)
 	}
 }
+
+// A few requests of the slowest 5% that lack tiers do not make their time
+// not split the component the tail spends the most time in: the tail of a
+// complete store, with 5 of 469 requests known from the client alone, spends
+// it in queue, though those 5 have the larger mean.
+func TestHeadlineFewNotSplit(t *testing.T) {
+	t.Parallel()
+	p := func(v float64) *float64 { return &v }
+	d := Dist{N: 9000, P50: p(1400), P95: p(12000)}
+	r := &Result{
+		Coverage: Coverage{Requests: 9000, Client: 9000, Gateway: 8900, Server: 8800},
+		Slices: []Slice{{All: true, Label: "all requests", ClientE2E: d, E2ETailN: 469, E2ETailClientE2E: p(16235.4),
+			E2E: []Component{
+				{Name: "network", N: 8800, TailN: 460, TailMean: p(60)},
+				{Name: "application", N: 8800, TailN: 460, TailMean: p(3)},
+				{Name: "queue", N: 8800, TailN: 460, TailMean: p(12118.5)},
+				{Name: "model", N: 8800, TailN: 460, TailMean: p(4000)},
+				{Name: "all (not split)", NotSplit: "network + application + queue + model", Missing: "gateway and server", N: 90, TailN: 5, TailMean: p(15780.3)},
+			},
+		}},
+	}
+	got := timeHeadlines(r)
+	want := "The slowest 5% of requests by client E2E (n=469) spend the most time in queue: 12118.5 ms of 16235.4 ms on average."
+	if len(got) == 0 || got[0] != want {
+		t.Errorf("headline:\n got %q\nwant %q", got, want)
+	}
+}
