@@ -959,34 +959,18 @@ func failureText(s Slice) string {
 	return t + ")"
 }
 
-// failureHeadlines give the error rate of all requests, by outcome, which
-// requests the percentiles are over, and the slice that failed most.
+// failureHeadlines give the error rate of all requests, by outcome, and
+// which requests the percentiles are over.
 func failureHeadlines(r *Result) []string {
 	if len(r.Slices) == 0 || !r.Slices[0].All || r.Slices[0].Requests == 0 {
 		return nil
 	}
+	// Per slice, the summary table's Failed column gives each error rate
+	// with its n; the headline is all requests', by status.
 	all := r.Slices[0]
-	s := failureText(all) + fmt.Sprintf("; every latency percentile is over the %s only", plural(all.Succeeded, "successful request", "successful requests"))
+	s := failureText(all) + fmt.Sprintf("; latency percentiles are over the %s", plural(all.Succeeded, "successful request", "successful requests"))
 	if ab := all.Requests - all.Failed - all.Succeeded; ab > 0 {
-		s += fmt.Sprintf(", not over the %s whose client left before the response ended (aborted)", plural(ab, "completed request", "completed requests"))
+		s += fmt.Sprintf(" (%d aborted left out)", ab)
 	}
-	s += "."
-	if all.Failed > 0 {
-		s += " Failures by status, with their own E2E, are under Failed requests."
-	}
-	out := []string{s}
-	var worst *Slice
-	for i := range r.Slices {
-		c := &r.Slices[i]
-		if c.All || c.Failed == 0 {
-			continue
-		}
-		if worst == nil || c.Failed*worst.Requests > worst.Failed*c.Requests {
-			worst = c
-		}
-	}
-	if worst != nil && len(r.Slices) > 2 {
-		out = append(out, fmt.Sprintf("Most failed in %s: %s.", worst.Label, failureText(*worst)))
-	}
-	return out
+	return []string{s + "."}
 }

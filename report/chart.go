@@ -148,11 +148,12 @@ func newChart(slices []analyze.Slice) chart {
 		if !drawn(s) || (s.E2ETailN == 0 && componentsEmpty(s.E2E)) {
 			continue
 		}
+		parts := barParts(s)
 		bars = append(bars,
-			bar{s.Label, "P50 of each component", s.Label, s.E2E, false},
-			bar{"", fmt.Sprintf("slowest 5%%, mean (n=%d)", s.E2ETailN), s.Label, s.E2E, true})
+			bar{s.Label, "P50 of each component", s.Label, parts, false},
+			bar{"", fmt.Sprintf("slowest 5%%, mean (n=%d)", s.E2ETailN), s.Label, parts, true})
 		for _, tail := range []bool{false, true} {
-			max = math.Max(max, positiveSum(s.E2E, tail))
+			max = math.Max(max, positiveSum(parts, tail))
 		}
 	}
 	if max == 0 {
@@ -225,8 +226,8 @@ func notSplitShown(slices []analyze.Slice) []string {
 		if !drawn(s) {
 			continue
 		}
-		for _, c := range s.E2E {
-			if c.NotSplit != "" && (c.N > 0 || c.TailN > 0) {
+		for _, c := range barParts(s) {
+			if c.NotSplit != "" && (c.P50 != nil || c.TailMean != nil) {
 				has[c.Name] = true
 			}
 		}
@@ -236,6 +237,28 @@ func notSplitShown(slices []analyze.Slice) []string {
 		if has[name] {
 			out = append(out, name)
 		}
+	}
+	return out
+}
+
+// barParts are the components a slice's bars draw: a not-split one only
+// where it covers at least half of the slice's requests with client E2E
+// (the P50 bar) or of its slowest 5% (the tail bar). Below that it is the
+// whole E2E of the few requests that lack a tier, and laid end to end with
+// the components every other request has it would read as time they all
+// spend; the tables show it with its n whatever its share.
+func barParts(s analyze.Slice) []analyze.Component {
+	out := make([]analyze.Component, len(s.E2E))
+	for i, c := range s.E2E {
+		if c.NotSplit != "" {
+			if 2*c.N < s.ClientE2E.N {
+				c.P50 = nil
+			}
+			if 2*c.TailN < s.E2ETailN {
+				c.TailMean = nil
+			}
+		}
+		out[i] = c
 	}
 	return out
 }
@@ -282,7 +305,8 @@ const (
 func newMiniBars(slices []analyze.Slice) []miniBar {
 	max := 0.0
 	for _, s := range slices {
-		max = math.Max(max, math.Max(positiveSum(s.E2E, false), positiveSum(s.E2E, true)))
+		parts := barParts(s)
+		max = math.Max(max, math.Max(positiveSum(parts, false), positiveSum(parts, true)))
 	}
 	if max == 0 {
 		max = 1
@@ -298,7 +322,7 @@ func newMiniBars(slices []analyze.Slice) []miniBar {
 			}
 			pos := 0.0
 			var segs []segment
-			for _, p := range s.E2E {
+			for _, p := range barParts(s) {
 				v := value(p, tail)
 				if v == nil || *v <= 0 {
 					continue

@@ -106,7 +106,7 @@ func TestGroundTruthErrorMix(t *testing.T) {
 	md := string(b)
 	summary, _, _ := strings.Cut(md, "\n## Findings\n")
 	for _, re := range []string{
-		`\*\*Failed requests\.\*\* \d+\.\d% failed \(\d+ of \d+: (\d+|error, no status) ×\d+(, (\d+|error, no status) ×\d+)+\); every latency percentile is over the \d+ successful requests only`,
+		`\*\*Failed requests\.\*\* \d+\.\d% failed \(\d+ of \d+: (\d+|error, no status) ×\d+(, (\d+|error, no status) ×\d+)+\);? latency percentiles are over the \d+ successful requests`,
 		`\| \*\*all requests\*\* \| \d+ \| \d+\.\d% \(\d+ of \d+\) \|`,
 		`### Failed requests`,
 		`\| 503 \| \d+ \| \d+\.\d% \| yes \| [\d.]+ \| \d+ \|`,
