@@ -62,12 +62,12 @@ func FormatTime(t *time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05.000") + " UTC"
 }
 
-// dominant returns the component with the most time in total over the
+// Dominant returns the component with the most time in total over the
 // slowest 5% (its mean times the requests that have it), or false when
 // none has one. Totals, not means: time not split is the whole E2E of the
 // few requests that lack a tier, and its mean over those few would outweigh
 // components every request of the tail has.
-func dominant(cs []Component) (Component, bool) {
+func Dominant(cs []Component) (Component, bool) {
 	var best Component
 	var bestSum float64
 	found := false
@@ -237,7 +237,7 @@ func sliceFindings(s *Slice) []string {
 		out = append(out, fmt.Sprintf("In %s (window %s), %s.", s.Label, FormatWindow(s.WindowFirst, s.WindowLast),
 			p95Clauses([]string{"client E2E", "model time", "inference-only (server E2E)"}, []Dist{s.ClientE2E, compDist(model), s.ServerE2E})))
 
-		d, ok := dominant(s.E2E)
+		d, ok := Dominant(s.E2E)
 		switch {
 		case !p95Shown(s.ClientE2E):
 			out = append(out, fmt.Sprintf("In %s, client E2E has %s: its slowest 5%% are not singled out.", s.Label, tooSmallP95(s.ClientE2E.N)))
@@ -257,7 +257,7 @@ func sliceFindings(s *Slice) []string {
 				s.Label, ms(c.P50), ms(c.P95), ms(m.P50), ms(m.P95), p95Brief(compDist(q)), p95Brief(compDist(n)), p95Brief(compDist(a))))
 		}
 
-		if d, ok := dominant(s.TTFT); !p95Shown(s.ClientTTFT) && s.ClientTTFT.N > 0 {
+		if d, ok := Dominant(s.TTFT); !p95Shown(s.ClientTTFT) && s.ClientTTFT.N > 0 {
 			out = append(out, fmt.Sprintf("In %s, client TTFT has %s: its slowest 5%% by TTFT are not singled out.", s.Label, tooSmallP95(s.ClientTTFT.N)))
 		} else if ok && s.TTFTTailN > 0 && p95Shown(s.ClientTTFT) {
 			out = append(out, fmt.Sprintf("In %s, the slowest 5%% by client TTFT (above P95 %s, n=%d) spend the most of their TTFT in %s: mean over the slowest 5%% %s of %s mean client TTFT.",
@@ -669,7 +669,7 @@ func timeHeadlines(r *Result) []string {
 	for i := range r.Slices {
 		s := &r.Slices[i]
 		if s.All {
-			if d, ok := dominant(s.E2E); ok && s.E2ETailN > 0 && p95Shown(s.ClientE2E) {
+			if d, ok := Dominant(s.E2E); ok && s.E2ETailN > 0 && p95Shown(s.ClientE2E) {
 				out = append(out, fmt.Sprintf("The slowest 5%% of requests by client E2E (n=%d) spend the most time in %s: %s of %s on average.",
 					s.E2ETailN, spentIn(d), ms(d.TailMean), ms(s.E2ETailClientE2E)))
 			} else if s.ClientE2E.N == 0 {
@@ -677,13 +677,13 @@ func timeHeadlines(r *Result) []string {
 			} else if !p95Shown(s.ClientE2E) {
 				out = append(out, fmt.Sprintf("Client E2E has %s: the slowest 5%% are not singled out.", tooSmallP95(s.ClientE2E.N)))
 			}
-			if d, ok := dominant(s.TTFT); ok && s.TTFTTailN > 0 && p95Shown(s.ClientTTFT) {
+			if d, ok := Dominant(s.TTFT); ok && s.TTFTTailN > 0 && p95Shown(s.ClientTTFT) {
 				out = append(out, fmt.Sprintf("The slowest 5%% by client TTFT (n=%d) spend the most of it in %s: %s of %s on average.",
 					s.TTFTTailN, spentIn(d), ms(d.TailMean), ms(s.TTFTTailClientTTFT)))
 			}
 			continue
 		}
-		d, ok := dominant(s.E2E)
+		d, ok := Dominant(s.E2E)
 		if !ok || s.E2ETailN == 0 || !p95Shown(s.ClientE2E) {
 			continue
 		}

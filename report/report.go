@@ -517,19 +517,13 @@ func summaryRows(slices []analyze.Slice) ([]summaryRow, int) {
 	rows := make([]summaryRow, len(shown))
 	for i, s := range shown {
 		rows[i] = summaryRow{Slice: s, Bar: bars[i], Tail: "–"}
-		var best *analyze.Component
-		for j := range s.E2E {
-			c := &s.E2E[j]
-			if c.TailMean != nil && (best == nil || *c.TailMean > *best.TailMean) {
-				best = c
-			}
-		}
+		best, found := analyze.Dominant(s.E2E)
 		switch {
 		case s.ClientE2E.Small[2]:
 			// The slowest 5% are those above a P95 the sample cannot
 			// support: not singled out, as in the findings.
 			rows[i].Tail = tooSmall
-		case best != nil && s.E2ETailN > 0:
+		case found && s.E2ETailN > 0:
 			rows[i].TailName = best.Name
 			rows[i].Tail = fmt.Sprintf("%s %s of %s", best.Name, fmtMs(best.TailMean), fmtMs(s.E2ETailClientE2E))
 		}
