@@ -165,3 +165,61 @@ func TestAnswerCoverage(t *testing.T) {
 		t.Errorf("unlogged replayed %d, want 3", res.Pool.Unlogged)
 	}
 }
+
+// alternating is a synthetic log of one model whose 80 requests, 100 ms
+// apart, alternate between r0 and r1, those on r0 lasting r0Ms and those on
+// r1 50 ms.
+func alternating(r0Ms float64) *analyze.WhatIfData {
+	var reqs []entry
+	for i := range 80 {
+		rep, e2e := "r0", r0Ms
+		if i%2 == 1 {
+			rep, e2e = "r1", 50
+		}
+		at := float64(i) * 100
+		reqs = append(reqs, logged(rep, 0, at, 0, 20, e2e-20, 10, "gw", at))
+	}
+	return data(reqs)
+}
+
+// The routing policy estimated from the logs, with its evidence. When a
+// request on r0 lasts 350 ms, every other request goes to r0 while it is
+// the busier: round robin (every request to the replica whose last
+// request is the oldest), not least loaded (half). When it lasts 150 ms
+// each request finds its replica the less loaded as well: the logs cannot
+// tell the two apart, the as-is replay keeps the logged replicas, and a
+// prediction is made under both and shown as a range.
+func TestAnswerRoutingEstimate(t *testing.T) {
+	t.Parallel()
+	changes, _ := ParseChanges([]string{"m=+1"}, nil)
+	res, err := Answer(alternating(350), changes, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Pool.Routing[0]
+	if r.RRN != 79 || r.RoundRobin != 1 || r.LLN != 79 || math.Abs(r.LeastLoaded-40.0/79) > 1e-9 || !r.Shown() || r.Plausible[0] != RouteRoundRobin {
+		t.Errorf("routing evidence %+v, want round robin 79 of 79 and least loaded 40 of 79", r)
+	}
+	if m := res.Models[0]; m.Policy != RouteRoundRobin || len(m.ByPolicy) != 0 {
+		t.Errorf("predicted under %v (%d policies), want round robin alone", m.Policy, len(m.ByPolicy))
+	}
+	res, err = Answer(alternating(150), changes, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = res.Pool.Routing[0]
+	if r.Shown() || len(r.Plausible) != 2 || res.Pool.Policies[0] != RouteObserved {
+		t.Fatalf("routing %+v, as-is %v: want both plausible and the logged replicas kept", r, res.Pool.Policies)
+	}
+	m := res.Models[0]
+	if len(m.ByPolicy) != 2 || m.Low.E2E[1] == nil || *m.Low.E2E[1] > *m.High.E2E[1] {
+		t.Errorf("prediction under %d policies, range %v – %v", len(m.ByPolicy), m.Low.E2E, m.High.E2E)
+	}
+	var b bytes.Buffer
+	if err := Markdown(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "The logs leave least loaded and round robin plausible") {
+		t.Errorf("whatif.md does not say the logs leave both policies open:\n%s", b.String())
+	}
+}

@@ -49,8 +49,13 @@ var mdTemplate = template.Must(template.New("whatif.md.tmpl").Funcs(template.Fun
 		}
 		return from.UTC().Format(time.RFC3339Nano) + " … " + to.UTC().Format(time.RFC3339Nano)
 	},
-	"slots":    func(e ReplicaEvidence) int64 { return e.MaxBatch },
-	"maxAdded": func() int { return ContractMaxAdded },
+	"slots":      func(e ReplicaEvidence) int64 { return e.MaxBatch },
+	"routeShown": func() float64 { return RouteShown },
+	"minRoute":   func() int { return MinRouteEvidence },
+	"missRatio":  func() string { return fmt.Sprintf("%g×", RouteMissRatio) },
+	"policies":   policyList,
+	"predCell":   predCell,
+	"maxAdded":   func() int { return ContractMaxAdded },
 	"added": func(c *ContractResult) string {
 		var parts []string
 		for m, n := range c.Added {
@@ -71,6 +76,39 @@ var mdTemplate = template.Must(template.New("whatif.md.tmpl").Funcs(template.Fun
 		return s
 	},
 }).ParseFS(templates, "templates/whatif.md.tmpl"))
+
+// policyList names the policies: "least loaded, round robin and random".
+func policyList(ps []Policy) string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.String())
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// predCell is a model's predicted figure i (queue, TTFT, E2E) at
+// percentile k: its value, "low – high" under several plausible policies,
+// or why there is none.
+func predCell(m ModelResult, i, k int) string {
+	if !m.Fits {
+		return "doesn't fit"
+	}
+	at := func(f Figures) *float64 { return [3][3]*float64{f.Queue, f.TTFT, f.E2E}[i][k] }
+	if len(m.ByPolicy) > 1 {
+		lo, hi := at(m.Low), at(m.High)
+		if lo == nil || hi == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%.1f – %.1f", *lo, *hi)
+	}
+	if v := at(m.Predicted); v != nil {
+		return fmt.Sprintf("%.1f", *v)
+	}
+	return "–"
+}
 
 // Markdown writes the what-if's answer.
 func Markdown(w io.Writer, r *Result) error {
