@@ -126,7 +126,7 @@ func data(entries []entry) *analyze.WhatIfData {
 		d.Replicas = append(d.Replicas, analyze.WhatIfReplica{Model: "m", Replica: rep, N: n[rep], FirstArrNs: first[rep], MaxBatch: 1})
 		d.Offsets = append(d.Offsets, analyze.WhatIfOffset{Replica: rep, Gateway: "gw", N: n[rep], MinDeltaNs: off[rep]})
 	}
-	d.Fits = []analyze.WhatIfFit{{Model: "m", TPOTN: 40, TPOTIntercept: f(10), TPOTSlope: f(0), PrefillN: 40, PrefillIntercept: f(20), PrefillPerToken: f(0)}}
+	d.Fits = []analyze.WhatIfFit{{Model: "m", TPOTN: 40, TPOTIntercept: f(10), TPOTSlope: f(0)}}
 	return d
 }
 

@@ -13,8 +13,9 @@ type Job struct {
 	Arrival int64
 	// Model indexes the pool's models; the job goes to a replica of it.
 	Model int
-	// PrefillMs is its time from scheduling to the first token, at any
-	// batch (the prefill of its own prompt). For a request that failed
+	// PrefillMs is its time from scheduling to the first token at a batch
+	// of one (the prefill of its own prompt; Replica.PrefillSlope slows it
+	// with the batch). For a request that failed
 	// before its first token it is the whole service time, and Tokens is 0.
 	PrefillMs float64
 	// BaseTPOTMs is its decode time per token after the first at a batch
@@ -53,6 +54,9 @@ type Replica struct {
 	// scheduled into a batch of b decodes at BaseTPOTMs * (1 + Slope*(b-1))
 	// for its whole life.
 	Slope float64
+	// PrefillSlope slows prefill in the same way: a request scheduled into
+	// a batch of b prefills in PrefillMs * (1 + PrefillSlope*(b-1)).
+	PrefillSlope float64
 	// WarmUp is how many of the first requests it schedules run WarmFactor
 	// times slower, prefill and decode (a replica warming up); 0: none.
 	WarmUp     int
@@ -163,7 +167,8 @@ func (r *replicaState) load() int { return r.running + len(r.queue) - r.head }
 // Replay runs the jobs through the replicas as a discrete-event model of
 // continuous batching: a job is routed on arrival (policy), waits in its
 // replica's queue while Slots jobs run there, and once scheduled into a
-// batch of b it takes PrefillMs to its first token and then Tokens tokens
+// batch of b it takes PrefillMs*(1+PrefillSlope*(b-1)) to its first token
+// and then Tokens tokens
 // of BaseTPOTMs*(1+Slope*(b-1)) each, plus FixedDecodeMs (all WarmFactor
 // times longer for the first WarmUp requests a replica schedules). Events at the
 // same instant: a job ending frees its slot before a job arriving then is
@@ -207,7 +212,7 @@ func Replay(replicas []Replica, jobs []Job, policy ...Policy) ([]Outcome, error)
 				f = r.WarmFactor
 			}
 			r.admitted++
-			prefill := j.PrefillMs * f
+			prefill := j.PrefillMs * (1 + r.PrefillSlope*float64(b-1)) * f
 			tpot := j.BaseTPOTMs * (1 + r.Slope*float64(b-1)) * f
 			wait := float64(t-j.Arrival) / 1e6
 			serviceMs := prefill + float64(j.Tokens)*tpot + j.FixedDecodeMs*f

@@ -29,6 +29,8 @@ type Pool struct {
 	Evidence []ReplicaEvidence
 	Routing  []RoutingEvidence // per model
 	Fits     []analyze.WhatIfFit
+	// PrefillFits are prefill's dependence on the prompt and the batch.
+	PrefillFits []PrefillFit
 	// Unlogged counts the forwarded requests without a server record the
 	// replay adds (service times from their model's fits); Unplaced those
 	// it cannot place (no gateway clock offset or fit).
@@ -59,6 +61,10 @@ type ReplicaEvidence struct {
 	// SlopeFrom "replica" or "model" (too few requests of its own).
 	Slope     float64
 	SlopeFrom string
+	// PrefillSlope is prefill's slowdown per further running request, and
+	// PrefillFrom where its fit comes from ("replica", "model", "none").
+	PrefillSlope float64
+	PrefillFrom  string
 	// WarmUp: its first WarmUp requests scheduled ran WarmFactor times
 	// slower than its model's fit (0: no warm-up seen).
 	WarmUp     int
@@ -173,6 +179,19 @@ func estimate(d *analyze.WhatIfData) (*Pool, []placed, error) {
 			p.Missing[m] /= t
 		}
 	}
+	p.PrefillFits = prefillFits(p, d, modelIdx)
+	for i := range p.Replicas {
+		ev := &p.Evidence[i]
+		if f, ok := prefillOf(p.PrefillFits, ev.Model, ev.Name); ok {
+			p.Replicas[i].PrefillSlope, ev.PrefillSlope = f.Slope, f.Slope
+			ev.PrefillFrom = "replica"
+			if f.Replica == "" {
+				ev.PrefillFrom = "model"
+			}
+		} else {
+			ev.PrefillFrom = "none"
+		}
+	}
 	warmOf := warmUps(p, d, repIdx, fits)
 	var jobs []placed
 	for i := range d.Requests {
@@ -183,17 +202,18 @@ func estimate(d *analyze.WhatIfData) (*Pool, []placed, error) {
 		}
 		rep := p.Replicas[ri]
 		j := Job{Arrival: w.ArrNs - int64(offsets[w.Replica].ns), Model: rep.Model, Replica: ri}
+		b := scaledBatch(p, rep.Model, w.Batch)
 		switch {
 		case math.IsNaN(w.TTFTMs) || math.IsNaN(w.PrefillMs):
-			// No first token: the whole model time is its service.
+			// No first token: the whole model time is its service, slowed
+			// as a prefill.
 			j.NoFirstToken = true
-			j.PrefillMs = num(w.ModelMs, num(w.E2EMs, 0)-num(w.QueueMs, 0))
+			j.PrefillMs = num(w.ModelMs, num(w.E2EMs, 0)-num(w.QueueMs, 0)) / (1 + rep.PrefillSlope*(b-1))
 		default:
-			j.PrefillMs = w.PrefillMs / warmOf[i]
+			j.PrefillMs = w.PrefillMs / (1 + rep.PrefillSlope*(b-1)) / warmOf[i]
 			j.TTFTExtraMs = num(w.TTFTOverheadMs, 0)
 			j.E2EExtraMs = num(w.OverheadMs, 0)
 			if !math.IsNaN(w.TPOTMs) {
-				b := 1 + float64(max(w.Batch, 1)-1)/(1-p.Missing[rep.Model])
 				j.BaseTPOTMs = w.TPOTMs / (1 + rep.Slope*(b-1)) / warmOf[i]
 				j.Tokens = int(w.OutputTokens - 1)
 			} else {
@@ -214,12 +234,13 @@ func estimate(d *analyze.WhatIfData) (*Pool, []placed, error) {
 			continue
 		}
 		f, ok := fits[[2]string{w.Model, ""}]
-		if !ok || f.PrefillIntercept == nil || f.PrefillPerToken == nil || f.TPOTIntercept == nil {
+		pf, pok := prefillOf(p.PrefillFits, w.Model, "")
+		if !ok || !pok || f.TPOTIntercept == nil {
 			p.Unplaced++
 			continue
 		}
 		j := Job{Arrival: w.GatewayUpNs - int64(off), Model: m, Replica: -1, Unlogged: true,
-			PrefillMs: max(*f.PrefillIntercept+*f.PrefillPerToken*float64(w.PromptTokens), 0)}
+			PrefillMs: max(pf.Intercept+pf.PerToken*float64(w.PromptTokens), 0)}
 		if w.OutputTokens >= 2 {
 			j.BaseTPOTMs, j.Tokens = max(*f.TPOTIntercept, 0), int(w.OutputTokens-1)
 		}

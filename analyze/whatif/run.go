@@ -618,6 +618,9 @@ func newReplica(p *Pool, m, n int) Replica {
 		fits[[2]string{f.Model, f.Replica}] = f
 	}
 	r.Slope, _ = slopeOf(fits, p.Models[m], "")
+	if f, ok := prefillOf(p.PrefillFits, p.Models[m], ""); ok {
+		r.PrefillSlope = f.Slope
+	}
 	for _, x := range p.Replicas {
 		if x.Model == m {
 			r.Slots = max(r.Slots, x.Slots)
