@@ -223,3 +223,45 @@ func TestAnswerRoutingEstimate(t *testing.T) {
 		t.Errorf("whatif.md does not say the logs leave both policies open:\n%s", b.String())
 	}
 }
+
+// Saturation: 40 requests 100 ms apart of 110 ms each on two one-slot
+// replicas (r1 from 100 ms). Played 3× as fast they offer 4.4 s of
+// service over 1.3 s, against 1.3 + (1.3 − 0.1/3) slot-seconds: 171%,
+// the queue grows without bound, and 4 replicas there throughout are
+// needed (4.4 / 1.3 = 3.4); at 1.5× (2.6 s) it is 4.4 / (2.6 + 2.533) =
+// 86% and keeps up.
+func TestAnswerSaturation(t *testing.T) {
+	t.Parallel()
+	var reqs []entry
+	for i := range 40 {
+		rep := "r0"
+		if i%2 == 1 {
+			rep = "r1"
+		}
+		at := float64(i) * 100
+		reqs = append(reqs, logged(rep, 0, at, 0, 20, 90, 10, "gw", at))
+	}
+	for _, c := range []struct {
+		traffic, load float64
+		needed        int
+	}{{3, 4.4 / (1.3 + 1.3 - 0.1/3), 4}, {1.5, 4.4 / (2.6 + 2.6 - 0.1/1.5), 2}} {
+		res, err := Answer(data(reqs), nil, Options{Traffic: c.traffic})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := res.Models[0]
+		s := m.Saturation
+		if s == nil || math.Abs(s.Load-c.load) > 1e-6 || s.Needed != c.needed || s.Replicas != 2 || s.Slots != 1 {
+			t.Fatalf("×%g: saturation %+v, want load %.4f and %d replicas needed", c.traffic, s, c.load, c.needed)
+		}
+		var b bytes.Buffer
+		if err := Markdown(&b, res); err != nil {
+			t.Fatal(err)
+		}
+		md := b.String()
+		want := "**With traffic ×3 (every model), m cannot keep up — its queue grows without bound (171% of what its 2 × 1 slots serve): it needs at least 4 replicas.**"
+		if got := strings.Contains(md, want) && strings.Contains(md, "| queue | P50 | 0.0 | 0.0 | grows without bound |"); got != s.Saturated() {
+			t.Errorf("×%g: saturated %v, but whatif.md says so: %v\n%s", c.traffic, s.Saturated(), got, md)
+		}
+	}
+}

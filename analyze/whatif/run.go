@@ -128,6 +128,10 @@ type ModelResult struct {
 	Plausible []Policy
 	ByPolicy  []PolicyFigures
 	Low, High Figures
+	// Saturation is the predicted pool's offered load against its
+	// capacity (nil: no change, or no span); when Saturated, the queue
+	// grows without bound and Predicted only says how long the window was.
+	Saturation *Saturation
 }
 
 // PolicyFigures are a model's predicted figures under one routing policy.
@@ -346,6 +350,9 @@ func Answer(d *analyze.WhatIfData, changes []Change, o Options) (*Result, error)
 		}
 		mr.Observed, mr.AsIs = figures(obs), figures(as)
 		mr.Untouched = !touched[m]
+		if res.Changed && touched[m] {
+			mr.Saturation = saturation(reps, pred, m)
+		}
 		mr.Plausible = pool.Routing[m].Plausible
 		mr.Policy = res.Policies[m]
 		if predOut != nil {

@@ -160,6 +160,11 @@ func TestWhatIfAgainstSimulatedTruth(t *testing.T) {
 					if m.Model == sc.untouched && (!m.Untouched || !sameFigures(m.Predicted, m.AsIs)) {
 						t.Errorf("%s: %s is not changed, but its prediction %+v is not its as-is replay %+v", sc.name, m.Model, m.Predicted, m.AsIs)
 					}
+					if m.Saturation.Saturated() {
+						t.Errorf("%s: %s: saturated (%+v), but the rerun kept up", sc.name, m.Model, *m.Saturation)
+					} else if m.Saturation != nil {
+						t.Logf("%s: %s: offered load %.0f%% of capacity", sc.name, m.Model, 100*m.Saturation.Load)
+					}
 					want := truth[m.Model]
 					p := m.Predicted
 					for k, got := range []*float64{p.Queue[0], p.Queue[1], p.TTFT[0], p.TTFT[1], p.E2E[0], p.E2E[1]} {
@@ -175,6 +180,18 @@ func TestWhatIfAgainstSimulatedTruth(t *testing.T) {
 						}
 					}
 				}
+			}
+			// Three times the traffic is more than llama-3.1-70b's two
+			// replicas serve (about 60% at 1×): the queue grows without
+			// bound, and more replicas are named.
+			res, err := whatif.Run(context.Background(), dirA, whatif.Options{Traffic: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := res.Models[0].Saturation; res.Models[0].Model != "llama-3.1-70b" || !s.Saturated() || s.Needed <= s.Replicas {
+				t.Errorf("traffic ×3: %s saturation %+v, want the queue growing and more replicas needed", res.Models[0].Model, s)
+			} else {
+				t.Logf("traffic ×3: %s", res.Headline())
 			}
 		})
 	}
