@@ -3,6 +3,7 @@ package whatif
 import (
 	"embed"
 	"fmt"
+	htmltemplate "html/template"
 	"io"
 	"math"
 	"strings"
@@ -15,7 +16,8 @@ import (
 //go:embed templates/*.tmpl
 var templates embed.FS
 
-var mdTemplate = template.Must(template.New("whatif.md.tmpl").Funcs(template.FuncMap{
+// funcs are the templates' functions, for Markdown and HTML alike.
+var funcs = map[string]any{
 	"join":   strings.Join,
 	"tolPct": func() float64 { return TolerancePct },
 	"tolMs":  func() float64 { return ToleranceMs },
@@ -82,7 +84,12 @@ var mdTemplate = template.Must(template.New("whatif.md.tmpl").Funcs(template.Fun
 		}
 		return s
 	},
-}).ParseFS(templates, "templates/whatif.md.tmpl"))
+}
+
+var (
+	mdTemplate   = template.Must(template.New("whatif.md.tmpl").Funcs(funcs).ParseFS(templates, "templates/whatif.md.tmpl"))
+	htmlTemplate = htmltemplate.Must(htmltemplate.New("whatif.html.tmpl").Funcs(funcs).ParseFS(templates, "templates/whatif.html.tmpl"))
+)
 
 // policyList names the policies: "least loaded, round robin and random".
 func policyList(ps []Policy) string {
@@ -174,4 +181,10 @@ func (r *Result) Headline() string {
 // Markdown writes the what-if's answer.
 func Markdown(w io.Writer, r *Result) error {
 	return mdTemplate.Execute(w, r)
+}
+
+// HTML writes the what-if's answer as one self-contained page (no script,
+// no file or address it loads), every string of the logs escaped.
+func HTML(w io.Writer, r *Result) error {
+	return htmlTemplate.Execute(w, r)
 }

@@ -237,8 +237,18 @@ func TestWhatIfTestdata(t *testing.T) {
 
 	// --out writes whatif.md and says where.
 	code, stdout, _ = runCLI(t, "whatif", out, "--slots", "llama-3.1-8b=8", "--traffic", "1.5", "--out", filepath.Join(out, "w"))
-	if code != 0 || stdout != "whatif: "+filepath.Join(out, "w", "whatif.md")+"\n" {
+	if code != 0 || stdout != "whatif: "+filepath.Join(out, "w", "whatif.md")+"\nwhatif: "+filepath.Join(out, "w", "whatif.html")+"\n" {
 		t.Errorf("whatif --out: exit %d, stdout %q", code, stdout)
+	}
+	// The HTML page opens with the answer and loads nothing.
+	page, err := os.ReadFile(filepath.Join(out, "w", "whatif.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := string(page)
+	i := strings.Index(h, `<p class="answer" id="answer">With llama-3.1-8b: 8 slots per replica; traffic ×1.5 (every model), llama-3.1-70b`)
+	if i < 0 || strings.Contains(h[:i], "<p") || strings.Contains(h, "<script") || strings.Contains(h, "src=") || strings.Contains(h, "<link") {
+		t.Errorf("whatif.html does not open with the answer or is not self-contained:\n%.2000s", h)
 	}
 	md, err := os.ReadFile(filepath.Join(out, "w", "whatif.md"))
 	if err != nil {
