@@ -70,11 +70,9 @@ type WhatIfOffset struct {
 // WhatIfFit is one row of queries/whatif_fits.sql; Replica "" for the
 // model's replicas together.
 type WhatIfFit struct {
-	Model, Replica                               string
-	TPOTN                                        int64
-	TPOTIntercept, TPOTSlope, TPOTR2             *float64
-	PrefillN                                     int64
-	PrefillIntercept, PrefillPerToken, PrefillR2 *float64
+	Model, Replica                   string
+	TPOTN                            int64
+	TPOTIntercept, TPOTSlope, TPOTR2 *float64
 }
 
 // WhatIfReplica is one row of queries/whatif_pool.sql.
@@ -150,8 +148,7 @@ func WhatIfInput(ctx context.Context, dir string, res Resources) (*WhatIfData, e
 	for _, r := range rows {
 		d.Fits = append(d.Fits, WhatIfFit{Model: asString(r["model"]), Replica: asString(r["replica"]),
 			TPOTN: asInt(r["tpot_n"]), TPOTIntercept: asFloat(r["tpot_intercept"]), TPOTSlope: asFloat(r["tpot_slope"]),
-			TPOTR2: asFloat(r["tpot_r2"]), PrefillN: asInt(r["prefill_n"]), PrefillIntercept: asFloat(r["prefill_intercept"]),
-			PrefillPerToken: asFloat(r["prefill_per_token"]), PrefillR2: asFloat(r["prefill_r2"])})
+			TPOTR2: asFloat(r["tpot_r2"])})
 	}
 	if rows, err = queryRows(ctx, db, "whatif_pool"); err != nil {
 		return nil, err

@@ -126,7 +126,7 @@ func data(entries []entry) *analyze.WhatIfData {
 		d.Replicas = append(d.Replicas, analyze.WhatIfReplica{Model: "m", Replica: rep, N: n[rep], FirstArrNs: first[rep], MaxBatch: 1})
 		d.Offsets = append(d.Offsets, analyze.WhatIfOffset{Replica: rep, Gateway: "gw", N: n[rep], MinDeltaNs: off[rep]})
 	}
-	d.Fits = []analyze.WhatIfFit{{Model: "m", TPOTN: 40, TPOTIntercept: f(10), TPOTSlope: f(0), PrefillN: 40, PrefillIntercept: f(20), PrefillPerToken: f(0)}}
+	d.Fits = []analyze.WhatIfFit{{Model: "m", TPOTN: 40, TPOTIntercept: f(10), TPOTSlope: f(0)}}
 	return d
 }
 
@@ -163,5 +163,105 @@ func TestAnswerCoverage(t *testing.T) {
 	}
 	if res.Pool.Unlogged != 3 {
 		t.Errorf("unlogged replayed %d, want 3", res.Pool.Unlogged)
+	}
+}
+
+// alternating is a synthetic log of one model whose 80 requests, 100 ms
+// apart, alternate between r0 and r1, those on r0 lasting r0Ms and those on
+// r1 50 ms.
+func alternating(r0Ms float64) *analyze.WhatIfData {
+	var reqs []entry
+	for i := range 80 {
+		rep, e2e := "r0", r0Ms
+		if i%2 == 1 {
+			rep, e2e = "r1", 50
+		}
+		at := float64(i) * 100
+		reqs = append(reqs, logged(rep, 0, at, 0, 20, e2e-20, 10, "gw", at))
+	}
+	return data(reqs)
+}
+
+// The routing policy estimated from the logs, with its evidence. When a
+// request on r0 lasts 350 ms, every other request goes to r0 while it is
+// the busier: round robin (every request to the replica whose last
+// request is the oldest), not least loaded (half). When it lasts 150 ms
+// each request finds its replica the less loaded as well: the logs cannot
+// tell the two apart, the as-is replay keeps the logged replicas, and a
+// prediction is made under both and shown as a range.
+func TestAnswerRoutingEstimate(t *testing.T) {
+	t.Parallel()
+	changes, _ := ParseChanges([]string{"m=+1"}, nil)
+	res, err := Answer(alternating(350), changes, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Pool.Routing[0]
+	if r.RRN != 79 || r.RoundRobin != 1 || r.LLN != 79 || math.Abs(r.LeastLoaded-40.0/79) > 1e-9 || !r.Shown() || r.Plausible[0] != RouteRoundRobin {
+		t.Errorf("routing evidence %+v, want round robin 79 of 79 and least loaded 40 of 79", r)
+	}
+	if m := res.Models[0]; m.Policy != RouteRoundRobin || len(m.ByPolicy) != 0 {
+		t.Errorf("predicted under %v (%d policies), want round robin alone", m.Policy, len(m.ByPolicy))
+	}
+	res, err = Answer(alternating(150), changes, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = res.Pool.Routing[0]
+	if r.Shown() || len(r.Plausible) != 2 || res.Pool.Policies[0] != RouteObserved {
+		t.Fatalf("routing %+v, as-is %v: want both plausible and the logged replicas kept", r, res.Pool.Policies)
+	}
+	m := res.Models[0]
+	if len(m.ByPolicy) != 2 || m.Low.E2E[1] == nil || *m.Low.E2E[1] > *m.High.E2E[1] {
+		t.Errorf("prediction under %d policies, range %v – %v", len(m.ByPolicy), m.Low.E2E, m.High.E2E)
+	}
+	var b bytes.Buffer
+	if err := Markdown(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "The logs leave least loaded and round robin plausible") {
+		t.Errorf("whatif.md does not say the logs leave both policies open:\n%s", b.String())
+	}
+}
+
+// Saturation: 40 requests 100 ms apart of 110 ms each on two one-slot
+// replicas (r1 from 100 ms). Played 3× as fast they offer 4.4 s of
+// service over 1.3 s, against 1.3 + (1.3 − 0.1/3) slot-seconds: 171%,
+// the queue grows without bound, and 4 replicas there throughout are
+// needed (4.4 / 1.3 = 3.4); at 1.5× (2.6 s) it is 4.4 / (2.6 + 2.533) =
+// 86% and keeps up.
+func TestAnswerSaturation(t *testing.T) {
+	t.Parallel()
+	var reqs []entry
+	for i := range 40 {
+		rep := "r0"
+		if i%2 == 1 {
+			rep = "r1"
+		}
+		at := float64(i) * 100
+		reqs = append(reqs, logged(rep, 0, at, 0, 20, 90, 10, "gw", at))
+	}
+	for _, c := range []struct {
+		traffic, load float64
+		needed        int
+	}{{3, 4.4 / (1.3 + 1.3 - 0.1/3), 4}, {1.5, 4.4 / (2.6 + 2.6 - 0.1/1.5), 2}} {
+		res, err := Answer(data(reqs), nil, Options{Traffic: c.traffic})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := res.Models[0]
+		s := m.Saturation
+		if s == nil || math.Abs(s.Load-c.load) > 1e-6 || s.Needed != c.needed || s.Replicas != 2 || s.Slots != 1 {
+			t.Fatalf("×%g: saturation %+v, want load %.4f and %d replicas needed", c.traffic, s, c.load, c.needed)
+		}
+		var b bytes.Buffer
+		if err := Markdown(&b, res); err != nil {
+			t.Fatal(err)
+		}
+		md := b.String()
+		want := "**With traffic ×3 (every model), m cannot keep up — its queue grows without bound (171% of what its 2 × 1 slots serve): it needs at least 4 replicas.**"
+		if got := strings.Contains(md, want) && strings.Contains(md, "| queue | P50 | 0.0 | 0.0 | grows without bound |"); got != s.Saturated() {
+			t.Errorf("×%g: saturated %v, but whatif.md says so: %v\n%s", c.traffic, s.Saturated(), got, md)
+		}
 	}
 }

@@ -55,7 +55,7 @@ type judged struct {
 // extra replica leaves the least shortfall (the sum over failing
 // constraints of how far their value misses the target, relative to it),
 // until every judged constraint holds, at most ContractMaxAdded per model.
-func searchContract(c *contract.Contract, p *Pool, jobs []placed, pred []Job, reps []Replica, policy Policy, fits []bool, win func(i int) bool) *ContractResult {
+func searchContract(c *contract.Contract, p *Pool, jobs []placed, pred []Job, reps []Replica, policy []Policy, fits []bool, win func(i int) bool) *ContractResult {
 	res := &ContractResult{File: c.File, Models: p.Models, Added: make([]int, len(p.Models))}
 	var js []judged
 	for _, cs := range c.Cases {
@@ -113,7 +113,7 @@ func searchContract(c *contract.Contract, p *Pool, jobs []placed, pred []Job, re
 			}
 		}
 		res.Steps++
-		out, err := Replay(rs, pred, policy)
+		out, err := Replay(rs, pred, policy...)
 		if err != nil {
 			return nil, math.Inf(1), false
 		}

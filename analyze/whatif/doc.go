@@ -1,13 +1,17 @@
 // Package whatif answers "what if the serving pool were different?" from
 // an analyzed dir's logs: it replays the logged arrivals through a
 // discrete-event model of the pool (Replay), estimated from the same logs
-// (routing among replicas, each replica's slots and when it appeared, each
-// request's prefill and decode time and decoding's slowdown as the batch
-// grows, fitted per model and replica by queries/whatif_fits.sql), first
+// (each model's routing among its replicas, each replica's slots and when
+// it appeared, each request's prefill and decode time and their slowdown
+// as the batch grows: decode fitted per model and replica by
+// queries/whatif_fits.sql, prefill by fitPrefill), first
 // unchanged — the as-is replay, which must reproduce the logged P50 and
 // P95 of queue, TTFT and E2E per model within Tolerance before anything is
 // predicted — then with the changes of Options: more or fewer replicas,
-// other slots, traffic played faster. Markdown renders the answer.
+// other slots, traffic played faster; a model the changes leave alone
+// keeps its as-is figures, and a changed pool that cannot keep up gets a
+// saturation verdict instead of percentiles. Markdown and HTML render the
+// answer, opening with Result.Headline.
 //
 // The input is analyze.WhatIfData (queries/whatif_*.sql); for a change
 // such as

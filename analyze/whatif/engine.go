@@ -3,6 +3,7 @@ package whatif
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sort"
 )
 
@@ -12,8 +13,9 @@ type Job struct {
 	Arrival int64
 	// Model indexes the pool's models; the job goes to a replica of it.
 	Model int
-	// PrefillMs is its time from scheduling to the first token, at any
-	// batch (the prefill of its own prompt). For a request that failed
+	// PrefillMs is its time from scheduling to the first token at a batch
+	// of one (the prefill of its own prompt; Replica.PrefillSlope slows it
+	// with the batch). For a request that failed
 	// before its first token it is the whole service time, and Tokens is 0.
 	PrefillMs float64
 	// BaseTPOTMs is its decode time per token after the first at a batch
@@ -52,6 +54,9 @@ type Replica struct {
 	// scheduled into a batch of b decodes at BaseTPOTMs * (1 + Slope*(b-1))
 	// for its whole life.
 	Slope float64
+	// PrefillSlope slows prefill in the same way: a request scheduled into
+	// a batch of b prefills in PrefillMs * (1 + PrefillSlope*(b-1)).
+	PrefillSlope float64
 	// WarmUp is how many of the first requests it schedules run WarmFactor
 	// times slower, prefill and decode (a replica warming up); 0: none.
 	WarmUp     int
@@ -68,11 +73,24 @@ const (
 	RouteLeastLoaded Policy = iota
 	// RouteObserved keeps the replica each request ran on (Job.Replica).
 	RouteObserved
+	// RouteRoundRobin sends a model's requests to its replicas that have
+	// appeared in turn: a counter per model, taken modulo their number, in
+	// Pool.Replicas order.
+	RouteRoundRobin
+	// RouteRandom sends each request to one of its model's replicas that
+	// have appeared at random (one fixed seed per model: the same replay
+	// gives the same answer).
+	RouteRandom
 )
 
 func (p Policy) String() string {
-	if p == RouteObserved {
+	switch p {
+	case RouteObserved:
 		return "as observed"
+	case RouteRoundRobin:
+		return "round robin"
+	case RouteRandom:
+		return "random"
 	}
 	return "least loaded"
 }
@@ -149,13 +167,18 @@ func (r *replicaState) load() int { return r.running + len(r.queue) - r.head }
 // Replay runs the jobs through the replicas as a discrete-event model of
 // continuous batching: a job is routed on arrival (policy), waits in its
 // replica's queue while Slots jobs run there, and once scheduled into a
-// batch of b it takes PrefillMs to its first token and then Tokens tokens
+// batch of b it takes PrefillMs*(1+PrefillSlope*(b-1)) to its first token
+// and then Tokens tokens
 // of BaseTPOTMs*(1+Slope*(b-1)) each, plus FixedDecodeMs (all WarmFactor
 // times longer for the first WarmUp requests a replica schedules). Events at the
 // same instant: a job ending frees its slot before a job arriving then is
 // routed. The jobs must be in arrival order; the outcomes are in the same
-// order.
-func Replay(replicas []Replica, jobs []Job, policy Policy) ([]Outcome, error) {
+// order. policy[m] routes model m's requests; a single policy routes every
+// model's.
+func Replay(replicas []Replica, jobs []Job, policy ...Policy) ([]Outcome, error) {
+	if len(policy) == 0 {
+		return nil, fmt.Errorf("no routing policy")
+	}
 	reps := make([]*replicaState, len(replicas))
 	byModel := map[int][]int{}
 	for i, r := range replicas {
@@ -166,6 +189,7 @@ func Replay(replicas []Replica, jobs []Job, policy Policy) ([]Outcome, error) {
 		byModel[r.Model] = append(byModel[r.Model], i)
 	}
 	out := make([]Outcome, len(jobs))
+	rt := &router{policy: policy, next: map[int]int{}, rng: map[int]*rand.Rand{}}
 	var q eventQueue
 	var seq int64
 	for i, r := range reps {
@@ -188,7 +212,7 @@ func Replay(replicas []Replica, jobs []Job, policy Policy) ([]Outcome, error) {
 				f = r.WarmFactor
 			}
 			r.admitted++
-			prefill := j.PrefillMs * f
+			prefill := j.PrefillMs * (1 + r.PrefillSlope*float64(b-1)) * f
 			tpot := j.BaseTPOTMs * (1 + r.Slope*float64(b-1)) * f
 			wait := float64(t-j.Arrival) / 1e6
 			serviceMs := prefill + float64(j.Tokens)*tpot + j.FixedDecodeMs*f
@@ -221,7 +245,7 @@ func Replay(replicas []Replica, jobs []Job, policy Policy) ([]Outcome, error) {
 		if next > 0 && j.Arrival < jobs[next-1].Arrival {
 			return nil, fmt.Errorf("jobs out of arrival order at %d", next)
 		}
-		ri, err := route(reps, byModel[j.Model], j, policy)
+		ri, err := rt.route(reps, byModel[j.Model], j)
 		if err != nil {
 			return nil, err
 		}
@@ -232,15 +256,52 @@ func Replay(replicas []Replica, jobs []Job, policy Policy) ([]Outcome, error) {
 	return out, nil
 }
 
-func route(reps []*replicaState, cands []int, j *Job, policy Policy) (int, error) {
+// router holds the routing state of one replay: each model's policy,
+// round-robin counter and random stream.
+type router struct {
+	policy []Policy
+	next   map[int]int
+	rng    map[int]*rand.Rand
+}
+
+func (rt *router) policyOf(m int) Policy {
+	if len(rt.policy) == 1 || m >= len(rt.policy) {
+		return rt.policy[0]
+	}
+	return rt.policy[m]
+}
+
+func (rt *router) route(reps []*replicaState, cands []int, j *Job) (int, error) {
 	if len(cands) == 0 {
 		return 0, fmt.Errorf("no replica serves model %d", j.Model)
 	}
+	policy := rt.policyOf(j.Model)
 	if policy == RouteObserved && j.Replica >= 0 {
 		if j.Replica >= len(reps) || reps[j.Replica].Model != j.Model {
 			return 0, fmt.Errorf("job has no replica of its model to keep")
 		}
 		return j.Replica, nil
+	}
+	if policy == RouteRoundRobin || policy == RouteRandom {
+		var up []int
+		for _, i := range cands {
+			if reps[i].Appear <= j.Arrival {
+				up = append(up, i)
+			}
+		}
+		if len(up) > 0 {
+			if policy == RouteRandom {
+				g, ok := rt.rng[j.Model]
+				if !ok {
+					g = rand.New(rand.NewPCG(uint64(j.Model)+1, 0x9e3779b97f4a7c15))
+					rt.rng[j.Model] = g
+				}
+				return up[g.IntN(len(up))], nil
+			}
+			k := rt.next[j.Model] % len(up)
+			rt.next[j.Model]++
+			return up[k], nil
+		}
 	}
 	best := -1
 	for _, i := range cands {

@@ -134,3 +134,46 @@ func TestReplayWarmUp(t *testing.T) {
 	near(t, "B queue", out[1].QueueMs, 25)
 	near(t, "B e2e", out[1].E2EMs, 35)
 }
+
+// Round robin counts over the replicas that have appeared, per model: r1
+// appears at 1.5 ms, so the counter 0, 1 finds r0 alone and 2, 3 take r0,
+// r1; model 1's requests keep their logged replica (r2) meanwhile, with a
+// policy of their own.
+func TestReplayRoundRobinPerModel(t *testing.T) {
+	t.Parallel()
+	reps := []Replica{{Name: "r0", Slots: 9}, {Name: "r1", Slots: 9, Appear: 1500000}, {Name: "r2", Model: 1, Slots: 9}, {Name: "r3", Model: 1, Slots: 9}}
+	var jobs []Job
+	for i := range 4 {
+		jobs = append(jobs, Job{Arrival: int64(i) * ms, PrefillMs: 100}, Job{Arrival: int64(i) * ms, Model: 1, Replica: 2, PrefillMs: 100})
+	}
+	out, err := Replay(reps, jobs, RouteRoundRobin, RouteObserved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{0, 2, 0, 2, 0, 2, 1, 2} {
+		if out[i].Replica != want {
+			t.Errorf("job %d on replica %d, want %d", i, out[i].Replica, want)
+		}
+	}
+	// Random: every request on a replica of its model, both used, and the
+	// same replay twice gives the same routes.
+	var many []Job
+	for i := range 200 {
+		many = append(many, Job{Arrival: int64(i+2) * ms, PrefillMs: 1})
+	}
+	a, err := Replay(reps, many, RouteRandom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Replay(reps, many, RouteRandom)
+	n := [2]int{}
+	for i := range a {
+		if a[i].Replica > 1 || a[i].Replica != b[i].Replica {
+			t.Fatalf("random: job %d on %d then %d", i, a[i].Replica, b[i].Replica)
+		}
+		n[a[i].Replica]++
+	}
+	if n[0] < 70 || n[1] < 70 {
+		t.Errorf("random routing put %v of 200 on r0, r1", n)
+	}
+}

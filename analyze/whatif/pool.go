@@ -20,13 +20,17 @@ const MinFitRequests = 30
 type Pool struct {
 	Models   []string
 	Replicas []Replica
-	Policy   Policy
+	// Policies route each model's requests in the as-is replay: the policy
+	// its logs show, else each logged request keeps its replica.
+	Policies []Policy
 	// Clock is the host whose clock the arrivals are placed on ("" when
 	// the replicas' clocks could not be tied to one: no gateway records).
 	Clock    string
 	Evidence []ReplicaEvidence
 	Routing  []RoutingEvidence // per model
 	Fits     []analyze.WhatIfFit
+	// PrefillFits are prefill's dependence on the prompt and the batch.
+	PrefillFits []PrefillFit
 	// Unlogged counts the forwarded requests without a server record the
 	// replay adds (service times from their model's fits); Unplaced those
 	// it cannot place (no gateway clock offset or fit).
@@ -57,21 +61,39 @@ type ReplicaEvidence struct {
 	// SlopeFrom "replica" or "model" (too few requests of its own).
 	Slope     float64
 	SlopeFrom string
+	// PrefillSlope is prefill's slowdown per further running request, and
+	// PrefillFrom where its fit comes from ("replica", "model", "none").
+	PrefillSlope float64
+	PrefillFrom  string
 	// WarmUp: its first WarmUp requests scheduled ran WarmFactor times
 	// slower than its model's fit (0: no warm-up seen).
 	WarmUp     int
 	WarmFactor float64
 }
 
-// RoutingEvidence is how often each model's requests went to a replica
-// with the fewest requests in it, against what routing at random would
-// give.
+// RoutingEvidence is how often a model's requests went where each policy
+// would have sent them, against what routing at random would give
+// (routingEvidence), and the policies that leaves plausible.
 type RoutingEvidence struct {
-	Model          string
-	N              int64
-	LeastLoaded    float64 // share of requests routed to a least-loaded replica (ties count)
-	RandomBaseline float64 // the share random routing would give
+	Model string
+	N     int64
+	// LeastLoaded is the share of the LLN requests that found the loads
+	// unequal that went to a least-loaded replica; RandomBaseline the
+	// share random routing would give.
+	LLN                         int64
+	LeastLoaded, RandomBaseline float64
+	// RoundRobin is the share of the RRN requests that found two or more
+	// replicas that went to the one whose last request was the oldest;
+	// RRBaseline the share random routing would give.
+	RRN                    int64
+	RoundRobin, RRBaseline float64
+	// Plausible are the policies the evidence leaves open, the likeliest
+	// first; one when the logs show it.
+	Plausible []Policy
 }
+
+// Shown reports whether the logs show one policy.
+func (r RoutingEvidence) Shown() bool { return len(r.Plausible) == 1 && r.Plausible[0] != RouteRandom }
 
 // request is one placed request with its job and replay inputs.
 type placed struct {
@@ -157,6 +179,19 @@ func estimate(d *analyze.WhatIfData) (*Pool, []placed, error) {
 			p.Missing[m] /= t
 		}
 	}
+	p.PrefillFits = prefillFits(p, d, modelIdx)
+	for i := range p.Replicas {
+		ev := &p.Evidence[i]
+		if f, ok := prefillOf(p.PrefillFits, ev.Model, ev.Name); ok {
+			p.Replicas[i].PrefillSlope, ev.PrefillSlope = f.Slope, f.Slope
+			ev.PrefillFrom = "replica"
+			if f.Replica == "" {
+				ev.PrefillFrom = "model"
+			}
+		} else {
+			ev.PrefillFrom = "none"
+		}
+	}
 	warmOf := warmUps(p, d, repIdx, fits)
 	var jobs []placed
 	for i := range d.Requests {
@@ -167,17 +202,18 @@ func estimate(d *analyze.WhatIfData) (*Pool, []placed, error) {
 		}
 		rep := p.Replicas[ri]
 		j := Job{Arrival: w.ArrNs - int64(offsets[w.Replica].ns), Model: rep.Model, Replica: ri}
+		b := scaledBatch(p, rep.Model, w.Batch)
 		switch {
 		case math.IsNaN(w.TTFTMs) || math.IsNaN(w.PrefillMs):
-			// No first token: the whole model time is its service.
+			// No first token: the whole model time is its service, slowed
+			// as a prefill.
 			j.NoFirstToken = true
-			j.PrefillMs = num(w.ModelMs, num(w.E2EMs, 0)-num(w.QueueMs, 0))
+			j.PrefillMs = num(w.ModelMs, num(w.E2EMs, 0)-num(w.QueueMs, 0)) / (1 + rep.PrefillSlope*(b-1))
 		default:
-			j.PrefillMs = w.PrefillMs / warmOf[i]
+			j.PrefillMs = w.PrefillMs / (1 + rep.PrefillSlope*(b-1)) / warmOf[i]
 			j.TTFTExtraMs = num(w.TTFTOverheadMs, 0)
 			j.E2EExtraMs = num(w.OverheadMs, 0)
 			if !math.IsNaN(w.TPOTMs) {
-				b := 1 + float64(max(w.Batch, 1)-1)/(1-p.Missing[rep.Model])
 				j.BaseTPOTMs = w.TPOTMs / (1 + rep.Slope*(b-1)) / warmOf[i]
 				j.Tokens = int(w.OutputTokens - 1)
 			} else {
@@ -198,12 +234,13 @@ func estimate(d *analyze.WhatIfData) (*Pool, []placed, error) {
 			continue
 		}
 		f, ok := fits[[2]string{w.Model, ""}]
-		if !ok || f.PrefillIntercept == nil || f.PrefillPerToken == nil || f.TPOTIntercept == nil {
+		pf, pok := prefillOf(p.PrefillFits, w.Model, "")
+		if !ok || !pok || f.TPOTIntercept == nil {
 			p.Unplaced++
 			continue
 		}
 		j := Job{Arrival: w.GatewayUpNs - int64(off), Model: m, Replica: -1, Unlogged: true,
-			PrefillMs: max(*f.PrefillIntercept+*f.PrefillPerToken*float64(w.PromptTokens), 0)}
+			PrefillMs: max(pf.Intercept+pf.PerToken*float64(w.PromptTokens), 0)}
 		if w.OutputTokens >= 2 {
 			j.BaseTPOTMs, j.Tokens = max(*f.TPOTIntercept, 0), int(w.OutputTokens-1)
 		}
@@ -211,10 +248,11 @@ func estimate(d *analyze.WhatIfData) (*Pool, []placed, error) {
 		jobs = append(jobs, placed{job: j, start: w.Start, model: m})
 	}
 	sort.SliceStable(jobs, func(a, b int) bool { return jobs[a].job.Arrival < jobs[b].job.Arrival })
-	p.Policy = RouteLeastLoaded
-	for _, r := range p.Routing {
-		if r.N > 0 && r.LeastLoaded < 0.8 {
-			p.Policy = RouteObserved
+	p.Policies = make([]Policy, len(p.Models))
+	for m, r := range p.Routing {
+		p.Policies[m] = RouteObserved
+		if r.Shown() {
+			p.Policies[m] = r.Plausible[0]
 		}
 	}
 	return p, jobs, nil
@@ -299,9 +337,30 @@ func clockOffsets(d *analyze.WhatIfData) (map[string]clockOffset, map[string]flo
 	return out, gw, ref
 }
 
+// Routing evidence: a policy fits a model's logs when at least RouteShown
+// of the requests that can tell (MinRouteEvidence at least) went where it
+// would have sent them, and is ruled out when fewer did; it is shown when
+// it fits and misses at most RouteMissRatio as often as the other policy
+// (a light load leaves most requests on the least-loaded replica whatever
+// the policy).
+const (
+	RouteShown       = 0.8
+	RouteMissRatio   = 0.5
+	MinRouteEvidence = 30
+)
+
 // routingEvidence replays the logged arrivals and ends on the common clock
-// and counts, per model, how often a request went to a replica that had
-// the fewest requests in it among those that had appeared.
+// and counts, per model, how often a request went where each policy would
+// have sent it, among the replicas of its model that had appeared:
+//   - least loaded: to a replica with the fewest requests in it, counted
+//     over the requests that found the replicas' loads unequal (where all
+//     are equal any policy sends to one of the least loaded);
+//   - round robin: to the replica whose last request is the oldest (or
+//     that had none), whatever order the cycle takes, counted over the
+//     requests that found two or more replicas;
+//
+// each beside what routing at random would give. From them it takes the
+// policies the logs leave plausible (RoutingEvidence.Plausible).
 func routingEvidence(p *Pool, jobs []placed) []RoutingEvidence {
 	type ev struct {
 		t       int64
@@ -318,6 +377,8 @@ func routingEvidence(p *Pool, jobs []placed) []RoutingEvidence {
 		return evs[a].t < evs[b].t || evs[a].t == evs[b].t && !evs[a].arrival && evs[b].arrival
 	})
 	load := make([]int, len(p.Replicas))
+	last := make([]int64, len(p.Replicas)) // the last arrival routed to it
+	seen := make([]bool, len(p.Replicas))
 	out := make([]RoutingEvidence, len(p.Models))
 	for m := range out {
 		out[m].Model = p.Models[m]
@@ -328,36 +389,90 @@ func routingEvidence(p *Pool, jobs []placed) []RoutingEvidence {
 			load[j.Replica]--
 			continue
 		}
-		lowest, atLowest, appeared := math.MaxInt, 0, 0
+		o := &out[j.Model]
+		o.N++
+		lowest, atLowest, appeared, highest := math.MaxInt, 0, 0, math.MinInt
+		lru := -1
 		for i, r := range p.Replicas {
 			if r.Model != j.Model || r.Appear > j.Arrival {
 				continue
 			}
 			appeared++
+			highest = max(highest, load[i])
 			switch {
 			case load[i] < lowest:
 				lowest, atLowest = load[i], 1
 			case load[i] == lowest:
 				atLowest++
 			}
+			if lru < 0 || seen[lru] && (!seen[i] || last[i] < last[lru]) {
+				lru = i
+			}
 		}
-		o := &out[j.Model]
-		o.N++
-		if appeared > 0 {
+		if appeared > 1 && highest > lowest {
+			o.LLN++
 			if load[j.Replica] == lowest {
 				o.LeastLoaded++
 			}
 			o.RandomBaseline += float64(atLowest) / float64(appeared)
 		}
+		if appeared > 1 {
+			o.RRN++
+			if j.Replica == lru {
+				o.RoundRobin++
+			}
+			o.RRBaseline += 1 / float64(appeared)
+		}
 		load[j.Replica]++
+		last[j.Replica], seen[j.Replica] = j.Arrival, true
 	}
 	for i := range out {
-		if out[i].N > 0 {
-			out[i].LeastLoaded /= float64(out[i].N)
-			out[i].RandomBaseline /= float64(out[i].N)
+		o := &out[i]
+		if o.LLN > 0 {
+			o.LeastLoaded /= float64(o.LLN)
+			o.RandomBaseline /= float64(o.LLN)
 		}
+		if o.RRN > 0 {
+			o.RoundRobin /= float64(o.RRN)
+			o.RRBaseline /= float64(o.RRN)
+		}
+		o.Plausible = plausible(o)
 	}
 	return out
+}
+
+// plausible are the policies a model's routing evidence leaves open, the
+// likeliest first: the ones shown; when none is, the ones not ruled out
+// and routing at random.
+func plausible(o *RoutingEvidence) []Policy {
+	shownLL := o.LLN >= MinRouteEvidence && o.LeastLoaded >= RouteShown
+	shownRR := o.RRN >= MinRouteEvidence && o.RoundRobin >= RouteShown
+	if shownLL && shownRR {
+		missLL, missRR := 1-o.LeastLoaded, 1-o.RoundRobin
+		shownLL, shownRR = missLL <= RouteMissRatio*missRR, missRR <= RouteMissRatio*missLL
+		if !shownLL && !shownRR {
+			shownLL, shownRR = true, true
+		}
+	}
+	switch {
+	case shownLL && shownRR:
+		if o.RoundRobin > o.LeastLoaded {
+			return []Policy{RouteRoundRobin, RouteLeastLoaded}
+		}
+		return []Policy{RouteLeastLoaded, RouteRoundRobin}
+	case shownLL:
+		return []Policy{RouteLeastLoaded}
+	case shownRR:
+		return []Policy{RouteRoundRobin}
+	}
+	var out []Policy
+	if o.LLN < MinRouteEvidence {
+		out = append(out, RouteLeastLoaded)
+	}
+	if o.RRN < MinRouteEvidence {
+		out = append(out, RouteRoundRobin)
+	}
+	return append(out, RouteRandom)
 }
 
 // modelOf is the index of the named model, or an error listing them.

@@ -3,7 +3,9 @@ package whatif
 import (
 	"embed"
 	"fmt"
+	htmltemplate "html/template"
 	"io"
+	"math"
 	"strings"
 	"text/template"
 	"time"
@@ -14,7 +16,8 @@ import (
 //go:embed templates/*.tmpl
 var templates embed.FS
 
-var mdTemplate = template.Must(template.New("whatif.md.tmpl").Funcs(template.FuncMap{
+// funcs are the templates' functions, for Markdown and HTML alike.
+var funcs = map[string]any{
 	"join":   strings.Join,
 	"tolPct": func() float64 { return TolerancePct },
 	"tolMs":  func() float64 { return ToleranceMs },
@@ -49,7 +52,18 @@ var mdTemplate = template.Must(template.New("whatif.md.tmpl").Funcs(template.Fun
 		}
 		return from.UTC().Format(time.RFC3339Nano) + " … " + to.UTC().Format(time.RFC3339Nano)
 	},
-	"slots":    func(e ReplicaEvidence) int64 { return e.MaxBatch },
+	"slots":      func(e ReplicaEvidence) int64 { return e.MaxBatch },
+	"routeShown": func() float64 { return RouteShown },
+	"minRoute":   func() int { return MinRouteEvidence },
+	"missRatio":  func() string { return fmt.Sprintf("%g×", RouteMissRatio) },
+	"policies":   policyList,
+	"predCell":   predCell,
+	"r2": func(v float64) string {
+		if math.IsNaN(v) {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f", v)
+	},
 	"maxAdded": func() int { return ContractMaxAdded },
 	"added": func(c *ContractResult) string {
 		var parts []string
@@ -70,9 +84,107 @@ var mdTemplate = template.Must(template.New("whatif.md.tmpl").Funcs(template.Fun
 		}
 		return s
 	},
-}).ParseFS(templates, "templates/whatif.md.tmpl"))
+}
+
+var (
+	mdTemplate   = template.Must(template.New("whatif.md.tmpl").Funcs(funcs).ParseFS(templates, "templates/whatif.md.tmpl"))
+	htmlTemplate = htmltemplate.Must(htmltemplate.New("whatif.html.tmpl").Funcs(funcs).ParseFS(templates, "templates/whatif.html.tmpl"))
+)
+
+// policyList names the policies: "least loaded, round robin and random".
+func policyList(ps []Policy) string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.String())
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// predCell is a model's predicted figure i (queue, TTFT, E2E) at
+// percentile k: its value, "low – high" under several plausible policies,
+// or why there is none.
+func predCell(m ModelResult, i, k int) string {
+	if !m.Fits {
+		return "doesn't fit"
+	}
+	at := func(f Figures) *float64 { return [3][3]*float64{f.Queue, f.TTFT, f.E2E}[i][k] }
+	if !m.Untouched && m.Saturation.Saturated() {
+		return "grows without bound"
+	}
+	if len(m.ByPolicy) > 1 {
+		lo, hi := at(m.Low), at(m.High)
+		if lo == nil || hi == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%.1f – %.1f", *lo, *hi)
+	}
+	if v := at(m.Predicted); v != nil {
+		return fmt.Sprintf("%.1f", *v)
+	}
+	return "–"
+}
+
+// dur is a duration in ms as people say it: "372 ms", "12.3 s".
+func human(v *float64) string {
+	switch {
+	case v == nil:
+		return "–"
+	case math.Abs(*v) < 1000:
+		return fmt.Sprintf("%.0f ms", *v)
+	}
+	return fmt.Sprintf("%.1f s", *v/1000)
+}
+
+// Headline is the one sentence that answers the what-if: per model, the
+// P95 TTFT and queue as-is and predicted, or that its queue grows without
+// bound and how many replicas it needs, or why there is no prediction.
+func (r *Result) Headline() string {
+	if !r.Changed {
+		var bad []string
+		for _, m := range r.Models {
+			if !m.Fits {
+				bad = append(bad, m.Model)
+			}
+		}
+		if len(bad) == 0 {
+			return "The pool as it is, replayed, reproduces the logged queue, TTFT and E2E of every model."
+		}
+		return "The pool as it is, replayed, does not reproduce the logs of " + strings.Join(bad, ", ") + "."
+	}
+	var parts, same []string
+	for _, m := range r.Models {
+		switch {
+		case !m.Fits:
+			parts = append(parts, m.Model+" gets no prediction (its as-is replay does not fit the logs)")
+		case m.Untouched:
+			same = append(same, m.Model)
+		case m.Saturation.Saturated():
+			parts = append(parts, fmt.Sprintf("%s cannot keep up — its queue grows without bound (%.0f%% of what its %d × %d slots serve): it needs at least %d replicas",
+				m.Model, 100*m.Saturation.Load, m.Saturation.Replicas, m.Saturation.Slots, m.Saturation.Needed))
+		case len(m.ByPolicy) > 1:
+			parts = append(parts, fmt.Sprintf("%s's P95 TTFT would go from %s to %s – %s (P95 queue %s → %s – %s), depending on the routing, which the logs do not show",
+				m.Model, human(m.AsIs.TTFT[1]), human(m.Low.TTFT[1]), human(m.High.TTFT[1]), human(m.AsIs.Queue[1]), human(m.Low.Queue[1]), human(m.High.Queue[1])))
+		default:
+			parts = append(parts, fmt.Sprintf("%s's P95 TTFT would go from %s to %s (P95 queue %s → %s)",
+				m.Model, human(m.AsIs.TTFT[1]), human(m.Predicted.TTFT[1]), human(m.AsIs.Queue[1]), human(m.Predicted.Queue[1])))
+		}
+	}
+	if len(same) > 0 {
+		parts = append(parts, strings.Join(same, ", ")+" would not change (neither its pool nor its traffic does)")
+	}
+	return "With " + strings.Join(r.Changes, "; ") + ", " + strings.Join(parts, "; ") + "."
+}
 
 // Markdown writes the what-if's answer.
 func Markdown(w io.Writer, r *Result) error {
 	return mdTemplate.Execute(w, r)
+}
+
+// HTML writes the what-if's answer as one self-contained page (no script,
+// no file or address it loads), every string of the logs escaped.
+func HTML(w io.Writer, r *Result) error {
+	return htmlTemplate.Execute(w, r)
 }

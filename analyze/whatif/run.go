@@ -118,6 +118,61 @@ type ModelResult struct {
 	// Slices are the same figures per use case (the as-is check is the
 	// model's).
 	Slices []SliceResult
+	// Untouched: the what-if changes neither its pool nor its traffic, so
+	// its prediction is its as-is replay.
+	Untouched bool
+	// Policy routes its requests in Predicted; Plausible are the policies
+	// its logs leave open. With more than one (and a change to predict),
+	// ByPolicy has the prediction under each and Low, High their range.
+	Policy    Policy
+	Plausible []Policy
+	ByPolicy  []PolicyFigures
+	Low, High Figures
+	// Saturation is the predicted pool's offered load against its
+	// capacity (nil: no change, or no span); when Saturated, the queue
+	// grows without bound and Predicted only says how long the window was.
+	Saturation *Saturation
+}
+
+// PolicyFigures are a model's predicted figures under one routing policy.
+type PolicyFigures struct {
+	Policy  Policy
+	Figures Figures
+}
+
+// maxPlausible is the most plausible policies a touched model has.
+func maxPlausible(p *Pool, touched []bool) int {
+	n := 1
+	for m, t := range touched {
+		if t {
+			n = max(n, len(p.Routing[m].Plausible))
+		}
+	}
+	return n
+}
+
+// span is the element-wise lowest and highest of the figures.
+func span(by []PolicyFigures) (lo, hi Figures) {
+	pick := func(dst *[3]*float64, src [3]*float64, better func(a, b float64) bool) {
+		for k := range dst {
+			if src[k] != nil && (dst[k] == nil || better(*src[k], *dst[k])) {
+				v := *src[k]
+				dst[k] = &v
+			}
+		}
+	}
+	less := func(a, b float64) bool { return a < b }
+	more := func(a, b float64) bool { return a > b }
+	for _, b := range by {
+		lo.N, hi.N, lo.NTTFT, hi.NTTFT = b.Figures.N, b.Figures.N, b.Figures.NTTFT, b.Figures.NTTFT
+		pick(&lo.Queue, b.Figures.Queue, less)
+		pick(&lo.TTFT, b.Figures.TTFT, less)
+		pick(&lo.E2E, b.Figures.E2E, less)
+		pick(&hi.Queue, b.Figures.Queue, more)
+		pick(&hi.TTFT, b.Figures.TTFT, more)
+		pick(&hi.E2E, b.Figures.E2E, more)
+	}
+	return lo, hi
 }
 
 // SliceResult is one use case's figures within a model.
@@ -133,16 +188,15 @@ type Result struct {
 	Changes []string
 	Traffic float64
 	Pool    *Pool
-	// Policy is the routing the replays use; PolicyNote says why, when it
-	// is not the estimated one.
-	Policy     Policy
-	PolicyNote string
-	LeftOut    int64
-	Replayed   int
-	Models     []ModelResult
-	Fits       bool // every model's as-is replay fits
-	Changed    bool // there is a change to predict
-	Contract   *ContractResult
+	// Policies route each model's requests in the prediction (the first
+	// of its plausible policies when the logs leave several).
+	Policies []Policy
+	LeftOut  int64
+	Replayed int
+	Models   []ModelResult
+	Fits     bool // every model's as-is replay fits
+	Changed  bool // there is a change to predict
+	Contract *ContractResult
 }
 
 // Run answers a what-if on the analyzed dir.
@@ -170,26 +224,34 @@ func Answer(d *analyze.WhatIfData, changes []Change, o Options) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Dir: d.Dir, Window: o.Window, Traffic: o.Traffic, Pool: pool, Policy: pool.Policy,
+	res := &Result{Dir: d.Dir, Window: o.Window, Traffic: o.Traffic, Pool: pool,
 		LeftOut: d.LeftOut, Replayed: len(jobs)}
 	if res.Traffic == 0 {
 		res.Traffic = 1
 	}
+	// The models whose pool or traffic the what-if changes; the others
+	// keep their as-is figures.
+	touched := make([]bool, len(pool.Models))
 	for _, c := range changes {
-		if _, err := pool.modelOf(c.Model); err != nil {
+		m, err := pool.modelOf(c.Model)
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c, err)
 		}
 		res.Changes = append(res.Changes, c.String())
+		touched[m] = touched[m] || !(c.Relative && c.Delta == 0)
 	}
 	if res.Traffic != 1 {
 		res.Changes = append(res.Changes, fmt.Sprintf("traffic ×%g (every model)", res.Traffic))
+		for m := range touched {
+			touched[m] = true
+		}
 	}
 	res.Changed = len(res.Changes) > 0
 	base := make([]Job, len(jobs))
 	for i := range jobs {
 		base[i] = jobs[i].job
 	}
-	asIs, err := Replay(pool.Replicas, base, pool.Policy)
+	asIs, err := Replay(pool.Replicas, base, pool.Policies...)
 	if err != nil {
 		return nil, err
 	}
@@ -197,12 +259,21 @@ func Answer(d *analyze.WhatIfData, changes []Change, o Options) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	policy := pool.Policy
-	if policy == RouteObserved && len(remap) > 0 {
-		policy = RouteLeastLoaded
-		res.PolicyNote = "the logs do not show least-loaded routing, but a changed set of replicas needs a policy: the prediction routes to the least loaded"
+	// One replay per policy a changed model's logs leave plausible: the
+	// k-th replay routes each changed model by its k-th (or last)
+	// plausible policy, the others as in the as-is replay.
+	var scenarios [][]Policy
+	for k := 0; k == 0 || k < maxPlausible(pool, touched); k++ {
+		pol := append([]Policy(nil), pool.Policies...)
+		for m := range pol {
+			if touched[m] {
+				pl := pool.Routing[m].Plausible
+				pol[m] = pl[min(k, len(pl)-1)]
+			}
+		}
+		scenarios = append(scenarios, pol)
 	}
-	res.Policy = policy
+	res.Policies = scenarios[0]
 	pred := base
 	if res.Traffic != 1 {
 		pred = compressTraffic(jobs, res.Traffic)
@@ -219,10 +290,23 @@ func Answer(d *analyze.WhatIfData, changes []Change, o Options) (*Result, error)
 		}
 	}
 	var predOut []Outcome
+	var predBy [][]Outcome
 	if res.Changed {
-		if predOut, err = Replay(reps, pred, policy); err != nil {
-			return nil, err
+		for _, pol := range scenarios {
+			out, err := Replay(reps, pred, pol...)
+			if err != nil {
+				return nil, err
+			}
+			// An untouched model's requests keep their as-is outcomes: its
+			// pool and its traffic are as they were.
+			for i := range out {
+				if !touched[jobs[i].model] {
+					out[i] = asIs[i]
+				}
+			}
+			predBy = append(predBy, out)
 		}
+		predOut = predBy[0]
 	}
 	res.Fits = true
 	for m, name := range pool.Models {
@@ -265,8 +349,27 @@ func Answer(d *analyze.WhatIfData, changes []Change, o Options) (*Result, error)
 			}
 		}
 		mr.Observed, mr.AsIs = figures(obs), figures(as)
+		mr.Untouched = !touched[m]
+		if res.Changed && touched[m] {
+			mr.Saturation = saturation(reps, pred, m)
+		}
+		mr.Plausible = pool.Routing[m].Plausible
+		mr.Policy = res.Policies[m]
 		if predOut != nil {
 			mr.Predicted = figures(pr)
+			if touched[m] && len(mr.Plausible) > 1 {
+				for k := range mr.Plausible {
+					var rows [][3]float64
+					for i, pl := range jobs {
+						if pl.model == m && !pl.job.Unlogged && inWindow(pl.start, o.Window) {
+							p := predBy[min(k, len(predBy)-1)][i]
+							rows = append(rows, [3]float64{p.QueueMs, p.TTFTMs, p.E2EMs})
+						}
+					}
+					mr.ByPolicy = append(mr.ByPolicy, PolicyFigures{Policy: mr.Plausible[k], Figures: figures(rows)})
+				}
+				mr.Low, mr.High = span(mr.ByPolicy)
+			}
 		}
 		sort.Strings(order)
 		for _, uc := range order {
@@ -292,9 +395,10 @@ func Answer(d *analyze.WhatIfData, changes []Change, o Options) (*Result, error)
 		for m := range pool.Models {
 			fits[m] = res.Models[m].Fits
 		}
-		cp := policy
-		if cp == RouteObserved {
-			cp = RouteLeastLoaded
+		// Added replicas need a policy: each model's likeliest.
+		cp := append([]Policy(nil), pool.Policies...)
+		for m := range cp {
+			cp[m] = pool.Routing[m].Plausible[0]
 		}
 		res.Contract = searchContract(o.Contract, pool, jobs, pred, reps, cp, fits, func(i int) bool { return inWindow(jobs[i].start, o.Window) })
 	}
@@ -521,6 +625,9 @@ func newReplica(p *Pool, m, n int) Replica {
 		fits[[2]string{f.Model, f.Replica}] = f
 	}
 	r.Slope, _ = slopeOf(fits, p.Models[m], "")
+	if f, ok := prefillOf(p.PrefillFits, p.Models[m], ""); ok {
+		r.PrefillSlope = f.Slope
+	}
 	for _, x := range p.Replicas {
 		if x.Model == m {
 			r.Slots = max(r.Slots, x.Slots)

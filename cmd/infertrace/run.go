@@ -714,6 +714,8 @@ func cmdSimulate(ctx context.Context, e *env, args []string) error {
 	fs.DurationVar(&cfg.ColdJoinAt, "cold-join", cfg.ColdJoinAt, "when the late replica joins, after the start (e.g. 40s: a scale-up during the burst)")
 	fs.IntVar(&cfg.ColdRequests, "cold-requests", cfg.ColdRequests, "how many of the late replica's first requests run slower (decode)")
 	fs.Float64Var(&cfg.ColdFactor, "cold-factor", cfg.ColdFactor, "how many times slower they run, prefill and decode (decode)")
+	fs.StringVar(&cfg.Routing, "routing", simulate.RouteLeastLoaded, "how requests are sent among a model's replicas: "+strings.Join(simulate.RoutingPolicies, ", "))
+	fs.Float64Var(&cfg.PrefillBatchSlope, "prefill-batch-slope", 0, "prefill slows by this share per further request running on its replica, as decode does (0: prefill does not depend on the batch)")
 	start := fs.String("start", cfg.Epoch.Format(time.RFC3339), "the true time the simulated traffic starts at (RFC 3339), e.g. to append one batch after another to a store")
 	fs.BoolVar(&cfg.Evals, "evals", false, "also write DIR/evals.csv, an evaluation of the answers whose pass rate drops for long prompts on "+simulate.EvalsWeakModel+" (for report --evals)")
 	// Incidents to inject, for infertrace compare.
@@ -794,5 +796,5 @@ func parseErrorMix(s string) (map[int]float64, error) {
 var simulateFlags = map[string]string{
 	"Out": "out", "Requests": "requests", "Formats": "formats", "ColdKinds": "cold", "ColdDelay": "cold-delay",
 	"BurstMultiplier": "burst-multiplier", "BurstStart": "burst-start", "RatePerSecond": "rate", "Tiers": "tiers", "Diurnal": "diurnal", "Weekend": "weekend", "BurstDuration": "burst-duration", "ColdJoinAt": "cold-join", "ColdRequests": "cold-requests", "ColdFactor": "cold-factor", "RegionDelay": "region-delay", "SlowAuthRate": "slow-auth-rate", "SlowAuthExtra": "slow-auth-delay",
-	"ErrorMix": "errors",
+	"ErrorMix": "errors", "Routing": "routing", "PrefillBatchSlope": "prefill-batch-slope",
 }

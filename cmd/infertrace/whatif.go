@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -23,7 +24,7 @@ func cmdWhatIf(ctx context.Context, e *env, args []string) error {
 	from := fs.String("from", "", "figures over the requests starting at or after `TIME` (RFC 3339, or HH:MM[:SS] UTC on the data's first day)")
 	to := fs.String("to", "", "figures over the requests starting before `TIME`")
 	contractFile := fs.String("contract", "", "search the fewest replicas to add for the server queue, TTFT and E2E percentiles of contract `FILE` (the report's TOML or YAML) to hold")
-	out := fs.String("out", "", "write whatif.md into this directory (default: print it)")
+	out := fs.String("out", "", "write whatif.md and whatif.html into this directory (default: print the Markdown)")
 	quiet := quietFlag(fs)
 	var rsf resourceFlags
 	rsf.register(fs)
@@ -88,18 +89,23 @@ func cmdWhatIf(ctx context.Context, e *env, args []string) error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	path := filepath.Join(*out, "whatif.md")
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+	for _, w := range []struct {
+		name   string
+		render func(io.Writer, *whatif.Result) error
+	}{{"whatif.md", whatif.Markdown}, {"whatif.html", whatif.HTML}} {
+		path := filepath.Join(*out, w.name)
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := w.render(f, r); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "whatif: %s\n", path)
 	}
-	if err := whatif.Markdown(f, r); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "whatif: %s\n", path)
 	return nil
 }

@@ -22,6 +22,16 @@ const (
 	ColdQueue   = "queue"
 )
 
+// The routing policies (Config.Routing).
+const (
+	RouteLeastLoaded = "least-loaded"
+	RouteRoundRobin  = "round-robin"
+	RouteRandom      = "random"
+)
+
+// RoutingPolicies lists the routing policies, for Config.Routing.
+var RoutingPolicies = []string{RouteLeastLoaded, RouteRoundRobin, RouteRandom}
+
 // ColdKinds lists every warm-up kind, for Config.ColdKinds.
 var ColdKinds = []string{ColdDecode, ColdPrefill, ColdLoad, ColdQueue}
 
@@ -79,6 +89,16 @@ type Config struct {
 	FixedTraffic bool
 	// MaxBatch bounds the running requests per replica.
 	MaxBatch int
+	// Routing is how a request is sent among the replicas of its model
+	// that have joined: RouteLeastLoaded (empty too: the fewest requests
+	// running and queued, ties to the first), RouteRoundRobin (each in
+	// turn, a counter per model over the replicas joined) or RouteRandom.
+	Routing string
+	// PrefillBatchSlope slows prefill with the batch as decode is slowed: a
+	// request scheduled into a batch of b (itself included) prefills
+	// 1 + PrefillBatchSlope*(b-1) times as long as alone. 0: prefill does
+	// not depend on the batch, as in earlier versions.
+	PrefillBatchSlope float64
 	// ColdJoinAt is when an extra replica of the first model joins and warms
 	// up, showing every warm-up kind ColdKinds lists (none: no extra
 	// replica):
@@ -288,6 +308,12 @@ func (c *Config) validate() error {
 	}
 	if c.MaxBatch <= 0 {
 		return configErr("MaxBatch", "must be at least 1, not %d", c.MaxBatch)
+	}
+	if c.Routing != "" && !slices.Contains(RoutingPolicies, c.Routing) {
+		return configErr("Routing", "is %q, which is no routing policy (want any of %s)", c.Routing, strings.Join(RoutingPolicies, ", "))
+	}
+	if c.PrefillBatchSlope < 0 {
+		return configErr("PrefillBatchSlope", "must be 0 or more, not %v", c.PrefillBatchSlope)
 	}
 	if c.ColdRequests < 0 {
 		return configErr("ColdRequests", "must be 0 or more, not %d", c.ColdRequests)

@@ -218,6 +218,7 @@ type sim struct {
 	gateways      []*gateway
 	replicas      []*replica
 	byModel       [][]*replica
+	rrNext        []int // per model, the round-robin counter (Config.Routing)
 	files         []*hostFile
 	truth         *truthWriter
 	evals         *evalsWriter // nil unless Config.Evals
@@ -435,15 +436,7 @@ func (s *sim) gatewayRecv(r *request, t int64) {
 
 func (s *sim) serverArrive(r *request, t int64) {
 	r.sArr = t
-	var best *replica
-	for _, rep := range s.byModel[r.model] {
-		if rep.joinAt > t {
-			continue
-		}
-		if best == nil || rep.load() < best.load() {
-			best = rep
-		}
-	}
+	best := s.route(r, t)
 	r.replica = best
 	best.nextID++
 	r.engineID = best.nextID
@@ -479,6 +472,39 @@ func (s *sim) serverArrive(r *request, t int64) {
 		best.busyBurst = best.busyBurst || s.inBurst(r)
 	}
 	r.warm = r.warm || warm
+}
+
+// route picks the replica of r's model that serves it, among those joined
+// by t, by Config.Routing.
+func (s *sim) route(r *request, t int64) *replica {
+	switch s.cfg.Routing {
+	case RouteRoundRobin, RouteRandom:
+		var joined []*replica
+		for _, rep := range s.byModel[r.model] {
+			if rep.joinAt <= t {
+				joined = append(joined, rep)
+			}
+		}
+		if s.cfg.Routing == RouteRandom {
+			return joined[s.rng.IntN(len(joined))]
+		}
+		if s.rrNext == nil {
+			s.rrNext = make([]int, len(models))
+		}
+		k := s.rrNext[r.model] % len(joined)
+		s.rrNext[r.model]++
+		return joined[k]
+	}
+	var best *replica
+	for _, rep := range s.byModel[r.model] {
+		if rep.joinAt > t {
+			continue
+		}
+		if best == nil || rep.load() < best.load() {
+			best = rep
+		}
+	}
+	return best
 }
 
 // dropTiers removes the logs of the tiers Config.Tiers leaves out, and
@@ -540,7 +566,8 @@ func (s *sim) admit(rep *replica, t int64) {
 		}
 		k := rep.admitted
 		rep.admitted++
-		prefill := (m.prefillBaseMs + m.prefillPerTok*float64(r.prompt)) * s.uniform(0.95, 1.05) * factor
+		prefill := (m.prefillBaseMs + m.prefillPerTok*float64(r.prompt)) * s.uniform(0.95, 1.05) * factor *
+			(1 + s.cfg.PrefillBatchSlope*float64(rep.running-1))
 		if rep.cold && s.coldKind(ColdPrefill) && k < s.cfg.ColdPrefillRequests {
 			prefill += float64(s.cfg.ColdDelay) / 1e6 * (1 - float64(k)/float64(s.cfg.ColdPrefillRequests))
 		}

@@ -61,3 +61,64 @@ func TestFixedTrafficSameRequests(t *testing.T) {
 		t.Error("ModelReplicas naming no model gave no error")
 	}
 }
+
+// Config.Routing and Config.PrefillBatchSlope, the pools a what-if is
+// checked against: round robin spreads each model's requests over its
+// replicas in turn (counts within one of each other), where least loaded
+// at a light load sends more to the first replica (ties to the first);
+// prefill slowed by the batch makes the model's time to first token
+// longer on the same requests; an unknown policy is an error.
+func TestWhatIfRoutingAndPrefillSlope(t *testing.T) {
+	t.Parallel()
+	run := func(edit func(*Config)) []TruthRow {
+		cfg := DefaultConfig()
+		cfg.Out = t.TempDir()
+		cfg.Requests = 600
+		cfg.RatePerSecond, cfg.BurstMultiplier, cfg.ColdKinds = 4, 1, nil
+		cfg.FixedTraffic = true
+		edit(&cfg)
+		if _, err := Run(context.Background(), cfg, nil); err != nil {
+			t.Fatal(err)
+		}
+		return readTruth(t, cfg.Out)
+	}
+	perReplica := func(rows []TruthRow) map[string]int {
+		n := map[string]int{}
+		for _, r := range rows {
+			if r.Replica != "" {
+				n[r.Replica]++
+			}
+		}
+		return n
+	}
+	rr := perReplica(run(func(c *Config) { c.Routing = RouteRoundRobin }))
+	ll := perReplica(run(func(*Config) {}))
+	for _, m := range ModelNames() {
+		a, b := rr[m+"-0"], rr[m+"-1"]
+		if a == 0 || b == 0 || a-b > 1 || b-a > 1 {
+			t.Errorf("round robin: %s's replicas served %d and %d requests, want within one", m, a, b)
+		}
+		if x, y := ll[m+"-0"], ll[m+"-1"]; x < y+10 {
+			t.Errorf("least loaded at a light load: %s's replicas served %d and %d, want more on the first", m, x, y)
+		}
+	}
+	meanPrefill := func(rows []TruthRow) float64 {
+		sum, n := 0.0, 0
+		for _, r := range rows {
+			if r.TTFTModelMs != nil {
+				sum += *r.TTFTModelMs
+				n++
+			}
+		}
+		return sum / float64(n)
+	}
+	flat := meanPrefill(run(func(c *Config) { c.MaxBatch = 4 }))
+	slowed := meanPrefill(run(func(c *Config) { c.MaxBatch, c.PrefillBatchSlope = 4, 0.5 }))
+	if slowed < 1.1*flat {
+		t.Errorf("mean prefill %.1f ms with PrefillBatchSlope 0.5, %.1f ms without: want it longer", slowed, flat)
+	}
+	if _, err := Run(context.Background(), Config{Out: t.TempDir(), Requests: 1, RatePerSecond: 1, BurstMultiplier: 1, ReplicasPerModel: 1, MaxBatch: 1,
+		ClientTimeout: 1, Routing: "fastest"}, nil); err == nil {
+		t.Error("Routing naming no policy gave no error")
+	}
+}
