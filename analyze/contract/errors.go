@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"github.com/infertrace/infertrace/internal/suggest"
 	"strconv"
 	"strings"
 	"time"
@@ -82,58 +83,10 @@ func text(key string, v any) (string, error) {
 // DidYouMean is "; did you mean X?" for the one candidate nearest word (at
 // most two edits away, or the only one word begins), else "".
 func DidYouMean(word string, candidates []string) string {
-	best, bestD, tie := "", min(2, len(word)/2)+1, false
-	for _, c := range candidates {
-		switch d := editDistance(word, c); {
-		case d < bestD:
-			best, bestD, tie = c, d, false
-		case d == bestD && best != "":
-			tie = true
-		}
+	if best, ok := suggest.Nearest(word, candidates); ok {
+		return "; did you mean " + best + "?"
 	}
-	if tie {
-		return ""
-	}
-	if best == "" && len(word) >= 2 {
-		n := 0
-		for _, c := range candidates {
-			if strings.HasPrefix(c, word) {
-				best, n = c, n+1
-			}
-		}
-		if n != 1 {
-			best = ""
-		}
-	}
-	if best == "" || best == word {
-		return ""
-	}
-	return "; did you mean " + best + "?"
-}
-
-// editDistance is the optimal string alignment distance of a and b.
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
+	return ""
 }
 
 // lines says on which line of the file each use case, constraint and key

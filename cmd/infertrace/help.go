@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/suggest"
 	"io"
 	"runtime/debug"
 	"strings"
@@ -324,62 +325,6 @@ func versionText(bi *debug.BuildInfo, duckdb string) string {
 	return b.String()
 }
 
-// nearest returns the candidate a mistyped word most likely meant: the
-// closest by edit distance (a transposition counting as one edit) within
-// two edits and half the word's length, else the only candidate the word
-// begins; ok is false when none is close.
-func nearest(word string, candidates []string) (best string, ok bool) {
-	bestD := min(2, len(word)/2) + 1
-	for _, c := range candidates {
-		if d := editDistance(word, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if best != "" {
-		return best, true
-	}
-	if len(word) < 2 {
-		return "", false
-	}
-	n := 0
-	for _, c := range candidates {
-		if strings.HasPrefix(c, word) {
-			best, n = c, n+1
-		}
-	}
-	if n != 1 {
-		return "", false
-	}
-	return best, true
-}
-
-// editDistance is the optimal string alignment distance of a and b: the
-// insertions, deletions, substitutions and transpositions of adjacent bytes
-// that turn a into b.
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
-}
-
 // flagNames lists the long names of the flags of fs, in their order.
 func flagNames(fs *pflag.FlagSet) []string {
 	var names []string
@@ -389,7 +334,7 @@ func flagNames(fs *pflag.FlagSet) []string {
 
 // didYouMean is ": did you mean X?" for the candidate nearest word, or "".
 func didYouMean(word string, candidates []string, prefix string) string {
-	if c, ok := nearest(word, candidates); ok {
+	if c, ok := suggest.Nearest(word, candidates); ok {
 		return ": did you mean " + prefix + c + "?"
 	}
 	return ""

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/suggest"
 	"io"
 	"io/fs"
 	"slices"
@@ -307,7 +308,7 @@ func formatHint(t ingest.Tier, spec string) string {
 	if !ok || slices.Contains(ingest.Formats(t), name) {
 		return ""
 	}
-	if f, ok := nearest(name, ingest.Formats(t)); ok {
+	if f, ok := suggest.Nearest(name, ingest.Formats(t)); ok {
 		return ": did you mean " + f + ":" + rest + "?"
 	}
 	return ""

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/infertrace/infertrace/internal/suggest"
 	"regexp"
 	"runtime/debug"
 	"testing"
@@ -56,9 +57,9 @@ func TestNearest(t *testing.T) {
 		{"otel", "", []string{"otel-request-id", "otel-gateway-service"}}, // two names begin so
 		{"gatway", "gateway", []string{"client", "gateway", "server"}},
 	} {
-		got, ok := nearest(tc.word, tc.cands)
+		got, ok := suggest.Nearest(tc.word, tc.cands)
 		if got != tc.want || ok != (tc.want != "") {
-			t.Errorf("nearest(%q) = %q, %v; want %q", tc.word, got, ok, tc.want)
+			t.Errorf("Nearest(%q) = %q, %v; want %q", tc.word, got, ok, tc.want)
 		}
 	}
 }
