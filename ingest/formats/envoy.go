@@ -652,13 +652,12 @@ func (p *envoyParser) row(row *record.GatewayRow) error {
 	row.UpstreamEnd = at(ptUSRxEnd)
 	row.Status = r.status
 	if r.path != nil {
-		path, _, _ := bytes.Cut(r.path, []byte("?"))
-		row.Route = p.labels.Intern(path)
+		row.Route = p.labels.Intern(scan.URLLabel(r.path))
 	} else if r.route != nil {
-		row.Route = p.labels.Intern(r.route)
+		row.Route = p.labels.Intern(scan.URLLabel(r.route))
 	}
 	if r.upstream != nil {
-		row.Upstream = p.labels.Intern(r.upstream)
+		row.Upstream = p.labels.Intern(scan.URLLabel(r.upstream))
 	}
 	if r.gateway != nil {
 		row.Gateway = p.labels.Intern(r.gateway)

@@ -99,6 +99,7 @@ type fieldKind uint8
 const (
 	kindText fieldKind = iota + 1
 	kindLabel
+	kindURL // a label without its query (scan.URLLabel)
 	kindTime
 	kindDuration
 	kindCount
@@ -145,8 +146,8 @@ var gatewayTargets = map[string]target[record.GatewayRow]{
 	"upstream_end":        {kindTime, func(r *record.GatewayRow) any { return &r.UpstreamEnd }},
 	"ttft":                {kindDuration, func(r *record.GatewayRow) any { return &r.TTFTNS }},
 	"status":              {kindStatus, func(r *record.GatewayRow) any { return &r.Status }},
-	"route":               {kindLabel, func(r *record.GatewayRow) any { return &r.Route }},
-	"upstream":            {kindLabel, func(r *record.GatewayRow) any { return &r.Upstream }},
+	"route":               {kindURL, func(r *record.GatewayRow) any { return &r.Route }},
+	"upstream":            {kindURL, func(r *record.GatewayRow) any { return &r.Upstream }},
 	"gateway":             {kindLabel, func(r *record.GatewayRow) any { return &r.Gateway }},
 	"response_flags":      {kindLabel, func(r *record.GatewayRow) any { return &r.ResponseFlags }},
 	"model":               {kindLabel, func(r *record.GatewayRow) any { return &r.Model }},
@@ -547,8 +548,11 @@ func (p *mappedParser[T]) set(i int, v scan.Value, r *T) error {
 	name := f.label()
 	switch d := p.targets[i].dst(r).(type) {
 	case *string:
-		if f.kind == kindLabel {
+		switch f.kind {
+		case kindLabel:
 			return p.labels.Label(name, v, d)
+		case kindURL:
+			return p.labels.URLLabel(name, v, d)
 		}
 		return scan.Text(name, v, d)
 	case *int64:

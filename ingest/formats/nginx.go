@@ -660,7 +660,7 @@ func (p *nginxParser) row(row *record.GatewayRow) error {
 	if path == nil {
 		path = r.uri
 	}
-	path, _, _ = bytes.Cut(path, []byte("?"))
+	path = scan.URLLabel(path)
 	trace := traceparentID(r.traceparent)
 	for _, b := range [...][]byte{id, path, addr, r.hostname, trace} {
 		if !utf8.Valid(b) {
@@ -673,7 +673,7 @@ func (p *nginxParser) row(row *record.GatewayRow) error {
 		row.Route = p.labels.Intern(path)
 	}
 	if addr != nil {
-		row.Upstream = p.labels.Intern(addr)
+		row.Upstream = p.labels.Intern(scan.URLLabel(addr))
 	}
 	if r.hostname != nil {
 		row.Gateway = p.labels.Intern(r.hostname)

@@ -613,9 +613,7 @@ func attrHostPort(m pcommon.Map, hostKey, portKey string) (string, bool) {
 // urlPath returns the path of a URL or of a request target, without the
 // query: "" when there is none.
 func urlPath(s string) string {
-	if i := strings.IndexAny(s, "?#"); i >= 0 {
-		s = s[:i]
-	}
+	s = string(scan.URLLabel([]byte(s)))
 	if strings.HasPrefix(s, "/") {
 		return s
 	}
