@@ -230,8 +230,27 @@ func keptValue(member string, v []byte) bool {
 // words that are numbers, times or IDs. Every quoted string (a Python repr,
 // an NGINX "$request") is hidden unless it is one such word, and every other
 // run of words is replaced by its length, the spaces between them included.
+// What is a credential whatever it looks like is hidden too: the value after
+// a credential's name (api_key=…, token: …, password=…), after an
+// authentication scheme (Bearer …, Basic …), the rest of an Authorization or
+// Cookie header, a URL's query, and the ident and user of a Common Log
+// Format line.
 func redactText(raw []byte) []byte {
 	out := make([]byte, 0, len(raw))
+	if ident, user, ok := clfUser(raw); ok {
+		out = redactText(raw[:ident[0]])
+		for k, f := range [][2]int{ident, user} {
+			if k == 1 {
+				out = append(out, raw[ident[1]:user[0]]...)
+			}
+			if string(raw[f[0]:f[1]]) == "-" {
+				out = append(out, '-')
+			} else {
+				out = appendRedacted(out, f[1]-f[0])
+			}
+		}
+		return append(out, redactText(raw[user[1]:])...)
+	}
 	for i := 0; i < len(raw); {
 		c := raw[i]
 		switch {
@@ -247,8 +266,40 @@ func redactText(raw []byte) []byte {
 				}
 			}
 			i = next
+			// {'api_key': 'sk-…'}, "token"="…": a quoted name's value.
+			sep := i
+			for sep < len(raw) && raw[sep] == ' ' {
+				sep++
+			}
+			if cred, header := credentialName(content); cred && sep < len(raw) && (raw[sep] == ':' || raw[sep] == '=') {
+				vs, ve := credentialValue(raw, sep, header)
+				out = appendSecret(append(out, raw[i:vs]...), raw, vs, ve)
+				i = ve
+			}
+		case c == '?' && i+1 < len(raw) && !isSpace(raw[i+1]):
+			// A URL's query, up to the end of the URL.
+			e := i + 1
+			for e < len(raw) && !isSpace(raw[e]) && raw[e] != '"' && raw[e] != '\'' {
+				e++
+			}
+			out = appendRedacted(append(out, c), e-i-1)
+			i = e
 		case isWordByte(c):
 			w, e := textWord(raw, i)
+			if w > i {
+				if vs, ve, ok := secretAfter(raw, i, w); ok {
+					// The name (hidden unless an ID), what joins it to its
+					// value, and the value, hidden.
+					if keptWord(raw[i:w]) {
+						out = append(out, raw[i:w]...)
+					} else {
+						out = appendRedacted(out, w-i)
+					}
+					out = appendSecret(append(out, raw[w:vs]...), raw, vs, ve)
+					i = ve
+					continue
+				}
+			}
 			if w == i || keptWord(raw[i:w]) { // punctuation, or a word kept
 				out = append(out, raw[i:e]...)
 				i = e
@@ -268,6 +319,9 @@ func redactText(raw []byte) []byte {
 				if w2 == s || keptWord(raw[s:w2]) {
 					break
 				}
+				if _, _, ok := secretAfter(raw, s, w2); ok {
+					break
+				}
 				end = w2
 			}
 			out = appendRedacted(out, end-i)
@@ -278,6 +332,161 @@ func redactText(raw []byte) []byte {
 		}
 	}
 	return out
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// credentialNames are the names (lower case, without '-', '_' and '.')
+// whose value is a credential or names a user, and credentialSuffixes the
+// endings of such names (x-api-key, accessToken, db_password).
+var (
+	credentialNames = map[string]bool{
+		"auth": true, "authorization": true, "proxyauthorization": true, "cookie": true, "setcookie": true,
+		"key": true, "token": true, "secret": true, "password": true, "passwd": true, "pwd": true, "pass": true,
+		"session": true, "sessionid": true, "sid": true, "signature": true, "sig": true, "credential": true,
+		"credentials": true, "user": true, "username": true, "userid": true, "login": true, "email": true,
+		"remoteuser": true, "jwt": true,
+	}
+	credentialSuffixes = []string{"key", "token", "secret", "password", "passwd", "auth", "authorization",
+		"cookie", "credential", "credentials", "signature", "sessionid", "username", "jwt"}
+	// headerNames are the credentials whose value runs to the end of the
+	// line after "Name:" (Authorization: Digest username="…", realm="…").
+	headerNames = map[string]bool{"authorization": true, "proxyauthorization": true, "cookie": true, "setcookie": true}
+	// authSchemes are the HTTP authentication schemes, followed by the
+	// credential.
+	authSchemes = map[string]bool{"bearer": true, "basic": true, "digest": true, "negotiate": true, "ntlm": true, "apikey": true}
+)
+
+// credentialName reports whether a word names a credential; header
+// whether it is one whose value runs to the end of the line.
+func credentialName(w []byte) (cred, header bool) {
+	if len(w) > 64 {
+		return false, false
+	}
+	n := make([]byte, 0, len(w))
+	for _, c := range w {
+		switch {
+		case c == '-' || c == '_' || c == '.':
+		case 'A' <= c && c <= 'Z':
+			n = append(n, c+'a'-'A')
+		default:
+			n = append(n, c)
+		}
+	}
+	if credentialNames[string(n)] || headerNames[string(n)] {
+		return true, headerNames[string(n)]
+	}
+	for _, suf := range credentialSuffixes {
+		if bytes.HasSuffix(n, []byte(suf)) {
+			return true, false
+		}
+	}
+	return false, false
+}
+
+// secretAfter returns where the credential after the word raw[i:w] starts
+// and ends, when the word is a credential's name followed by '=' or ':' or
+// an authentication scheme followed by a space; a quoted value is its
+// quotes and what they hold.
+func secretAfter(raw []byte, i, w int) (start, end int, ok bool) {
+	if w >= len(raw) {
+		return 0, 0, false
+	}
+	if cred, header := credentialName(raw[i:w]); cred && (raw[w] == '=' || raw[w] == ':') {
+		start, end = credentialValue(raw, w, header)
+		return start, end, true
+	}
+	if authSchemes[string(bytes.ToLower(raw[i:w]))] && raw[w] == ' ' {
+		j := w
+		for j < len(raw) && raw[j] == ' ' {
+			j++
+		}
+		return j, valueEnd(raw, j), true
+	}
+	return 0, 0, false
+}
+
+// credentialValue returns the span of the value after the '=' or ':' at
+// raw[sep] that follows a credential's name.
+func credentialValue(raw []byte, sep int, header bool) (start, end int) {
+	j := sep + 1
+	for j < len(raw) && (raw[j] == ' ' || raw[j] == '\t') {
+		j++
+	}
+	if header && raw[sep] == ':' {
+		e := j
+		for e < len(raw) && raw[e] != '\n' && raw[e] != '\r' {
+			e++
+		}
+		return j, e
+	}
+	// "Authorization=Bearer X", "token: Bearer X": the scheme's value too.
+	if v, _ := textWord(raw, j); v > j {
+		if _, e, ok := secretAfter(raw, j, v); ok && authSchemes[string(bytes.ToLower(raw[j:v]))] {
+			return j, e
+		}
+	}
+	return j, valueEnd(raw, j)
+}
+
+// valueEnd returns the end of the value at raw[j]: after its closing quote
+// when it is quoted, else at the first space or delimiter.
+func valueEnd(raw []byte, j int) int {
+	if j < len(raw) && (raw[j] == '"' || raw[j] == '\'') {
+		_, next := endQuote(raw, j)
+		return next
+	}
+	e := j
+	for e < len(raw) && !isSpace(raw[e]) && bytes.IndexByte([]byte("&;,\"')]}"), raw[e]) < 0 {
+		e++
+	}
+	return e
+}
+
+// appendSecret appends the credential raw[start:end], hidden: a quoted one
+// keeps its quotes.
+func appendSecret(out, raw []byte, start, end int) []byte {
+	if end > start && (raw[start] == '"' || raw[start] == '\'') {
+		qend, next := endQuote(raw, start)
+		return append(appendRedacted(append(out, raw[start]), qend-start-1), raw[qend:next]...)
+	}
+	if end > start {
+		out = appendRedacted(out, end-start)
+	}
+	return out
+}
+
+// clfUser finds the ident and user fields of a Common Log Format line
+// ("10.0.0.1 - alice [15/Jan/2026:10:00:02 +0000] …"): three fields
+// before a '['.
+func clfUser(raw []byte) (ident, user [2]int, ok bool) {
+	var f [3][2]int
+	i := 0
+	for k := range f {
+		s := i
+		for i < len(raw) && raw[i] != ' ' && raw[i] != '\t' {
+			i++
+		}
+		if i == s || i >= len(raw) || raw[i] != ' ' {
+			return ident, user, false
+		}
+		f[k] = [2]int{s, i}
+		i++
+	}
+	if i >= len(raw) || raw[i] != '[' || !isNumberWord(raw[f[0][0]:f[0][1]]) && !isHostWord(raw[f[0][0]:f[0][1]]) {
+		return ident, user, false
+	}
+	return f[1], f[2], true
+}
+
+// isHostWord reports whether w is a host name or an IPv6 address.
+func isHostWord(w []byte) bool {
+	for _, c := range w {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == ':') {
+			return false
+		}
+	}
+	return len(w) > 0
 }
 
 func isWordByte(c byte) bool {

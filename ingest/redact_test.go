@@ -207,3 +207,24 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactTextCredentials: in a text line, what follows a credential's
+// name, an authentication scheme or an Authorization header is hidden
+// whatever it looks like (an ID-like key would be kept as an ID
+// otherwise), and so are a URL's query and a Common Log Format user.
+func TestRedactTextCredentials(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`garbage Authorization: Bearer SECRET12345678 api_key=sk-SECRET1234 password=hunter2x99 ok`: `<redacted 7 bytes> <redacted 13 bytes>: <redacted 66 bytes>`,
+		`x api_key=sk-abc123def456 token: "f0e1d2c3-0000-4000" Bearer abcdef123456 200`:             `<redacted 1 bytes> <redacted 7 bytes>=<redacted 15 bytes> <redacted 5 bytes>: "<redacted 18 bytes>" <redacted 6 bytes> <redacted 12 bytes> 200`,
+		`POST /v1/chat?api_key=abcdef123456&user=u_1234567 HTTP/1.1 200`:                            `<redacted 13 bytes>?<redacted 35 bytes> <redacted 8 bytes> 200`,
+		`10.0.0.1 - u_1234567 [15/Jan/2026:10:00:02 +0000] "POST /v1 HTTP/1.1" 200 61`:              `10.0.0.1 - <redacted 9 bytes> [15/Jan/2026:10:00:02 +0000] "<redacted 17 bytes>" 200 61`,
+		`10.0.0.1 - - [15/Jan/2026:10:00:02 +0000] "-" 200`:                                         `10.0.0.1 - - [15/Jan/2026:10:00:02 +0000] "-" 200`,
+		`params: {'api_key': 'sk-1234567', 'x_api_key'='abcdef1234', "n": 3}`:                       `<redacted 6 bytes>: {'<redacted 7 bytes>': '<redacted 10 bytes>', '<redacted 9 bytes>'='<redacted 10 bytes>', "<redacted 1 bytes>": 3}`,
+		`prompt_tokens=512 completion_tokens=128 req-0001234`:                                       `<redacted 13 bytes>=512 <redacted 17 bytes>=128 req-0001234`,
+	} {
+		if got := string(redact([]byte(in))); got != want {
+			t.Errorf("redact(%s):\n got %s\nwant %s", in, got, want)
+		}
+	}
+}
