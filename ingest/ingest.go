@@ -600,7 +600,7 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 		},
 		Reject: func(pe *ParseError) error {
 			s.rejected.Add(1)
-			return rejects.add(s.stats.Tier, pe)
+			return rejects.add(s.stats.Tier, s.format, pe)
 		},
 	}
 	err := errors.Join(parse(r, s.stats.Path, out), sk.close())
@@ -617,7 +617,7 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 		}
 		s.stats.Error = terr.Error()
 		s.rejected.Add(out.Decoded)
-		return rejects.addQuiet(s.stats.Tier, &ParseError{File: s.stats.Path, Line: 1, Err: fmt.Errorf(
+		return rejects.addQuiet(s.stats.Tier, s.format, &ParseError{File: s.stats.Path, Line: 1, Err: fmt.Errorf(
 			"%w; none of the file's %d records were kept", terr, out.Units)})
 	}
 	s.decoded.Add(out.Decoded)
@@ -642,7 +642,7 @@ func rejectWholeFile(s *source, c *chunker, rejects *rejectLog, line int64, raw 
 		}
 	}
 	s.rejected.Add(units)
-	rejects.addQuiet(s.stats.Tier, &ParseError{File: s.stats.Path, Line: line, Raw: raw,
+	rejects.addQuiet(s.stats.Tier, s.format, &ParseError{File: s.stats.Path, Line: line, Raw: raw,
 		Err: fmt.Errorf("%w; none of the file's %d non-blank lines were decoded", reason, units)})
 }
 
@@ -710,7 +710,7 @@ func decodeChunk[T Row](w *worker, c *chunk, s *sink[T]) error {
 	}
 	if c.tooLong != nil {
 		c.src.rejected.Add(1)
-		if err := w.rejects.add(c.src.stats.Tier, c.tooLong); err != nil {
+		if err := w.rejects.add(c.src.stats.Tier, c.src.format, c.tooLong); err != nil {
 			return err
 		}
 	}
@@ -725,7 +725,7 @@ func decodeChunk[T Row](w *worker, c *chunk, s *sink[T]) error {
 		var pe *ParseError
 		if errors.As(err, &pe) {
 			c.src.rejected.Add(1)
-			if err := w.rejects.add(c.src.stats.Tier, pe); err != nil {
+			if err := w.rejects.add(c.src.stats.Tier, c.src.format, pe); err != nil {
 				return err
 			}
 			continue

@@ -3,6 +3,8 @@ package ingest
 import (
 	"bytes"
 	"fmt"
+	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/infertrace/infertrace/ingest/scan"
@@ -20,13 +22,23 @@ import (
 // times or labels, whatever their member is called.
 const keptValueMax = 128
 
-// readMembers are the members whose string values the formats read as IDs,
-// times, numbers (as strings) and labels, by their decoded name; the case
-// and spelling must match exactly. Free-text members the formats read
-// (error, message, uri, path) are not here: they can quote a request.
-var readMembers = map[string]bool{}
+// readPaths are the paths of the members whose string values the formats
+// read as IDs, times, numbers (as strings) and labels, each where a format
+// reads it: "request_id" at the top of a record, "span.name" in a TGI
+// event, "resourceSpans[].scopeSpans[].spans[].traceId" in OTLP ("[]" is
+// any element of an array; the records of a document that is an array
+// are at its top). The name and spelling must match exactly: "id" under
+// "user" or "name" under "messages[]" are user data, as is any member no
+// format reads. Free-text members the formats read (error, message, uri,
+// path) are not here: they can quote a request.
+var readPaths = map[string]bool{}
+
+// readNames are the last names of readPaths: member names shown as they
+// are even when they look like an ID.
+var readNames = map[string]bool{}
 
 func init() {
+	var top []string
 	for _, names := range [][]string{
 		// request, response, trace and span IDs
 		{"request_id", "x_request_id", "x-request-id", "xrid", "http_x_request_id", "id", "rid", "response_id",
@@ -40,15 +52,14 @@ func init() {
 			"request_end_time", "first_token_time", "last_token_time", "arrival_time", "first_scheduled_time",
 			"request_received_ts", "request_finished_ts", "response_sent_to_client_ts", "forward_entry_time",
 			"prefill_finished_time", "e2e_latency", "queue_time", "inference_time", "validation_time", "total_time",
-			"time_per_token", "startTimeUnixNano", "endTimeUnixNano", "timeUnixNano", "observedTimeUnixNano",
-			"START_TIME", "DURATION", "REQUEST_DURATION", "RESPONSE_DURATION", "ttft", "time_to_first_token",
-			"request_latency", "token_latency_ttft", "created_at", "total_duration", "load_duration",
-			"prompt_eval_duration", "eval_duration", "ttft_s", "end_to_end_latency_s", "inter_token_latency_s"},
+			"time_per_token", "START_TIME", "DURATION", "REQUEST_DURATION", "RESPONSE_DURATION", "ttft",
+			"time_to_first_token", "request_latency", "token_latency_ttft", "created_at", "total_duration",
+			"load_duration", "prompt_eval_duration", "eval_duration", "ttft_s", "end_to_end_latency_s",
+			"inter_token_latency_s"},
 		// numbers logged as strings
-		{"status", "status_code", "response_code", "upstream_status", "intValue", "doubleValue", "prompt_tokens",
-			"completion_tokens", "output_tokens", "input_tokens", "RESPONSE_CODE", "bytes_sent", "body_bytes_sent",
-			"request_length", "tries", "prompt_eval_count", "eval_count", "number_input_tokens",
-			"number_output_tokens", "error_code"},
+		{"status", "status_code", "response_code", "upstream_status", "prompt_tokens", "completion_tokens",
+			"output_tokens", "input_tokens", "RESPONSE_CODE", "bytes_sent", "body_bytes_sent", "request_length",
+			"tries", "prompt_eval_count", "eval_count", "number_input_tokens", "number_output_tokens", "error_code"},
 		// labels
 		{"model", "model_name", "model_group", "model_id", "model_version", "request_model", "response_model",
 			"use_case", "client", "region", "route", "upstream", "upstream_addr", "gateway", "replica",
@@ -56,25 +67,84 @@ func init() {
 			"event", "metric", "unit", "code", "kind", "backend", "endpoint_type", "x-ai-eg-model", "ROUTE_NAME",
 			"UPSTREAM_HOST", "HOSTNAME", "RESPONSE_FLAGS", "done_reason"},
 	} {
-		for _, n := range names {
-			readMembers[n] = true
+		top = append(top, names...)
+	}
+	nested := []string{
+		// TGI: the span of an event, and its parents
+		"span.name", "span.total_time", "span.queue_time", "span.inference_time", "span.validation_time",
+		"span.time_per_token", "spans[].name", "spans[].total_time", "spans[].queue_time",
+		"spans[].inference_time", "spans[].validation_time", "spans[].time_per_token",
+		// vLLM's console span exporter
+		"context.trace_id", "context.span_id", "status.status_code",
+		// k6
+		"data.time", "data.tags.request_id", "data.tags.x_request_id", "data.tags.status",
+		"data.tags.error_code", "data.tags.method", "data.tags.name", "data.metadata.request_id",
+		// Kong
+		"request.id", "request.method", "request.headers.x-request-id", "response.status", "tries[].ip",
+		"tries[].port", "started_at",
+		// SGLang
+		"finish_reason.type", "finish_reason.status_code", "meta_info.id", "meta_info.finish_reason.type",
+		"out.meta_info.id", "out.meta_info.finish_reason.type",
+		// AIPerf
+		"metadata.x_request_id", "metadata.request_start_ns", "metadata.request_end_ns", "error.code", "error.type",
+		// Triton
+		"timestamps[].name", "timestamps[].ns",
+		// TensorRT-LLM
+		"perf_metrics.timing_metrics.arrival_time", "perf_metrics.timing_metrics.first_scheduled_time",
+		"perf_metrics.timing_metrics.first_token_time", "perf_metrics.timing_metrics.last_token_time",
+	}
+	for _, m := range []string{"time_to_first_token", "ttft", "request_latency", "input_sequence_length", "error_isl",
+		"output_sequence_length", "output_token_count"} {
+		nested = append(nested, "metrics."+m+".value", "metrics."+m+".unit")
+	}
+	// OTLP JSON: spans, their events and links, log records, and the
+	// attributes of each and of their resource.
+	otlp := []string{"resourceSpans[].resource", "resourceLogs[].resource"}
+	for _, sp := range []string{"resourceSpans[].scopeSpans[]", "resourceSpans[].instrumentationLibrarySpans[]"} {
+		nested = append(nested, sp+".scope.name", sp+".scope.version")
+		s := sp + ".spans[]"
+		for _, n := range []string{"traceId", "spanId", "parentSpanId", "name", "kind", "startTimeUnixNano",
+			"endTimeUnixNano", "status.code", "events[].name", "events[].timeUnixNano"} {
+			nested = append(nested, s+"."+n)
 		}
+		otlp = append(otlp, s, s+".events[]", s+".links[]")
+	}
+	for _, l := range []string{"resourceLogs[].scopeLogs[].logRecords[]"} {
+		for _, n := range []string{"timeUnixNano", "observedTimeUnixNano", "traceId", "spanId", "severityText",
+			"severityNumber"} {
+			nested = append(nested, l+"."+n)
+		}
+		otlp = append(otlp, l)
+	}
+	for _, o := range otlp {
+		nested = append(nested, o+".attributes[].key", o+".attributes[].value.intValue",
+			o+".attributes[].value.doubleValue", o+".attributes[].value.boolValue")
+	}
+	for _, p := range append(top, nested...) {
+		readPaths[p] = true
+		readNames[p[strings.LastIndexAny(p, ".]")+1:]] = true
+	}
+	for _, n := range []string{"resourceSpans", "scopeSpans", "spans", "resource", "attributes", "key", "value",
+		"stringValue", "intValue", "doubleValue", "boolValue", "arrayValue", "kvlistValue", "values", "events",
+		"links", "scope", "resourceLogs", "scopeLogs", "logRecords", "body"} {
+		readNames[n] = true
 	}
 }
 
 // redact returns raw with everything that could be user text replaced by
 // its length. It works on text that may not be valid JSON (a truncated
 // line) or not JSON at all (a text log line in a file of a JSON format, the
-// first line of a file whose format was not recognised).
-func redact(raw []byte) []byte {
+// first line of a file whose format was not recognised). paths are the
+// format's own read paths besides readPaths (a mapping's).
+func redact(raw []byte, paths []string) []byte {
 	// JSON is an object or an array of composites or strings; "[2026-…]"
 	// starts an Envoy text line, and an array of numbers reads the same
 	// either way.
 	if i := scan.SkipSpace(raw, 0); i < len(raw) && raw[i] == '{' {
-		return redactJSON(raw)
+		return redactJSON(raw, paths)
 	} else if i < len(raw) && raw[i] == '[' {
 		if j := scan.SkipSpace(raw, i+1); j < len(raw) && bytes.IndexByte([]byte(`{["]`), raw[j]) >= 0 {
-			return redactJSON(raw)
+			return redactJSON(raw, paths)
 		}
 	}
 	return redactText(raw)
@@ -84,31 +154,34 @@ func appendRedacted(b []byte, n int) []byte {
 	return fmt.Appendf(b, "<redacted %d bytes>", n)
 }
 
-// redactJSON keeps the brackets, member names that are plain identifiers,
-// numbers and literals of a JSON line, and the string values of
-// readMembers; an array's elements count as values of its member.
-func redactJSON(raw []byte) []byte {
+// redactJSON keeps the brackets, the member names that are names a format
+// reads or plain words, numbers and literals of a JSON line, and the string
+// values at readPaths (or paths); an array's elements count as values of
+// its member.
+func redactJSON(raw []byte, paths []string) []byte {
 	type frame struct {
 		object bool
-		member string // the member the current value belongs to
+		path   string // of this object or array
+		value  string // of its current member, or its elements
 	}
 	var stack []frame
-	member := func() string {
+	valuePath := func() string {
 		if len(stack) == 0 {
 			return ""
 		}
-		return stack[len(stack)-1].member
+		return stack[len(stack)-1].value
 	}
 	out := make([]byte, 0, len(raw))
 	for i := 0; i < len(raw); {
 		c := raw[i]
 		switch {
 		case c == '{':
-			stack = append(stack, frame{object: true})
+			stack = append(stack, frame{object: true, path: valuePath()})
 			out = append(out, c)
 			i++
 		case c == '[':
-			stack = append(stack, frame{member: member()})
+			p := valuePath()
+			stack = append(stack, frame{path: p, value: p + "[]"})
 			out = append(out, c)
 			i++
 		case c == '}' || c == ']':
@@ -135,13 +208,17 @@ func redactJSON(raw []byte) []byte {
 				if !ok {
 					name = nil
 				}
-				stack[len(stack)-1].member = string(name)
-				if ok && plainName(name) {
+				f := &stack[len(stack)-1]
+				f.value = "\x00" // a name that cannot be read: no path below it is
+				if ok {
+					f.value = joinPath(f.path, string(name))
+				}
+				if ok && shownName(name, paths) {
 					out = append(append(append(out, '"'), name...), '"')
 				} else {
 					out = append(appendRedacted(append(out, '"'), len(content)), '"')
 				}
-			case !escaped && keptValue(member(), content):
+			case !escaped && keptValue(valuePath(), content, paths):
 				out = append(out, raw[i:next]...)
 			default:
 				out = append(appendRedacted(append(out, '"'), len(content)), '"')
@@ -165,6 +242,30 @@ func redactJSON(raw []byte) []byte {
 	return out
 }
 
+// joinPath is the path of member name of the object at path.
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// readPath reports whether the value at path is one a format reads. The
+// records of a document that is an array are at its top, and an array's
+// elements are read as its member is.
+func readPath(path string, paths []string) bool {
+	for strings.HasPrefix(path, "[].") {
+		path = path[len("[]."):]
+	}
+	if readPaths[path] || slices.Contains(paths, path) {
+		return true
+	}
+	if p, ok := strings.CutSuffix(path, "[]"); ok {
+		return readPath(p, paths)
+	}
+	return false
+}
+
 // jsonScalar returns the end of the number or literal at raw[i].
 func jsonScalar(raw []byte, i int) (int, bool) {
 	if c := raw[i]; c == '-' || '0' <= c && c <= '9' {
@@ -179,18 +280,56 @@ func jsonScalar(raw []byte, i int) (int, bool) {
 	return 0, false
 }
 
-// plainName reports whether a member name is an identifier, shown as is;
-// any other name is hidden like a value.
-func plainName(name []byte) bool {
-	if len(name) == 0 || len(name) > 64 {
+// shownName reports whether a member name is shown as is: a name the
+// formats read, or a plain word that cannot be a key or a token (no digits,
+// or a dotted lower-case attribute name like gen_ai.latency.e2e); any other
+// name (a secret or a user's name used as a key) is hidden like a value.
+func shownName(name []byte, paths []string) bool {
+	if readNames[string(name)] {
+		return true
+	}
+	for _, p := range paths {
+		if strings.HasSuffix(p, string(name)) && (len(p) == len(name) || bytes.IndexByte([]byte(".]"), p[len(p)-len(name)-1]) >= 0) {
+			return true
+		}
+	}
+	if len(name) == 0 || len(name) > 40 {
 		return false
 	}
+	digits := 0
 	for _, c := range name {
 		if !isIdentByte(c) {
 			return false
 		}
+		if '0' <= c && c <= '9' {
+			digits++
+		}
 	}
-	return true
+	return digits == 0 || attributeName(name)
+}
+
+// attributeName reports whether name is a dotted lower-case name whose
+// parts have few digits: an OpenTelemetry attribute (gen_ai.prompt).
+func attributeName(name []byte) bool {
+	for _, part := range bytes.Split(name, []byte(".")) {
+		digits := 0
+		if len(part) == 0 || part[0] < 'a' || part[0] > 'z' {
+			return false
+		}
+		for _, c := range part {
+			switch {
+			case '0' <= c && c <= '9':
+				digits++
+			case 'a' <= c && c <= 'z', c == '_', c == '-':
+			default:
+				return false
+			}
+		}
+		if digits > 3 {
+			return false
+		}
+	}
+	return bytes.IndexByte(name, '.') >= 0
 }
 
 func isIdentByte(c byte) bool {
@@ -198,11 +337,12 @@ func isIdentByte(c byte) bool {
 		c == '_' || c == '-' || c == '.' || c == ':' || c == '@' || c == '/' || c == '$'
 }
 
-// keptValue reports whether the (unescaped) string value of member is kept:
-// a read member's short value without control characters. OTLP attribute
-// keys ("key") are kept when they are dotted lower-case attribute names.
-func keptValue(member string, v []byte) bool {
-	if len(v) > keptValueMax || !utf8.Valid(v) {
+// keptValue reports whether the (unescaped) string value at path is kept:
+// a read value, short, without control characters and without what a URL
+// carries secrets in (a query, a fragment, a user and password). OTLP
+// attribute keys are kept when they are attribute names.
+func keptValue(path string, v []byte, paths []string) bool {
+	if len(v) > keptValueMax || !utf8.Valid(v) || len(scan.URLLabel(v)) != len(v) {
 		return false
 	}
 	for _, c := range v {
@@ -210,20 +350,10 @@ func keptValue(member string, v []byte) bool {
 			return false
 		}
 	}
-	if member == "key" {
-		dot := false
-		for _, c := range v {
-			switch {
-			case c == '.':
-				dot = true
-			case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '_', c == '-':
-			default:
-				return false
-			}
-		}
-		return dot
+	if strings.HasSuffix(path, ".attributes[].key") {
+		return attributeName(v) && readPath(path, paths)
 	}
-	return readMembers[member]
+	return readPath(path, paths)
 }
 
 // redactText keeps, of a line that is not JSON, the punctuation and the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,6 +58,9 @@ func init() {
 	record.RegisterMapping(formatJSONL, loadMappingFormat)
 }
 
+// arrayIndex is an index in a mapped path: "[0]" in "choices[0].id".
+var arrayIndex = regexp.MustCompile(`\[[0-9]+\]`)
+
 // loadMappingFormat loads a mapping file with the format of the inputs read
 // through it: a format of its own (workers keep one parser per format),
 // checking each file's first JSON object line for the mapped paths.
@@ -66,6 +70,11 @@ func loadMappingFormat(path string) (*record.Mapping, error) {
 		return nil, err
 	}
 	f := &record.Format{Tier: m.Tier, Name: formatJSONL}
+	for _, mf := range m.fields {
+		if mf.name != "error" { // free text: it can quote a request
+			f.ReadPaths = append(f.ReadPaths, arrayIndex.ReplaceAllString(mf.path, "[]"))
+		}
+	}
 	switch m.Tier {
 	case record.Client:
 		f.NewParser = func() record.LineParser[record.ClientRow] { return newMappedParser(m, clientTargets) }
