@@ -109,9 +109,10 @@ func TestRejectsHideSecrets(t *testing.T) {
 	}
 }
 
-// TestRejectReasonsAreShort checks that a reason quotes no more than a
-// short token of a value, in rejects.jsonl and on the terminal, and that
-// what the terminal is shown of a file name cannot drive it.
+// TestRejectReasonsAreShort checks that a reason gives the shape of a
+// value that is not a number or a time, never its bytes, in rejects.jsonl
+// and on the terminal, and that what the terminal is shown of a file name
+// cannot drive it.
 func TestRejectReasonsAreShort(t *testing.T) {
 	dir := t.TempDir()
 	secret := strings.Repeat("SECRET words of a prompt ", 20)
@@ -143,13 +144,13 @@ func TestRejectReasonsAreShort(t *testing.T) {
 		t.Fatalf("want 2 rejects, got %q", reasons)
 	}
 	for _, text := range append(reasons, log.String()) {
-		if strings.Contains(text, "SECRET words of a prompt SECRET w") {
-			t.Errorf("more than a short token of the value is quoted:\n%s", text)
+		if strings.Contains(text, "SECRET") {
+			t.Errorf("the value is quoted:\n%s", text)
 		}
 	}
 	for _, r := range reasons {
-		if !strings.Contains(r, `"SECRET words of a prompt SECRET …"`) {
-			t.Errorf("reason does not show the value's first 32 bytes and an ellipsis: %s", r)
+		if !strings.Contains(r, `a string of 500 letters and spaces`) {
+			t.Errorf("reason does not give the value's shape: %s", r)
 		}
 	}
 	if strings.ContainsAny(log.String(), "\x1b\u202e") {

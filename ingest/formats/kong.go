@@ -237,7 +237,7 @@ func epochMillis(field string, v scan.Value) (int64, bool, error) {
 	}
 	ns, perr := scan.ParseScaled(b, 6)
 	if perr != nil || ns < scan.MinEpochSec*1e9 || ns > scan.MaxEpochSec*1e9 {
-		return 0, false, record.FieldErrorf(field, record.ErrBadTime, "%.40q is not Unix epoch milliseconds in 2000..2100", b)
+		return 0, false, record.FieldErrorf(field, record.ErrBadTime, "%q is not Unix epoch milliseconds in 2000..2100", b)
 	}
 	return ns, true, nil
 }

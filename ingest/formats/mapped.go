@@ -443,7 +443,7 @@ func (m *mapping) check(line []byte) error {
 	for i, ok := range found {
 		if !ok {
 			f := &m.fields[i]
-			return &record.FieldError{Field: "fields." + f.name, Err: record.ErrMissingField, Msg: fmt.Sprintf("path %q is not in the line", f.path)}
+			return &record.FieldError{Field: "fields." + f.name, Err: record.ErrMissingField, Msg: "path " + f.path + " is not in the line"}
 		}
 	}
 	return nil
@@ -596,15 +596,15 @@ func (f *mappedField) time(name string, v scan.Value, dst *int64) error {
 	if f.layout == "" {
 		var perr error
 		if ns, perr = scan.ParseRFC3339(b); perr != nil {
-			return record.FieldErrorf(name, record.ErrBadTime, "%.60q: %v", b, perr)
+			return record.FieldErrorf(name, record.ErrBadTime, "%q: %v", b, perr)
 		}
 	} else {
 		t, perr := time.Parse(f.layout, string(b))
 		if perr != nil {
-			return record.FieldErrorf(name, record.ErrBadTime, "%.60q: not in the layout %q", b, f.layout)
+			return record.FieldErrorf(name, record.ErrBadTime, "%q: not in the layout %q", b, f.layout)
 		}
 		if t.Unix() < scan.MinEpochSec || t.Unix() > scan.MaxEpochSec {
-			return record.FieldErrorf(name, record.ErrBadTime, "%.60q: %v", b, scan.ErrTimeRange)
+			return record.FieldErrorf(name, record.ErrBadTime, "%q: %v", b, scan.ErrTimeRange)
 		}
 		ns = t.UnixNano()
 	}

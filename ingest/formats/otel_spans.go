@@ -576,7 +576,7 @@ func attrHTTPStatus(m pcommon.Map, keys ...string) (int32, error) {
 		}
 		var err error
 		if n, err = strconv.ParseInt(s, 10, 64); err != nil {
-			return 0, record.FieldErrorf(key, record.ErrBadValue, "want an HTTP status, got %.40q", s)
+			return 0, record.FieldErrorf(key, record.ErrBadValue, "want an HTTP status, got %q", s)
 		}
 	case pcommon.ValueTypeDouble:
 		f := v.Double()
