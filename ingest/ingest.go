@@ -80,6 +80,10 @@ type Options struct {
 	// ServerModel names the model of server rows whose format logs none
 	// (vLLM V1 spans, TGI, SGLang, TensorRT-LLM): --server-model.
 	ServerModel string
+	// KeepErrorText stores error texts as logged (--keep-error-text);
+	// otherwise the error column keeps only their class (errorClass), as
+	// errors can quote a request.
+	KeepErrorText bool
 	// Progress, when not nil, is told the inputs' size and what has been
 	// read of them (see Progress).
 	Progress Progress
@@ -581,9 +585,7 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 	name := fmt.Sprintf("%s-f%04d", opt.runID, s.idx)
 	sk := newSink[T](dir, s.stats.Tier, name)
 	var untimed int64
-	if ss, ok := any(sk).(*sink[ServerRow]); ok {
-		ss.fill = serverDefaults(opt.ServerModel)
-	}
+	sk.fill = sinkFill[T](opt)
 	out := &DocOut[T]{
 		File: s.stats.Path,
 		Emit: func(rows []T) error {
@@ -682,7 +684,8 @@ func newWorker(opt Options, id int, rejects *rejectLog) *worker {
 		parsers: map[*record.Format]any{},
 		rejects: rejects,
 	}
-	w.server.fill = serverDefaults(opt.ServerModel)
+	w.client.fill = sinkFill[ClientRow](opt)
+	w.server.fill = sinkFill[ServerRow](opt)
 	return w
 }
 

@@ -711,3 +711,101 @@ func isIDWord(w []byte) bool {
 	}
 	return digits > 0 && (sep || hex && len(w) >= 8)
 }
+
+// errorClassMax is the most characters of an error class.
+const errorClassMax = 80
+
+// errorClass is what the error column keeps of an error text (unless
+// Options.KeepErrorText): its first line, with quoted text, numbers,
+// addresses (words with an '@'), URL queries and credentials masked, cut to
+// errorClassMax characters. "CUDA out of memory. Tried to
+// allocate 20.00 MiB" keeps "CUDA out of memory. Tried to allocate <n> MiB";
+// an error quoting a request keeps "invalid request: <quoted>". Errors can
+// quote a request, a user's name or a key.
+func errorClass(s string) string {
+	raw := []byte(s)
+	if i := bytes.IndexAny(raw, "\r\n"); i >= 0 {
+		raw = raw[:i]
+	}
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch {
+		case c == '"' || c == '\'' || c == '`':
+			_, next := endQuote(raw, i)
+			out = append(out, "<quoted>"...)
+			i = next
+		case c == '?' && i+1 < len(raw) && !isSpace(raw[i+1]):
+			e := i + 1
+			for e < len(raw) && !isSpace(raw[e]) {
+				e++
+			}
+			out = append(out, "?<query>"...)
+			i = e
+		case isWordByte(c):
+			w, e := textWord(raw, i)
+			if vs, ve, ok := secretAfter(raw, i, w); ok {
+				out = append(append(out, raw[i:vs]...), "<secret>"...)
+				i = ve
+				continue
+			}
+			if bytes.IndexByte(raw[i:w], '@') >= 0 { // an address
+				out = append(append(out, "<address>"...), raw[w:e]...)
+				i = e
+				continue
+			}
+			for j := i; j < e; {
+				if d := digitRun(raw[:e], j); d > j {
+					out = append(out, "<n>"...)
+					j = d
+				} else {
+					out = append(out, raw[j])
+					j++
+				}
+			}
+			i = e
+		case c < 0x20 || c == 0x7f:
+			out = append(out, ' ')
+			i++
+		default:
+			out = append(out, c)
+			i++
+		}
+	}
+	class := string(bytes.ToValidUTF8(bytes.TrimSpace(out), []byte("\uFFFD")))
+	if utf8.RuneCountInString(class) > errorClassMax {
+		class = string([]rune(class)[:errorClassMax-1])
+		if lt := strings.LastIndexByte(class, '<'); lt > strings.LastIndexByte(class, '>') {
+			class = class[:lt] // not in the middle of a mask
+		}
+		class += "…"
+	}
+	return class
+}
+
+// digitRun returns the end of the number at b[i] ("20.00", "1,024"), or i.
+func digitRun(b []byte, i int) int {
+	e := i
+	for e < len(b) && ('0' <= b[e] && b[e] <= '9' || e > i && (b[e] == '.' || b[e] == ',') && e+1 < len(b) && '0' <= b[e+1] && b[e+1] <= '9') {
+		e++
+	}
+	return e
+}
+
+// errorClasses caches errorClass for the error column of one sink: most
+// rows share a few errors.
+type errorClasses map[string]string
+
+func (m errorClasses) of(s string) string {
+	if s == "" {
+		return ""
+	}
+	if c, ok := m[s]; ok {
+		return c
+	}
+	c := errorClass(s)
+	if len(m) < 1<<12 {
+		m[s] = c
+	}
+	return c
+}

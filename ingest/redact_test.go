@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -259,5 +260,56 @@ func TestRedactReadPaths(t *testing.T) {
 	want := `{"meta":{"model":"m-1","id":"<redacted 2 bytes>"},"model":"m-2"}`
 	if got := string(redact([]byte(in), []string{"meta.model"})); got != want {
 		t.Errorf("with a mapping's paths: got %s, want %s", got, want)
+	}
+}
+
+func TestErrorClass(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 79.15 GiB total capacity)\nTraceback: …": "CUDA out of memory. Tried to allocate <n> MiB (GPU <n>; <n> GiB total capacity)",
+		`invalid request: "tell me about my neighbour's divorce"`:                                         "invalid request: <quoted>",
+		`401 Unauthorized: api_key=sk-abcdefghijklmnop is not valid`:                                      "<n> Unauthorized: api_key=<secret> is not valid",
+		`Authorization: Bearer abcdefghijklmnopqrstu rejected`:                                            "Authorization: <secret>",
+		`rate limit for alice@example.com on /v1/chat?user=alice`:                                         "rate limit for <address> on /v<n>/chat?<query>",
+		strings.Repeat("word ", 30):                                                                       strings.TrimSpace(strings.Repeat("word ", 16)) + "…",
+		`timeout after 30s for 'x'` + strings.Repeat(" y", 40):                                            "timeout after <n>s for <quoted>" + strings.Repeat(" y", 24) + "…",
+	} {
+		if got := errorClass(in); got != want {
+			t.Errorf("errorClass(%q):\n got %q\nwant %q", in, got, want)
+		}
+	}
+}
+
+// TestErrorColumnKeepsClass: the error column of client and server rows
+// keeps only the class of an error text, unless KeepErrorText.
+func TestErrorColumnKeepsClass(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	client := filepath.Join(dir, "c.jsonl")
+	server := filepath.Join(dir, "s.jsonl")
+	os.WriteFile(client, []byte(`{"request_id":"r1","start":1796032800,"end":1796032801,"status":400,"error":"bad request: \"SECRET prompt\" for user 4242"}`+"\n"), 0o644)
+	os.WriteFile(server, []byte(`{"request_id":"r1","arrival":1796032800,"end":1796032801}`+"\n"), 0o644)
+	for _, keep := range []bool{false, true} {
+		out := filepath.Join(dir, fmt.Sprint("out", keep))
+		_, err := Run(context.Background(), Options{Out: out, Workers: 1, KeepErrorText: keep,
+			Inputs: []Input{{Tier: Client, Format: "native", Pattern: client}, {Tier: Server, Format: "native", Pattern: server}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts, _ := filepath.Glob(filepath.Join(out, "client", "*", "*.parquet"))
+		if len(parts) != 1 {
+			t.Fatalf("parts %v", parts)
+		}
+		rows, err := readParquet[ClientRow](parts[0])
+		if err != nil || len(rows) != 1 {
+			t.Fatalf("rows %v, %v", rows, err)
+		}
+		want := "bad request: <quoted> for user <n>"
+		if keep {
+			want = `bad request: "SECRET prompt" for user 4242`
+		}
+		if rows[0].Error != want {
+			t.Errorf("KeepErrorText=%v: error %q, want %q", keep, rows[0].Error, want)
+		}
 	}
 }
