@@ -342,7 +342,7 @@ func isIdentByte(c byte) bool {
 // carries secrets in (a query, a fragment, a user and password). OTLP
 // attribute keys are kept when they are attribute names.
 func keptValue(path string, v []byte, paths []string) bool {
-	if len(v) > keptValueMax || !utf8.Valid(v) || len(scan.URLLabel(v)) != len(v) {
+	if len(v) > keptValueMax || !utf8.Valid(v) || len(scan.URLLabel(v)) != len(v) || hasCredential(v) {
 		return false
 	}
 	for _, c := range v {
@@ -354,6 +354,25 @@ func keptValue(path string, v []byte, paths []string) bool {
 		return attributeName(v) && readPath(path, paths)
 	}
 	return readPath(path, paths)
+}
+
+// hasCredential reports whether text holds a credential as redactText
+// finds them ("Bearer …", "api_key=…").
+func hasCredential(v []byte) bool {
+	for i := 0; i < len(v); {
+		if !isWordByte(v[i]) {
+			i++
+			continue
+		}
+		w, e := textWord(v, i)
+		if w > i {
+			if _, _, ok := secretAfter(v, i, w); ok {
+				return true
+			}
+		}
+		i = max(e, i+1)
+	}
+	return false
 }
 
 // redactText keeps, of a line that is not JSON, the punctuation and the

@@ -248,6 +248,7 @@ func TestRedactReadPaths(t *testing.T) {
 		`{"route":"/v1/chat?api_key=sk-123","upstream":"http://u:pw@10.0.0.1/","request_id":"r1"}`:         `{"route":"<redacted 23 bytes>","upstream":"<redacted 21 bytes>","request_id":"r1"}`,
 		`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"abc1","name":"GET /v1?token=t0k3n"}]}]}]}`: `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"abc1","name":"<redacted 19 bytes>"}]}]}]}`,
 		`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"abc1","name":"POST /v1/chat"}]}]}]}`:       `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"abc1","name":"POST /v1/chat"}]}]}]}`,
+		`{"prompt_tokens":"Bearer sk-1234567","status":"token=abc"}`:                                       `{"prompt_tokens":"<redacted 17 bytes>","status":"<redacted 9 bytes>"}`,
 		`[{"request_id":"r2","extra":{"request_id":"r3"}}]`:                                                `[{"request_id":"r2","extra":{"request_id":"<redacted 2 bytes>"}}]`,
 		`{"span":{"name":"generate","total_time":"1ms"},"spans":[{"name":"infer"}]}`:                       `{"span":{"name":"generate","total_time":"1ms"},"spans":[{"name":"infer"}]}`,
 	} {
