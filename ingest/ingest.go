@@ -80,6 +80,10 @@ type Options struct {
 	// ServerModel names the model of server rows whose format logs none
 	// (vLLM V1 spans, TGI, SGLang, TensorRT-LLM): --server-model.
 	ServerModel string
+	// KeepErrorText stores error texts as logged (--keep-error-text);
+	// otherwise the error column keeps only their class (errorClass), as
+	// errors can quote a request.
+	KeepErrorText bool
 	// Progress, when not nil, is told the inputs' size and what has been
 	// read of them (see Progress).
 	Progress Progress
@@ -581,9 +585,7 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 	name := fmt.Sprintf("%s-f%04d", opt.runID, s.idx)
 	sk := newSink[T](dir, s.stats.Tier, name)
 	var untimed int64
-	if ss, ok := any(sk).(*sink[ServerRow]); ok {
-		ss.fill = serverDefaults(opt.ServerModel)
-	}
+	sk.fill = sinkFill[T](opt)
 	out := &DocOut[T]{
 		File: s.stats.Path,
 		Emit: func(rows []T) error {
@@ -600,7 +602,7 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 		},
 		Reject: func(pe *ParseError) error {
 			s.rejected.Add(1)
-			return rejects.add(s.stats.Tier, pe)
+			return rejects.add(s.stats.Tier, s.format, pe)
 		},
 	}
 	err := errors.Join(parse(r, s.stats.Path, out), sk.close())
@@ -617,7 +619,7 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 		}
 		s.stats.Error = terr.Error()
 		s.rejected.Add(out.Decoded)
-		return rejects.addQuiet(s.stats.Tier, &ParseError{File: s.stats.Path, Line: 1, Err: fmt.Errorf(
+		return rejects.addQuiet(s.stats.Tier, s.format, &ParseError{File: s.stats.Path, Line: 1, Err: fmt.Errorf(
 			"%w; none of the file's %d records were kept", terr, out.Units)})
 	}
 	s.decoded.Add(out.Decoded)
@@ -642,7 +644,7 @@ func rejectWholeFile(s *source, c *chunker, rejects *rejectLog, line int64, raw 
 		}
 	}
 	s.rejected.Add(units)
-	rejects.addQuiet(s.stats.Tier, &ParseError{File: s.stats.Path, Line: line, Raw: raw,
+	rejects.addQuiet(s.stats.Tier, s.format, &ParseError{File: s.stats.Path, Line: line, Raw: raw,
 		Err: fmt.Errorf("%w; none of the file's %d non-blank lines were decoded", reason, units)})
 }
 
@@ -682,7 +684,8 @@ func newWorker(opt Options, id int, rejects *rejectLog) *worker {
 		parsers: map[*record.Format]any{},
 		rejects: rejects,
 	}
-	w.server.fill = serverDefaults(opt.ServerModel)
+	w.client.fill = sinkFill[ClientRow](opt)
+	w.server.fill = sinkFill[ServerRow](opt)
 	return w
 }
 
@@ -710,7 +713,7 @@ func decodeChunk[T Row](w *worker, c *chunk, s *sink[T]) error {
 	}
 	if c.tooLong != nil {
 		c.src.rejected.Add(1)
-		if err := w.rejects.add(c.src.stats.Tier, c.tooLong); err != nil {
+		if err := w.rejects.add(c.src.stats.Tier, c.src.format, c.tooLong); err != nil {
 			return err
 		}
 	}
@@ -725,7 +728,7 @@ func decodeChunk[T Row](w *worker, c *chunk, s *sink[T]) error {
 		var pe *ParseError
 		if errors.As(err, &pe) {
 			c.src.rejected.Add(1)
-			if err := w.rejects.add(c.src.stats.Tier, pe); err != nil {
+			if err := w.rejects.add(c.src.stats.Tier, c.src.format, pe); err != nil {
 				return err
 			}
 			continue

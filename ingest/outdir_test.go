@@ -51,7 +51,7 @@ func TestRejectLogWritesUnderTempName(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l.add(Client, &ParseError{File: "c.jsonl", Line: 3, Err: ErrSyntax})
+		l.add(Client, nil, &ParseError{File: "c.jsonl", Line: 3, Err: ErrSyntax})
 		if _, err := os.Stat(path); err == nil {
 			t.Fatalf("%s exists while it is written", path)
 		}

@@ -51,14 +51,23 @@ func newRejectLog(path string, echo io.Writer) (*rejectLog, error) {
 	return &rejectLog{path: path, f: f, w: w, enc: enc, echo: echo}, nil
 }
 
-func (l *rejectLog) add(tier Tier, e *ParseError) error { return l.record(tier, e, true) }
+// add records a reject of a file read with format f (nil when none was).
+func (l *rejectLog) add(tier Tier, f *record.Format, e *ParseError) error {
+	return l.record(tier, f, e, true)
+}
 
 // addQuiet records a reject the user is told of otherwise (a file whose
 // format cannot be told), without echoing it.
-func (l *rejectLog) addQuiet(tier Tier, e *ParseError) error { return l.record(tier, e, false) }
+func (l *rejectLog) addQuiet(tier Tier, f *record.Format, e *ParseError) error {
+	return l.record(tier, f, e, false)
+}
 
-func (l *rejectLog) record(tier Tier, e *ParseError, echo bool) error {
-	rec := Reject{Tier: tier, File: e.File, Line: e.Line, Kind: Kind(e.Err), Reason: record.ShortReason(e.Err.Error()), Raw: cutRaw(e.Raw)}
+func (l *rejectLog) record(tier Tier, f *record.Format, e *ParseError, echo bool) error {
+	var paths []string
+	if f != nil {
+		paths = f.ReadPaths
+	}
+	rec := Reject{Tier: tier, File: e.File, Line: e.Line, Kind: Kind(e.Err), Reason: record.ShortReason(e.Err.Error()), Raw: cutRaw(e.Raw, paths)}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.n++
@@ -94,8 +103,8 @@ func (l *rejectLog) discard() {
 
 // cutRaw keeps the first RawLimit bytes of a rejected line, redacted (see
 // redact): logs carry user data, and rejects.jsonl must not copy it.
-func cutRaw(raw []byte) string {
-	red := redact(raw)
+func cutRaw(raw []byte, paths []string) string {
+	red := redact(raw, paths)
 	if len(red) > RawLimit {
 		cut := RawLimit
 		for cut > 0 && !utf8.RuneStart(red[cut]) {

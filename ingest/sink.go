@@ -319,8 +319,32 @@ func (fastSnappy) Encode(dst, src []byte) ([]byte, error) {
 
 func (fastSnappy) Decode(dst, src []byte) ([]byte, error) { return s2.Decode(dst, src) }
 
-// serverDefaults is the fill of server sinks: a model for formats that log
-// none (vLLM V1 spans, TGI, SGLang, TensorRT-LLM).
+// sinkFill is the fill of a sink of T rows: the error column keeps only the
+// class of an error text unless opt.KeepErrorText, for every format that
+// fills it; server rows get opt.ServerModel.
+func sinkFill[T Row](opt Options) func(*T) {
+	classes := errorClasses{}
+	model := serverDefaults(opt.ServerModel)
+	keep := opt.KeepErrorText
+	return func(row *T) {
+		switch r := any(row).(type) {
+		case *ClientRow:
+			if !keep {
+				r.Error = classes.of(r.Error)
+			}
+		case *ServerRow:
+			if !keep {
+				r.Error = classes.of(r.Error)
+			}
+			if model != nil {
+				model(r)
+			}
+		}
+	}
+}
+
+// serverDefaults fills server rows with a model for formats that log none
+// (vLLM V1 spans, TGI, SGLang, TensorRT-LLM).
 func serverDefaults(model string) func(*ServerRow) {
 	if model == "" {
 		return nil

@@ -191,7 +191,7 @@ func aiperfDuration(field string, v scan.Value, dst **int64) error {
 	}
 	scale, ok := lgUnitScale(string(unit))
 	if !ok {
-		return record.FieldErrorf(field, record.ErrBadValue, "unknown time unit %.20q", unit)
+		return record.FieldErrorf(field, record.ErrBadValue, "unknown time unit %q", unit)
 	}
 	return lgDurationField(field, value, scale, dst)
 }

@@ -476,7 +476,7 @@ func (p *envoyParser) set(op *envoyOp, v []byte) error {
 			ns, err = parseEnvoyTime(v)
 		}
 		if err != nil {
-			return record.FieldErrorf("START_TIME", record.ErrBadTime, "%.60q: %v", v, err)
+			return record.FieldErrorf("START_TIME", record.ErrBadTime, "%q: %v", v, err)
 		}
 		d := 0
 		if i := bytes.IndexByte(v, '.'); i >= 0 {
@@ -490,7 +490,7 @@ func (p *envoyParser) set(op *envoyOp, v []byte) error {
 	case erEdge:
 		ns, ok := parseScaledDecimal(v, op.unit)
 		if !ok {
-			return record.FieldErrorf(envoyOpName(op), record.ErrBadValue, "want a duration, got %.40q", v)
+			return record.FieldErrorf(envoyOpName(op), record.ErrBadValue, "want a duration, got %q", v)
 		}
 		if r.nedges < len(r.edges) {
 			r.edges[r.nedges] = envoyEdge{from: op.from, to: op.to, ns: ns, unit: op.unit}
@@ -499,13 +499,13 @@ func (p *envoyParser) set(op *envoyOp, v []byte) error {
 	case erStatus:
 		n, ok := parseScaledDecimal(v, 1)
 		if !ok || n < 0 || n > 999 {
-			return record.FieldErrorf("RESPONSE_CODE", record.ErrBadValue, "want an HTTP status, got %.40q", v)
+			return record.FieldErrorf("RESPONSE_CODE", record.ErrBadValue, "want an HTTP status, got %q", v)
 		}
 		r.status = int32(n)
 	case erAttempts, erInputTokens, erOutputTokens:
 		n, ok := parseScaledDecimal(v, 1)
 		if !ok || n < 0 || n > 1<<31-1 {
-			return record.FieldErrorf(envoyOpName(op), record.ErrBadValue, "want a count, got %.40q", v)
+			return record.FieldErrorf(envoyOpName(op), record.ErrBadValue, "want a count, got %q", v)
 		}
 		switch op.role {
 		case erAttempts:
@@ -518,7 +518,7 @@ func (p *envoyParser) set(op *envoyOp, v []byte) error {
 	case erTTFT:
 		ns, ok := parseScaledDecimal(v, 1e6)
 		if !ok || ns < 0 {
-			return record.FieldErrorf("token_latency_ttft", record.ErrBadValue, "want milliseconds, got %.40q", v)
+			return record.FieldErrorf("token_latency_ttft", record.ErrBadValue, "want milliseconds, got %q", v)
 		}
 		r.ttft, r.hasTTFT = ns, true
 	case erRequestID:
@@ -632,7 +632,7 @@ func (p *envoyParser) row(row *record.GatewayRow) error {
 	}
 	for _, b := range [...][]byte{id, r.path, r.route, r.upstream, r.gateway, r.flags, r.traceID, r.model[0], r.model[1], r.model[2]} {
 		if !utf8.Valid(b) {
-			return record.FieldErrorf("value", record.ErrBadValue, "%.40q is not valid UTF-8", b)
+			return record.FieldErrorf("value", record.ErrBadValue, "%q is not valid UTF-8", b)
 		}
 	}
 	row.RequestID = string(id)
@@ -652,13 +652,12 @@ func (p *envoyParser) row(row *record.GatewayRow) error {
 	row.UpstreamEnd = at(ptUSRxEnd)
 	row.Status = r.status
 	if r.path != nil {
-		path, _, _ := bytes.Cut(r.path, []byte("?"))
-		row.Route = p.labels.Intern(path)
+		row.Route = p.labels.Intern(scan.URLLabel(r.path))
 	} else if r.route != nil {
-		row.Route = p.labels.Intern(r.route)
+		row.Route = p.labels.Intern(scan.URLLabel(r.route))
 	}
 	if r.upstream != nil {
-		row.Upstream = p.labels.Intern(r.upstream)
+		row.Upstream = p.labels.Intern(scan.URLLabel(r.upstream))
 	}
 	if r.gateway != nil {
 		row.Gateway = p.labels.Intern(r.gateway)

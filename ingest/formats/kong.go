@@ -93,10 +93,7 @@ func (p *kongParser) ParseLine(line []byte, out *record.RowQueue[record.GatewayR
 					if err := scan.Text("request.uri", v, &uri); err != nil {
 						return err
 					}
-					if i := bytes.IndexByte([]byte(uri), '?'); i >= 0 {
-						uri = uri[:i]
-					}
-					r.Route = p.labels.Intern([]byte(uri))
+					r.Route = p.labels.Intern(scan.URLLabel([]byte(uri)))
 				case "headers":
 					return scan.EachMember(v, func(k []byte, v scan.Value) error {
 						if string(bytes.ToLower(k)) == "x-request-id" {
@@ -151,7 +148,7 @@ func (p *kongParser) ParseLine(line []byte, out *record.RowQueue[record.GatewayR
 					if port != "" {
 						host += ":" + port
 					}
-					r.Upstream = p.labels.Intern([]byte(host))
+					r.Upstream = p.labels.Intern(scan.URLLabel([]byte(host)))
 				}
 				return err
 			})
@@ -240,7 +237,7 @@ func epochMillis(field string, v scan.Value) (int64, bool, error) {
 	}
 	ns, perr := scan.ParseScaled(b, 6)
 	if perr != nil || ns < scan.MinEpochSec*1e9 || ns > scan.MaxEpochSec*1e9 {
-		return 0, false, record.FieldErrorf(field, record.ErrBadTime, "%.40q is not Unix epoch milliseconds in 2000..2100", b)
+		return 0, false, record.FieldErrorf(field, record.ErrBadTime, "%q is not Unix epoch milliseconds in 2000..2100", b)
 	}
 	return ns, true, nil
 }

@@ -107,7 +107,7 @@ func (p *liteLLMParser) ParseLine(line []byte, out *record.RowQueue[record.Gatew
 				return p.labels.Label("model", v, &r.Model)
 			}
 		case "api_base":
-			return p.labels.Label("api_base", v, &r.Upstream)
+			return p.labels.URLLabel("api_base", v, &r.Upstream)
 		case "call_type":
 			return p.labels.Label("call_type", v, &r.Route)
 		case "prompt_tokens":

@@ -121,7 +121,7 @@ func lgDurationField(field string, v scan.Value, perUnit int64, dst **int64) err
 	}
 	ns, perr := lgScaledNS(b, perUnit)
 	if perr != nil {
-		return record.FieldErrorf(field, record.ErrBadValue, "%.40q: %v", b, perr)
+		return record.FieldErrorf(field, record.ErrBadValue, "%q: %v", b, perr)
 	}
 	*dst = record.NSPtr(ns)
 	return nil
@@ -136,10 +136,10 @@ func lgEpochField(field string, v scan.Value, perUnit int64, dst *int64) error {
 	}
 	ns, perr := lgScaledNS(b, perUnit)
 	if perr != nil {
-		return record.FieldErrorf(field, record.ErrBadTime, "%.40q: %v", b, perr)
+		return record.FieldErrorf(field, record.ErrBadTime, "%q: %v", b, perr)
 	}
 	if ns < scan.MinEpochSec*1e9 || ns > scan.MaxEpochSec*1e9 {
-		return record.FieldErrorf(field, record.ErrBadTime, "%.40q: outside 2000-01-01..2100-01-01 (is the unit right?)", b)
+		return record.FieldErrorf(field, record.ErrBadTime, "%q: outside 2000-01-01..2100-01-01 (is the unit right?)", b)
 	}
 	*dst = ns
 	return nil

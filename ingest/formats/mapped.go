@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,6 +58,9 @@ func init() {
 	record.RegisterMapping(formatJSONL, loadMappingFormat)
 }
 
+// arrayIndex is an index in a mapped path: "[0]" in "choices[0].id".
+var arrayIndex = regexp.MustCompile(`\[[0-9]+\]`)
+
 // loadMappingFormat loads a mapping file with the format of the inputs read
 // through it: a format of its own (workers keep one parser per format),
 // checking each file's first JSON object line for the mapped paths.
@@ -66,6 +70,11 @@ func loadMappingFormat(path string) (*record.Mapping, error) {
 		return nil, err
 	}
 	f := &record.Format{Tier: m.Tier, Name: formatJSONL}
+	for _, mf := range m.fields {
+		if mf.name != "error" { // free text: it can quote a request
+			f.ReadPaths = append(f.ReadPaths, arrayIndex.ReplaceAllString(mf.path, "[]"))
+		}
+	}
 	switch m.Tier {
 	case record.Client:
 		f.NewParser = func() record.LineParser[record.ClientRow] { return newMappedParser(m, clientTargets) }
@@ -99,6 +108,7 @@ type fieldKind uint8
 const (
 	kindText fieldKind = iota + 1
 	kindLabel
+	kindURL // a label without its query (scan.URLLabel)
 	kindTime
 	kindDuration
 	kindCount
@@ -145,8 +155,8 @@ var gatewayTargets = map[string]target[record.GatewayRow]{
 	"upstream_end":        {kindTime, func(r *record.GatewayRow) any { return &r.UpstreamEnd }},
 	"ttft":                {kindDuration, func(r *record.GatewayRow) any { return &r.TTFTNS }},
 	"status":              {kindStatus, func(r *record.GatewayRow) any { return &r.Status }},
-	"route":               {kindLabel, func(r *record.GatewayRow) any { return &r.Route }},
-	"upstream":            {kindLabel, func(r *record.GatewayRow) any { return &r.Upstream }},
+	"route":               {kindURL, func(r *record.GatewayRow) any { return &r.Route }},
+	"upstream":            {kindURL, func(r *record.GatewayRow) any { return &r.Upstream }},
 	"gateway":             {kindLabel, func(r *record.GatewayRow) any { return &r.Gateway }},
 	"response_flags":      {kindLabel, func(r *record.GatewayRow) any { return &r.ResponseFlags }},
 	"model":               {kindLabel, func(r *record.GatewayRow) any { return &r.Model }},
@@ -433,7 +443,7 @@ func (m *mapping) check(line []byte) error {
 	for i, ok := range found {
 		if !ok {
 			f := &m.fields[i]
-			return &record.FieldError{Field: "fields." + f.name, Err: record.ErrMissingField, Msg: fmt.Sprintf("path %q is not in the line", f.path)}
+			return &record.FieldError{Field: "fields." + f.name, Err: record.ErrMissingField, Msg: "path " + f.path + " is not in the line"}
 		}
 	}
 	return nil
@@ -547,8 +557,11 @@ func (p *mappedParser[T]) set(i int, v scan.Value, r *T) error {
 	name := f.label()
 	switch d := p.targets[i].dst(r).(type) {
 	case *string:
-		if f.kind == kindLabel {
+		switch f.kind {
+		case kindLabel:
 			return p.labels.Label(name, v, d)
+		case kindURL:
+			return p.labels.URLLabel(name, v, d)
 		}
 		return scan.Text(name, v, d)
 	case *int64:
@@ -583,15 +596,15 @@ func (f *mappedField) time(name string, v scan.Value, dst *int64) error {
 	if f.layout == "" {
 		var perr error
 		if ns, perr = scan.ParseRFC3339(b); perr != nil {
-			return record.FieldErrorf(name, record.ErrBadTime, "%.60q: %v", b, perr)
+			return record.FieldErrorf(name, record.ErrBadTime, "%q: %v", b, perr)
 		}
 	} else {
 		t, perr := time.Parse(f.layout, string(b))
 		if perr != nil {
-			return record.FieldErrorf(name, record.ErrBadTime, "%.60q: not in the layout %q", b, f.layout)
+			return record.FieldErrorf(name, record.ErrBadTime, "%q: not in the layout %q", b, f.layout)
 		}
 		if t.Unix() < scan.MinEpochSec || t.Unix() > scan.MaxEpochSec {
-			return record.FieldErrorf(name, record.ErrBadTime, "%.60q: %v", b, scan.ErrTimeRange)
+			return record.FieldErrorf(name, record.ErrBadTime, "%q: %v", b, scan.ErrTimeRange)
 		}
 		ns = t.UnixNano()
 	}

@@ -122,9 +122,9 @@ func (p *nativeGateway) ParseLine(line []byte, out *record.RowQueue[record.Gatew
 		case "status":
 			return scan.HTTPStatus("status", v, &r.Status)
 		case "route":
-			return p.labels.Label("route", v, &r.Route)
+			return p.labels.URLLabel("route", v, &r.Route)
 		case "upstream":
-			return p.labels.Label("upstream", v, &r.Upstream)
+			return p.labels.URLLabel("upstream", v, &r.Upstream)
 		case "gateway":
 			return p.labels.Label("gateway", v, &r.Gateway)
 		}

@@ -165,3 +165,39 @@ func TestLongLine(t *testing.T) {
 		t.Fatalf("3 MiB line: %d rows, %v", len(rows), rejects)
 	}
 }
+
+// TestRouteUpstreamDropQuery: a gateway's route and upstream, native or
+// mapped, keep no query string, fragment or user:password, as the access
+// log readers do: they can carry an API key or a token.
+func TestRouteUpstreamDropQuery(t *testing.T) {
+	t.Parallel()
+	native := `{"request_id":"r1","start":1796032800,"end":1796032801,"upstream_start":1796032800.1,` +
+		`"route":"/v1/chat/completions?api_key=SECRET1","upstream":"http://u:SECRET2@10.0.0.1:8000/?token=SECRET3"}` + "\n"
+	rows, rejects := decodeAll[record.GatewayRow](t, record.Gateway, []byte(native))
+	if len(rows) != 1 || len(rejects) != 0 {
+		t.Fatalf("native: %d rows, rejects %v", len(rows), rejects)
+	}
+	if rows[0].Route != "/v1/chat/completions" || rows[0].Upstream != "http://10.0.0.1:8000/" {
+		t.Errorf("native: route %q, upstream %q", rows[0].Route, rows[0].Upstream)
+	}
+
+	m, err := loadMapping("../../testdata/mappings/gateway.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapped := `{"http":{"headers":{"x-request-id":"r2"},"status":200,"route":"/v1/completions?key=SECRET4#x"},` +
+		`"ts":{"received":"2026-11-30T10:00:00Z","sent":"2026-11-30T10:00:01Z"},"backend":{"addr":"http://10.0.0.2:8000/v1?token=SECRET5"}}`
+	var q record.RowQueue[record.GatewayRow]
+	if err := newMappedParser(m, gatewayTargets).ParseLine([]byte(mapped), &q); err != nil {
+		t.Fatal(err)
+	}
+	got := q.Rows
+	if len(got) != 1 || got[0].Route != "/v1/completions" || got[0].Upstream != "http://10.0.0.2:8000/v1" {
+		t.Errorf("mapped: %+v", got)
+	}
+	for _, r := range append(rows, got...) {
+		if strings.Contains(fmt.Sprint(r), "SECRET") {
+			t.Errorf("a row keeps a secret: %+v", r)
+		}
+	}
+}

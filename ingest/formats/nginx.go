@@ -321,7 +321,7 @@ func nginxFormatString(src string) (format, escape string, err error) {
 	for s != "" {
 		q := s[0]
 		if q != '\'' && q != '"' {
-			return "", "", fmt.Errorf("text %.20q between quoted pieces", s)
+			return "", "", fmt.Errorf("text %q between quoted pieces", s)
 		}
 		i := 1
 		for ; i < len(s) && s[i] != q; i++ {
@@ -508,13 +508,13 @@ func (p *nginxParser) set(v nginxVar, name string, b []byte) error {
 	case nvMsec:
 		ns, err := scan.ParseEpochSeconds(b)
 		if err != nil {
-			return record.FieldErrorf("msec", record.ErrBadTime, "%.40q: %v", b, err)
+			return record.FieldErrorf("msec", record.ErrBadTime, "%q: %v", b, err)
 		}
 		r.end, r.hasEnd = ns, true
 	case nvRequestTime:
 		ns, ok := parseScaledDecimal(b, 1e9)
 		if !ok || ns < 0 {
-			return record.FieldErrorf("request_time", record.ErrBadValue, "want seconds, got %.40q", b)
+			return record.FieldErrorf("request_time", record.ErrBadValue, "want seconds, got %q", b)
 		}
 		r.rt, r.hasRT = ns, true
 	case nvTimeISO, nvTimeLocal:
@@ -526,13 +526,13 @@ func (p *nginxParser) set(v nginxVar, name string, b []byte) error {
 			ns, err = nginxTimeLocal.parse(b)
 		}
 		if err != nil {
-			return record.FieldErrorf(name, record.ErrBadTime, "%.40q: %v", b, err)
+			return record.FieldErrorf(name, record.ErrBadTime, "%q: %v", b, err)
 		}
 		r.coarseEnd, r.hasCoarse = ns, true
 	case nvStatus:
 		n, ok := parseScaledDecimal(b, 1)
 		if !ok || n < 0 || n > 999 {
-			return record.FieldErrorf("status", record.ErrBadValue, "want an HTTP status, got %.40q", b)
+			return record.FieldErrorf("status", record.ErrBadValue, "want an HTTP status, got %q", b)
 		}
 		r.status = int32(n)
 	case nvRequestID:
@@ -635,7 +635,7 @@ func (p *nginxParser) row(row *record.GatewayRow) error {
 	if lastResp != nil && row.End != 0 {
 		rt, ok := parseScaledDecimal(lastResp, 1e9)
 		if !ok || rt < 0 {
-			return record.FieldErrorf("upstream_response_time", record.ErrBadValue, "want seconds, got %.40q", lastResp)
+			return record.FieldErrorf("upstream_response_time", record.ErrBadValue, "want seconds, got %q", lastResp)
 		}
 		row.UpstreamEnd = row.End
 		row.UpstreamStart = row.End - rt
@@ -645,7 +645,7 @@ func (p *nginxParser) row(row *record.GatewayRow) error {
 		if _, lastHdr := nginxList(r.header); lastHdr != nil {
 			ht, ok := parseScaledDecimal(lastHdr, 1e9)
 			if !ok || ht < 0 {
-				return record.FieldErrorf("upstream_header_time", record.ErrBadValue, "want seconds, got %.40q", lastHdr)
+				return record.FieldErrorf("upstream_header_time", record.ErrBadValue, "want seconds, got %q", lastHdr)
 			}
 			row.UpstreamFirstByte = min(row.UpstreamStart+ht, row.UpstreamEnd)
 		}
@@ -660,11 +660,11 @@ func (p *nginxParser) row(row *record.GatewayRow) error {
 	if path == nil {
 		path = r.uri
 	}
-	path, _, _ = bytes.Cut(path, []byte("?"))
+	path = scan.URLLabel(path)
 	trace := traceparentID(r.traceparent)
 	for _, b := range [...][]byte{id, path, addr, r.hostname, trace} {
 		if !utf8.Valid(b) {
-			return record.FieldErrorf("value", record.ErrBadValue, "%.40q is not valid UTF-8", b)
+			return record.FieldErrorf("value", record.ErrBadValue, "%q is not valid UTF-8", b)
 		}
 	}
 	row.RequestID = string(id)
@@ -673,7 +673,7 @@ func (p *nginxParser) row(row *record.GatewayRow) error {
 		row.Route = p.labels.Intern(path)
 	}
 	if addr != nil {
-		row.Upstream = p.labels.Intern(addr)
+		row.Upstream = p.labels.Intern(scan.URLLabel(addr))
 	}
 	if r.hostname != nil {
 		row.Gateway = p.labels.Intern(r.hostname)

@@ -229,11 +229,11 @@ func (p *ollamaGin) ParseLine(line []byte, out *record.RowQueue[record.ServerRow
 	}
 	status, err := strconv.Atoi(string(f[1]))
 	if err != nil || status < 100 || status > 999 {
-		return record.FieldErrorf("status", record.ErrBadValue, "%.40q: not an HTTP status", f[1])
+		return record.FieldErrorf("status", record.ErrBadValue, "%q: not an HTTP status", f[1])
 	}
 	d, err := time.ParseDuration(string(f[2]))
 	if err != nil || d < 0 {
-		return record.FieldErrorf("latency", record.ErrBadValue, "%.40q: not a Go duration (like 2.639712331s, 351.2048ms, 1m5s)", f[2])
+		return record.FieldErrorf("latency", record.ErrBadValue, "%q: not a Go duration (like 2.639712331s, 351.2048ms, 1m5s)", f[2])
 	}
 	r := out.Next()
 	r.Format = formatOllamaGin

@@ -257,7 +257,7 @@ func attrBool(a pcommon.Map, key string) (*bool, error) {
 		if b, err := strconv.ParseBool(strings.TrimSpace(v.Str())); err == nil {
 			return record.BoolPtr(b), nil
 		}
-		return nil, record.FieldErrorf(key, record.ErrBadValue, "want true or false, got %.40q", v.Str())
+		return nil, record.FieldErrorf(key, record.ErrBadValue, "want true or false, got %q", v.Str())
 	case pcommon.ValueTypeEmpty:
 		return nil, nil
 	}

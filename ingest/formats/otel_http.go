@@ -205,7 +205,7 @@ func gatewaySpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *scan.Labe
 	}
 	v.requestID = otelRequestID(a, cfg)
 	if s, ok := attrStr(a, "upstream_address"); ok {
-		v.upstream = lb.Intern([]byte(s))
+		v.upstream = lb.Intern(scan.URLLabel([]byte(s)))
 	}
 	if !v.server {
 		for _, u := range []func() (string, bool){
@@ -216,7 +216,7 @@ func gatewaySpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *scan.Labe
 			func() (string, bool) { return urlAttrHost(a) },
 		} {
 			if s, ok := u(); ok {
-				v.upstream = lb.Intern([]byte(s))
+				v.upstream = lb.Intern(scan.URLLabel([]byte(s)))
 				break
 			}
 		}
@@ -226,7 +226,7 @@ func gatewaySpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *scan.Labe
 		return err
 	}
 	if s, ok := attrStr(a, "http.route"); ok {
-		v.route = lb.Intern([]byte(s))
+		v.route = lb.Intern(scan.URLLabel([]byte(s)))
 	} else {
 		for _, k := range []string{"url.path", "http.target", "url.full", "http.url"} {
 			if s, ok := attrStr(a, k); ok {

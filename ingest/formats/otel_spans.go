@@ -576,7 +576,7 @@ func attrHTTPStatus(m pcommon.Map, keys ...string) (int32, error) {
 		}
 		var err error
 		if n, err = strconv.ParseInt(s, 10, 64); err != nil {
-			return 0, record.FieldErrorf(key, record.ErrBadValue, "want an HTTP status, got %.40q", s)
+			return 0, record.FieldErrorf(key, record.ErrBadValue, "want an HTTP status, got %q", s)
 		}
 	case pcommon.ValueTypeDouble:
 		f := v.Double()
@@ -613,9 +613,7 @@ func attrHostPort(m pcommon.Map, hostKey, portKey string) (string, bool) {
 // urlPath returns the path of a URL or of a request target, without the
 // query: "" when there is none.
 func urlPath(s string) string {
-	if i := strings.IndexAny(s, "?#"); i >= 0 {
-		s = s[:i]
-	}
+	s = string(scan.URLLabel([]byte(s)))
 	if strings.HasPrefix(s, "/") {
 		return s
 	}

@@ -96,7 +96,7 @@ func attrSeconds(m pcommon.Map, key string) (ns int64, ok bool, err error) {
 		var perr error
 		f, perr = strconv.ParseFloat(strings.TrimSpace(v.Str()), 64)
 		if perr != nil {
-			return 0, false, record.FieldErrorf(key, record.ErrBadValue, "want seconds, got %.40q", v.Str())
+			return 0, false, record.FieldErrorf(key, record.ErrBadValue, "want seconds, got %q", v.Str())
 		}
 	case pcommon.ValueTypeEmpty:
 		return 0, false, nil
@@ -130,7 +130,7 @@ func attrCount(m pcommon.Map, key string) (*int32, error) {
 	case pcommon.ValueTypeStr:
 		var err error
 		if n, err = strconv.ParseInt(strings.TrimSpace(v.Str()), 10, 64); err != nil {
-			return nil, record.FieldErrorf(key, record.ErrBadValue, "want a whole number, got %.40q", v.Str())
+			return nil, record.FieldErrorf(key, record.ErrBadValue, "want a whole number, got %q", v.Str())
 		}
 	case pcommon.ValueTypeEmpty:
 		return nil, nil

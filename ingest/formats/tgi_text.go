@@ -149,7 +149,7 @@ func (p *tgiTextParser) ParseLine(line []byte, out *record.RowQueue[record.Serve
 func tgiTextTime(ts []byte) (int64, error) {
 	ns, err := scan.ParseRFC3339(ts)
 	if err != nil {
-		return 0, record.FieldErrorf("timestamp", record.ErrBadTime, "%.40q: %v", ts, err)
+		return 0, record.FieldErrorf("timestamp", record.ErrBadTime, "%q: %v", ts, err)
 	}
 	return ns, nil
 }

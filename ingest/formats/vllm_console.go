@@ -214,7 +214,7 @@ func vllmConsoleSpan(data []byte, lb *scan.Labels, next func() *record.ServerRow
 			s := strings.TrimPrefix(cs.Context.TraceID, "0x")
 			var tid pcommon.TraceID
 			if b, err := hex.DecodeString(s); err != nil || len(b) != len(tid) {
-				return record.FieldErrorf("context.trace_id", record.ErrBadValue, "want 0x and 32 hex digits, got %.40q", cs.Context.TraceID)
+				return record.FieldErrorf("context.trace_id", record.ErrBadValue, "want 0x and 32 hex digits, got %q", cs.Context.TraceID)
 			} else {
 				copy(tid[:], b)
 			}
@@ -230,7 +230,7 @@ func vllmConsoleSpan(data []byte, lb *scan.Labels, next func() *record.ServerRow
 			}
 			ns, err := scan.ParseRFC3339([]byte(*t.v))
 			if err != nil || ns < 0 {
-				return record.FieldErrorf(t.name, record.ErrBadTime, "%.40q: want an ISO 8601 time such as 2025-01-01T00:00:00.000000Z", *t.v)
+				return record.FieldErrorf(t.name, record.ErrBadTime, "%q: want an ISO 8601 time such as 2025-01-01T00:00:00.000000Z", *t.v)
 			}
 			t.set(pcommon.Timestamp(ns))
 		}
@@ -242,7 +242,7 @@ func vllmConsoleSpan(data []byte, lb *scan.Labels, next func() *record.ServerRow
 	}()
 	if err != nil {
 		rid, _ := attrStr(sp.Attributes(), "gen_ai.request.id")
-		return fmt.Errorf("llm_request span %.80q: %w", rid, err)
+		return fmt.Errorf("llm_request span %q: %w", rid, err)
 	}
 	return nil
 }

@@ -143,7 +143,7 @@ func vllmSpans(td ptrace.Traces, lb *scan.Labels, next func() *record.ServerRow)
 				}
 				if err := vllmSpanRow(sp, res, lb, next()); err != nil {
 					id, _ := attrStr(sp.Attributes(), "gen_ai.request.id")
-					return fmt.Errorf("llm_request span %.80q: %w", id, err)
+					return fmt.Errorf("llm_request span %q: %w", id, err)
 				}
 			}
 		}

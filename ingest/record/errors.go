@@ -83,12 +83,15 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// quotedMax is the most bytes of a quoted value a reject reason shows:
-// reasons quote the value that was wrong, and a value can be a prompt.
+// quotedMax is the most bytes of a number or a time a reject reason
+// quotes.
 const quotedMax = 32
 
-// ShortReason cuts every quoted string in a reason to quotedMax bytes of
-// its text, with an ellipsis, and escapes the characters that could drive a
+// ShortReason replaces every quoted string of a reason by its shape (its
+// length and the classes of its characters: "a string of 41 letters,
+// digits and punctuation") unless it is a number or a time, cut to
+// quotedMax bytes: reasons quote the value that was wrong, and a value can
+// be a prompt or a credential. It escapes the characters that could drive a
 // terminal; the reason is for people, in rejects.jsonl and on the terminal.
 func ShortReason(reason string) string {
 	var b strings.Builder
@@ -107,17 +110,90 @@ func ShortReason(reason string) string {
 		}
 		reason = reason[i+len(q):]
 		s, _ := strconv.Unquote(q)
-		if len(s) <= quotedMax {
+		switch {
+		case !numberOrTime(s):
+			b.WriteString(Shape(s))
+		case len(s) <= quotedMax:
 			b.WriteString(q)
-			continue
+		default:
+			cut := quotedMax
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+			b.WriteString(strconv.Quote(s[:cut] + "…"))
 		}
-		cut := quotedMax
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		b.WriteString(strconv.Quote(s[:cut] + "…"))
 	}
 	return textsafe.Escape(b.String())
+}
+
+// numberOrTime reports whether s reads as a number, a duration or a time
+// ("-5", "1.5e3", "12ms", "2026-11-30T10:00:00Z", "15/Jan/2026:10:00:02
+// +0000", "2006-01-02 15:04:05.000"): digits first, and at most a few
+// letters (units, a month, T and Z).
+func numberOrTime(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	start := 0
+	if s[0] == '-' || s[0] == '+' {
+		start = 1
+	}
+	if start >= len(s) || s[start] < '0' || s[start] > '9' {
+		return false
+	}
+	letters := 0
+	for _, c := range []byte(s[start:]) {
+		switch {
+		case '0' <= c && c <= '9', strings.IndexByte(".:-+/ ,", c) >= 0:
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+			letters++
+		default:
+			return false
+		}
+	}
+	return letters <= 4
+}
+
+// Shape describes a string without quoting it: "an empty string", "a
+// string of 41 letters, digits and punctuation".
+func Shape(s string) string {
+	if s == "" {
+		return "an empty string"
+	}
+	var letters, digits, spaces, punct, other bool
+	for _, r := range s {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z':
+			letters = true
+		case '0' <= r && r <= '9':
+			digits = true
+		case r == ' ' || r == '\t':
+			spaces = true
+		case r > 0x20 && r < 0x7f:
+			punct = true
+		default:
+			other = true
+		}
+	}
+	n := utf8.RuneCountInString(s)
+	var classes []string
+	for _, c := range []struct {
+		on        bool
+		one, many string
+	}{{letters, "letter", "letters"}, {digits, "digit", "digits"}, {spaces, "space", "spaces"},
+		{punct, "punctuation mark", "punctuation"}, {other, "other character", "other characters"}} {
+		switch {
+		case c.on && n == 1:
+			classes = append(classes, c.one)
+		case c.on:
+			classes = append(classes, c.many)
+		}
+	}
+	list := classes[0]
+	if n := len(classes); n > 1 {
+		list = strings.Join(classes[:n-1], ", ") + " and " + classes[n-1]
+	}
+	return fmt.Sprintf("a string of %d %s", n, list)
 }
 
 func Missing(field string) error { return &FieldError{Field: field, Err: ErrMissingField} }

@@ -57,6 +57,11 @@ type Format struct {
 	// format recognises is told as an access log of its own format, to be
 	// read by the formats of its tier that set it.
 	AccessLogHint *AccessLogHint
+	// ReadPaths are JSON paths ("meta.model", "a[].b") whose string values
+	// this format reads as IDs, times and labels, besides those every JSON
+	// format's are known by (ingest/redact.go): a rejected line keeps
+	// them in rejects.jsonl.
+	ReadPaths []string
 }
 
 // AccessLogHint is how the error of an unrecognised access log names a

@@ -83,7 +83,7 @@ func Duration(field string, v Value, unitScale int) (int64, bool, error) {
 	}
 	ns, perr := ParseScaled(b, 9-unitScale)
 	if perr != nil {
-		return 0, false, record.FieldErrorf(field, record.ErrBadValue, "want a number, got %.40q", b)
+		return 0, false, record.FieldErrorf(field, record.ErrBadValue, "want a number, got %q", b)
 	}
 	if ns < 0 {
 		// -1 is how several gateways say "not measured" (Kong: not proxied).

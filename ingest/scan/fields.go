@@ -142,7 +142,7 @@ func Integer(field string, v Value, min, max int64) (int64, bool, error) {
 		// 200.0 is a whole number too.
 		f, ferr := strconv.ParseFloat(string(b), 64)
 		if ferr != nil || f != float64(int64(f)) {
-			return 0, false, record.FieldErrorf(field, record.ErrBadValue, "want a whole number, got %.40q", b)
+			return 0, false, record.FieldErrorf(field, record.ErrBadValue, "want a whole number, got %q", b)
 		}
 		n = int64(f)
 	}
@@ -206,7 +206,7 @@ func Boolean(field string, v Value, set func(bool)) error {
 	case "false", "False", "FALSE", "0", "no":
 		set(false)
 	default:
-		return record.FieldErrorf(field, record.ErrBadValue, "want true or false, got %.40q", b)
+		return record.FieldErrorf(field, record.ErrBadValue, "want true or false, got %q", b)
 	}
 	return nil
 }
@@ -217,7 +217,7 @@ func Timestamp(field string, v Value, dst *int64) error {
 	}
 	ns, ok, err := parseTimeValue(v)
 	if err != nil {
-		return record.FieldErrorf(field, record.ErrBadTime, "%.60q: %v", v.Raw, err)
+		return record.FieldErrorf(field, record.ErrBadTime, "%q: %v", v.Raw, err)
 	}
 	if ok {
 		*dst = ns

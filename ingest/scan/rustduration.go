@@ -90,7 +90,7 @@ func RustDurationField(field string, v Value) (ns int64, ok bool, err error) {
 	}
 	ns, err = rustDurationNS(b)
 	if err != nil {
-		return 0, false, record.FieldErrorf(field, record.ErrBadValue, "%.40q: %v", b, err)
+		return 0, false, record.FieldErrorf(field, record.ErrBadValue, "%q: %v", b, err)
 	}
 	return ns, true, nil
 }
@@ -223,7 +223,7 @@ func Seconds(field string, v Value) (ns int64, ok bool, err error) {
 	}
 	ns, err = srvDecimalNS(b)
 	if err != nil {
-		return 0, false, record.FieldErrorf(field, record.ErrBadValue, "%.40q: want seconds: %v", b, err)
+		return 0, false, record.FieldErrorf(field, record.ErrBadValue, "%q: want seconds: %v", b, err)
 	}
 	return ns, true, nil
 }
