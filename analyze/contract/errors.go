@@ -83,7 +83,7 @@ func text(key string, v any) (string, error) {
 // DidYouMean is "; did you mean X?" for the one candidate nearest word (at
 // most two edits away, or the only one word begins), else "".
 func DidYouMean(word string, candidates []string) string {
-	if best, ok := suggest.Nearest(word, candidates); ok {
+	if best, ok := suggest.Nearest(word, candidates); ok && best != word {
 		return "; did you mean " + best + "?"
 	}
 	return ""

@@ -7,8 +7,9 @@ import "strings"
 // Nearest returns the candidate a mistyped word most likely meant: the one
 // closest by edit distance (a transposition of adjacent bytes counting as
 // one edit) within two edits and half the word's length, else the only
-// candidate the word begins. ok is false when none is close, when two are
-// equally close, or when the word is a candidate itself.
+// candidate the word begins. ok is false when none is close or when two are
+// equally close. A word that is a candidate is its own nearest (a flag typed
+// with one dash: "-gateway" meant "--gateway").
 func Nearest(word string, candidates []string) (best string, ok bool) {
 	bestD, tie := min(2, len(word)/2)+1, false
 	for _, c := range candidates {
@@ -33,10 +34,7 @@ func Nearest(word string, candidates []string) (best string, ok bool) {
 			best = ""
 		}
 	}
-	if best == "" || best == word {
-		return "", false
-	}
-	return best, true
+	return best, best != ""
 }
 
 // Distance is the optimal string alignment distance of a and b: the

@@ -27,7 +27,7 @@ func TestNearest(t *testing.T) {
 		{"rga", "rag", true},        // a transposition
 		{"chta", "chat", true},      // within two edits
 		{"summ", "summarize", true}, // the only candidate it begins
-		{"rag", "", false},          // a candidate itself
+		{"rag", "rag", true},        // a candidate itself
 		{"xyzzy", "", false},        // nothing close
 		{"cod", "code", true},       // one edit
 		{"c", "", false},            // too short to begin one
