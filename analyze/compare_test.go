@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -141,5 +142,50 @@ func TestCompareIntervalOneEvent(t *testing.T) {
 	if !atValue(q.LoIndep, 1000-25) {
 		// Independent: ranks 38 and 63, [1038 - 63, ...].
 		t.Errorf("independent lower bound %s, want 975", show(q.LoIndep))
+	}
+}
+
+// TestCompareModeGapCalibrated: both sides drawn alike from two modes of
+// equal weight, 40 ms and 100 ms (two regions' round trips), so that P50
+// falls in the gap between them and each side's sample P50 lands in one
+// mode or the other by chance. Over 40 such pairs the 95% interval of the
+// P50 change excludes 0 at most twice (1 in 20) and the 99.9% one never;
+// a target 100 ms slower (both modes shifted) is significant (in the
+// first 5 pairs).
+func TestCompareModeGapCalibrated(t *testing.T) {
+	t.Parallel()
+	draw := func(rng *rand.Rand, shift float64) [][2]float64 {
+		var out [][2]float64
+		for range 300 {
+			v := 40 + 3*rng.NormFloat64()
+			if rng.IntN(2) == 1 {
+				v = 100 + 5*rng.NormFloat64()
+			}
+			out = append(out, [2]float64{600 * rng.Float64(), v + shift})
+		}
+		return out
+	}
+	significant, strong, shifted := 0, 0, 0
+	for i := range 40 {
+		rng := rand.New(rand.NewPCG(uint64(i), 33))
+		q := compareNetwork(t, draw(rng, 0), draw(rng, 0))
+		if q.Significant {
+			significant++
+		}
+		if q.Strong {
+			strong++
+		}
+		if i < 5 {
+			if q := compareNetwork(t, draw(rng, 0), draw(rng, 100)); q.Significant {
+				shifted++
+			}
+		}
+	}
+	t.Logf("unchanged: %d of 40 significant, %d strong; shifted: %d of 5 significant", significant, strong, shifted)
+	if significant > 2 || strong > 0 {
+		t.Errorf("unchanged: %d of 40 significant, %d strong; want at most 2 and none", significant, strong)
+	}
+	if shifted != 5 {
+		t.Errorf("shifted by 100 ms: %d of 5 significant, want 5", shifted)
 	}
 }

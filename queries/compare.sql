@@ -82,13 +82,14 @@ long AS (
     JOIN span AS s ON s.side = i.side
 ),
 x AS MATERIALIZED (
-    SELECT side, slice_key, blk, metric, v::DOUBLE AS v,
-        row_number() OVER (PARTITION BY side, slice_key, metric ORDER BY v) AS r
+    SELECT side, slice_key, blk, metric, v::DOUBLE AS v
     FROM long
     WHERE v IS NOT NULL
 ),
+-- Per side, slice and metric: its samples, quantiles and samples sorted
+-- (sorted[r] is the order statistic of rank r).
 g AS (
-    SELECT side, slice_key, metric, count(*) AS n, quantile_cont(v, [0.5, 0.95, 0.99]) AS q
+    SELECT side, slice_key, metric, count(*) AS n, quantile_cont(v, [0.5, 0.95, 0.99]) AS q, list_sort(list(v)) AS sorted
     FROM x
     GROUP BY side, slice_key, metric
 ),
@@ -129,29 +130,26 @@ design AS (
              ELSE greatest(1.0, (k / (k - 1.0)) * ss / (f * (1 - f) * n)) END AS d
     FROM dependence
 ),
--- The ranks of each side's bounds at 95% (w) and 99.9% (s) together, and
--- at 95% for independent samples (i, D = 1).
-need AS (
-    SELECT e.side, e.slice_key, e.metric, e.p, e.n, e.value, e.too_few, d.d, d.k, lv.level,
-        floor(e.n * e.p - lv.z * sqrt(lv.dd * e.n * e.p * (1 - e.p)))::BIGINT AS lo_r,
-        ceil(e.n * e.p + lv.z * sqrt(lv.dd * e.n * e.p * (1 - e.p)))::BIGINT + 1 AS hi_r
+-- The half-widths in ranks of each side's bounds: at 95% (w) and 99.9%
+-- (s) for both sides together, and at 95% for independent samples (i).
+ranks AS (
+    SELECT e.*, d.d, d.k,
+        2.2365 * sqrt(d.d * e.n * e.p * (1 - e.p)) AS w,
+        3.4808 * sqrt(d.d * e.n * e.p * (1 - e.p)) AS s,
+        2.2365 * sqrt(e.n * e.p * (1 - e.p)) AS i
     FROM est AS e
     JOIN design AS d ON d.side = e.side AND d.slice_key IS NOT DISTINCT FROM e.slice_key AND d.metric = e.metric AND d.p = e.p
-    CROSS JOIN LATERAL (VALUES ('w', 2.2365, d.d), ('s', 3.4808, d.d), ('i', 2.2365, 1.0)) AS lv(level, z, dd)
 ),
 bounds AS (
-    SELECT n.side, n.slice_key, n.metric, n.p, any_value(n.n) AS n, any_value(n.value) AS value,
-        any_value(n.too_few) AS too_few, any_value(n.d) AS d, any_value(n.k) AS k,
-        max(xl.v) FILTER (WHERE n.level = 'w') AS lo_w,
-        max(xh.v) FILTER (WHERE n.level = 'w') AS hi_w,
-        max(xl.v) FILTER (WHERE n.level = 's') AS lo_s,
-        max(xh.v) FILTER (WHERE n.level = 's') AS hi_s,
-        max(xl.v) FILTER (WHERE n.level = 'i') AS lo_i,
-        max(xh.v) FILTER (WHERE n.level = 'i') AS hi_i
-    FROM need AS n
-    LEFT JOIN x AS xl ON xl.side = n.side AND xl.slice_key IS NOT DISTINCT FROM n.slice_key AND xl.metric = n.metric AND xl.r = n.lo_r
-    LEFT JOIN x AS xh ON xh.side = n.side AND xh.slice_key IS NOT DISTINCT FROM n.slice_key AND xh.metric = n.metric AND xh.r = n.hi_r
-    GROUP BY n.side, n.slice_key, n.metric, n.p
+    SELECT r.side, r.slice_key, r.metric, r.p, r.n, r.value, r.too_few, r.d, r.k,
+        CASE WHEN floor(r.n * r.p - r.w) >= 1 THEN g.sorted[floor(r.n * r.p - r.w)::BIGINT] END AS lo_w,
+        CASE WHEN ceil(r.n * r.p + r.w) + 1 <= r.n THEN g.sorted[ceil(r.n * r.p + r.w)::BIGINT + 1] END AS hi_w,
+        CASE WHEN floor(r.n * r.p - r.s) >= 1 THEN g.sorted[floor(r.n * r.p - r.s)::BIGINT] END AS lo_s,
+        CASE WHEN ceil(r.n * r.p + r.s) + 1 <= r.n THEN g.sorted[ceil(r.n * r.p + r.s)::BIGINT + 1] END AS hi_s,
+        CASE WHEN floor(r.n * r.p - r.i) >= 1 THEN g.sorted[floor(r.n * r.p - r.i)::BIGINT] END AS lo_i,
+        CASE WHEN ceil(r.n * r.p + r.i) + 1 <= r.n THEN g.sorted[ceil(r.n * r.p + r.i)::BIGINT + 1] END AS hi_i
+    FROM ranks AS r
+    JOIN g ON g.side = r.side AND g.slice_key IS NOT DISTINCT FROM r.slice_key AND g.metric = r.metric
 ),
 b AS (SELECT * FROM bounds WHERE side = 'baseline'),
 t AS (SELECT * FROM bounds WHERE side = 'target'),
