@@ -756,8 +756,12 @@ func componentSentence(name, metric, look string, locus []change, most string, m
 	case !m.Significant:
 		return s + fmt.Sprintf(", while model time moved %s at %s within its noise (95%% interval %s): %s.", fmtRel(m), m.Label(), fmtInterval(m.Lo, m.Hi), look)
 	}
-	return s + fmt.Sprintf(", and model time %s %s at %s (95%% interval %s; short of a finding's 99.9%% and %.0f%%): %s, and at the model.",
-		verb(*m.Delta), fmtRel(m), m.Label(), fmtInterval(m.Lo, m.Hi), materialRel*100, look)
+	short := "its 99.9% interval holding 0, short of a finding"
+	if m.Strong {
+		short = fmt.Sprintf("under the %d ms and %.0f%% of its baseline a finding needs", materialMs, materialRel*100)
+	}
+	return s + fmt.Sprintf(", and model time %s %s at %s (95%% interval %s; %s): %s, and at the model.",
+		verb(*m.Delta), fmtRel(m), m.Label(), fmtInterval(m.Lo, m.Hi), short, look)
 }
 
 // flat: the change is under materialMs or materialRel of the baseline.
