@@ -96,7 +96,8 @@ type MetricChange struct {
 }
 
 // QuantileChange is the change of one quantile, with its 95% interval
-// (queries/compare.sql says how it is computed).
+// (queries/compare.sql says how it is computed). A nil Lo or Hi is an
+// open bound: the samples cannot bound the change on that side.
 type QuantileChange struct {
 	P                   float64
 	BaselineN, TargetN  int64
@@ -105,6 +106,26 @@ type QuantileChange struct {
 	Significant, TooFew bool
 	// Strong: the 99.9% interval excludes 0 too; findings need it.
 	Strong bool
+	// LoIndep, HiIndep: the 95% interval as if the requests were
+	// independent samples, only to set slices of one comparison side by
+	// side (mostIn): they share the same time and its bursts.
+	LoIndep, HiIndep *float64
+	// BaselineD, TargetD: each side's design effect, how many requests
+	// count as one independent sample given how they cluster in time
+	// (1: independent); nil without samples.
+	BaselineD, TargetD *float64
+}
+
+// EffectiveN is each side's number of samples over its design effect:
+// what its interval rests on.
+func (q QuantileChange) EffectiveN() (baseline, target float64) {
+	eff := func(n int64, d *float64) float64 {
+		if d == nil || *d < 1 {
+			return float64(n)
+		}
+		return float64(n) / *d
+	}
+	return eff(q.BaselineN, q.BaselineD), eff(q.TargetN, q.TargetD)
 }
 
 // Label is "P50", "P95" or "P99".
@@ -335,6 +356,8 @@ func compareGrouping(ctx context.Context, db *sql.DB, cols []string) ([]CompareS
 				Baseline: asFloat(r["baseline"]), Target: asFloat(r["target"]), Delta: asFloat(r["delta"]),
 				Lo: asFloat(r["lo"]), Hi: asFloat(r["hi"]),
 				Significant: r["significant"] == true, TooFew: r["too_few"] == true, Strong: r["strong"] == true,
+				LoIndep: asFloat(r["lo_indep"]), HiIndep: asFloat(r["hi_indep"]),
+				BaselineD: asFloat(r["baseline_d"]), TargetD: asFloat(r["target_d"]),
 			}
 			if p != nil {
 				q.P = *p
@@ -442,13 +465,15 @@ const (
 	materialRel = 0.20
 )
 
-// componentAdvice says where to look when a component other than the
-// model moved while the model did not.
-var componentAdvice = []struct{ metric, name, look string }{
-	{"queue", "server queueing", "look at capacity (replicas, batch size, admission), not the model"},
-	{"network", "network time", "look at the network between the clients and the gateway, not the model"},
-	{"application", "application time", "look at the gateway (auth, routing, retries) and its hop to the servers, not the model"},
-	{"model", "model time", "the model itself is slower: batch size, prompt and output lengths, hardware"},
+// componentAdvice says where to look when a component moved: look for a
+// rise and a fall alike, rise and fall for the model, whose own change
+// says which. A component other than the model adds ", not the model"
+// only when model time is flat where it moved.
+var componentAdvice = []struct{ metric, name, look, rise, fall string }{
+	{"queue", "server queueing", "look at capacity (replicas, batch size, admission)", "", ""},
+	{"network", "network time", "look at the network between the clients and the gateway", "", ""},
+	{"application", "application time", "look at the gateway (auth, routing, retries) and its hop to the servers", "", ""},
+	{"model", "model time", "", "the model itself is slower: batch size, prompt and output lengths, hardware", "the model itself is faster: batch size, prompt and output lengths, hardware"},
 }
 
 // change is a component's material, significant change in one slice.
@@ -458,7 +483,12 @@ type change struct {
 }
 
 func material(q QuantileChange) bool {
-	if !q.Strong || q.Delta == nil || q.Baseline == nil {
+	return q.Strong && large(q)
+}
+
+// large: the change is at least materialMs and materialRel of its baseline.
+func large(q QuantileChange) bool {
+	if q.Delta == nil || q.Baseline == nil {
 		return false
 	}
 	d := math.Abs(*q.Delta)
@@ -491,9 +521,15 @@ func compareFindings(c *Comparison) []string {
 		return nil
 	}
 	all := &c.Slices[0]
+	loci := map[string][]change{}
+	for _, ca := range componentAdvice {
+		if locus, ok := locate(c, all, ca.metric); ok {
+			loci[ca.metric] = locus
+		}
+	}
 	var out []finding
 	for _, ca := range componentAdvice {
-		locus, ok := locate(c, all, ca.metric)
+		locus, ok := loci[ca.metric]
 		if !ok {
 			continue
 		}
@@ -509,7 +545,14 @@ func compareFindings(c *Comparison) []string {
 		if top.slice.All {
 			most = mostIn(c, ca.metric, top.q)
 		}
-		out = append(out, finding{impact, componentSentence(ca.name, ca.metric, ca.look, locus, most)})
+		look := ca.look
+		if ca.metric == "model" {
+			look = ca.rise
+			if *top.q.Delta < 0 {
+				look = ca.fall
+			}
+		}
+		out = append(out, finding{impact, componentSentence(ca.name, ca.metric, look, locus, most, loci["model"] != nil)})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].impact > out[j].impact })
 	var texts []string
@@ -593,6 +636,10 @@ func locate(c *Comparison, all *CompareSlice, metric string) ([]change, bool) {
 // mostIn names, for a change of all requests, the value of the first of
 // CompareDims whose change at the same quantile is surely the largest:
 // its 95% interval lies above every other value's (below, for a fall).
+// The values are set side by side over the same requests' time, so one
+// burst weighs on all of them alike: the intervals are those of
+// independent samples (LoIndep, HiIndep), while the change itself needed
+// the intervals that count one backlog as one event.
 func mostIn(c *Comparison, metric string, at QuantileChange) string {
 	if s := mostInAt(c, metric, at.P, *at.Delta > 0); s != "" || at.P == 0.5 {
 		return s
@@ -611,7 +658,7 @@ func mostInAt(c *Comparison, metric string, p float64, up bool) string {
 				continue
 			}
 			q := pointAt(s, metric, p)
-			if q.Lo == nil || q.Hi == nil || q.Delta == nil {
+			if q.LoIndep == nil || q.HiIndep == nil || q.Delta == nil {
 				continue
 			}
 			qs, labels = append(qs, q), append(labels, s.Label)
@@ -630,14 +677,14 @@ func mostInAt(c *Comparison, metric string, p float64, up bool) string {
 			if i == best {
 				continue
 			}
-			if (up && *qs[best].Lo <= *q.Hi) || (!up && *qs[best].Hi >= *q.Lo) {
+			if (up && *qs[best].LoIndep <= *q.HiIndep) || (!up && *qs[best].HiIndep >= *q.LoIndep) {
 				sure = false
 			}
 			if next < 0 || (up && *q.Delta > *qs[next].Delta) || (!up && *q.Delta < *qs[next].Delta) {
 				next = i
 			}
 		}
-		if sure && material(qs[best]) {
+		if sure && large(qs[best]) && ((up && *qs[best].LoIndep > 0) || (!up && *qs[best].HiIndep < 0)) {
 			return fmt.Sprintf("; most in %s (%s at %s, against %s in %s)", labels[best], fmtSignedV(*qs[best].Delta), qs[best].Label(), fmtSignedV(*qs[next].Delta), labels[next])
 		}
 	}
@@ -666,7 +713,12 @@ func anySignificant(s *CompareSlice, metric string) bool {
 	return false
 }
 
-func componentSentence(name, metric, look string, locus []change, most string) string {
+// componentSentence words one component's finding. Every figure it
+// quotes is worded by its own sign and significance: model time is
+// "flat" only where its change is not significant and under materialRel
+// of its baseline, and never beside a finding of the model's own
+// (modelFinding).
+func componentSentence(name, metric, look string, locus []change, most string, modelFinding bool) string {
 	top := locus[0]
 	q := top.q
 	var where []string
@@ -677,8 +729,8 @@ func componentSentence(name, metric, look string, locus []change, most string) s
 	if !top.slice.All {
 		in = "in " + strings.Join(where, " and ")
 	}
-	s := fmt.Sprintf("%s %s %s %s at %s (%s → %s, n=%d vs %d; 95%% interval %s to %s)",
-		capital(name), verb(*q.Delta), fmtAbsMs(*q.Delta), in, q.Label(), fmtMsV(q.Baseline), fmtMsV(q.Target), q.BaselineN, q.TargetN, fmtSigned(q.Lo), fmtSigned(q.Hi))
+	s := fmt.Sprintf("%s %s %s %s at %s (%s → %s, %s; 95%% interval %s)",
+		capital(name), verb(*q.Delta), fmtAbsMs(*q.Delta), in, q.Label(), fmtMsV(q.Baseline), fmtMsV(q.Target), fmtN(q), fmtInterval(q.Lo, q.Hi))
 	if len(locus) > 1 {
 		s += "; largest in " + top.slice.Label
 	}
@@ -686,16 +738,60 @@ func componentSentence(name, metric, look string, locus []change, most string) s
 	if e2e := pointAt(top.slice, "client_e2e", 0.95); e2e.Delta != nil {
 		s += fmt.Sprintf(". There P95 client E2E %s", describe(e2e))
 	}
-	if metric != "model" {
-		if m := pointAt(top.slice, "model", q.P); m.Delta != nil {
-			if material(m) {
-				s += fmt.Sprintf(" and model time %s at %s too (%s): both the model and %s", verb(*m.Delta), m.Label(), fmtRel(m), strings.TrimSuffix(name, " time"))
-				return s + "."
-			}
-			s += fmt.Sprintf(", while model time is flat (%s %s, %s)", m.Label(), fmtRel(m), sigWord(m))
-		}
+	if metric == "model" {
+		return s + ": " + look + "."
 	}
-	return s + ": " + look + "."
+	m := pointAt(top.slice, "model", q.P)
+	switch {
+	case modelFinding:
+		return s + ", and model time changed too (its own finding): " + look + ", and at the model."
+	case m.Delta == nil:
+		return s + ": " + look + "."
+	case material(m):
+		return s + fmt.Sprintf(" and model time %s at %s too (%s): both the model and %s.", verb(*m.Delta), m.Label(), fmtRel(m), strings.TrimSuffix(name, " time"))
+	case m.TooFew:
+		return s + fmt.Sprintf(", while model time has too few samples at %s to tell: %s.", m.Label(), look)
+	case !m.Significant && flat(m):
+		return s + fmt.Sprintf(", while model time is flat (%s %s, not significant): %s, not the model.", m.Label(), fmtRel(m), look)
+	case !m.Significant:
+		return s + fmt.Sprintf(", while model time moved %s at %s within its noise (95%% interval %s): %s.", fmtRel(m), m.Label(), fmtInterval(m.Lo, m.Hi), look)
+	}
+	short := "its 99.9% interval holding 0, short of a finding"
+	if m.Strong {
+		short = fmt.Sprintf("under the %d ms and %.0f%% of its baseline a finding needs", materialMs, materialRel*100)
+	}
+	return s + fmt.Sprintf(", and model time %s %s at %s (95%% interval %s; %s): %s, and at the model.",
+		verb(*m.Delta), fmtRel(m), m.Label(), fmtInterval(m.Lo, m.Hi), short, look)
+}
+
+// flat: the change is under materialMs or materialRel of the baseline.
+func flat(q QuantileChange) bool {
+	return q.Delta != nil && q.Baseline != nil && !large(q)
+}
+
+// fmtN is "n=2203 vs 1164", with the effective numbers where requests
+// cluster in time (a side's design effect of 1.5 or more).
+func fmtN(q QuantileChange) string {
+	s := fmt.Sprintf("n=%d vs %d", q.BaselineN, q.TargetN)
+	b, t := q.EffectiveN()
+	if b <= float64(q.BaselineN)/1.5 || t <= float64(q.TargetN)/1.5 {
+		s += fmt.Sprintf(", as %.0f vs %.0f independent samples, the requests clustering in time", b, t)
+	}
+	return s
+}
+
+// fmtInterval is "+1.2 ms to +3.4 ms", "+1.2 ms or more" (no upper bound),
+// "up to +3.4 ms" (no lower one) or "unbounded".
+func fmtInterval(lo, hi *float64) string {
+	switch {
+	case lo != nil && hi != nil:
+		return fmtSigned(lo) + " to " + fmtSigned(hi)
+	case lo != nil:
+		return fmtSigned(lo) + " or more"
+	case hi != nil:
+		return "up to " + fmtSigned(hi)
+	}
+	return "unbounded"
 }
 
 // pointAt returns metric's quantile change at p in s.
@@ -717,16 +813,6 @@ func describe(q QuantileChange) string {
 		return fmt.Sprintf("did not change significantly (%s, n=%d vs %d)", fmtSignedV(*q.Delta), q.BaselineN, q.TargetN)
 	}
 	return fmt.Sprintf("%s %s (%s → %s, n=%d vs %d)", verb(*q.Delta), fmtAbsMs(*q.Delta), fmtMsV(q.Baseline), fmtMsV(q.Target), q.BaselineN, q.TargetN)
-}
-
-func sigWord(q QuantileChange) string {
-	switch {
-	case q.TooFew:
-		return "too few samples to tell"
-	case q.Significant:
-		return "significant but small"
-	}
-	return "not significant"
 }
 
 func verb(d float64) string {

@@ -16,28 +16,54 @@
 -- Per slice, metric and quantile p in (0.5, 0.95, 0.99):
 --   baseline, target = quantile_cont at p on each side (n: its samples);
 --   delta = target - baseline;
---   se = the standard error of each side's quantile: the large-sample form
---     of the order-statistic interval, sqrt(p(1-p)/n) / f(Q_p), with the
---     density's reciprocal 1/f(Q_p) estimated from the neighbouring
---     quantiles, (Q(p+h) - Q(p-h)) / 2h (Siddiqui-Bloch-Gastwirth), h =
---     0.05 at P50, 0.02 at P95, 0.005 at P99;
---   lo, hi = delta -/+ 1.96 sqrt(se_baseline^2 + se_target^2): a 95%
---     interval of the difference (the two sides are independent samples);
---   significant = the interval excludes 0 (a difference of 0 with both
---     sides constant is not significant);
---   strong = the 99.9% interval (3.29 instead of 1.96) excludes 0: what a
---     finding needs, since a comparison tests hundreds of figures and at
---     95% one in twenty unchanged figures would look changed;
+--   each side's interval of its quantile is distribution-free: the order
+--     statistics of ranks floor(np - z sqrt(D np(1-p))) and
+--     ceil(np + z sqrt(D np(1-p))) + 1 (macros.sql's pct_lo_rank and
+--     pct_hi_rank with D = 1), NULL (open) where a rank is outside 1..n.
+--     It assumes nothing of the distribution's shape, so it stays valid
+--     where the quantile falls in a gap between two modes (two regions'
+--     round trips), where a density estimated from neighbouring quantiles
+--     is wrong;
+--   D, the design effect, is how much time makes the samples depend on
+--     one another: requests of one burst's backlog are one event, not n.
+--     Each side's time is cut into blocks (of 1 minute, or a tenth of the
+--     side's span from its first to its last start when that is shorter,
+--     never under 1 s); the share f of samples at or below the side's
+--     quantile has, over its K blocks (a_k of n_k samples at or below),
+--     the cluster variance K/(K-1) sum (a_k - f n_k)^2 / n^2, and D is that
+--     over the independent f(1-f)/n, at least 1; samples in one block only
+--     (K = 1) are one event and have no interval (D = n). A tail that one
+--     burst made sits in a few blocks, so D is large and its interval wide
+--     (open, mostly): one event does not make a change sure;
+--   lo, hi = [target's lower bound - baseline's upper bound, target's
+--     upper bound - baseline's lower bound], each side's interval at
+--     sqrt(0.95) (z = 2.2365): both sides' quantiles lie in their intervals
+--     together with 95% (the sides are independent), so the change lies in
+--     [lo, hi] with at least 95%; NULL where a bound is open;
+--   significant = lo > 0 or hi < 0 (a difference of 0 with both sides
+--     constant is not significant);
+--   strong = the same at 99.9% (each side at sqrt(0.999), z = 3.4808):
+--     what a finding needs, since a comparison tests hundreds of figures;
 --   too_few = a side has fewer than 10 samples beyond the quantile
 --     (n (1 - p) < 10: P50 needs n >= 20, P95 n >= 200, P99 n >= 1000):
---     its se, lo and hi are NULL, never a guess, and it is not significant.
--- The intervals treat requests as independent samples. Requests that
--- share a cause (one burst's backlog, one busy batch) are not, so a change
--- due to one event can look surer than it is: the findings ask for strong.
+--     its lo and hi are NULL, never a guess, and it is not significant;
+--   lo_indep, hi_indep = lo and hi with D = 1, as if requests were
+--     independent: only to set slices of one comparison side by side (which
+--     slice changed most), whose requests share the same time and bursts;
+--   baseline_d, target_d = D of each side; baseline_blocks, target_blocks
+--     = K.
 -- Slices present on one side only have NULL for the other side.
 WITH
+span AS (
+    SELECT side, min(start) AS t0,
+        least(60e6, greatest(1e6, (epoch_us(max(start)) - epoch_us(min(start))) / 10.0)) AS block_us
+    FROM compare_input
+    GROUP BY side
+),
 long AS (
-    SELECT side, slice_key, unnest([
+    SELECT i.side, i.slice_key,
+        floor((epoch_us(i.start) - epoch_us(s.t0)) / s.block_us)::BIGINT AS blk,
+        unnest([
         {'metric': 'client_e2e',       'v': client_e2e_ms},
         {'metric': 'client_ttft',      'v': CASE WHEN streamed IS TRUE THEN client_ttft_ms END},
         {'metric': 'tps_user',         'v': tps_user},
@@ -52,12 +78,19 @@ long AS (
         {'metric': 'ttft_queue',       'v': CASE WHEN streamed IS TRUE THEN ttft_queue_ms END},
         {'metric': 'ttft_model',       'v': CASE WHEN streamed IS TRUE THEN ttft_model_ms END}
     ], recursive := true)
-    FROM compare_input
+    FROM compare_input AS i
+    JOIN span AS s ON s.side = i.side
 ),
-g AS (
-    SELECT side, slice_key, metric, count(v) AS n,
-        quantile_cont(v::DOUBLE, [0.45, 0.5, 0.55, 0.93, 0.95, 0.97, 0.985, 0.99, 0.995]) AS q
+x AS MATERIALIZED (
+    SELECT side, slice_key, blk, metric, v::DOUBLE AS v
     FROM long
+    WHERE v IS NOT NULL
+),
+-- Per side, slice and metric: its samples, quantiles and samples sorted
+-- (sorted[r] is the order statistic of rank r).
+g AS (
+    SELECT side, slice_key, metric, count(*) AS n, quantile_cont(v, [0.5, 0.95, 0.99]) AS q, list_sort(list(v)) AS sorted
+    FROM x
     GROUP BY side, slice_key, metric
 ),
 requests_n AS (
@@ -65,20 +98,61 @@ requests_n AS (
     FROM compare_input
     GROUP BY side, slice_key
 ),
--- p, the index of Q(p) in g.q (Q(p - h) and Q(p + h) are beside it), h.
 p AS (
-    SELECT * FROM (VALUES (0.5::DOUBLE, 2, 0.05::DOUBLE), (0.95, 5, 0.02), (0.99, 8, 0.005)) AS p(p, i, h)
+    SELECT * FROM (VALUES (0.5::DOUBLE, 1), (0.95, 2), (0.99, 3)) AS p(p, i)
 ),
 est AS (
-    SELECT g.side, g.slice_key, g.metric, g.n, p.p,
-        g.q[p.i] AS value,
-        g.n * (1 - p.p) < 10 AS too_few,
-        CASE WHEN g.n * (1 - p.p) >= 10
-             THEN sqrt(p.p * (1 - p.p) / g.n) * (g.q[p.i + 1] - g.q[p.i - 1]) / (2 * p.h) END AS se
+    SELECT g.side, g.slice_key, g.metric, g.n, p.p, g.q[p.i] AS value, g.n * (1 - p.p) < 10 AS too_few
     FROM g CROSS JOIN p
 ),
-b AS (SELECT * FROM est WHERE side = 'baseline'),
-t AS (SELECT * FROM est WHERE side = 'target'),
+-- Per block: its samples (nk) and those at or below the side's quantile (ak).
+blocks AS (
+    SELECT e.side, e.slice_key, e.metric, e.p, x.blk, count(*) AS nk, count(*) FILTER (WHERE x.v <= e.value) AS ak
+    FROM x
+    JOIN est AS e ON e.side = x.side AND e.slice_key IS NOT DISTINCT FROM x.slice_key AND e.metric = x.metric
+    GROUP BY ALL
+),
+shares AS (
+    SELECT *, sum(ak) OVER w / sum(nk) OVER w AS f
+    FROM blocks
+    WINDOW w AS (PARTITION BY side, slice_key, metric, p)
+),
+dependence AS (
+    SELECT side, slice_key, metric, p, count(*) AS k, sum(nk) AS n, any_value(f) AS f,
+        sum((ak - f * nk) * (ak - f * nk)) AS ss
+    FROM shares
+    GROUP BY side, slice_key, metric, p
+),
+design AS (
+    SELECT side, slice_key, metric, p, k,
+        CASE WHEN k < 2 THEN n::DOUBLE
+             WHEN f >= 1 THEN 1.0
+             ELSE greatest(1.0, (k / (k - 1.0)) * ss / (f * (1 - f) * n)) END AS d
+    FROM dependence
+),
+-- The half-widths in ranks of each side's bounds: at 95% (w) and 99.9%
+-- (s) for both sides together, and at 95% for independent samples (i).
+ranks AS (
+    SELECT e.*, d.d, d.k,
+        2.2365 * sqrt(d.d * e.n * e.p * (1 - e.p)) AS w,
+        3.4808 * sqrt(d.d * e.n * e.p * (1 - e.p)) AS s,
+        2.2365 * sqrt(e.n * e.p * (1 - e.p)) AS i
+    FROM est AS e
+    JOIN design AS d ON d.side = e.side AND d.slice_key IS NOT DISTINCT FROM e.slice_key AND d.metric = e.metric AND d.p = e.p
+),
+bounds AS (
+    SELECT r.side, r.slice_key, r.metric, r.p, r.n, r.value, r.too_few, r.d, r.k,
+        CASE WHEN floor(r.n * r.p - r.w) >= 1 THEN g.sorted[floor(r.n * r.p - r.w)::BIGINT] END AS lo_w,
+        CASE WHEN ceil(r.n * r.p + r.w) + 1 <= r.n THEN g.sorted[ceil(r.n * r.p + r.w)::BIGINT + 1] END AS hi_w,
+        CASE WHEN floor(r.n * r.p - r.s) >= 1 THEN g.sorted[floor(r.n * r.p - r.s)::BIGINT] END AS lo_s,
+        CASE WHEN ceil(r.n * r.p + r.s) + 1 <= r.n THEN g.sorted[ceil(r.n * r.p + r.s)::BIGINT + 1] END AS hi_s,
+        CASE WHEN floor(r.n * r.p - r.i) >= 1 THEN g.sorted[floor(r.n * r.p - r.i)::BIGINT] END AS lo_i,
+        CASE WHEN ceil(r.n * r.p + r.i) + 1 <= r.n THEN g.sorted[ceil(r.n * r.p + r.i)::BIGINT + 1] END AS hi_i
+    FROM ranks AS r
+    JOIN g ON g.side = r.side AND g.slice_key IS NOT DISTINCT FROM r.slice_key AND g.metric = r.metric
+),
+b AS (SELECT * FROM bounds WHERE side = 'baseline'),
+t AS (SELECT * FROM bounds WHERE side = 'target'),
 d AS (
     SELECT coalesce(b.slice_key, t.slice_key) AS slice_key,
         coalesce(b.metric, t.metric) AS metric,
@@ -89,16 +163,21 @@ d AS (
         t.value AS target,
         t.value - b.value AS delta,
         coalesce(b.too_few, true) OR coalesce(t.too_few, true) AS too_few,
-        1.96 * sqrt(b.se * b.se + t.se * t.se) AS half,
-        3.29 * sqrt(b.se * b.se + t.se * t.se) AS half_strong
+        t.lo_w - b.hi_w AS lo_w, t.hi_w - b.lo_w AS hi_w,
+        t.lo_s - b.hi_s AS lo_s, t.hi_s - b.lo_s AS hi_s,
+        t.lo_i - b.hi_i AS lo_i, t.hi_i - b.lo_i AS hi_i,
+        b.d AS baseline_d, t.d AS target_d, b.k AS baseline_blocks, t.k AS target_blocks
     FROM b FULL JOIN t
       ON b.slice_key IS NOT DISTINCT FROM t.slice_key AND b.metric = t.metric AND b.p = t.p
 )
 SELECT d.slice_key, d.metric, d.p, d.baseline_n, d.target_n, d.baseline, d.target, d.delta, d.too_few,
-    CASE WHEN NOT d.too_few THEN d.delta - d.half END AS lo,
-    CASE WHEN NOT d.too_few THEN d.delta + d.half END AS hi,
-    coalesce(NOT d.too_few AND (d.delta - d.half > 0 OR d.delta + d.half < 0), false) AS significant,
-    coalesce(NOT d.too_few AND abs(d.delta) > d.half_strong, false) AS strong,
+    CASE WHEN NOT d.too_few THEN d.lo_w END AS lo,
+    CASE WHEN NOT d.too_few THEN d.hi_w END AS hi,
+    coalesce(NOT d.too_few AND (d.lo_w > 0 OR d.hi_w < 0), false) AS significant,
+    coalesce(NOT d.too_few AND (d.lo_s > 0 OR d.hi_s < 0), false) AS strong,
+    CASE WHEN NOT d.too_few THEN d.lo_i END AS lo_indep,
+    CASE WHEN NOT d.too_few THEN d.hi_i END AS hi_indep,
+    d.baseline_d, d.target_d, d.baseline_blocks, d.target_blocks,
     coalesce(rb.requests, 0) AS baseline_requests,
     coalesce(rt.requests, 0) AS target_requests
 FROM d

@@ -30,6 +30,8 @@ type compareView struct {
 	// Headline is the P95 of the headline figures and components of all
 	// requests, for the first screen.
 	Headline []compareRow
+	// Method is how the change is measured (analyze.CompareMethod).
+	Method string
 }
 
 type compareSliceView struct {
@@ -49,7 +51,7 @@ type compareRow struct {
 }
 
 func newCompareView(c *analyze.Comparison) *compareView {
-	v := &compareView{Comparison: c}
+	v := &compareView{Comparison: c, Method: analyze.CompareMethod}
 	for _, s := range c.Slices {
 		sv := compareSliceView{CompareSlice: s}
 		for _, m := range s.Metrics {
@@ -57,9 +59,12 @@ func newCompareView(c *analyze.Comparison) *compareView {
 				r := compareRow{Metric: m.Name, Quantile: q.Label(), First: i == 0,
 					Baseline: fmtVal(q.Baseline, m.Unit), Target: fmtVal(q.Target, m.Unit),
 					BaselineN: q.BaselineN, TargetN: q.TargetN, Delta: fmtDelta(q.Delta, m.Unit)}
-				if q.Lo != nil && q.Hi != nil {
-					r.Interval = fmtDelta(q.Lo, m.Unit) + " … " + fmtDelta(q.Hi, m.Unit)
-				} else {
+				switch {
+				case q.Lo != nil || q.Hi != nil:
+					r.Interval = fmtBound(q.Lo, m.Unit) + " … " + fmtBound(q.Hi, m.Unit)
+				case q.Delta != nil && !q.TooFew:
+					r.Interval = "open"
+				default:
 					r.Interval = "–"
 				}
 				switch {
@@ -101,6 +106,14 @@ func fmtVal(p *float64, unit string) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f", *p)
+}
+
+// fmtBound is a bound of an interval, "open" when the samples give none.
+func fmtBound(p *float64, unit string) string {
+	if p == nil {
+		return "open"
+	}
+	return fmtDelta(p, unit)
 }
 
 func fmtDelta(p *float64, unit string) string {

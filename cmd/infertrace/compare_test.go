@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,5 +137,68 @@ func TestCompareNoChange(t *testing.T) {
 	fs := compareFindings(t, base, other)
 	if len(fs) != 1 || !strings.HasPrefix(fs[0], "No significant change") {
 		t.Errorf("findings:\n%s\nwant only: No significant change", strings.Join(fs, "\n"))
+	}
+}
+
+// calibrationSeeds are the runs of one stack (2000 requests with their
+// burst at 40 s and its backlog, three regions' round trips of about 10,
+// 90 and 210 ms) the calibration test compares: every pair of seeds, and
+// within each run the two steady stretches before the burst, its two
+// gateways and two replicas of one model.
+var calibrationSeeds = []string{"11", "12", "13", "14", "15", "16", "17"}
+
+// TestCompareCalibration: where nothing changed, compare states a finding
+// in at most 1 of 20 comparisons (42 here: 21 pairs of seeds, 7 pairs of
+// windows, 14 pairs of slice values). The stores are simulated once and
+// shared by the comparisons.
+func TestCompareCalibration(t *testing.T) {
+	t.Parallel()
+	dirs := make([]string, len(calibrationSeeds))
+	t.Run("simulate", func(t *testing.T) {
+		for i, seed := range calibrationSeeds {
+			t.Run("seed"+seed, func(t *testing.T) {
+				t.Parallel()
+				dirs[i] = simulated(t, "calibration-"+seed, "--seed", seed, "--requests", "2000")
+			})
+		}
+	})
+	if t.Failed() {
+		return
+	}
+	type comparison struct {
+		name string
+		args []string
+	}
+	var cases []comparison
+	for i := range dirs {
+		for j := i + 1; j < len(dirs); j++ {
+			cases = append(cases, comparison{fmt.Sprintf("seeds-%s-%s", calibrationSeeds[i], calibrationSeeds[j]), []string{dirs[i], dirs[j]}})
+		}
+	}
+	for i, d := range dirs {
+		seed := calibrationSeeds[i]
+		cases = append(cases,
+			comparison{"windows-" + seed, []string{d, "--baseline", "10:00:00-10:00:20", "--target", "10:00:20-10:00:40"}},
+			comparison{"gateways-" + seed, []string{d, "--baseline", "gateway=gw-1", "--target", "gateway=gw-2"}},
+			comparison{"replicas-" + seed, []string{d, "--baseline", "replica=llama-3.1-70b-0", "--target", "replica=llama-3.1-70b-1"}})
+	}
+	var mu sync.Mutex
+	var found []string
+	t.Run("compare", func(t *testing.T) {
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				fs := compareFindings(t, c.args...)
+				if len(fs) != 1 || !strings.HasPrefix(fs[0], "No significant change") {
+					mu.Lock()
+					found = append(found, c.name+": "+fs[0])
+					mu.Unlock()
+				}
+			})
+		}
+	})
+	t.Logf("%d of %d comparisons where nothing changed gave a finding", len(found), len(cases))
+	if len(found)*20 > len(cases) {
+		t.Errorf("%d of %d comparisons where nothing changed gave a finding, want at most 1 in 20:\n%s", len(found), len(cases), strings.Join(found, "\n"))
 	}
 }
