@@ -341,6 +341,16 @@ func expand(inputs []Input, log io.Writer) ([]*source, error) {
 			if seen[key{in.Tier, p}] {
 				continue
 			}
+			// A FIFO, a socket or a device is refused here, before
+			// anything is opened or removed: opening a FIFO would block
+			// the run until something writes to it. A file that cannot
+			// be stat'ed (a symlink loop, no permission) is left to
+			// readFile, which records why in the manifest.
+			if fi, err := os.Stat(p); err == nil {
+				if what := notRegular(fi); what != "" {
+					return nil, fmt.Errorf("--%s %q: %w", in.Tier, in.Pattern, notRegularError(p, what))
+				}
+			}
 			seen[key{in.Tier, p}] = true
 			s := &source{idx: len(out), stats: FileStats{Tier: in.Tier, Path: p}}
 			if in.Format != "" {

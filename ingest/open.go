@@ -18,6 +18,13 @@ import (
 // first bytes (see otlp_frames.go). When m is not nil the file is read
 // through it (m.r is set here).
 func openInput(path string, m *meter) (io.ReadCloser, int64, error) {
+	// expand refused non-regular files already; this Stat refuses one put
+	// in a file's place since, as os.Open would block on a FIFO.
+	if st, err := os.Stat(path); err == nil {
+		if what := notRegular(st); what != "" {
+			return nil, 0, notRegularError(path, what)
+		}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, err
@@ -27,9 +34,9 @@ func openInput(path string, m *meter) (io.ReadCloser, int64, error) {
 		f.Close()
 		return nil, 0, err
 	}
-	if st.IsDir() {
+	if what := notRegular(st); what != "" {
 		f.Close()
-		return nil, 0, fmt.Errorf("%s is a directory", path)
+		return nil, 0, notRegularError(path, what)
 	}
 	var src io.Reader = f
 	if m != nil {
