@@ -2,6 +2,7 @@ package main
 
 import (
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,8 +92,21 @@ func TestAnalyzeSpillsWithinMemoryLimit(t *testing.T) {
 }
 
 // TestResourceFlags: analyze, report and run refuse a memory limit they
-// cannot read, or one too small for DuckDB, as usage errors.
+// cannot read, or one too small for DuckDB, and threads out of range, as
+// usage errors.
 func TestResourceFlags(t *testing.T) {
+	// Threads beyond the bound are refused at once, naming it (100000 ran
+	// 87 s into an out-of-memory error).
+	for _, args := range [][]string{
+		{"analyze", "--threads", "100000", "x"},
+		{"report", "--threads", fmt.Sprint(analyze.MaxThreads + 1), "x"},
+		{"run", "--threads", "100000", "--client", "x", "--out", "y"},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		if want := fmt.Sprintf("--threads %s: want 1 to %d", args[2], analyze.MaxThreads); code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error saying %q", args, code, stderr, want)
+		}
+	}
 	for _, args := range [][]string{
 		{"analyze", "--memory-limit", "lots", "x"},
 		{"report", "--memory-limit", "1MB", "x"},

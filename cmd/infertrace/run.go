@@ -451,7 +451,7 @@ type resourceFlags struct {
 
 func (f *resourceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.memory, "memory-limit", "1GiB", "DuckDB memory limit (e.g. 1GiB, 1500MB); beyond it DuckDB spills to DIR/"+analyze.TempDirName)
-	fs.IntVar(&f.threads, "threads", 0, "DuckDB threads (0: one per core)")
+	fs.IntVar(&f.threads, "threads", 0, fmt.Sprintf("DuckDB threads, 1 to %d (0: one per core)", analyze.MaxThreads))
 	fs.StringVar(&f.profile, "profile", "", "write each step's wall time (`DIR`/steps.tsv) and DuckDB's profile of it (DIR/NNN-step.json)")
 }
 
@@ -460,8 +460,8 @@ func (f *resourceFlags) resources() (analyze.Resources, error) {
 	if err != nil {
 		return analyze.Resources{}, usageErr("--memory-limit: %v", err)
 	}
-	if f.threads < 0 {
-		return analyze.Resources{}, usageErr("--threads %d: want 0 (one per core) or more", f.threads)
+	if f.threads < 0 || f.threads > analyze.MaxThreads {
+		return analyze.Resources{}, usageErr("--threads %d: want 1 to %d (the default, 0, is one per core)", f.threads, analyze.MaxThreads)
 	}
 	return analyze.Resources{MemoryLimit: limit, Threads: f.threads, Profile: f.profile}, nil
 }
