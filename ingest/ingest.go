@@ -451,8 +451,8 @@ func prepareOut(dir string) error {
 // it into chunks for the workers. Errors end the file, not the run.
 func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *rejectLog, opt Options) {
 	log := opt.Log
-	fail := func(err error) {
-		s.stats.Error = err.Error()
+	fail := func(err error) { // reading stopped before the file's end, unless readWholeError
+		s.stats.Error, s.stats.Incomplete = err.Error(), !errors.As(err, new(readWholeError))
 		if log != nil && ctx.Err() == nil { // an interrupted run is abandoned: no error per file
 			fmt.Fprintf(log, "error: %s\n", textsafe.Escape(err.Error()))
 		}
