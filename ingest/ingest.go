@@ -464,6 +464,24 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 		return
 	}
 	defer rc.Close()
+	doc := false
+	// A frame of a collector's file that did not decode came as a blank
+	// line: it is a rejected line (a unit of a document format), with a
+	// reject saying why. Run after the counts are taken, below.
+	defer func() {
+		if ctx.Err() != nil {
+			return
+		}
+		for _, b := range badFrames(rc) {
+			if doc {
+				s.stats.Lines++
+			} else if s.stats.Blank > 0 {
+				s.stats.Blank--
+			}
+			s.rejected.Add(1)
+			rejects.add(s.stats.Tier, &ParseError{File: s.stats.Path, Line: b.line, Err: fmt.Errorf("%w: %w", record.ErrBadValue, b.err)})
+		}
+	}()
 	// The fingerprint is of every byte of the file, read or not (a file
 	// whose reading stopped at an error is still that file).
 	defer func() {
@@ -476,7 +494,6 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 	}()
 	s.stats.Bytes = size
 	c := newChunker(s.stats.Path, rc)
-	doc := false
 	var shown int64 // lines handed to opt.Progress
 	defer func() {
 		if !doc {

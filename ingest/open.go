@@ -52,7 +52,7 @@ func openInput(path string, m *meter) (io.ReadCloser, int64, error) {
 			return nil, 0, fmt.Errorf("%s: gzip: %w", path, err)
 		}
 		r, fc := unframe(bufio.NewReaderSize(zr, 64<<10))
-		return newStack(r, fc, zr, f), st.Size(), nil
+		return newStack(r, fc, zr, f).withFrames(fc), st.Size(), nil
 	case bytes.HasPrefix(magic, zstdMagic):
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
 			zstd.WithDecoderMaxWindow(128<<20))
@@ -61,10 +61,10 @@ func openInput(path string, m *meter) (io.ReadCloser, int64, error) {
 			return nil, 0, fmt.Errorf("%s: zstd: %w", path, err)
 		}
 		r, fc := unframe(bufio.NewReaderSize(zr, 64<<10))
-		return newStack(r, fc, closerFunc(func() error { zr.Close(); return nil }), f), st.Size(), nil
+		return newStack(r, fc, closerFunc(func() error { zr.Close(); return nil }), f).withFrames(fc), st.Size(), nil
 	}
 	r, fc := unframe(br)
-	return newStack(r, fc, f), st.Size(), nil
+	return newStack(r, fc, f).withFrames(fc), st.Size(), nil
 }
 
 // newStack reads r and closes the non-nil closers in order.
@@ -81,6 +81,23 @@ func newStack(r io.Reader, closers ...io.Closer) *stack {
 type stack struct {
 	io.Reader
 	closers []io.Closer
+	// frames is the frameReader of a file of collector frames, nil for
+	// any other: readFile rejects the frames it could not decode.
+	frames *frameReader
+}
+
+func (s *stack) withFrames(c io.Closer) *stack {
+	s.frames, _ = c.(*frameReader)
+	return s
+}
+
+// badFrames lists the frames of r (from openInput) read whole that did not
+// decode, each a blank line in what r gave.
+func badFrames(r io.Reader) []badFrame {
+	if s, ok := r.(*stack); ok && s.frames != nil {
+		return s.frames.bad
+	}
+	return nil
 }
 
 func (s *stack) Close() error {
