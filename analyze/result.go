@@ -12,6 +12,9 @@ type RunStats struct {
 	Coverage  Coverage // requests per tier and tier combination
 	Anomalous int64    // requests with at least one anomaly reason
 	Retried   int64    // request IDs with more than one distinct record on a tier
+	// Removed are the files made from the previous requests.parquet that
+	// were removed (see Derived).
+	Removed []string
 }
 
 // Coverage counts requests (distinct request IDs) by the tiers that logged

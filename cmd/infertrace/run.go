@@ -527,6 +527,10 @@ func doAnalyzeIn(ctx context.Context, e *env, dir string, res analyze.Resources,
 		return err
 	}
 	fmt.Fprintf(e.stdout, "analyzed %s\n", st)
+	if len(st.Removed) > 0 && e.cmd != nil && e.cmd.name == "analyze" { // run writes a new report next
+		fmt.Fprintf(e.stderr, "removed %s: made from the previous %s (infertrace report %s makes a new report)\n",
+			textsafe.Escape(strings.Join(st.Removed, ", ")), analyze.RequestsFile, textsafe.Escape(dir))
+	}
 	return nil
 }
 
