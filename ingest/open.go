@@ -51,7 +51,7 @@ func openInput(path string, m *meter) (io.ReadCloser, int64, error) {
 			f.Close()
 			return nil, 0, fmt.Errorf("%s: gzip: %w", path, err)
 		}
-		r, fc := unframe(bufio.NewReaderSize(zr, 64<<10))
+		r, fc := unframe(skipBOM(bufio.NewReaderSize(zr, 64<<10)))
 		return newStack(r, fc, zr, f).withFrames(fc), st.Size(), nil
 	case bytes.HasPrefix(magic, zstdMagic):
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
@@ -60,11 +60,24 @@ func openInput(path string, m *meter) (io.ReadCloser, int64, error) {
 			f.Close()
 			return nil, 0, fmt.Errorf("%s: zstd: %w", path, err)
 		}
-		r, fc := unframe(bufio.NewReaderSize(zr, 64<<10))
+		r, fc := unframe(skipBOM(bufio.NewReaderSize(zr, 64<<10)))
 		return newStack(r, fc, closerFunc(func() error { zr.Close(); return nil }), f).withFrames(fc), st.Size(), nil
 	}
-	r, fc := unframe(br)
+	r, fc := unframe(skipBOM(br))
 	return newStack(r, fc, f).withFrames(fc), st.Size(), nil
+}
+
+// utf8BOM is the UTF-8 byte order mark some Windows tools write first.
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
+
+// skipBOM drops a UTF-8 byte order mark at the start of br, which would
+// otherwise make the first line fail to decode (and hide a format from
+// sniffing).
+func skipBOM(br *bufio.Reader) *bufio.Reader {
+	if b, _ := br.Peek(len(utf8BOM)); bytes.Equal(b, utf8BOM) {
+		br.Discard(len(utf8BOM))
+	}
+	return br
 }
 
 // newStack reads r and closes the non-nil closers in order.
