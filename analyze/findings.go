@@ -168,7 +168,8 @@ func findings(r *Result) []string {
 	var out []string
 	cov := r.Coverage
 	if cov.Requests == 0 {
-		return []string{"No requests were found: nothing to attribute."}
+		r.DataQuality = inputFindings(r.Inputs)
+		return append([]string{"No requests were found: nothing to attribute."}, r.DataQuality...)
 	}
 	for _, t := range []struct {
 		name string
@@ -220,6 +221,7 @@ func dataFindings(r *Result) []string {
 	if r.RejectsTotal > 0 {
 		out = append(out, fmt.Sprintf("%s rejected at ingest (see Rejected lines).", plural(r.RejectsTotal, "input line was", "input lines were")))
 	}
+	out = append(out, inputFindings(r.Inputs)...)
 
 	return append(out, formatFindings(r)...)
 }
@@ -637,7 +639,11 @@ func headlines(r *Result) []Headline {
 		out = append(out, Headline{Topic: topic, Text: fmt.Sprintf(format, args...)})
 	}
 	if r.Coverage.Requests == 0 {
-		add(HeadlineData, "No requests were found: nothing to attribute.")
+		if s := notReadClause(r.Inputs, headlineFiles); s != "" {
+			add(HeadlineData, "No requests were found: nothing to attribute; %s.", s)
+		} else {
+			add(HeadlineData, "No requests were found: nothing to attribute.")
+		}
 		return out
 	}
 	for _, h := range trendHeadlines(r.Trend) {
@@ -894,7 +900,55 @@ func dataHeadline(r *Result) string {
 	if r.Anomalous > 0 {
 		more = append(more, plural(r.Anomalous, "request", "requests")+" anomalous (kept)")
 	}
+	if s := notReadClause(r.Inputs, headlineFiles); s != "" {
+		more = append(more, s)
+	}
 	return joined + "; " + strings.Join(more, ", ") + " — see Data quality."
+}
+
+// headlineFiles is the most files not read to their end a headline names;
+// Data quality and Inputs name them all.
+const headlineFiles = 5
+
+// notReadClause names the files whose reading stopped before their end,
+// each with why, at most max of them (0: all): "2 files not read to their
+// end (logs/a.gz: after line 2990: unexpected EOF; logs/b: cannot open:
+// permission denied)"; "" when every file was read to its end.
+func notReadClause(in Inputs, max int) string {
+	files := in.NotRead()
+	if len(files) == 0 {
+		return ""
+	}
+	var named []string
+	for i, f := range files {
+		if max > 0 && i == max {
+			named = append(named, fmt.Sprintf("and %d more, named under Inputs", len(files)-max))
+			break
+		}
+		named = append(named, f.Path+": "+f.Error)
+	}
+	noun := "files not read to their end"
+	if len(files) == 1 {
+		noun = "file not read to its end"
+	}
+	return fmt.Sprintf("%d %s (%s)", len(files), noun, strings.Join(named, "; "))
+}
+
+// inputFindings says which files were not read to their end, and which
+// gave no rows, each with why.
+func inputFindings(in Inputs) []string {
+	var out []string
+	if s := notReadClause(in, 0); s != "" {
+		out = append(out, capital(s)+": what each held after the error is in no count and no figure.")
+	}
+	if files := in.OtherErrors(); len(files) > 0 {
+		var named []string
+		for _, f := range files {
+			named = append(named, f.Path+": "+f.Error)
+		}
+		out = append(out, fmt.Sprintf("%s with an error (%s).", plural(int64(len(files)), "file", "files"), strings.Join(named, "; ")))
+	}
+	return out
 }
 
 // trendHeadlines says, for a report by day or week, what changed in the

@@ -12,6 +12,9 @@ type RunStats struct {
 	Coverage  Coverage // requests per tier and tier combination
 	Anomalous int64    // requests with at least one anomaly reason
 	Retried   int64    // request IDs with more than one distinct record on a tier
+	// Removed are the files made from the previous requests.parquet that
+	// were removed (see Derived).
+	Removed []string
 }
 
 // Coverage counts requests (distinct request IDs) by the tiers that logged
@@ -38,6 +41,12 @@ type InputFile struct {
 	Rejected   int64  `json:"rejected"`
 	Duplicates int64  `json:"duplicates"`
 	Blank      int64  `json:"blank"`
+	// Error is why the file was not read to its end (Incomplete: its
+	// counts are of what came before, the rest is in none) or gave no
+	// rows (its lines counted as rejected), without the path that starts
+	// the manifest's text; "" when it was read whole.
+	Error      string `json:"error"`
+	Incomplete bool   `json:"incomplete"`
 }
 
 // Inputs lists the ingested files and their totals (Total has no Tier,
@@ -45,6 +54,30 @@ type InputFile struct {
 type Inputs struct {
 	Files []InputFile
 	Total InputFile
+}
+
+// NotRead lists the files whose reading stopped before their end.
+func (in Inputs) NotRead() []InputFile {
+	var out []InputFile
+	for _, f := range in.Files {
+		if f.Incomplete {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// OtherErrors lists the files read to their end with an error (their
+// format could not be told, they gave no rows), and those of a manifest
+// written before ingest said which files it read whole.
+func (in Inputs) OtherErrors() []InputFile {
+	var out []InputFile
+	for _, f := range in.Files {
+		if f.Error != "" && !f.Incomplete {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // RejectGroup counts rejected lines of one tier, file and kind, with up to

@@ -127,6 +127,11 @@ func RunWindow(ctx context.Context, dir string, res Resources, w Window) (*RunSt
 		os.Remove(tmp)
 		return nil, fmt.Errorf("write %s: %w", RequestsFile, err)
 	}
+	removed, err := removeDerived(dir)
+	if err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
 	if err := os.Rename(tmp, out); err != nil {
 		os.Remove(tmp)
 		return nil, fmt.Errorf("write %s: %w", RequestsFile, err)
@@ -138,7 +143,34 @@ func RunWindow(ctx context.Context, dir string, res Resources, w Window) (*RunSt
 	if err != nil {
 		return nil, err
 	}
-	return &RunStats{Path: out, Coverage: cov, Anomalous: anomalous, Retried: retried}, nil
+	return &RunStats{Path: out, Coverage: cov, Anomalous: anomalous, Retried: retried, Removed: removed}, nil
+}
+
+// Derived are the files made from DIR/requests.parquet into DIR: the
+// report's, and those of compare, explain and whatif when their --out is
+// DIR. RunWindow removes them just before it puts a new requests.parquet
+// in place, so that none is left beside requests it was not made from (a
+// report of 19999 requests beside the 711 of an analyze --from --to).
+var Derived = []string{"report.md", "report.html", "compare.md", "compare.html", "explain.md", "explain.html", "whatif.md"}
+
+// removeDerived removes dir's Derived files (and their .tmp) and returns
+// the paths of those that were there.
+func removeDerived(dir string) ([]string, error) {
+	var removed []string
+	for _, name := range Derived {
+		for _, p := range []string{filepath.Join(dir, name), filepath.Join(dir, name+".tmp")} {
+			err := os.Remove(p)
+			switch {
+			case err == nil:
+				if !strings.HasSuffix(p, ".tmp") {
+					removed = append(removed, p)
+				}
+			case !errors.Is(err, fs.ErrNotExist):
+				return removed, fmt.Errorf("remove %s, made from the previous %s: %w", p, RequestsFile, err)
+			}
+		}
+	}
+	return removed, nil
 }
 
 // coverage runs queries/coverage.sql over the requests view.

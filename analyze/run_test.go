@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -246,7 +247,7 @@ func TestRunComponents(t *testing.T) {
 		Anomalous: 1,
 		Retried:   1,
 	}
-	if *st != want {
+	if !reflect.DeepEqual(*st, want) {
 		t.Errorf("stats = %+v, want %+v", *st, want)
 	}
 	if got, want := st.String(), "8 requests (client 7, gateway 8, server 7, all three 6), 1 anomalous, 1 retried: "+st.Path; got != want {

@@ -231,6 +231,10 @@ func readManifest(dir string) (Inputs, error) {
 	in.Files = m.Files
 	for i, f := range m.Files {
 		in.Files[i].Tier, in.Files[i].Format, in.Files[i].Path = textsafe.Label(f.Tier), textsafe.Label(f.Format), textsafe.Label(f.Path)
+		in.Files[i].Error = fileError(f.Path, f.Error)
+		if f.Error == "" {
+			in.Files[i].Incomplete = false
+		}
 		in.Total.Bytes += f.Bytes
 		in.Total.Lines += f.Lines
 		in.Total.Rows += f.Rows
@@ -239,6 +243,25 @@ func readManifest(dir string) (Inputs, error) {
 		in.Total.Blank += f.Blank
 	}
 	return in, nil
+}
+
+// errorMax is the most runes of a file's error a report shows.
+const errorMax = 300
+
+// fileError is a manifest's error for the file at path, escaped, without
+// the path it starts with: "after line 2990: unexpected EOF", "cannot
+// open: permission denied".
+func fileError(path, err string) string {
+	if err == "" {
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(err, path+": "):
+		err = strings.TrimPrefix(err, path+": ")
+	case strings.HasPrefix(err, "open "+path+": "):
+		err = "cannot open: " + strings.TrimPrefix(err, "open "+path+": ")
+	}
+	return textsafe.Escape(textsafe.Cut(err, errorMax))
 }
 
 // joins runs queries/joins.sql and gives every pair of tiers, joined or

@@ -221,9 +221,11 @@ func (c *chunker) next() (*chunk, error) {
 			c.scan(ch)
 			return ch, readErr
 		}
-		// No line end in a full buffer: a long line.
-		if len(buf) < MaxLineBytes {
-			bigger := make([]byte, len(buf), 2*cap(buf))
+		// No line end in a full buffer: a long line. The buffer grows to
+		// hold a line of MaxLineBytes and its '\n'; a line that fills
+		// that without one is longer.
+		if cap(buf) < MaxLineBytes+1 {
+			bigger := make([]byte, len(buf), min(2*cap(buf), MaxLineBytes+1))
 			copy(bigger, buf)
 			buf, bp = bigger, &bigger
 			continue

@@ -345,6 +345,16 @@ func expand(inputs []Input, log io.Writer) ([]*source, error) {
 			if seen[key{in.Tier, p}] {
 				continue
 			}
+			// A FIFO, a socket or a device is refused here, before
+			// anything is opened or removed: opening a FIFO would block
+			// the run until something writes to it. A file that cannot
+			// be stat'ed (a symlink loop, no permission) is left to
+			// readFile, which records why in the manifest.
+			if fi, err := os.Stat(p); err == nil {
+				if what := notRegular(fi); what != "" {
+					return nil, fmt.Errorf("--%s %q: %w", in.Tier, in.Pattern, notRegularError(p, what))
+				}
+			}
 			seen[key{in.Tier, p}] = true
 			s := &source{idx: len(out), stats: FileStats{Tier: in.Tier, Path: p}}
 			if in.Format != "" {
@@ -445,8 +455,8 @@ func prepareOut(dir string) error {
 // it into chunks for the workers. Errors end the file, not the run.
 func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *rejectLog, opt Options) {
 	log := opt.Log
-	fail := func(err error) {
-		s.stats.Error = err.Error()
+	fail := func(err error) { // reading stopped before the file's end, unless readWholeError
+		s.stats.Error, s.stats.Incomplete = err.Error(), !errors.As(err, new(readWholeError))
 		if log != nil && ctx.Err() == nil { // an interrupted run is abandoned: no error per file
 			fmt.Fprintf(log, "error: %s\n", textsafe.Escape(err.Error()))
 		}
@@ -458,6 +468,24 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 		return
 	}
 	defer rc.Close()
+	doc := false
+	// A frame of a collector's file that did not decode came as a blank
+	// line: it is a rejected line (a unit of a document format), with a
+	// reject saying why. Run after the counts are taken, below.
+	defer func() {
+		if ctx.Err() != nil {
+			return
+		}
+		for _, b := range badFrames(rc) {
+			if doc {
+				s.stats.Lines++
+			} else if s.stats.Blank > 0 {
+				s.stats.Blank--
+			}
+			s.rejected.Add(1)
+			rejects.add(s.stats.Tier, &ParseError{File: s.stats.Path, Line: b.line, Err: fmt.Errorf("%w: %w", record.ErrBadValue, b.err)})
+		}
+	}()
 	// The fingerprint is of every byte of the file, read or not (a file
 	// whose reading stopped at an error is still that file).
 	defer func() {
@@ -470,7 +498,6 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 	}()
 	s.stats.Bytes = size
 	c := newChunker(s.stats.Path, rc)
-	doc := false
 	var shown int64 // lines handed to opt.Progress
 	defer func() {
 		if !doc {

@@ -205,6 +205,9 @@ func dumpManifest(t *testing.T, m *Manifest, strip string) string {
 			e := strings.ReplaceAll(f.Error, strip+string(filepath.Separator), "")
 			fmt.Fprintf(&b, " error=%q", knownFormats.ReplaceAllString(e, "(known: …)"))
 		}
+		if f.Incomplete {
+			b.WriteString(" incomplete")
+		}
 		b.WriteString("\n")
 	}
 	return b.String()
@@ -289,8 +292,8 @@ func TestTruncatedGzip(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := m.Files[0]
-	if f.Error == "" || !strings.Contains(f.Error, "c.jsonl.gz: after line") {
-		t.Errorf("no error recorded for a truncated gzip: %+v", f)
+	if f.Error == "" || !strings.Contains(f.Error, "c.jsonl.gz: after line") || !f.Incomplete {
+		t.Errorf("no error recorded for a truncated gzip, or not marked incomplete: %+v", f)
 	}
 	if f.Rows < 1000 || f.Rows >= 5000 {
 		t.Errorf("rows before the cut: got %d of 5000", f.Rows)

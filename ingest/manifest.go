@@ -62,6 +62,12 @@ type FileStats struct {
 	// be opened, its format is unknown, its compression is corrupt); the
 	// lines before the error are still counted and kept.
 	Error string `json:"error,omitempty"`
+	// Incomplete says that reading stopped at Error before the file's end
+	// (it could not be opened, its compression is cut short or corrupt):
+	// its counts are of what came before, and what follows is in none. A
+	// file with an Error but read to its end (its format could not be
+	// told, it made no rows) has its lines counted as rejected.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // Totals sums the files of the manifest.

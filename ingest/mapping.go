@@ -66,8 +66,15 @@ func checkMappedFile(s *source, c *chunker, rejects *rejectLog) error {
 		return nil
 	}
 	rejectWholeFile(s, c, rejects, n, line, fmt.Errorf("mapping %s: %w", m.File, err))
-	return fmt.Errorf("%s:%d: mapping %s: %w", s.stats.Path, n, m.File, err)
+	return readWholeError{fmt.Errorf("%s:%d: mapping %s: %w", s.stats.Path, n, m.File, err)}
 }
+
+// readWholeError is the error of a file read to its end but not decoded
+// (its lines are counted as rejected): the manifest does not mark it
+// Incomplete.
+type readWholeError struct{ error }
+
+func (e readWholeError) Unwrap() error { return e.error }
 
 // firstObjectLine finds the first line of the peeked chunk that is a JSON
 // object, and its number.

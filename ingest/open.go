@@ -18,6 +18,13 @@ import (
 // first bytes (see otlp_frames.go). When m is not nil the file is read
 // through it (m.r is set here).
 func openInput(path string, m *meter) (io.ReadCloser, int64, error) {
+	// expand refused non-regular files already; this Stat refuses one put
+	// in a file's place since, as os.Open would block on a FIFO.
+	if st, err := os.Stat(path); err == nil {
+		if what := notRegular(st); what != "" {
+			return nil, 0, notRegularError(path, what)
+		}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, err
@@ -27,9 +34,9 @@ func openInput(path string, m *meter) (io.ReadCloser, int64, error) {
 		f.Close()
 		return nil, 0, err
 	}
-	if st.IsDir() {
+	if what := notRegular(st); what != "" {
 		f.Close()
-		return nil, 0, fmt.Errorf("%s is a directory", path)
+		return nil, 0, notRegularError(path, what)
 	}
 	var src io.Reader = f
 	if m != nil {
@@ -44,8 +51,8 @@ func openInput(path string, m *meter) (io.ReadCloser, int64, error) {
 			f.Close()
 			return nil, 0, fmt.Errorf("%s: gzip: %w", path, err)
 		}
-		r, fc := unframe(bufio.NewReaderSize(zr, 64<<10))
-		return newStack(r, fc, zr, f), st.Size(), nil
+		r, fc := unframe(skipBOM(bufio.NewReaderSize(zr, 64<<10)))
+		return newStack(r, fc, zr, f).withFrames(fc), st.Size(), nil
 	case bytes.HasPrefix(magic, zstdMagic):
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
 			zstd.WithDecoderMaxWindow(128<<20))
@@ -53,11 +60,24 @@ func openInput(path string, m *meter) (io.ReadCloser, int64, error) {
 			f.Close()
 			return nil, 0, fmt.Errorf("%s: zstd: %w", path, err)
 		}
-		r, fc := unframe(bufio.NewReaderSize(zr, 64<<10))
-		return newStack(r, fc, closerFunc(func() error { zr.Close(); return nil }), f), st.Size(), nil
+		r, fc := unframe(skipBOM(bufio.NewReaderSize(zr, 64<<10)))
+		return newStack(r, fc, closerFunc(func() error { zr.Close(); return nil }), f).withFrames(fc), st.Size(), nil
 	}
-	r, fc := unframe(br)
-	return newStack(r, fc, f), st.Size(), nil
+	r, fc := unframe(skipBOM(br))
+	return newStack(r, fc, f).withFrames(fc), st.Size(), nil
+}
+
+// utf8BOM is the UTF-8 byte order mark some Windows tools write first.
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
+
+// skipBOM drops a UTF-8 byte order mark at the start of br, which would
+// otherwise make the first line fail to decode (and hide a format from
+// sniffing).
+func skipBOM(br *bufio.Reader) *bufio.Reader {
+	if b, _ := br.Peek(len(utf8BOM)); bytes.Equal(b, utf8BOM) {
+		br.Discard(len(utf8BOM))
+	}
+	return br
 }
 
 // newStack reads r and closes the non-nil closers in order.
@@ -74,6 +94,23 @@ func newStack(r io.Reader, closers ...io.Closer) *stack {
 type stack struct {
 	io.Reader
 	closers []io.Closer
+	// frames is the frameReader of a file of collector frames, nil for
+	// any other: readFile rejects the frames it could not decode.
+	frames *frameReader
+}
+
+func (s *stack) withFrames(c io.Closer) *stack {
+	s.frames, _ = c.(*frameReader)
+	return s
+}
+
+// badFrames lists the frames of r (from openInput) read whole that did not
+// decode, each a blank line in what r gave.
+func badFrames(r io.Reader) []badFrame {
+	if s, ok := r.(*stack); ok && s.frames != nil {
+		return s.frames.bad
+	}
+	return nil
 }
 
 func (s *stack) Close() error {

@@ -42,8 +42,9 @@ import (
 // found) with the frame's number and byte offset; the frames before it
 // count. A frame that is read whole but does not decode (a zstd frame that
 // is corrupt or inflates past MaxLineBytes, protobuf that is not OTLP
-// traces) becomes a blank line and the file goes on; the first such frame
-// is named, with the count of the others, in the error the file ends with.
+// traces) becomes a blank line and the file goes on; readFile then counts
+// that line as rejected, not blank, with a reject naming the frame and why
+// (frameReader.bad).
 // Protobuf frames are read as traces: a proto file that a collector's
 // metrics or logs pipeline shares with its traces pipeline cannot be told
 // apart frame by frame (JSON names its signal, and is read right).
@@ -84,9 +85,15 @@ type frameReader struct {
 	buf    bytes.Buffer
 	zbuf   []byte
 	zd     *zstd.Decoder
-	bad    int64 // frames read whole that did not decode
-	badErr error // the first of them
+	bad    []badFrame // frames read whole that did not decode
 	err    error
+}
+
+// badFrame is a frame read whole that did not decode: line is its line
+// (its number), err says why.
+type badFrame struct {
+	line int64
+	err  error
 }
 
 func newFrameReader(r io.Reader) *frameReader { return &frameReader{r: r} }
@@ -101,17 +108,6 @@ func (f *frameReader) Read(p []byte) (int, error) {
 		}
 		f.line, f.pos = f.line[:0], 0
 		f.err = f.next()
-		if f.err != nil && f.bad > 0 {
-			bad := f.badErr
-			if f.bad > 1 {
-				bad = fmt.Errorf("%w (and %d more frames not decoded)", bad, f.bad-1)
-			}
-			if f.err == io.EOF {
-				f.err = bad
-			} else {
-				f.err = fmt.Errorf("%w; before it, %w", f.err, bad)
-			}
-		}
 	}
 	n := copy(p, f.line[f.pos:])
 	f.pos += n
@@ -147,10 +143,7 @@ func (f *frameReader) next() error {
 	f.frames++
 	f.off += 4 + n
 	if err := f.decode(f.buf.Bytes()); err != nil {
-		f.bad++
-		if f.badErr == nil {
-			f.badErr = fmt.Errorf("%w %d at byte %d: %v", errFrame, no, at, err)
-		}
+		f.bad = append(f.bad, badFrame{no, fmt.Errorf("%w %d at byte %d: %w", errFrame, no, at, err)})
 		f.line = f.line[:0]
 	}
 	f.line = append(f.line, '\n')

@@ -81,7 +81,8 @@ func TestIsOTLPFrameHead(t *testing.T) {
 
 // TestFrameReader checks the lines frames become: a protobuf export is
 // pdata's JSON of it, a JSON export is kept as written (line breaks made
-// spaces), an empty or undecodable frame is a blank line.
+// spaces), an empty or undecodable frame is a blank line; the undecodable
+// one is listed, for readFile to reject, and the file goes on.
 func TestFrameReader(t *testing.T) {
 	files := framesFixture(t)
 	jsonLine := bytes.TrimSpace(files["collector_file.jsonl"])
@@ -99,10 +100,14 @@ func TestFrameReader(t *testing.T) {
 	in = append(in, frameOf(pretty)...)
 	in = append(in, frameOf(enc.EncodeAll(pretty, nil))...)
 	in = append(in, frameOf([]byte{0x0a, 0x02, 0xff})...) // a field longer than the frame
-	got, err := unframeAll(in)
-	var fe error = err
-	if !errors.Is(fe, errFrame) || !strings.Contains(err.Error(), "frame 6 at byte ") {
-		t.Fatalf("error %v, want frame 6 not decoded", err)
+	fr := newFrameReader(bytes.NewReader(in))
+	got, err := io.ReadAll(fr)
+	fr.Close()
+	if err != nil {
+		t.Fatalf("error %v: a frame that does not decode is a reject, not the file's end", err)
+	}
+	if len(fr.bad) != 1 || fr.bad[0].line != 6 || !errors.Is(fr.bad[0].err, errFrame) || !strings.Contains(fr.bad[0].err.Error(), "frame 6 at byte ") {
+		t.Fatalf("bad frames %v, want frame 6", fr.bad)
 	}
 	want := strings.Join([]string{string(pdataJSON), string(jsonLine), "", `{   "resourceSpans": []  }`, `{   "resourceSpans": []  }`, ""}, "\n") + "\n"
 	if string(got) != want {
@@ -152,9 +157,11 @@ func TestFrameReaderBounded(t *testing.T) {
 
 	enc, _ := zstd.NewWriter(nil)
 	bomb := enc.EncodeAll(bytes.Repeat([]byte{' '}, MaxLineBytes+1), nil)
-	got, err := unframeAll(frameOf(bomb))
-	if err == nil || !strings.Contains(err.Error(), "frame 1 at byte 0: zstd:") || string(got) != "\n" {
-		t.Errorf("a zstd frame of 16 MiB + 1 (%d bytes compressed): got %q, %v", len(bomb), got, err)
+	fr := newFrameReader(bytes.NewReader(frameOf(bomb)))
+	got, err := io.ReadAll(fr)
+	fr.Close()
+	if err != nil || len(fr.bad) != 1 || !strings.Contains(fr.bad[0].err.Error(), "frame 1 at byte 0: zstd:") || string(got) != "\n" {
+		t.Errorf("a zstd frame of 16 MiB + 1 (%d bytes compressed): got %q, %v, %v", len(bomb), got, err, fr.bad)
 	}
 }
 
@@ -218,6 +225,11 @@ func FuzzFrameReader(f *testing.F) {
 		}
 		if err == nil && fr.off != int64(len(in)) {
 			t.Fatalf("clean end at byte %d of %d", fr.off, len(in))
+		}
+		for i, b := range fr.bad { // each a blank line, in order
+			if b.line < 1 || b.line > fr.frames || i > 0 && b.line <= fr.bad[i-1].line || !errors.Is(b.err, errFrame) {
+				t.Fatalf("bad frame %d of %d: %v", b.line, fr.frames, b.err)
+			}
 		}
 	})
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,8 +93,21 @@ func TestAnalyzeSpillsWithinMemoryLimit(t *testing.T) {
 }
 
 // TestResourceFlags: analyze, report and run refuse a memory limit they
-// cannot read, or one too small for DuckDB, as usage errors.
+// cannot read, or one too small for DuckDB, and threads out of range, as
+// usage errors.
 func TestResourceFlags(t *testing.T) {
+	// Threads beyond the bound are refused at once, naming it (100000 ran
+	// 87 s into an out-of-memory error).
+	for _, args := range [][]string{
+		{"analyze", "--threads", "100000", "x"},
+		{"report", "--threads", fmt.Sprint(analyze.MaxThreads + 1), "x"},
+		{"run", "--threads", "100000", "--client", "x", "--out", "y"},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		if want := fmt.Sprintf("--threads %s: want 1 to %d", args[2], analyze.MaxThreads); code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error saying %q", args, code, stderr, want)
+		}
+	}
 	for _, args := range [][]string{
 		{"analyze", "--memory-limit", "lots", "x"},
 		{"report", "--memory-limit", "1MB", "x"},
@@ -108,5 +123,54 @@ func TestResourceFlags(t *testing.T) {
 		if got, err := analyze.ParseMemory(in); err != nil || got != want {
 			t.Errorf("ParseMemory(%q) = %d, %v; want %d", in, got, err, want)
 		}
+	}
+}
+
+// TestOutOfMemory: a step that runs out of a tiny --memory-limit says so
+// on one line with the first line of DuckDB's reason, then what infertrace's
+// flags can do about it: no DuckDB advice in SQL, no escaped line breaks.
+func TestOutOfMemory(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "out")
+	if code, stdout, stderr := runCLI(t, append(append([]string{"ingest"}, simulateInputs(t, 1, 3000)...), "--out", out)...); code != 0 {
+		t.Fatalf("ingest: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, _, stderr := runCLI(t, "analyze", "--memory-limit", "16MiB", "--threads", "2", "-q", out)
+	if code == 0 {
+		t.Skip("analyze fitted in 16 MiB: no out-of-memory error to look at (TestOutOfMemoryMessage covers the text)")
+	}
+	lines := strings.Split(stderr, "\n")
+	first := lines[len(lines)-1]
+	for i, l := range lines {
+		if strings.HasPrefix(l, "infertrace analyze: ") {
+			first = strings.Join(lines[i:], "\n")
+			break
+		}
+	}
+	if code != 1 || !regexp.MustCompile(`^infertrace analyze: write requests.parquet: step \w+: out of memory: [^\n]+ used\)\n`).MatchString(first) {
+		t.Errorf("exit %d, stderr:\n%s\nwant the step and DuckDB's reason on the first line", code, stderr)
+	}
+	for _, bad := range []string{`\x0a`, "SET ", "Possible solutions"} {
+		if strings.Contains(stderr, bad) {
+			t.Errorf("stderr has %q:\n%s", bad, stderr)
+		}
+	}
+	for _, flag := range []string{"--memory-limit SIZE", "--threads N", "--from T --to T"} {
+		if !strings.Contains(first, flag) {
+			t.Errorf("stderr does not suggest %s:\n%s", flag, stderr)
+		}
+	}
+}
+
+// TestOutOfMemoryMessage: the text, whatever DuckDB's data needs.
+func TestOutOfMemoryMessage(t *testing.T) {
+	t.Parallel()
+	got := outOfMemory("compare", "step x: ", "failed to allocate data of size 16.0 KiB (16.0 MiB/16.0 MiB used)")
+	want := "infertrace compare: step x: out of memory: failed to allocate data of size 16.0 KiB (16.0 MiB/16.0 MiB used)\n" +
+		"DuckDB needed more than the memory limit allows; to stay within it, try:\n" +
+		"  --memory-limit SIZE  a larger limit, if the machine has the memory (default 1GiB)\n" +
+		"  --threads N          fewer threads: each holds buffers of its own (--threads 1 needs the least)\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

@@ -108,9 +108,28 @@ func runEnv(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(stderr, "infertrace %s: interrupted\n", c.name)
 		return exitInterrupted
 	default:
+		if where, reason, ok := analyze.OutOfMemory(err); ok {
+			fmt.Fprint(stderr, outOfMemory(c.name, where, reason))
+			return 1
+		}
 		fmt.Fprintf(stderr, "infertrace %s: %s\n", c.name, textsafe.Escape(err.Error()))
 		return 1
 	}
+}
+
+// outOfMemory says that command ran out of DuckDB's memory limit where
+// (the step), with the first line of DuckDB's reason, and what its flags
+// can do about it; DuckDB's own advice is in SQL (SET threads=X).
+func outOfMemory(command, where, reason string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "infertrace %s: %sout of memory: %s\n", command, textsafe.Escape(where), textsafe.Escape(reason))
+	fmt.Fprintf(&b, "DuckDB needed more than the memory limit allows; to stay within it, try:\n")
+	fmt.Fprintf(&b, "  --memory-limit SIZE  a larger limit, if the machine has the memory (default %s)\n", defaultMemoryLimit)
+	fmt.Fprintf(&b, "  --threads N          fewer threads: each holds buffers of its own (--threads 1 needs the least)\n")
+	if command != "compare" { // compare's windows are its --baseline and --target
+		fmt.Fprintf(&b, "  --from T --to T      a shorter time window, fewer requests at once\n")
+	}
+	return b.String()
 }
 
 func lookupCommand(name string) *command {
@@ -446,6 +465,9 @@ func oneDir(fs *pflag.FlagSet) (string, error) {
 	return fs.Arg(0), nil
 }
 
+// defaultMemoryLimit is the default of --memory-limit (analyze.DefaultMemoryLimit).
+const defaultMemoryLimit = "1GiB"
+
 // resourceFlags bound DuckDB in analyze, report and run.
 type resourceFlags struct {
 	memory  string
@@ -454,8 +476,8 @@ type resourceFlags struct {
 }
 
 func (f *resourceFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.memory, "memory-limit", "1GiB", "DuckDB memory limit (e.g. 1GiB, 1500MB); beyond it DuckDB spills to DIR/"+analyze.TempDirName)
-	fs.IntVar(&f.threads, "threads", 0, "DuckDB threads (0: one per core)")
+	fs.StringVar(&f.memory, "memory-limit", defaultMemoryLimit, "DuckDB memory limit (e.g. 1GiB, 1500MB); beyond it DuckDB spills to DIR/"+analyze.TempDirName)
+	fs.IntVar(&f.threads, "threads", 0, fmt.Sprintf("DuckDB threads, 1 to %d (0: one per core)", analyze.MaxThreads))
 	fs.StringVar(&f.profile, "profile", "", "write each step's wall time (`DIR`/steps.tsv) and DuckDB's profile of it (DIR/NNN-step.json)")
 }
 
@@ -464,8 +486,8 @@ func (f *resourceFlags) resources() (analyze.Resources, error) {
 	if err != nil {
 		return analyze.Resources{}, usageErr("--memory-limit: %v", err)
 	}
-	if f.threads < 0 {
-		return analyze.Resources{}, usageErr("--threads %d: want 0 (one per core) or more", f.threads)
+	if f.threads < 0 || f.threads > analyze.MaxThreads {
+		return analyze.Resources{}, usageErr("--threads %d: want 1 to %d (the default, 0, is one per core)", f.threads, analyze.MaxThreads)
 	}
 	return analyze.Resources{MemoryLimit: limit, Threads: f.threads, Profile: f.profile}, nil
 }
@@ -509,6 +531,10 @@ func doAnalyzeIn(ctx context.Context, e *env, dir string, res analyze.Resources,
 		return err
 	}
 	fmt.Fprintf(e.stdout, "analyzed %s\n", st)
+	if len(st.Removed) > 0 && e.cmd != nil && e.cmd.name == "analyze" { // run writes a new report next
+		fmt.Fprintf(e.stderr, "removed %s: made from the previous %s (infertrace report %s makes a new report)\n",
+			textsafe.Escape(strings.Join(st.Removed, ", ")), analyze.RequestsFile, textsafe.Escape(dir))
+	}
 	return nil
 }
 

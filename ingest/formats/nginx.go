@@ -46,7 +46,9 @@ package formats
 // line with neither is rejected, except a line of the combined format,
 // which logs no ID at all: its row is kept without one (and without a
 // start: combined has no $request_time, only $time_local, the second the
-// response ended), and the analysis counts it but cannot join it.
+// response ended), and the analysis counts it but cannot join it. Such a
+// line without its $time_local ("[]") is rejected: nothing of its row
+// would be known.
 
 import (
 	"bytes"
@@ -602,6 +604,11 @@ func (p *nginxParser) row(row *record.GatewayRow) error {
 		id = r.xrid
 	case nginxIDOwn:
 		id = r.rid
+	}
+	if id == nil && r.noID && !r.hasEnd && !r.hasCoarse {
+		// A combined line's only time is $time_local: a line without
+		// it ("[]") would be a row of nothing known.
+		return record.Missing("time_local")
 	}
 	if id == nil && !r.noID {
 		switch p.cfg.id {

@@ -176,7 +176,11 @@ func FuzzNginx(f *testing.F) {
 		for _, c := range []*nginxConfig{cfg, nginxDefaultConfig} {
 			rows, _ := decodeWith(t, newNginxParser(c), in)
 			for _, r := range rows {
-				if r.RequestID == "" || r.Format != formatNginx {
+				// Every row has its ID, but for a line of the combined
+				// format, which logs none: that row is kept without one,
+				// by design, and must have the time it logs.
+				combined := c == nginxDefaultConfig && r.RequestID == ""
+				if r.Format != formatNginx || r.RequestID == "" && !combined || combined && r.End == 0 {
 					t.Fatalf("row without its required fields: %+v", r)
 				}
 				if r.UpstreamStart != 0 && (r.UpstreamStart > r.UpstreamEnd || r.Start != 0 && r.UpstreamStart < r.Start ||
@@ -253,4 +257,20 @@ func BenchmarkNginx(b *testing.B) {
 	}
 	line := []byte(`10.0.0.16 - - [15/Jan/2026:10:00:03 +0000] "POST /v1/chat/completions HTTP/1.1" 200 40960 "-" "python-requests/2.32.3" rid=0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a xrid="9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d" msec=1768471203.871 rt=1.354 ua="10.1.4.22:8000, 10.1.4.23:8000" us="502, 200" uct="-, 0.001" uht="-, 0.152" urt="0.003, 1.349"`)
 	benchParser(b, newNginxParser(cfg), line)
+}
+
+// TestNginxCombinedEmptyFields: a combined line with its fields empty
+// (found by FuzzNginx) is rejected, saying $time_local is missing, rather
+// than kept as a row of nothing known; a valid combined line is still kept
+// without an ID, as designed.
+func TestNginxCombinedEmptyFields(t *testing.T) {
+	t.Parallel()
+	rows, rejects := nginxRows(t, "", "", `0 - 0 [] "0000" 000 00000 "0" "00000"`+"\n"+
+		`10.0.0.15 - - [15/Jan/2026:10:00:02 +0000] "POST /v1/chat/completions HTTP/1.1" 200 61440 "-" "curl/8.7.1"`)
+	if len(rejects) != 1 || rejects[0].Line != 1 || !strings.Contains(rejects[0].Error(), "time_local: missing required field") {
+		t.Errorf("rejects %v, want line 1 for its missing time_local", rejects)
+	}
+	if len(rows) != 1 || rows[0].RequestID != "" || rows[0].End == 0 || rows[0].Status != 200 || rows[0].Route != "/v1/chat/completions" {
+		t.Errorf("rows %+v, want the valid combined line, without an ID", rows)
+	}
 }
