@@ -483,7 +483,7 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 				s.stats.Blank--
 			}
 			s.rejected.Add(1)
-			rejects.add(s.stats.Tier, &ParseError{File: s.stats.Path, Line: b.line, Err: fmt.Errorf("%w: %w", record.ErrBadValue, b.err)})
+			rejects.add(s.stats.Tier, s.format, &ParseError{File: s.stats.Path, Line: b.line, Err: fmt.Errorf("%w: %w", record.ErrBadValue, b.err)})
 		}
 	}()
 	// The fingerprint is of every byte of the file, read or not (a file
