@@ -646,7 +646,7 @@ func headlines(r *Result) []Headline {
 		}
 		return out
 	}
-	for _, h := range trendHeadlines(r.Trend) {
+	for _, h := range trendHeadlines(r) {
 		add(HeadlineTrend, "%s", h)
 	}
 	for _, h := range timeHeadlines(r) {
@@ -952,33 +952,19 @@ func inputFindings(in Inputs) []string {
 }
 
 // trendHeadlines says, for a report by day or week, what changed in the
-// latest period against the one before: its changes larger than the noise,
-// largest first (at most three), else that none was. Nothing with fewer
-// than two periods.
-func trendHeadlines(t *Trend) []string {
-	if t == nil || len(t.Periods) < 2 {
+// latest period against the one before, by compare's rules (TrendCompare):
+// its first findings (at most three), else that nothing changed beyond the
+// noise. Nothing with fewer than two periods.
+func trendHeadlines(r *Result) []string {
+	c := r.TrendCompare
+	if c == nil {
 		return nil
 	}
-	last := PeriodLabel(t.Unit, t.Periods[len(t.Periods)-1])
-	var out []string
-	var judged int64
-	for _, c := range t.Changes {
-		if c.Period != last {
-			continue
-		}
-		judged++
-		if c.Significant && len(out) < 3 {
-			out = append(out, c.Text())
-		}
+	if len(c.Findings) > 0 {
+		return c.Findings[:min(3, len(c.Findings))]
 	}
-	if len(out) > 0 {
-		return out
-	}
-	if judged == 0 {
-		return []string{fmt.Sprintf("%s has too few requests beside the %s before it to judge any change.", capital(trendPeriod(last)), t.Unit)}
-	}
-	return []string{fmt.Sprintf("In %s, none of %s changed beyond the noise against the %s before it.",
-		trendPeriod(last), plural(judged, "figure", "figures"), t.Unit)}
+	return []string{fmt.Sprintf("Between %s and %s, none of %s changed beyond the noise (judged as compare judges two windows).",
+		trendPeriod(c.Baseline), trendPeriod(c.Target), plural(int64(c.Compared), "percentile", "percentiles"))}
 }
 
 // trendPeriod names a period label in a sentence: "the week of

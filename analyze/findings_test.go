@@ -344,43 +344,32 @@ func TestHeadlineFewNotSplit(t *testing.T) {
 	}
 }
 
-// A report by week opens with the latest week's changes beyond the noise,
-// largest first and at most three, else says that none was; a phase whose
-// requests fall in separate stretches is told as so many, not as one window
-// a week long.
+// A report by week opens with what compare found between the last two
+// weeks (at most three findings), else says that nothing moved beyond the
+// noise; with one week, nothing. A phase whose requests fall in separate
+// stretches is told as so many, not as one window a week long.
 func TestTrendAndEpisodeHeadlines(t *testing.T) {
 	t.Parallel()
 	p := func(v float64) *float64 { return &v }
 	w1 := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
 	w2 := w1.AddDate(0, 0, 7)
-	change := func(period string, name string, prev, v float64, sig bool) TrendChange {
-		d := v - prev
-		return TrendChange{Slice: "all requests", All: true, Period: period, Share: 1, TrendFigure: TrendFigure{
-			Metric: name, Name: name, Unit: "ms", P: 0.95, N: 100, Value: p(v), Prev: &w1, PrevLabel: "week of 2026-11-23",
-			PrevN: 100, PrevValue: p(prev), Delta: p(d), Lo: p(d - 10), Hi: p(d + 10), Significant: sig}}
+	r := &Result{TrendCompare: &TrendCompare{Baseline: "week of 2026-11-23", Target: "week of 2026-11-30",
+		Findings: []string{"a", "b", "c", "d"}, Significant: 4, Compared: 120}}
+	if got := trendHeadlines(r); strings.Join(got, "|") != "a|b|c" {
+		t.Errorf("trend headlines: %q, want the first three findings", got)
 	}
-	last := "week of 2026-11-30"
-	tr := &Trend{Unit: PeriodWeek, Periods: []time.Time{w1, w2}, Changes: []TrendChange{
-		change(last, "application", 3.1, 375.8, true),
-		change(last, "queue", 100, 90, false),
-	}}
-	got := trendHeadlines(tr)
-	want := []string{"P95 application of all requests rose 372.7 ms in the week of 2026-11-30 against week of 2026-11-23 (3.1 ms → 375.8 ms, n=100 vs 100; 95% interval +362.7 ms to +382.7 ms): larger than the noise (worse)."}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("trend headlines:\n got %q\nwant %q", got, want)
-	}
-	tr.Changes = tr.Changes[1:]
-	if got := trendHeadlines(tr); len(got) != 1 || got[0] != "In the week of 2026-11-30, none of 1 figure changed beyond the noise against the week before it." {
+	r.TrendCompare.Findings, r.TrendCompare.Significant = nil, 0
+	if got := trendHeadlines(r); len(got) != 1 || got[0] != "Between the week of 2026-11-23 and the week of 2026-11-30, none of 120 percentiles changed beyond the noise (judged as compare judges two windows)." {
 		t.Errorf("no change: %q", got)
 	}
-	tr.Periods = tr.Periods[:1]
-	if got := trendHeadlines(tr); got != nil {
+	r.TrendCompare = nil
+	if got := trendHeadlines(r); got != nil {
 		t.Errorf("one period: %q, want nothing", got)
 	}
 
 	d := func(n int64, p95 float64) Dist { return Dist{N: n, P50: p(p95 / 2), P95: p(p95)} }
 	first, lastStart := w1.Add(10*time.Hour), w2.Add(10*time.Hour+90*time.Second)
-	r := &Result{Phases: []Phase{
+	r = &Result{Phases: []Phase{
 		{Name: "cold", Requests: 0},
 		{Name: "burst", Requests: 1733, Episodes: 2, WindowFirst: &first, WindowLast: &lastStart,
 			ClientE2E: d(1700, 18000), Model: d(1700, 3000), Queue: d(1700, 15000)},

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/infertrace/infertrace/analyze/contract"
 	"github.com/infertrace/infertrace/ingest/textsafe"
@@ -82,6 +83,54 @@ func ValidateBy(by []string) ([]string, error) {
 // and dir/rejects.jsonl, and computes everything a report shows. It fails
 // (ErrStale) when requests.parquet was not analyzed from that manifest.
 func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, error) {
+	res, err := summarizeOnce(ctx, dir, opts)
+	if err != nil || res.Trend == nil || len(res.Trend.Periods) < 2 {
+		return res, err
+	}
+	// What changed in the latest period, judged as compare judges two
+	// windows, once the summary's database is closed.
+	if res.TrendCompare, err = trendCompare(ctx, dir, opts, res.Trend); err != nil {
+		return nil, err
+	}
+	res.Headlines = append(contractHeadlines(res), headlines(res)...)
+	return res, nil
+}
+
+// trendCompare compares the last period of t with the one before it.
+func trendCompare(ctx context.Context, dir string, opts SummaryOptions, t *Trend) (*TrendCompare, error) {
+	span := func(start time.Time) (from, to *time.Time) {
+		end := start.AddDate(0, 0, 1)
+		if t.Unit == PeriodWeek {
+			end = start.AddDate(0, 0, 7)
+		}
+		if w := opts.Window; !w.From.IsZero() && w.From.After(start) {
+			start = w.From
+		}
+		if w := opts.Window; !w.To.IsZero() && w.To.Before(end) {
+			end = w.To
+		}
+		return &start, &end
+	}
+	prev, last := t.Periods[len(t.Periods)-2], t.Periods[len(t.Periods)-1]
+	bf, bt := span(prev)
+	tf, tt := span(last)
+	cmp, err := Compare(ctx, CompareOptions{
+		Baseline:  CompareSide{Dir: dir, From: bf, To: bt},
+		Target:    CompareSide{Dir: dir, From: tf, To: tt},
+		By:        opts.By,
+		Resources: opts.Resources,
+	})
+	if errors.Is(err, ErrNoRequests) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s against %s: %w", PeriodLabel(t.Unit, last), PeriodLabel(t.Unit, prev), err)
+	}
+	return &TrendCompare{Baseline: PeriodLabel(t.Unit, prev), Target: PeriodLabel(t.Unit, last),
+		Findings: cmp.Findings, Significant: cmp.Significant, Compared: cmp.Compared}, nil
+}
+
+func summarizeOnce(ctx context.Context, dir string, opts SummaryOptions) (*Result, error) {
 	by, err := ValidateBy(opts.By)
 	if err != nil {
 		return nil, err

@@ -385,3 +385,39 @@ func TestWindowMatchesStoreOfTheWindow(t *testing.T) {
 		t.Errorf("%d requests of the store of the window alone differ from the window's", differ)
 	}
 }
+
+// A weekly report of a store of two weeks opens with what changed between
+// them, judged as compare judges two windows: nothing, when the second week
+// is the same stack run with another seed (its burst queues more or less by
+// chance); the application time, when half of the second week's requests
+// take a gateway auth path 300 ms slower.
+func TestWeeklySummaryOpensWithWhatChanged(t *testing.T) {
+	t.Parallel()
+	first := simulateDir(t, "--requests", "3000", "--seed", "51", "--start", "2026-11-23T10:00:00Z")
+	for name, c := range map[string]struct {
+		flags []string
+		want  string
+	}{
+		"same stack": {nil, "No significant change"},
+		"slow auth":  {[]string{"--slow-auth-rate", "0.5", "--slow-auth-delay", "300ms"}, "Application time rose"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			second := simulateDir(t, append([]string{"--requests", "3000", "--seed", "52", "--start", "2026-11-30T10:00:00Z"}, c.flags...)...)
+			out := filepath.Join(t.TempDir(), "store")
+			ingestTiers(t, out, first, second)
+			if code, stdout, stderr := runCLI(t, "report", "-q", "--weekly", out); code != 0 {
+				t.Fatalf("report --weekly: exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			md, err := os.ReadFile(filepath.Join(out, "report.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, summary, _ := strings.Cut(string(md), "## Summary\n\n")
+			first, _, _ := strings.Cut(summary, "\n")
+			if !strings.HasPrefix(first, "**What changed since the previous period.** "+c.want) {
+				t.Errorf("the Summary opens with %q, want what changed: %q", first, c.want)
+			}
+		})
+	}
+}
