@@ -267,22 +267,7 @@ func simulateAndRunN(t *testing.T, seed, n int, extra ...string) (simDir, outDir
 
 func openTruthDB(t *testing.T, simDir, outDir string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	db.SetMaxOpenConns(1)
-	for _, s := range []string{
-		"SET TimeZone = 'UTC'",
-		"CREATE VIEW truth AS SELECT * FROM read_parquet('" + filepath.Join(simDir, "truth.parquet") + "')",
-		"CREATE VIEW requests AS SELECT * FROM read_parquet('" + filepath.Join(outDir, "requests.parquet") + "')",
-	} {
-		if _, err := db.Exec(s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-	return db
+	return truthDB(t, outDir, simDir)
 }
 
 func TestGroundTruth(t *testing.T) {
