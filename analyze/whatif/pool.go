@@ -258,13 +258,6 @@ func estimate(d *analyze.WhatIfData) (*Pool, []placed, error) {
 	return p, jobs, nil
 }
 
-func val(p *float64, def float64) float64 {
-	if p == nil {
-		return def
-	}
-	return *p
-}
-
 // num is v, or def when v is NaN (unknown).
 func num(v, def float64) float64 {
 	if math.IsNaN(v) {

@@ -519,11 +519,8 @@ func (f *windowFlags) window() (analyze.Window, error) {
 	return w, nil
 }
 
-func doAnalyze(ctx context.Context, e *env, dir string, res analyze.Resources) error {
-	return doAnalyzeIn(ctx, e, dir, res, analyze.Window{})
-}
-
-// doAnalyzeIn is doAnalyze for the requests that start in w.
+// doAnalyzeIn analyzes the store in dir for the requests that start in w
+// (all of them when w is zero).
 func doAnalyzeIn(ctx context.Context, e *env, dir string, res analyze.Resources, w analyze.Window) error {
 	st, err := analyze.RunWindow(e.progress.steps(ctx, "analyze"), dir, res, w)
 	e.progress.done()

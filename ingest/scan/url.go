@@ -36,7 +36,7 @@ func URLLabel(b []byte) []byte {
 // URLLabel is Label for a route or an upstream: the value as URLLabel
 // leaves it.
 func (s *Labels) URLLabel(field string, v Value, dst *string) error {
-	if v.Kind == String && !v.Escaped && bytes.IndexAny(v.Raw, "?#@") < 0 {
+	if v.Kind == String && !v.Escaped && !bytes.ContainsAny(v.Raw, "?#@") {
 		if l, ok := s.known(v.Raw); ok {
 			*dst = l
 			return nil

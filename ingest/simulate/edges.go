@@ -416,13 +416,9 @@ func (w *envoyWriter) line(s *sim, r *request) []byte {
 
 // ---- nginx ----
 
-// nginxLogFormat is the log_format the nginx writer's lines follow.
-const nginxLogFormat = `log_format llm escape=json '{"time_iso8601":"$time_iso8601","msec":$msec,' ` +
-	`'"request_id":"$request_id","http_x_request_id":"$http_x_request_id","remote_addr":"$remote_addr",' ` +
-	`'"request":"$request","status":$status,"request_length":$request_length,"body_bytes_sent":$body_bytes_sent,' ` +
-	`'"request_time":$request_time,"upstream_addr":"$upstream_addr","upstream_status":"$upstream_status",' ` +
-	`'"upstream_connect_time":"$upstream_connect_time","upstream_header_time":"$upstream_header_time",' ` +
-	`'"upstream_response_time":"$upstream_response_time","hostname":"$hostname"}';`
+// The log_format the nginx writer's lines follow (nginxLogFormat):
+//
+//	log_format llm escape=json {"time_iso8601":"$time_iso8601","msec":$msec,"request_id":"$request_id","http_x_request_id":"$http_x_request_id","remote_addr":"$remote_addr","request":"$request","status":$status,"request_length":$request_length,"body_bytes_sent":$body_bytes_sent,"request_time":$request_time,"upstream_addr":"$upstream_addr","upstream_status":"$upstream_status","upstream_connect_time":"$upstream_connect_time","upstream_header_time":"$upstream_header_time","upstream_response_time":"$upstream_response_time","hostname":"$hostname"};
 
 type nginxWriter struct {
 	hf *hostFile

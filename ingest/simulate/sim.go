@@ -890,7 +890,7 @@ func (s *sim) step(e event) {
 	s.lastT = e.t
 	switch e.kind {
 	case evArrive:
-		r = s.newRequest(e.t)
+		s.newRequest(e.t)
 		s.made++
 		s.inFlight++
 		s.maxInFl = max(s.maxInFl, s.inFlight)
