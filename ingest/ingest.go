@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -91,8 +92,13 @@ type Options struct {
 	// superseding it: files it holds already are skipped, a file that grew
 	// since it was ingested is refused (see store.go).
 	Append bool
+	// Prefix is the collector prefix of every line of every input: a
+	// regular expression whose match at a line's start is removed, or
+	// PrefixNone to strip none. Empty: detected per file (prefix.go).
+	Prefix string
 
-	runID string // names this run's part files
+	prefixRE *regexp.Regexp // Prefix compiled
+	runID    string         // names this run's part files
 	// newParsers replaces the newParser of formats configured by
 	// FormatOptions (record.ConfigureFormats).
 	newParsers map[*record.Format]any
@@ -120,6 +126,9 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	}
 	newParsers, err := record.ConfigureFormats(opt.FormatOptions)
 	if err != nil {
+		return nil, err
+	}
+	if opt.prefixRE, err = CompilePrefix(opt.Prefix); err != nil {
 		return nil, err
 	}
 	opt.runID, opt.newParsers = newRunID(), newParsers
@@ -498,8 +507,14 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 	}()
 	s.stats.Bytes = size
 	c := newChunker(s.stats.Path, rc)
+	if opt.Prefix != "" {
+		c.setPrefix(opt.prefixRE)
+	}
 	var shown int64 // lines handed to opt.Progress
 	defer func() {
+		if c.prefix != nil {
+			s.stats.Prefix = c.prefix.name
+		}
 		if !doc {
 			s.stats.Lines, s.stats.Blank, s.stats.Duplicates = c.lines, c.blank, c.dups
 		}
