@@ -96,6 +96,8 @@ type Options struct {
 	// regular expression whose match at a line's start is removed, or
 	// PrefixNone to strip none. Empty: detected per file (prefix.go).
 	Prefix string
+	// Stdin is read for the input "-" (nil: os.Stdin).
+	Stdin io.Reader
 
 	prefixRE *regexp.Regexp // Prefix compiled
 	runID    string         // names this run's part files
@@ -313,7 +315,21 @@ func expand(inputs []Input, log io.Writer) ([]*source, error) {
 	}
 	seen := map[key]bool{}
 	var out []*source
+	stdin := ""
 	for _, in := range inputs {
+		if in.Pattern == "-" {
+			// Standard input is read once: it cannot be two tiers' input.
+			if stdin != "" {
+				return nil, fmt.Errorf("--%s - and --%s -: only one input may be - (standard input)", stdin, in.Tier)
+			}
+			stdin = string(in.Tier)
+			s := &source{idx: len(out), stdin: true, stats: FileStats{Tier: in.Tier, Path: StdinName}}
+			if err := namedFormat(s, in); err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+			continue
+		}
 		matches, err := filepath.Glob(in.Pattern)
 		if err != nil {
 			return nil, fmt.Errorf("--%s %q: %w", in.Tier, in.Pattern, err)
@@ -366,22 +382,30 @@ func expand(inputs []Input, log io.Writer) ([]*source, error) {
 			}
 			seen[key{in.Tier, p}] = true
 			s := &source{idx: len(out), stats: FileStats{Tier: in.Tier, Path: p}}
-			if in.Format != "" {
-				f, err := record.Lookup(in.Tier, in.Format)
-				if err != nil {
-					return nil, err
-				}
-				s.format, s.named = f, true
-			}
-			if f, err := mappedFormat(in); err != nil {
+			if err := namedFormat(s, in); err != nil {
 				return nil, err
-			} else if f != nil {
-				s.format, s.named = f, true
 			}
 			out = append(out, s)
 		}
 	}
 	return out, nil
+}
+
+// namedFormat sets the format of s when in names it (FORMAT:GLOB, --map).
+func namedFormat(s *source, in Input) error {
+	if in.Format != "" {
+		f, err := record.Lookup(in.Tier, in.Format)
+		if err != nil {
+			return err
+		}
+		s.format, s.named = f, true
+	}
+	if f, err := mappedFormat(in); err != nil {
+		return err
+	} else if f != nil {
+		s.format, s.named = f, true
+	}
+	return nil
 }
 
 // unreadable says why a pattern that matched nothing may have files after
@@ -471,7 +495,22 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 		}
 	}
 	m := &meter{ctx: ctx, p: opt.Progress, h: newHash()}
-	rc, size, err := openInput(s.stats.Path, m)
+	var rc io.ReadCloser
+	var size int64
+	var err error
+	if s.stdin {
+		in := opt.Stdin
+		if in == nil {
+			in = os.Stdin
+		}
+		cr := &countReader{r: in}
+		rc, err = openStream(cr, nil, s.stats.Path, m)
+		// Its size is what was read, when it has all been (the
+		// fingerprint's reading, below, reads it to its end).
+		defer func() { s.stats.Bytes = cr.n }()
+	} else {
+		rc, size, err = openInput(s.stats.Path, m)
+	}
 	if err != nil {
 		fail(err)
 		return
@@ -803,4 +842,16 @@ func cloneLines(lines [][]byte) [][]byte {
 		out[i] = bytes.Clone(l)
 	}
 	return out
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -135,6 +135,7 @@ type source struct {
 	stats   FileStats
 	format  *record.Format
 	named   bool // format was named (FORMAT:GLOB, --map), not sniffed
+	stdin   bool // the input "-": standard input, named StdinName
 	rows    atomic.Int64
 	untimed atomic.Int64 // rows without the times of their tier (record.HasTime)
 	// sniffLines and sniffDoc, of a document-format file, are what its

@@ -30,6 +30,8 @@ type command struct {
 }
 
 type env struct {
+	// stdin is read for an input "-".
+	stdin          io.Reader
 	stdout, stderr io.Writer
 	// isTerminal says whether stderr is a terminal, where progress is
 	// shown (see progress.go); progress is the display of the command
@@ -59,8 +61,8 @@ var commands = []*command{
 	{"simulate", "simulate --out DIR [--requests N] [--seed S] [--formats vllm-otlp,gateway=envoy,gw-2=nginx,client=aiperf,...]", cmdSimulate},
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return runEnv(ctx, &env{stdout: stdout, stderr: stderr, isTerminal: isTerminal}, args)
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runEnv(ctx, &env{stdin: stdin, stdout: stdout, stderr: stderr, isTerminal: isTerminal}, args)
 }
 
 func runEnv(ctx context.Context, e *env, args []string) int {
@@ -252,9 +254,9 @@ type ingestFlags struct {
 }
 
 func (f *ingestFlags) register(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&f.client, "client", nil, "client logs, [FORMAT:]GLOB (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Client), ", ")+")")
-	fs.StringArrayVar(&f.gateway, "gateway", nil, "gateway logs, [FORMAT:]GLOB (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Gateway), ", ")+")")
-	fs.StringArrayVar(&f.server, "server", nil, "inference-server logs, [FORMAT:]GLOB (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Server), ", ")+")")
+	fs.StringArrayVar(&f.client, "client", nil, "client logs, [FORMAT:]GLOB, or - for standard input (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Client), ", ")+")")
+	fs.StringArrayVar(&f.gateway, "gateway", nil, "gateway logs, [FORMAT:]GLOB, or - for standard input (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Gateway), ", ")+")")
+	fs.StringArrayVar(&f.server, "server", nil, "inference-server logs, [FORMAT:]GLOB, or - for standard input (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Server), ", ")+")")
 	fs.StringVar(&f.out, "out", "", "output directory (required)")
 	f.fs = fs
 	fs.IntVar(&f.workers, "workers", 0, fmt.Sprintf("parallel decoders and writers, 1 to %d (default: one per core)", ingest.MaxWorkers))
@@ -278,7 +280,7 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 	if f.fs != nil && f.fs.Changed("workers") && (f.workers < 1 || f.workers > ingest.MaxWorkers) {
 		return ingest.Options{}, usageErr("--workers %d: want 1 to %d (the default is one per core)", f.workers, ingest.MaxWorkers)
 	}
-	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr, ServerModel: f.serverModel, KeepErrorText: f.keepErrorText, Append: f.append, Prefix: f.prefix, FormatOptions: map[string]string{
+	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr, ServerModel: f.serverModel, KeepErrorText: f.keepErrorText, Append: f.append, Prefix: f.prefix, Stdin: e.stdin, FormatOptions: map[string]string{
 		"envoy-format":         f.envoyFormat,
 		"nginx-format":         f.nginxFormat,
 		"nginx-request-id":     f.nginxRequestID,
