@@ -283,3 +283,34 @@ func TestRunCollectorPrefixes(t *testing.T) {
 		t.Errorf("a bad --prefix: %v", err)
 	}
 }
+
+// TestRealCollectorSamples: real logs pasted in public issues as their
+// collector gave them (testdata/real/collectors/SOURCE) are read whole:
+// the prefix stripped, rows made, no line rejected.
+func TestRealCollectorSamples(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		file, prefixOpt, prefix, format string
+	}{
+		{"ollama_journald.log", "", "syslog", "ollama-gin"},
+		{"vllm_log_viewer.log", `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \| `, "regex", "vllm-log"},
+	} {
+		path := filepath.Join("..", "testdata", "real", "collectors", c.file)
+		m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Server, Pattern: path}}, Out: t.TempDir(), Prefix: c.prefixOpt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := m.Files[0]
+		if f.Prefix != c.prefix || f.Format != c.format || f.Rows == 0 || f.Rejected != 0 || f.Error != "" {
+			t.Errorf("%s: %+v, want prefix %s, format %s, rows and no rejects", c.file, f, c.prefix, c.format)
+		}
+		// Read as it stands, the prefix hides every record.
+		m, err = Run(context.Background(), Options{Inputs: []Input{{Tier: Server, Pattern: path}}, Out: t.TempDir(), Prefix: PrefixNone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := m.Files[0]; f.Rows != 0 || f.Prefix != "" {
+			t.Errorf("%s with no prefix stripped: %+v, want no rows", c.file, f)
+		}
+	}
+}
