@@ -286,14 +286,18 @@ func TestRunCollectorPrefixes(t *testing.T) {
 
 // TestRealCollectorSamples: real logs pasted in public issues as their
 // collector gave them (testdata/real/collectors/SOURCE) are read whole:
-// the prefix stripped, rows made, no line rejected.
+// the prefix stripped, the format sniffed, rows made (the one excerpt
+// without request lines makes none), no line rejected.
 func TestRealCollectorSamples(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		file, prefixOpt, prefix, format string
+		rows                            bool // the excerpt holds records
 	}{
-		{"ollama_journald.log", "", "syslog", "ollama-gin"},
-		{"vllm_log_viewer.log", `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \| `, "regex", "vllm-log"},
+		{"ollama_journald.log", "", "syslog", "ollama-gin", true},
+		{"ollama_journald_header.log", "", "syslog", "ollama-gin", true},
+		{"vllm_log_viewer.log", `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \| `, "regex", "vllm-log", true},
+		{"vllm_docker_timestamps.log", "", "timestamp", "vllm-log", false},
 	} {
 		path := filepath.Join("..", "testdata", "real", "collectors", c.file)
 		m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Server, Pattern: path}}, Out: t.TempDir(), Prefix: c.prefixOpt})
@@ -301,8 +305,8 @@ func TestRealCollectorSamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		f := m.Files[0]
-		if f.Prefix != c.prefix || f.Format != c.format || f.Rows == 0 || f.Rejected != 0 || f.Error != "" {
-			t.Errorf("%s: %+v, want prefix %s, format %s, rows and no rejects", c.file, f, c.prefix, c.format)
+		if f.Prefix != c.prefix || f.Format != c.format || (f.Rows > 0) != c.rows || f.Rejected != 0 || (c.rows && f.Error != "") {
+			t.Errorf("%s: %+v, want prefix %s, format %s, rows %v and no rejects", c.file, f, c.prefix, c.format, c.rows)
 		}
 		// Read as it stands, the prefix hides every record.
 		m, err = Run(context.Background(), Options{Inputs: []Input{{Tier: Server, Pattern: path}}, Out: t.TempDir(), Prefix: PrefixNone})
