@@ -293,6 +293,9 @@ func removeParts(dir, run string) {
 func totalSize(files []*source) int64 {
 	var n int64
 	for _, s := range files {
+		if s.stdin {
+			continue // its size is not known before it is read
+		}
 		if fi, err := os.Stat(s.stats.Path); err == nil && fi.Mode().IsRegular() {
 			n += fi.Size()
 		}

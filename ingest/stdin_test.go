@@ -53,3 +53,27 @@ func TestStdinInput(t *testing.T) {
 		t.Errorf("two tiers from stdin: %v", err)
 	}
 }
+
+// TestStdinAppend: standard input can be a batch of a store; the same
+// content piped again is not counted twice (the run is refused).
+func TestStdinAppend(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("testdata/samples/server/tgi_json_output.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "store")
+	opt := Options{Inputs: []Input{{Tier: Server, Pattern: "-"}}, Out: out, Append: true}
+	opt.Stdin = bytes.NewReader(data)
+	m, err := Run(context.Background(), opt)
+	if err != nil || len(m.Files) != 1 || m.Files[0].Rows == 0 {
+		t.Fatalf("first batch: %v %+v", err, m)
+	}
+	opt.Stdin = bytes.NewReader(data)
+	if _, err := Run(context.Background(), opt); err == nil || !strings.Contains(err.Error(), "same content") {
+		t.Errorf("the same input again: %v, want it refused", err)
+	}
+	if m, err := ReadManifest(out); err != nil || len(m.Files) != 1 {
+		t.Errorf("the store after the refused batch: %v %+v", err, m)
+	}
+}
