@@ -318,3 +318,22 @@ func TestRealCollectorSamples(t *testing.T) {
 		}
 	}
 }
+
+// FuzzStripLines: stripping prefixes in place never fails and keeps every
+// line of the input counted, whatever the lines.
+func FuzzStripLines(f *testing.F) {
+	f.Add([]byte("2026-11-30T10:00:00.1Z stdout P a\n2026-11-30T10:00:00.1Z stdout F b\n"))
+	f.Add([]byte("vllm-1  | x\nvllm-1  |\n\nother\r\nvllm-1  | y"))
+	f.Add([]byte("[pod/a/b] 2026-11-30T10:00:00.123456789Z x\n[pod/a/b] 2026-11-30T10:00:00.123456789Z x\n"))
+	f.Add([]byte("Dec 11 09:58:58 h o[1]: x\nDec 11 09:58:58 h o[1]:\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, _ := chunkLines(t, bytes.NewReader(data))
+		want := int64(bytes.Count(data, []byte{'\n'}))
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			want++
+		}
+		if c.lines != want || c.blank+c.dups > c.lines {
+			t.Errorf("lines %d (blank %d, dups %d), want %d", c.lines, c.blank, c.dups, want)
+		}
+	})
+}
