@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"regexp"
 	"sync"
 
 	"github.com/infertrace/infertrace/ingest/record"
@@ -55,7 +56,22 @@ type chunker struct {
 	pendingErr error
 	window     dedup
 
+	// prefix strips the collector prefix of every line (prefix.go), nil
+	// for a file without one; prefixDone says it was settled, from the
+	// first chunk, or set by setPrefix.
+	prefix     *stripper
+	prefixDone bool
+
 	lines, blank, dups int64
+}
+
+// setPrefix replaces detection: with re, its match at the start of every
+// line is removed; with nil, no prefix is.
+func (c *chunker) setPrefix(re *regexp.Regexp) {
+	c.prefixDone = true
+	if re != nil {
+		c.prefix = regexStripper(re)
+	}
 }
 
 func newChunker(name string, r io.Reader) *chunker {
@@ -162,6 +178,9 @@ func (c *chunker) sniffLines() ([][]byte, []byte) {
 // rest returns the input not yet handed out as chunks, peeked data
 // included, for the formats that read a whole document.
 func (c *chunker) rest() io.Reader {
+	if c.prefix != nil { // read through next, which strips the prefixes
+		return &chunkReader{c: c}
+	}
 	var head []byte
 	if c.pending != nil {
 		head = append(head, c.pending.data...)
@@ -214,11 +233,29 @@ func (c *chunker) next() (*chunk, error) {
 		if c.eof {
 			cut = len(buf)
 		}
+		if !c.prefixDone && cut > 0 {
+			c.prefixDone = true
+			c.prefix = detectPrefix(buf[:cut])
+		}
+		if c.prefix != nil && c.prefix.cri && !c.eof && cut > 0 {
+			// A CRI line split into parts is joined whole: the parts at
+			// the end wait for the rest, unless they fill the buffer.
+			switch held := trailingPartial(buf, cut); {
+			case held > 0:
+				cut = held
+			case cap(buf) < MaxLineBytes+1:
+				cut = 0 // the buffer grows, below
+			}
+		}
 		if cut > 0 {
 			c.carry = append(c.carry, buf[cut:]...)
 			ch := &chunk{file: c.name, data: buf[:cut], firstLine: c.line + 1, buf: bp}
 			*bp = buf
-			c.scan(ch)
+			if c.prefix != nil {
+				c.scanStrip(ch)
+			} else {
+				c.scan(ch)
+			}
 			return ch, readErr
 		}
 		// No line end in a full buffer: a long line. The buffer grows to
@@ -395,4 +432,33 @@ func (d *chunkDecoder[T]) Next(row *T) error {
 			record.SetSource(&d.queue.Rows[i], d.file, n)
 		}
 	}
+}
+
+// chunkReader reads the chunks of c as one stream, for a document format
+// in a file whose lines have a prefix to strip.
+type chunkReader struct {
+	c   *chunker
+	cur *chunk
+	off int
+	err error
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	for r.cur == nil || r.off == len(r.cur.data) {
+		if r.cur != nil {
+			r.cur.release()
+			r.cur = nil
+		}
+		if r.err != nil {
+			return 0, r.err
+		}
+		ch, err := r.c.next()
+		r.cur, r.off, r.err = ch, 0, err
+		if ch == nil {
+			return 0, err
+		}
+	}
+	n := copy(p, r.cur.data[r.off:])
+	r.off += n
+	return n, nil
 }

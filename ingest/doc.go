@@ -43,8 +43,10 @@
 // cmd/infertrace does). Adding a format touches one file of
 // ingest/formats (see its doc) and the table in docs/formats.md.
 //
-// Run streams: a reader per file cuts it into 1 MiB chunks of whole lines,
-// numbering lines and dropping exact duplicates as it goes; a pool of
+// Run streams: a reader per file (or standard input, the input "-") cuts
+// it into 1 MiB chunks of whole lines, numbering lines, dropping exact
+// duplicates and stripping a collector's prefix (docker compose, docker and
+// kubectl logs, CRI log files, journald; prefix.go) as it goes; a pool of
 // workers (one per core) decodes chunks of any file and writes them through
 // its own Parquet writer per tier, in bounded row groups. Memory depends on
 // the number of workers, never on the size of the input. Decoders convert

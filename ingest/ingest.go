@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -91,8 +92,15 @@ type Options struct {
 	// superseding it: files it holds already are skipped, a file that grew
 	// since it was ingested is refused (see store.go).
 	Append bool
+	// Prefix is the collector prefix of every line of every input: a
+	// regular expression whose match at a line's start is removed, or
+	// PrefixNone to strip none. Empty: detected per file (prefix.go).
+	Prefix string
+	// Stdin is read for the input "-" (nil: os.Stdin).
+	Stdin io.Reader
 
-	runID string // names this run's part files
+	prefixRE *regexp.Regexp // Prefix compiled
+	runID    string         // names this run's part files
 	// newParsers replaces the newParser of formats configured by
 	// FormatOptions (record.ConfigureFormats).
 	newParsers map[*record.Format]any
@@ -120,6 +128,9 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	}
 	newParsers, err := record.ConfigureFormats(opt.FormatOptions)
 	if err != nil {
+		return nil, err
+	}
+	if opt.prefixRE, err = CompilePrefix(opt.Prefix); err != nil {
 		return nil, err
 	}
 	opt.runID, opt.newParsers = newRunID(), newParsers
@@ -282,6 +293,9 @@ func removeParts(dir, run string) {
 func totalSize(files []*source) int64 {
 	var n int64
 	for _, s := range files {
+		if s.stdin {
+			continue // its size is not known before it is read
+		}
 		if fi, err := os.Stat(s.stats.Path); err == nil && fi.Mode().IsRegular() {
 			n += fi.Size()
 		}
@@ -304,7 +318,21 @@ func expand(inputs []Input, log io.Writer) ([]*source, error) {
 	}
 	seen := map[key]bool{}
 	var out []*source
+	stdin := ""
 	for _, in := range inputs {
+		if in.Pattern == "-" {
+			// Standard input is read once: it cannot be two tiers' input.
+			if stdin != "" {
+				return nil, fmt.Errorf("--%s - and --%s -: only one input may be - (standard input)", stdin, in.Tier)
+			}
+			stdin = string(in.Tier)
+			s := &source{idx: len(out), stdin: true, stats: FileStats{Tier: in.Tier, Path: StdinName}}
+			if err := namedFormat(s, in); err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+			continue
+		}
 		matches, err := filepath.Glob(in.Pattern)
 		if err != nil {
 			return nil, fmt.Errorf("--%s %q: %w", in.Tier, in.Pattern, err)
@@ -357,22 +385,30 @@ func expand(inputs []Input, log io.Writer) ([]*source, error) {
 			}
 			seen[key{in.Tier, p}] = true
 			s := &source{idx: len(out), stats: FileStats{Tier: in.Tier, Path: p}}
-			if in.Format != "" {
-				f, err := record.Lookup(in.Tier, in.Format)
-				if err != nil {
-					return nil, err
-				}
-				s.format, s.named = f, true
-			}
-			if f, err := mappedFormat(in); err != nil {
+			if err := namedFormat(s, in); err != nil {
 				return nil, err
-			} else if f != nil {
-				s.format, s.named = f, true
 			}
 			out = append(out, s)
 		}
 	}
 	return out, nil
+}
+
+// namedFormat sets the format of s when in names it (FORMAT:GLOB, --map).
+func namedFormat(s *source, in Input) error {
+	if in.Format != "" {
+		f, err := record.Lookup(in.Tier, in.Format)
+		if err != nil {
+			return err
+		}
+		s.format, s.named = f, true
+	}
+	if f, err := mappedFormat(in); err != nil {
+		return err
+	} else if f != nil {
+		s.format, s.named = f, true
+	}
+	return nil
 }
 
 // unreadable says why a pattern that matched nothing may have files after
@@ -462,7 +498,22 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 		}
 	}
 	m := &meter{ctx: ctx, p: opt.Progress, h: newHash()}
-	rc, size, err := openInput(s.stats.Path, m)
+	var rc io.ReadCloser
+	var size int64
+	var err error
+	if s.stdin {
+		in := opt.Stdin
+		if in == nil {
+			in = os.Stdin
+		}
+		cr := &countReader{r: in}
+		rc, err = openStream(cr, nil, s.stats.Path, m)
+		// Its size is what was read, when it has all been (the
+		// fingerprint's reading, below, reads it to its end).
+		defer func() { s.stats.Bytes = cr.n }()
+	} else {
+		rc, size, err = openInput(s.stats.Path, m)
+	}
 	if err != nil {
 		fail(err)
 		return
@@ -498,8 +549,14 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 	}()
 	s.stats.Bytes = size
 	c := newChunker(s.stats.Path, rc)
+	if opt.Prefix != "" {
+		c.setPrefix(opt.prefixRE)
+	}
 	var shown int64 // lines handed to opt.Progress
 	defer func() {
+		if c.prefix != nil {
+			s.stats.Prefix = c.prefix.name
+		}
 		if !doc {
 			s.stats.Lines, s.stats.Blank, s.stats.Duplicates = c.lines, c.blank, c.dups
 		}
@@ -788,4 +845,16 @@ func cloneLines(lines [][]byte) [][]byte {
 		out[i] = bytes.Clone(l)
 	}
 	return out
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -53,6 +53,10 @@ type FileStats struct {
 	Rejected   int64  `json:"rejected"`
 	Duplicates int64  `json:"duplicates"`
 	Blank      int64  `json:"blank"`
+	// Prefix names the collector prefix stripped from the file's lines
+	// (prefix.go): docker-compose, timestamp, kubectl, cri, syslog, several
+	// joined by "+", or regex (Options.Prefix); empty when none was.
+	Prefix string `json:"prefix,omitempty"`
 	// Batch is the run ID of the ingest that read the file; Fingerprint
 	// the XXH3-128 of its bytes as stored ("xxh3-128:<hex>"; with Bytes, the
 	// file's identity in the store), empty when it could not be read whole.
@@ -131,6 +135,7 @@ type source struct {
 	stats   FileStats
 	format  *record.Format
 	named   bool // format was named (FORMAT:GLOB, --map), not sniffed
+	stdin   bool // the input "-": standard input, named StdinName
 	rows    atomic.Int64
 	untimed atomic.Int64 // rows without the times of their tier (record.HasTime)
 	// sniffLines and sniffDoc, of a document-format file, are what its

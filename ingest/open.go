@@ -38,6 +38,13 @@ func openInput(path string, m *meter) (io.ReadCloser, int64, error) {
 		f.Close()
 		return nil, 0, notRegularError(path, what)
 	}
+	rc, err := openStream(f, f, path, m)
+	return rc, st.Size(), err
+}
+
+// openStream is openInput past the opening: it reads f, closes c (which
+// may be nil) and names path in errors.
+func openStream(f io.Reader, c io.Closer, path string, m *meter) (io.ReadCloser, error) {
 	var src io.Reader = f
 	if m != nil {
 		m.r, src = f, m
@@ -48,23 +55,23 @@ func openInput(path string, m *meter) (io.ReadCloser, int64, error) {
 	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			f.Close()
-			return nil, 0, fmt.Errorf("%s: gzip: %w", path, err)
+			closeIf(c)
+			return nil, fmt.Errorf("%s: gzip: %w", path, err)
 		}
 		r, fc := unframe(skipBOM(bufio.NewReaderSize(zr, 64<<10)))
-		return newStack(r, fc, zr, f).withFrames(fc), st.Size(), nil
+		return newStack(r, fc, zr, c).withFrames(fc), nil
 	case bytes.HasPrefix(magic, zstdMagic):
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
 			zstd.WithDecoderMaxWindow(128<<20))
 		if err != nil {
-			f.Close()
-			return nil, 0, fmt.Errorf("%s: zstd: %w", path, err)
+			closeIf(c)
+			return nil, fmt.Errorf("%s: zstd: %w", path, err)
 		}
 		r, fc := unframe(skipBOM(bufio.NewReaderSize(zr, 64<<10)))
-		return newStack(r, fc, closerFunc(func() error { zr.Close(); return nil }), f).withFrames(fc), st.Size(), nil
+		return newStack(r, fc, closerFunc(func() error { zr.Close(); return nil }), c).withFrames(fc), nil
 	}
 	r, fc := unframe(skipBOM(br))
-	return newStack(r, fc, f).withFrames(fc), st.Size(), nil
+	return newStack(r, fc, c).withFrames(fc), nil
 }
 
 // utf8BOM is the UTF-8 byte order mark some Windows tools write first.
@@ -126,3 +133,13 @@ func (s *stack) Close() error {
 type closerFunc func() error
 
 func (f closerFunc) Close() error { return f() }
+
+func closeIf(c io.Closer) {
+	if c != nil {
+		c.Close()
+	}
+}
+
+// StdinName names standard input (an input "-") in the manifest, in
+// rejects and in errors.
+const StdinName = "(stdin)"

@@ -122,8 +122,8 @@ func dedupe(prev *Manifest, files []*source, log io.Writer) ([]*source, []Skippe
 	}
 	size := make([]int64, len(files))
 	for i, s := range files {
-		size[i] = -1
-		if fi, err := os.Stat(s.stats.Path); err == nil && fi.Mode().IsRegular() {
+		size[i] = -1 // standard input's too: checkUnique compares it once read
+		if fi, err := os.Stat(s.stats.Path); !s.stdin && err == nil && fi.Mode().IsRegular() {
 			size[i] = fi.Size()
 			addSize(s.stats.Tier, fi.Size())
 		}

@@ -161,7 +161,7 @@ var flagArgs = map[string]string{
 	"out": "DIR", "workers": "N", "map": "FILE",
 	"envoy-format": "FORMAT", "nginx-format": "FORMAT", "nginx-request-id": "VARIABLE",
 	"otel-request-id": "ATTRIBUTE", "otel-gateway-service": "NAMES", "otel-client-service": "NAMES",
-	"server-model": "NAME", "by": "COLS", "format": "FORMATS", "memory-limit": "SIZE", "threads": "N",
+	"server-model": "NAME", "prefix": "REGEX", "by": "COLS", "format": "FORMATS", "memory-limit": "SIZE", "threads": "N",
 	"requests": "N", "seed": "S", "start": "TIME", "formats": "FORMATS", "cold": "KINDS", "cold-delay": "DURATION",
 }
 

@@ -12,7 +12,7 @@ import (
 
 func main() {
 	ctx, stop := interruptible(context.Background())
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

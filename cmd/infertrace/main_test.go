@@ -24,7 +24,15 @@ var update = flag.Bool("update", false, "rewrite testdata/golden")
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(context.Background(), args, &out, &errb)
+	code = run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// runCLIStdin is runCLI with stdin as the standard input.
+func runCLIStdin(t *testing.T, stdin io.Reader, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, stdin, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -422,7 +430,7 @@ func TestRunSupersedes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var so, se bytes.Buffer
-	if code := run(ctx, []string{"run", "--client", b, "--out", out}, &so, &se); code != exitInterrupted || se.String() != "infertrace run: interrupted\n" {
+	if code := run(ctx, []string{"run", "--client", b, "--out", out}, nil, &so, &se); code != exitInterrupted || se.String() != "infertrace run: interrupted\n" {
 		t.Errorf("interrupted run: exit %d: %s", code, se.String())
 	}
 	for _, name := range []string{"report.md", "report.html", "requests.parquet", "manifest.json", "rejects.jsonl"} {

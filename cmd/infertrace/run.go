@@ -30,6 +30,8 @@ type command struct {
 }
 
 type env struct {
+	// stdin is read for an input "-".
+	stdin          io.Reader
 	stdout, stderr io.Writer
 	// isTerminal says whether stderr is a terminal, where progress is
 	// shown (see progress.go); progress is the display of the command
@@ -59,8 +61,8 @@ var commands = []*command{
 	{"simulate", "simulate --out DIR [--requests N] [--seed S] [--formats vllm-otlp,gateway=envoy,gw-2=nginx,client=aiperf,...]", cmdSimulate},
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return runEnv(ctx, &env{stdout: stdout, stderr: stderr, isTerminal: isTerminal}, args)
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runEnv(ctx, &env{stdin: stdin, stdout: stdout, stderr: stderr, isTerminal: isTerminal}, args)
 }
 
 func runEnv(ctx context.Context, e *env, args []string) int {
@@ -247,13 +249,14 @@ type ingestFlags struct {
 	serverModel             string
 	append                  bool
 	keepErrorText           bool
+	prefix                  string
 	fs                      *pflag.FlagSet
 }
 
 func (f *ingestFlags) register(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&f.client, "client", nil, "client logs, [FORMAT:]GLOB (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Client), ", ")+")")
-	fs.StringArrayVar(&f.gateway, "gateway", nil, "gateway logs, [FORMAT:]GLOB (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Gateway), ", ")+")")
-	fs.StringArrayVar(&f.server, "server", nil, "inference-server logs, [FORMAT:]GLOB (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Server), ", ")+")")
+	fs.StringArrayVar(&f.client, "client", nil, "client logs, [FORMAT:]GLOB, or - for standard input (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Client), ", ")+")")
+	fs.StringArrayVar(&f.gateway, "gateway", nil, "gateway logs, [FORMAT:]GLOB, or - for standard input (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Gateway), ", ")+")")
+	fs.StringArrayVar(&f.server, "server", nil, "inference-server logs, [FORMAT:]GLOB, or - for standard input (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Server), ", ")+")")
 	fs.StringVar(&f.out, "out", "", "output directory (required)")
 	f.fs = fs
 	fs.IntVar(&f.workers, "workers", 0, fmt.Sprintf("parallel decoders and writers, 1 to %d (default: one per core)", ingest.MaxWorkers))
@@ -266,6 +269,7 @@ func (f *ingestFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.serverModel, "server-model", "", "model name for server records whose format logs none (vLLM V1 spans, TGI, SGLang, TensorRT-LLM)")
 	fs.StringArrayVar(&f.maps, "map", nil, "mapping file (TOML or YAML) for the jsonl inputs of the tier it names (repeatable, one per tier)")
 	fs.BoolVar(&f.keepErrorText, "keep-error-text", false, "store error texts as logged; by default the error column keeps only their first line with numbers, quoted text, queries and credentials masked, as errors can quote a request (see docs/secrets.md)")
+	fs.StringVar(&f.prefix, "prefix", "", "remove the match of REGEX at the start of every input line (a collector's prefix not detected by itself; see docs/collectors.md), or none to strip no prefix")
 	fs.BoolVar(&f.append, "append", false, "add the logs to the store in --out as a new batch, keeping earlier batches: a file already in it (same content, whatever its path) is skipped, a file that grew since it was ingested is refused")
 }
 
@@ -276,7 +280,7 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 	if f.fs != nil && f.fs.Changed("workers") && (f.workers < 1 || f.workers > ingest.MaxWorkers) {
 		return ingest.Options{}, usageErr("--workers %d: want 1 to %d (the default is one per core)", f.workers, ingest.MaxWorkers)
 	}
-	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr, ServerModel: f.serverModel, KeepErrorText: f.keepErrorText, Append: f.append, FormatOptions: map[string]string{
+	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr, ServerModel: f.serverModel, KeepErrorText: f.keepErrorText, Append: f.append, Prefix: f.prefix, Stdin: e.stdin, FormatOptions: map[string]string{
 		"envoy-format":         f.envoyFormat,
 		"nginx-format":         f.nginxFormat,
 		"nginx-request-id":     f.nginxRequestID,
@@ -284,6 +288,9 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 		"otel-gateway-service": f.otelGatewayService,
 		"otel-client-service":  f.otelClientService,
 	}}
+	if _, err := ingest.CompilePrefix(f.prefix); err != nil {
+		return opt, usageErr("%v", err)
+	}
 	for _, tier := range []struct {
 		t     ingest.Tier
 		specs []string
