@@ -78,7 +78,10 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *out == "" {
-		return report.RenderCompare(e.stdout, "md", cmp)
+		if err := report.RenderCompare(e.stdout, "md", cmp); err != nil {
+			return err
+		}
+		return qf.changeRejected(cmp.Verdict)
 	}
 	if cmp.Verdict != nil {
 		fmt.Fprintln(e.stdout, cmp.Verdict.Text)
@@ -93,7 +96,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	for _, p := range paths {
 		fmt.Fprintf(e.stdout, "compare: %s\n", p)
 	}
-	return nil
+	return qf.changeRejected(cmp.Verdict)
 }
 
 // parseSide reads one side's SPEC: empty (the whole dir), a time window,

@@ -94,6 +94,13 @@ func runEnv(ctx context.Context, e *env, args []string) int {
 	case errors.Is(err, errUsage):
 		fmt.Fprintf(stderr, "infertrace %s: %s\nRun 'infertrace %s --help' for its usage.\n", c.name, textsafe.Escape(strings.TrimPrefix(err.Error(), "usage: ")), c.name)
 		return 2
+	case errors.As(err, new(*verdictError)):
+		// Everything ran and was written; --fail-on contract makes the
+		// contract's verdict the exit status.
+		var v *verdictError
+		errors.As(err, &v)
+		fmt.Fprintf(stderr, "infertrace %s: %s\n", c.name, textsafe.Escape(v.msg))
+		return v.code
 	case errors.As(err, new(*contract.Error)):
 		// A mistake in the --contract file, found on reading it or on
 		// judging it (a use case that selects no request): the caller's
@@ -637,7 +644,7 @@ func doReport(ctx context.Context, e *env, dir string, f reportFlags, rs analyze
 	for _, p := range paths {
 		fmt.Fprintf(e.stdout, "report: %s\n", p)
 	}
-	return nil
+	return f.contractFails(res.Contract)
 }
 
 func cmdReport(ctx context.Context, e *env, args []string) error {
@@ -726,6 +733,13 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if err := doReport(ctx, e, opt.Out, rf, res); err != nil {
+		var v *verdictError
+		if ingestErr != nil && errors.As(err, &v) {
+			// Files not read whole come first (exit 1); the contract's
+			// verdict on what was read is still said.
+			fmt.Fprintf(e.stderr, "infertrace run: %s\n", textsafe.Escape(v.msg))
+			return ingestErr
+		}
 		return err
 	}
 	return ingestErr
