@@ -499,33 +499,6 @@ func (f *resourceFlags) resources() (analyze.Resources, error) {
 	return analyze.Resources{MemoryLimit: limit, Threads: f.threads, Profile: f.profile}, nil
 }
 
-// windowFlags are --from and --to of analyze, report and run.
-type windowFlags struct{ from, to string }
-
-func (f *windowFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.from, "from", "", "only requests that start at or after `TIME` (RFC 3339, or a date: its midnight UTC)")
-	fs.StringVar(&f.to, "to", "", "only requests that start before `TIME` (RFC 3339, or a date: its midnight UTC)")
-}
-
-func (f *windowFlags) window() (analyze.Window, error) {
-	var w analyze.Window
-	var err error
-	if f.from != "" {
-		if w.From, err = analyze.ParseWindowBound(f.from); err != nil {
-			return w, usageErr("--from %v", err)
-		}
-	}
-	if f.to != "" {
-		if w.To, err = analyze.ParseWindowBound(f.to); err != nil {
-			return w, usageErr("--to %v", err)
-		}
-	}
-	if err := w.Check(); err != nil {
-		return w, usageErr("%v", err)
-	}
-	return w, nil
-}
-
 func doAnalyze(ctx context.Context, e *env, dir string, res analyze.Resources) error {
 	return doAnalyzeIn(ctx, e, dir, res, analyze.Window{})
 }
@@ -563,8 +536,7 @@ func cmdAnalyze(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	w, err := wf.window()
-	if err != nil {
+	if err := wf.check(); err != nil {
 		return err
 	}
 	lock, err := lockIngested(dir)
@@ -572,6 +544,10 @@ func cmdAnalyze(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer lock.Unlock()
+	w, err := wf.window(ctx, dir, res, true)
+	if err != nil {
+		return err
+	}
 	defer e.showProgress(*quiet)()
 	return doAnalyzeIn(ctx, e, dir, res, w)
 }
@@ -667,7 +643,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.window, err = wf.window(); err != nil {
+	if err := wf.check(); err != nil {
 		return err
 	}
 	if err := f.check(); err != nil {
@@ -678,6 +654,9 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer lock.Unlock()
+	if f.window, err = wf.window(ctx, dir, res, false); err != nil {
+		return err
+	}
 	defer e.showProgress(*quiet)()
 	return doReport(ctx, e, dir, f, res)
 }
@@ -707,7 +686,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if rf.window, err = wf.window(); err != nil {
+	if err := wf.check(); err != nil {
 		return err
 	}
 	if err := rf.check(); err != nil {
@@ -728,6 +707,10 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	}
 	if _, statErr := ingest.ReadManifest(opt.Out); statErr != nil {
 		return ingestErr
+	}
+	// HH:MM is on the first day of the data just ingested.
+	if rf.window, err = wf.window(ctx, opt.Out, res, true); err != nil {
+		return err
 	}
 	if err := doAnalyzeIn(ctx, e, opt.Out, res, rf.window); err != nil {
 		return err
