@@ -7,6 +7,8 @@ import (
 	"github.com/infertrace/infertrace/internal/suggest"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -306,6 +308,11 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 	if len(opt.Inputs) == 0 {
 		return opt, usageErr("give at least one of --client, --gateway, --server")
 	}
+	for _, in := range opt.Inputs {
+		if err := outOverlaps(f.out, in.Pattern); err != nil {
+			return opt, usageErr("--%s %s: %v", in.Tier, in.Pattern, err)
+		}
+	}
 	mappings := map[ingest.Tier]*ingest.Mapping{}
 	for _, path := range f.maps {
 		m, err := ingest.LoadMapping(path)
@@ -327,6 +334,40 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 		}
 	}
 	return opt, nil
+}
+
+// outOverlaps refuses an input GLOB (or directory) and an --out DIR of
+// which one may hold the other: out at or under what the glob can match
+// (a directory input's tree), or an input within out. Ingest replaces
+// what out holds, so it would delete its own inputs, or read its previous
+// output (manifest.json, report.md, Parquet parts) as logs. Paths are
+// compared made absolute, component by component, each of the glob's
+// matched against out's.
+func outOverlaps(out, pattern string) error {
+	o, err1 := filepath.Abs(out)
+	p, err2 := filepath.Abs(pattern)
+	if err1 != nil || err2 != nil {
+		return nil // the ingest says what is wrong with the path
+	}
+	split := func(s string) []string { return strings.Split(strings.TrimPrefix(s, string(filepath.Separator)), string(filepath.Separator)) }
+	oc, pc := split(o), split(p)
+	if o == string(filepath.Separator) {
+		oc = nil
+	}
+	for i := 0; i < len(oc) && i < len(pc); i++ {
+		if ok, err := filepath.Match(pc[i], oc[i]); err != nil || !ok {
+			return nil
+		}
+	}
+	if len(pc) <= len(oc) && !strings.ContainsAny(pattern, `*?[\\`) {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return nil // a file has no tree: creating out says so
+		}
+	}
+	if len(pc) > len(oc) {
+		return fmt.Errorf("the input lies within --out %s, which ingest replaces: write the store to a directory apart from the logs", out)
+	}
+	return fmt.Errorf("--out %s lies within the input's tree, so a later run would read the store as logs: write it to a directory apart from the logs", out)
 }
 
 // formatHint is ": did you mean F:GLOB?" for a FORMAT:GLOB whose format
