@@ -349,7 +349,9 @@ func outOverlaps(out, pattern string) error {
 	if err1 != nil || err2 != nil {
 		return nil // the ingest says what is wrong with the path
 	}
-	split := func(s string) []string { return strings.Split(strings.TrimPrefix(s, string(filepath.Separator)), string(filepath.Separator)) }
+	split := func(s string) []string {
+		return strings.Split(strings.TrimPrefix(s, string(filepath.Separator)), string(filepath.Separator))
+	}
 	oc, pc := split(o), split(p)
 	if o == string(filepath.Separator) {
 		oc = nil
