@@ -374,49 +374,35 @@ func compareGrouping(ctx context.Context, db *sql.DB, cols []string) ([]CompareS
 	return out, nil
 }
 
-// ParseWindow reads a time window for a side of compare: "HH:MM[:SS]-HH:MM[:SS]"
-// (UTC times of the day given by day, the day of the data's first
-// request; an end at or before the start is on the next day), or two RFC
-// 3339 times joined by "/". It reports false when s looks like no window.
-func ParseWindow(s string, day time.Time) (from, to time.Time, ok bool, err error) {
+// ParseWindow reads a time window for a side of compare:
+// "HH:MM[:SS]-HH:MM[:SS]" (UTC times of the data's first day, which
+// firstDay gives; an end at or before the start is on the next day), or
+// FROM/TO, each end as ParseTime reads it (HH:MM[:SS], a date, RFC 3339).
+// It reports false when s looks like no window.
+func ParseWindow(s string, firstDay func() (time.Time, error)) (from, to time.Time, ok bool, err error) {
 	if a, b, found := strings.Cut(s, "/"); found {
-		from, err = time.Parse(time.RFC3339Nano, a)
+		from, err = ParseTime(a, firstDay)
 		if err == nil {
-			to, err = time.Parse(time.RFC3339Nano, b)
+			to, err = ParseTime(b, firstDay)
 		}
 		if err != nil {
-			return from, to, true, fmt.Errorf("window %q: want two RFC 3339 times joined by / (%v)", s, err)
+			return from, to, true, fmt.Errorf("window %q: %w", s, err)
 		}
 		if !to.After(from) {
 			return from, to, true, fmt.Errorf("window %q ends before it starts", s)
 		}
-		return from.UTC(), to.UTC(), true, nil
+		return from, to, true, nil
 	}
 	m := windowRE.FindStringSubmatch(s)
 	if m == nil {
 		return from, to, false, nil
 	}
-	clock := func(v string) (time.Duration, error) {
-		layout := "15:04"
-		if strings.Count(v, ":") == 2 {
-			layout = "15:04:05"
-		}
-		t, err := time.Parse(layout, v)
-		if err != nil {
-			return 0, fmt.Errorf("window %q: %q is no time of day (HH:MM or HH:MM:SS)", s, v)
-		}
-		return time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute + time.Duration(t.Second())*time.Second, nil
+	if from, err = ParseTime(m[1], firstDay); err == nil {
+		to, err = ParseTime(m[2], firstDay)
 	}
-	a, err := clock(m[1])
 	if err != nil {
-		return from, to, true, err
+		return from, to, true, fmt.Errorf("window %q: %w", s, err)
 	}
-	b, err := clock(m[2])
-	if err != nil {
-		return from, to, true, err
-	}
-	d := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
-	from, to = d.Add(a), d.Add(b)
 	if !to.After(from) {
 		to = to.Add(24 * time.Hour)
 	}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -46,19 +47,6 @@ const WindowMargin = 10 * time.Minute
 
 // IsZero reports whether w selects everything.
 func (w Window) IsZero() bool { return w.From.IsZero() && w.To.IsZero() }
-
-// ParseWindowBound reads a --from or --to value: an RFC 3339 time
-// (2026-11-30T10:00:00Z, any fraction, any zone) or a date (2026-11-30,
-// midnight UTC at its start).
-func ParseWindowBound(s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
-	}
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, nil
-	}
-	return time.Time{}, fmt.Errorf("%q is neither an RFC 3339 time (2026-11-30T10:00:00Z) nor a date (2026-11-30)", s)
-}
 
 // Check refuses a window that ends before it starts.
 func (w Window) Check() error {
@@ -290,4 +278,64 @@ func partOfRuns(name string, runs map[string]bool) bool {
 	rest, _ := strings.CutPrefix(name, "part-")
 	run, _, _ := strings.Cut(rest, "-")
 	return runs[run]
+}
+
+// ParseTime reads a --from or --to value, and each end of a time window:
+// HH:MM or HH:MM:SS (UTC, on the data's first day, which firstDay gives;
+// it is called only for this form), a date (2026-11-30: its midnight UTC)
+// or an RFC 3339 time (2026-11-30T10:00:00Z, any fraction, any zone).
+func ParseTime(s string, firstDay func() (time.Time, error)) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	if clockRE.MatchString(s) {
+		layout := "15:04"
+		if strings.Count(s, ":") == 2 {
+			layout = "15:04:05"
+		}
+		c, err := time.Parse(layout, s)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("%q is no time of day (HH:MM or HH:MM:SS, 00:00 to 23:59:59)", s)
+		}
+		day, err := firstDay()
+		if err != nil {
+			return time.Time{}, err
+		}
+		return time.Date(day.Year(), day.Month(), day.Day(), c.Hour(), c.Minute(), c.Second(), 0, time.UTC), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is no time: want HH:MM[:SS] (UTC, on the data's first day), a date (2026-11-30) or RFC 3339 (2026-11-30T10:00:00Z)", s)
+}
+
+var clockRE = regexp.MustCompile(`^\d{1,2}:\d{2}(:\d{2})?$`)
+
+// DataSpan is the first and last request start of dir's requests.parquet
+// or, with store, the first and last record start of its ingested tiers
+// (before any analysis); nil when there is none.
+func DataSpan(ctx context.Context, dir string, res Resources, store bool) (first, last *time.Time, err error) {
+	db, closeDB, err := openIn(ctx, dir, res)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer closeDB()
+	q := "SELECT min(start), max(start) FROM requests"
+	if store {
+		if err := registerTiers(ctx, db, dir); err != nil {
+			return nil, nil, err
+		}
+		q = "SELECT min(t), max(t) FROM (SELECT start_time AS t FROM client UNION ALL SELECT start_time FROM gateway UNION ALL SELECT arrival_time FROM server_logged)"
+	} else if err := registerRequests(ctx, db, filepath.Join(dir, RequestsFile)); err != nil {
+		return nil, nil, err
+	}
+	var a, b sql.NullTime
+	if err := db.QueryRowContext(ctx, q).Scan(&a, &b); err != nil {
+		return nil, nil, fmt.Errorf("the data's window: %w", err)
+	}
+	if !a.Valid {
+		return nil, nil, nil
+	}
+	f, l := a.Time.UTC(), b.Time.UTC()
+	return &f, &l, nil
 }

@@ -15,7 +15,7 @@ import (
 // infertrace compare DIR --baseline SPEC --target SPEC.
 func cmdCompare(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "compare")
-	baseline := fs.String("baseline", "", "the baseline `SPEC` within a DIR: a time window HH:MM[:SS]-HH:MM[:SS] (UTC, on the data's first day) or FROM/TO in RFC 3339, or COLUMN=VALUE of a slice column")
+	baseline := fs.String("baseline", "", "the baseline `SPEC` within a DIR: a time window HH:MM[:SS]-HH:MM[:SS] (UTC, on the data's first day) or FROM/TO, each "+timeSyntax+", or COLUMN=VALUE of a slice column")
 	target := fs.String("target", "", "the target `SPEC` within a DIR, as --baseline")
 	by := fs.StringSlice("by", []string{"model", "use_case"}, "slice the per-slice tables by these columns")
 	out := fs.String("out", "", "write compare.md and compare.html into this directory (default: print the Markdown)")
@@ -78,7 +78,10 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *out == "" {
-		return report.RenderCompare(e.stdout, "md", cmp)
+		if err := report.RenderCompare(e.stdout, "md", cmp); err != nil {
+			return err
+		}
+		return qf.changeRejected(cmp.Verdict)
 	}
 	if cmp.Verdict != nil {
 		fmt.Fprintln(e.stdout, cmp.Verdict.Text)
@@ -93,7 +96,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	for _, p := range paths {
 		fmt.Fprintf(e.stdout, "compare: %s\n", p)
 	}
-	return nil
+	return qf.changeRejected(cmp.Verdict)
 }
 
 // parseSide reads one side's SPEC: empty (the whole dir), a time window,
@@ -110,23 +113,36 @@ func parseSide(ctx context.Context, dir, flag, spec string, res analyze.Resource
 		side.Column, side.Value = col, val
 		return side, nil
 	}
-	day := time.Time{}
-	if !strings.Contains(spec, "/") {
+	var noDay error
+	day := func() (time.Time, error) {
 		first, err := analyze.FirstStart(ctx, dir, res)
+		if err == nil && first == nil {
+			err = fmt.Errorf("%s holds no request to place the window %s on a day", dir, spec)
+		}
 		if err != nil {
-			return side, err
+			noDay = err
+			return time.Time{}, err
 		}
-		if first == nil {
-			return side, fmt.Errorf("%s holds no request to place the window %s on a day", dir, spec)
-		}
-		day = *first
+		return *first, nil
 	}
 	from, to, ok, err := analyze.ParseWindow(spec, day)
+	if noDay != nil {
+		return side, noDay
+	}
 	if err != nil {
 		return side, usageErr("%s %v", flag, err)
 	}
 	if !ok {
-		return side, usageErr("%s %q is no time window (HH:MM-HH:MM, FROM/TO in RFC 3339) and no COLUMN=VALUE", flag, spec)
+		return side, usageErr("%s %q is no time window (HH:MM-HH:MM, or FROM/TO each "+timeSyntax+") and no COLUMN=VALUE", flag, spec)
+	}
+	first, last, err := analyze.DataSpan(ctx, dir, res, false)
+	if err != nil {
+		return side, err
+	}
+	if first != nil {
+		if err := windowHolds(analyze.Window{From: from, To: to}, *first, *last, "requests start"); err != nil {
+			return side, usageErr("%s %s: %v", flag, spec, strings.TrimPrefix(err.Error(), "usage: "))
+		}
 	}
 	side.From, side.To = &from, &to
 	return side, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/ingest"
@@ -19,8 +18,8 @@ func cmdExplain(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.Client, "client", "", "without IDs: the slowest requests of client `NAME`")
 	fs.StringVar(&o.Region, "region", "", "without IDs: the slowest requests of `REGION`")
 	fs.StringVar(&o.Model, "model", "", "without IDs: the slowest requests of `MODEL`")
-	from := fs.String("from", "", "without IDs: requests starting at or after `TIME` (RFC 3339, or HH:MM[:SS] UTC on the data's first day)")
-	to := fs.String("to", "", "without IDs: requests starting before `TIME`")
+	from := fs.String("from", "", "without IDs: requests starting at or after `TIME` ("+timeSyntax+")")
+	to := fs.String("to", "", "without IDs: requests starting before `TIME` (as --from)")
 	fs.IntVar(&o.Limit, "limit", 5, "without IDs: how many requests, slowest first")
 	fs.StringSliceVar(&o.By, "by", []string{"model", "use_case"}, "set each request against the requests with its values of these columns")
 	out := fs.String("out", "", "write explain.md and explain.html into this directory (default: print the Markdown)")
@@ -58,18 +57,15 @@ func cmdExplain(ctx context.Context, e *env, args []string) error {
 		return busy
 	}
 	defer e.showProgress(*quiet)()
-	for _, t := range []struct {
-		flag, v string
-		dst     **time.Time
-	}{{"--from", *from, &o.From}, {"--to", *to, &o.To}} {
-		if t.v == "" {
-			continue
-		}
-		tm, err := parseInstant(ctx, dir, t.flag, t.v, res)
-		if err != nil {
-			return err
-		}
-		*t.dst = &tm
+	w, err := dataWindow(ctx, dir, res, false, *from, *to)
+	if err != nil {
+		return err
+	}
+	if !w.From.IsZero() {
+		o.From = &w.From
+	}
+	if !w.To.IsZero() {
+		o.To = &w.To
 	}
 	ex, err := analyze.Explain(e.progress.steps(ctx, "explain"), dir, o)
 	e.progress.done()
@@ -93,24 +89,4 @@ func cmdExplain(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "explain: %s\n", p)
 	}
 	return nil
-}
-
-// parseInstant reads --from or --to: RFC 3339, or HH:MM[:SS] in UTC on
-// the day of the dir's first request.
-func parseInstant(ctx context.Context, dir, flag, v string, res analyze.Resources) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
-		return t.UTC(), nil
-	}
-	first, err := analyze.FirstStart(ctx, dir, res)
-	if err != nil {
-		return time.Time{}, err
-	}
-	if first == nil {
-		return time.Time{}, fmt.Errorf("%s holds no request to place %s %s on a day", dir, flag, v)
-	}
-	from, _, ok, err := analyze.ParseWindow(v+"-"+v, *first)
-	if !ok || err != nil {
-		return time.Time{}, usageErr("%s %q: want RFC 3339 or HH:MM[:SS]", flag, v)
-	}
-	return from, nil
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/infertrace/infertrace/internal/suggest"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -96,6 +98,13 @@ func runEnv(ctx context.Context, e *env, args []string) int {
 	case errors.Is(err, errUsage):
 		fmt.Fprintf(stderr, "infertrace %s: %s\nRun 'infertrace %s --help' for its usage.\n", c.name, textsafe.Escape(strings.TrimPrefix(err.Error(), "usage: ")), c.name)
 		return 2
+	case errors.As(err, new(*verdictError)):
+		// Everything ran and was written; --fail-on contract makes the
+		// contract's verdict the exit status.
+		var v *verdictError
+		errors.As(err, &v)
+		fmt.Fprintf(stderr, "infertrace %s: %s\n", c.name, textsafe.Escape(v.msg))
+		return v.code
 	case errors.As(err, new(*contract.Error)):
 		// A mistake in the --contract file, found on reading it or on
 		// judging it (a use case that selects no request): the caller's
@@ -306,6 +315,11 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 	if len(opt.Inputs) == 0 {
 		return opt, usageErr("give at least one of --client, --gateway, --server")
 	}
+	for _, in := range opt.Inputs {
+		if err := outOverlaps(f.out, in.Pattern); err != nil {
+			return opt, usageErr("--%s %s: %v", in.Tier, in.Pattern, err)
+		}
+	}
 	mappings := map[ingest.Tier]*ingest.Mapping{}
 	for _, path := range f.maps {
 		m, err := ingest.LoadMapping(path)
@@ -327,6 +341,42 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 		}
 	}
 	return opt, nil
+}
+
+// outOverlaps refuses an input GLOB (or directory) and an --out DIR of
+// which one may hold the other: out at or under what the glob can match
+// (a directory input's tree), or an input within out. Ingest replaces
+// what out holds, so it would delete its own inputs, or read its previous
+// output (manifest.json, report.md, Parquet parts) as logs. Paths are
+// compared made absolute, component by component, each of the glob's
+// matched against out's.
+func outOverlaps(out, pattern string) error {
+	o, err1 := filepath.Abs(out)
+	p, err2 := filepath.Abs(pattern)
+	if err1 != nil || err2 != nil {
+		return nil // the ingest says what is wrong with the path
+	}
+	split := func(s string) []string {
+		return strings.Split(strings.TrimPrefix(s, string(filepath.Separator)), string(filepath.Separator))
+	}
+	oc, pc := split(o), split(p)
+	if o == string(filepath.Separator) {
+		oc = nil
+	}
+	for i := 0; i < len(oc) && i < len(pc); i++ {
+		if ok, err := filepath.Match(pc[i], oc[i]); err != nil || !ok {
+			return nil
+		}
+	}
+	if len(pc) <= len(oc) && !strings.ContainsAny(pattern, `*?[\\`) {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return nil // a file has no tree: creating out says so
+		}
+	}
+	if len(pc) > len(oc) {
+		return fmt.Errorf("the input lies within --out %s, which ingest replaces: write the store to a directory apart from the logs", out)
+	}
+	return fmt.Errorf("--out %s lies within the input's tree, so a later run would read the store as logs: write it to a directory apart from the logs", out)
 }
 
 // formatHint is ": did you mean F:GLOB?" for a FORMAT:GLOB whose format
@@ -499,33 +549,6 @@ func (f *resourceFlags) resources() (analyze.Resources, error) {
 	return analyze.Resources{MemoryLimit: limit, Threads: f.threads, Profile: f.profile}, nil
 }
 
-// windowFlags are --from and --to of analyze, report and run.
-type windowFlags struct{ from, to string }
-
-func (f *windowFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.from, "from", "", "only requests that start at or after `TIME` (RFC 3339, or a date: its midnight UTC)")
-	fs.StringVar(&f.to, "to", "", "only requests that start before `TIME` (RFC 3339, or a date: its midnight UTC)")
-}
-
-func (f *windowFlags) window() (analyze.Window, error) {
-	var w analyze.Window
-	var err error
-	if f.from != "" {
-		if w.From, err = analyze.ParseWindowBound(f.from); err != nil {
-			return w, usageErr("--from %v", err)
-		}
-	}
-	if f.to != "" {
-		if w.To, err = analyze.ParseWindowBound(f.to); err != nil {
-			return w, usageErr("--to %v", err)
-		}
-	}
-	if err := w.Check(); err != nil {
-		return w, usageErr("%v", err)
-	}
-	return w, nil
-}
-
 // doAnalyzeIn analyzes the store in dir for the requests that start in w
 // (all of them when w is zero).
 func doAnalyzeIn(ctx context.Context, e *env, dir string, res analyze.Resources, w analyze.Window) error {
@@ -560,8 +583,7 @@ func cmdAnalyze(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	w, err := wf.window()
-	if err != nil {
+	if err := wf.check(); err != nil {
 		return err
 	}
 	lock, err := lockIngested(dir)
@@ -569,6 +591,10 @@ func cmdAnalyze(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer lock.Unlock()
+	w, err := wf.window(ctx, dir, res, true)
+	if err != nil {
+		return err
+	}
 	defer e.showProgress(*quiet)()
 	return doAnalyzeIn(ctx, e, dir, res, w)
 }
@@ -641,7 +667,7 @@ func doReport(ctx context.Context, e *env, dir string, f reportFlags, rs analyze
 	for _, p := range paths {
 		fmt.Fprintf(e.stdout, "report: %s\n", p)
 	}
-	return nil
+	return f.contractFails(res.Contract)
 }
 
 func cmdReport(ctx context.Context, e *env, args []string) error {
@@ -664,7 +690,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.window, err = wf.window(); err != nil {
+	if err := wf.check(); err != nil {
 		return err
 	}
 	if err := f.check(); err != nil {
@@ -675,6 +701,9 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer lock.Unlock()
+	if f.window, err = wf.window(ctx, dir, res, false); err != nil {
+		return err
+	}
 	defer e.showProgress(*quiet)()
 	return doReport(ctx, e, dir, f, res)
 }
@@ -704,7 +733,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if rf.window, err = wf.window(); err != nil {
+	if err := wf.check(); err != nil {
 		return err
 	}
 	if err := rf.check(); err != nil {
@@ -726,10 +755,21 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if _, statErr := ingest.ReadManifest(opt.Out); statErr != nil {
 		return ingestErr
 	}
+	// HH:MM is on the first day of the data just ingested.
+	if rf.window, err = wf.window(ctx, opt.Out, res, true); err != nil {
+		return err
+	}
 	if err := doAnalyzeIn(ctx, e, opt.Out, res, rf.window); err != nil {
 		return err
 	}
 	if err := doReport(ctx, e, opt.Out, rf, res); err != nil {
+		var v *verdictError
+		if ingestErr != nil && errors.As(err, &v) {
+			// Files not read whole come first (exit 1); the contract's
+			// verdict on what was read is still said.
+			fmt.Fprintf(e.stderr, "infertrace run: %s\n", textsafe.Escape(v.msg))
+			return ingestErr
+		}
 		return err
 	}
 	return ingestErr

@@ -21,8 +21,8 @@ func cmdWhatIf(ctx context.Context, e *env, args []string) error {
 	fs.StringArrayVar(&o.Replicas, "replicas", nil, "`MODEL=N` replicas of MODEL, or MODEL=+N / MODEL=-N more or fewer than logged (repeatable)")
 	fs.StringArrayVar(&o.Slots, "slots", nil, "`MODEL=N`: each replica of MODEL runs at most N requests at once (repeatable)")
 	fs.Float64Var(&o.Traffic, "traffic", 1, "play the logged arrivals `X` times as fast (1.5: half as much traffic again, same requests)")
-	from := fs.String("from", "", "figures over the requests starting at or after `TIME` (RFC 3339, or HH:MM[:SS] UTC on the data's first day)")
-	to := fs.String("to", "", "figures over the requests starting before `TIME`")
+	from := fs.String("from", "", "figures over the requests starting at or after `TIME` ("+timeSyntax+")")
+	to := fs.String("to", "", "figures over the requests starting before `TIME` (as --from)")
 	contractFile := fs.String("contract", "", "search the fewest replicas to add for the server queue, TTFT and E2E percentiles of contract `FILE` (the report's TOML or YAML) to hold")
 	out := fs.String("out", "", "write whatif.md and whatif.html into this directory (default: print the Markdown)")
 	quiet := quietFlag(fs)
@@ -60,23 +60,8 @@ func cmdWhatIf(ctx context.Context, e *env, args []string) error {
 		return busy
 	}
 	defer e.showProgress(*quiet)()
-	for _, t := range []struct {
-		flag, v string
-		dst     *analyze.Window
-		from    bool
-	}{{"--from", *from, &o.Window, true}, {"--to", *to, &o.Window, false}} {
-		if t.v == "" {
-			continue
-		}
-		tm, err := parseInstant(ctx, dir, t.flag, t.v, res)
-		if err != nil {
-			return err
-		}
-		if t.from {
-			t.dst.From = tm
-		} else {
-			t.dst.To = tm
-		}
+	if o.Window, err = dataWindow(ctx, dir, res, false, *from, *to); err != nil {
+		return err
 	}
 	r, err := whatif.Run(e.progress.steps(ctx, "whatif"), dir, o)
 	e.progress.done()
