@@ -62,7 +62,25 @@ type jsonAnomaly struct {
 	Requests int64  `json:"requests"`
 }
 
+// jsonInput is one ingested file of the manifest.
+type jsonInput struct {
+	Tier       string `json:"tier"`
+	Format     string `json:"format"`
+	Path       string `json:"path"`
+	Bytes      int64  `json:"bytes"`
+	Lines      int64  `json:"lines"`
+	Rows       int64  `json:"rows"`
+	Rejected   int64  `json:"rejected"`
+	Duplicates int64  `json:"duplicates"`
+	Blank      int64  `json:"blank"`
+	// Incomplete: not read to its end; Failed: read with an error (its
+	// format not told, no rows). The report says why.
+	Incomplete bool `json:"incomplete"`
+	Failed     bool `json:"failed"`
+}
+
 type jsonDataQuality struct {
+	Inputs        []jsonInput   `json:"inputs"`
 	Coverage      jsonCoverage  `json:"coverage"`
 	Rejected      int64         `json:"rejected"` // rejected lines, all files
 	Rejects       []jsonRejects `json:"rejects"`
@@ -403,6 +421,12 @@ func newJSONReport(r *analyze.Result) *jsonReport {
 		Rejected: r.RejectsTotal, Rejects: []jsonRejects{}, Anomalous: r.Anomalous, Anomalies: []jsonAnomaly{},
 		Retried: r.Retried, Aborted: r.Aborted.Requests, Findings: r.DataQuality,
 		InputLines: r.Inputs.Total.Lines, InputRows: r.Inputs.Total.Rows, InputsNotRead: int64(len(r.Inputs.NotRead())),
+	}
+	j.DataQuality.Inputs = []jsonInput{}
+	for _, f := range r.Inputs.Files {
+		j.DataQuality.Inputs = append(j.DataQuality.Inputs, jsonInput{Tier: f.Tier, Format: f.Format, Path: f.Path,
+			Bytes: f.Bytes, Lines: f.Lines, Rows: f.Rows, Rejected: f.Rejected, Duplicates: f.Duplicates, Blank: f.Blank,
+			Incomplete: f.Incomplete, Failed: f.Error != "" && !f.Incomplete})
 	}
 	if j.DataQuality.Findings == nil {
 		j.DataQuality.Findings = []string{}
