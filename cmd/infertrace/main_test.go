@@ -45,10 +45,27 @@ func TestRunTestdata(t *testing.T) {
 		"ingested 13 files: ",
 		"report: " + filepath.Join(out, "report.md"),
 		"report: " + filepath.Join(out, "report.html"),
+		"report: " + filepath.Join(out, "report.json"),
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
+	}
+	// report.json by default: the figures for programs (docs/report-json.md).
+	var rj struct {
+		SchemaVersion string `json:"schema_version"`
+		DataQuality   struct {
+			Coverage struct{ Requests int64 }
+		} `json:"data_quality"`
+		Slices []struct {
+			All      bool
+			Requests int64
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "report.json")); err != nil || json.Unmarshal(b, &rj) != nil {
+		t.Errorf("report.json: %v", err)
+	} else if rj.SchemaVersion != "1" || len(rj.Slices) == 0 || !rj.Slices[0].All || rj.Slices[0].Requests != rj.DataQuality.Coverage.Requests || rj.Slices[0].Requests == 0 {
+		t.Errorf("report.json: schema_version %q, slices %+v, %d requests covered", rj.SchemaVersion, rj.Slices, rj.DataQuality.Coverage.Requests)
 	}
 	// The data set has truncated lines: each is echoed with file and line.
 	if !strings.Contains(stderr, "rejected testdata/native/") || !strings.Contains(stderr, "truncated record") {
