@@ -195,7 +195,7 @@ func obj(v any) map[string]any { return v.(map[string]any) }
 // the report shows "n too small".
 func TestJSONFiguresAreResult(t *testing.T) {
 	t.Parallel()
-	for _, res := range []*analyze.Result{standardResult(t), jsonContractResult()} {
+	for _, res := range []*analyze.Result{standardResult(t), jsonContractResult(), contractResult(t)} {
 		m, _ := renderJSONMap(t, res)
 		slices := m["slices"].([]any)
 		if len(slices) != len(res.Slices) {
@@ -409,5 +409,36 @@ func TestFormatsAreDerived(t *testing.T) {
 	}
 	if len(FormatNames) != len(Formats) {
 		t.Errorf("FormatNames %v does not list every format of %v", FormatNames, Formats)
+	}
+}
+
+// The bundled data judged against its contract: 1000 requests, so P95s
+// with intervals, and verdicts; the JSON matches the schema, its figures
+// are the Result's, and each case's verdict is the one the report shows.
+func TestJSONContractRun(t *testing.T) {
+	t.Parallel()
+	res := contractResult(t)
+	m, doc := renderJSONMap(t, res)
+	validateSchema(t, doc)
+	all := obj(obj(m["slices"].([]any)[0])["metrics"])
+	if p95 := num(t, obj(all["client_e2e"])["p95"], "p95"); p95 == nil || res.Slices[0].ClientE2E.Small[2] || *p95 != *res.Slices[0].ClientE2E.P95 {
+		t.Errorf("all requests client E2E P95 %v, want %v", p95, res.Slices[0].ClientE2E.P95)
+	}
+	cases := obj(m["contract"])["cases"].([]any)
+	if len(cases) != len(res.Contract.Cases) || len(cases) == 0 {
+		t.Fatalf("%d contract cases, want %d", len(cases), len(res.Contract.Cases))
+	}
+	for i, c := range res.Contract.Cases {
+		jc := obj(cases[i])
+		if jc["use_case"] != c.Name || jc["verdict"] != c.Verdict || len(jc["constraints"].([]any)) != len(c.Constraints) {
+			t.Errorf("case %d: %v %v, want %s %s", i, jc["use_case"], jc["verdict"], c.Name, c.Verdict)
+		}
+		for k, cr := range c.Constraints {
+			jk := obj(jc["constraints"].([]any)[k])
+			v := num(t, jk["value"], cr.Name())
+			if jk["name"] != cr.Name() || jk["verdict"] != cr.Verdict || (v == nil) != (cr.Value == nil) || v != nil && *v != *cr.Value {
+				t.Errorf("%s %s: %v %v %v, want %v %v", c.Name, cr.Name(), jk["name"], v, jk["verdict"], cr.Value, cr.Verdict)
+			}
+		}
 	}
 }
