@@ -462,7 +462,7 @@ func countedNames(names []string, one, many string) string {
 // a full disk) thus leaves no file describing other inputs than the ones
 // beside it, and no manifest until its own is complete. Every file is
 // written under NAME.tmp and renamed into place when complete.
-var superseded = []string{"report.md", "report.html", "requests.parquet", "manifest.json", "rejects.jsonl"}
+var superseded = []string{"report.md", "report.html", "report.json", "slices.csv", "requests.parquet", "manifest.json", "rejects.jsonl"}
 
 // prepareOut creates DIR and removes the output of an earlier run (see
 // superseded), so that stale files never mix with new ones.

@@ -78,7 +78,7 @@ func TestRejectLogWritesUnderTempName(t *testing.T) {
 func TestRunSupersedesPreviousRun(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	previous := []string{"report.md", "report.html", "requests.parquet", "manifest.json", "rejects.jsonl",
+	previous := []string{"report.md", "report.html", "report.json", "slices.csv", "requests.parquet", "manifest.json", "rejects.jsonl",
 		"report.md.tmp", "requests.parquet.tmp", "manifest.json.tmp", "rejects.jsonl.tmp",
 		"client/part-w05.parquet", "server/part-f0003.parquet", "gateway/part-w01.parquet.tmp",
 		"client/date=2026-11-29/part-0123456789abcdef01234567-w00.parquet",

@@ -233,7 +233,7 @@ func prepareAppend(dir string, prev *Manifest) error {
 	var old []string
 	for _, name := range superseded {
 		old = append(old, filepath.Join(dir, name+".tmp"))
-		if name == "report.md" || name == "report.html" || name == "requests.parquet" {
+		if name != "manifest.json" && name != "rejects.jsonl" {
 			old = append(old, filepath.Join(dir, name))
 		}
 	}

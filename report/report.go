@@ -25,10 +25,15 @@ var templateFS embed.FS
 var Formats = map[string]string{
 	"md":   "report.md",
 	"html": "report.html",
+	"json": "report.json", // the figures for programs (json.go)
+	"csv":  "slices.csv",  // the slice table, one row per slice
 }
 
+// FormatNames are the keys of Formats in the order a usage lists them.
+var FormatNames = []string{"md", "html", "json", "csv"}
+
 // DefaultFormats is what WriteFiles writes when formats is empty.
-var DefaultFormats = []string{"md", "html"}
+var DefaultFormats = []string{"md", "html", "json"}
 
 var (
 	mdTemplate = texttemplate.Must(texttemplate.New("report.md.tmpl").
@@ -39,10 +44,17 @@ var (
 			ParseFS(templateFS, "templates/report.html.tmpl"))
 )
 
-// Render writes the report for r in format "md" or "html" to w.
+// Render writes the report for r in format "md", "html", "json" or "csv"
+// to w.
 func Render(w io.Writer, format string, r *analyze.Result) error {
 	if r == nil {
 		return fmt.Errorf("report: no result to render")
+	}
+	switch format {
+	case "json":
+		return renderJSON(w, r)
+	case "csv":
+		return renderCSV(w, r)
 	}
 	v := newView(r)
 	switch format {
@@ -51,11 +63,12 @@ func Render(w io.Writer, format string, r *analyze.Result) error {
 	case "html":
 		return htmlTemplate.Execute(w, v)
 	}
-	return fmt.Errorf("report: unknown format %q (want md or html)", format)
+	return fmt.Errorf("report: unknown format %q (want md, html, json or csv)", format)
 }
 
 // WriteFiles renders r in each format (DefaultFormats when empty) into dir
-// as report.md / report.html and returns the paths written.
+// as report.md, report.html, report.json or slices.csv and returns the
+// paths written.
 func WriteFiles(dir string, r *analyze.Result, formats []string) ([]string, error) {
 	if len(formats) == 0 {
 		formats = DefaultFormats
@@ -64,7 +77,7 @@ func WriteFiles(dir string, r *analyze.Result, formats []string) ([]string, erro
 	for _, f := range formats {
 		name, ok := Formats[f]
 		if !ok {
-			return paths, fmt.Errorf("report: unknown format %q (want md or html)", f)
+			return paths, fmt.Errorf("report: unknown format %q (want md, html, json or csv)", f)
 		}
 		var buf bytes.Buffer
 		if err := Render(&buf, f, r); err != nil {

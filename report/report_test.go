@@ -248,10 +248,18 @@ func TestWriteFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html")}
+	want := []string{filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html"), filepath.Join(dir, "report.json")}
 	if strings.Join(paths, ",") != strings.Join(want, ",") {
 		t.Errorf("paths = %v, want %v", paths, want)
 	}
+	csvPaths, err := WriteFiles(dir, res, []string{"json", "csv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "report.json") + "," + filepath.Join(dir, "slices.csv"); strings.Join(csvPaths, ",") != want {
+		t.Errorf("--format json,csv wrote %v, want %s", csvPaths, want)
+	}
+	paths = append(paths, csvPaths[1:]...)
 	for _, p := range paths {
 		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", p, err)

@@ -5,10 +5,10 @@ inference server's queue, or in the model.
 
 Usage:
 
-	infertrace run      --client GLOB --gateway GLOB --server GLOB --out DIR [--by COLS] [--format md,html]
+	infertrace run      --client GLOB --gateway GLOB --server GLOB --out DIR [--by COLS] [--format md,html,json]
 	infertrace ingest   --client GLOB --gateway GLOB --server GLOB --out DIR
 	infertrace analyze  DIR
-	infertrace report   DIR [--by model,use_case] [--format md,html]
+	infertrace report   DIR [--by model,use_case] [--format md,html,json]
 	infertrace simulate --out DIR [--requests N] [--seed S] [--formats vllm-otlp,gateway=envoy,client=aiperf,...]
 	infertrace --help | COMMAND --help | --version
 
@@ -34,7 +34,8 @@ first token, each taken as a difference of two times of one tier's clock.
 
 report writes DIR/report.md and DIR/report.html: percentiles with sample
 counts and windows per workload slice, the attribution, and how each metric
-was measured.
+was measured; DIR/report.json holds the same figures for programs
+(docs/report-json.md), and --format csv adds DIR/slices.csv.
 
 On a terminal, ingest, analyze, report and run show their progress on
 stderr (--quiet: none). Ctrl-C stops them cleanly, leaving no half-written

@@ -27,7 +27,7 @@ var docs = map[string]commandDoc{
 	"run": {
 		summary: "ingest, analyze and report in one go",
 		about: "Reads the logs named by --client, --gateway and --server into DIR (as ingest does), joins them into " +
-			"DIR/requests.parquet (as analyze does) and writes DIR/report.md and DIR/report.html (as report does). " +
+			"DIR/requests.parquet (as analyze does) and writes DIR/report.md, DIR/report.html and DIR/report.json (as report does). " +
 			"A file that cannot be read to its end is named and the command exits 1, but the rest is still " +
 			"analyzed and reported.",
 		example: "infertrace run --client sim/client --gateway sim/gateway --server sim/server --out out",
@@ -51,9 +51,10 @@ var docs = map[string]commandDoc{
 		example: "infertrace analyze out",
 	},
 	"report": {
-		summary: "write DIR/report.md and DIR/report.html from an analyzed DIR",
+		summary: "write DIR/report.md, report.html and report.json from an analyzed DIR",
 		about: "Writes DIR/report.md and DIR/report.html: percentiles with sample counts and windows per workload " +
-			"slice, where the time went, and how each metric was measured. --from and --to report the requests that " +
+			"slice, where the time went, and how each metric was measured; DIR/report.json holds the same figures " +
+			"for programs (docs/report-json.md), and --format csv adds DIR/slices.csv, the slice table. --from and --to report the requests that " +
 			"start in [FROM, TO), within the window DIR was analyzed for. " +
 			"With --period day or week (--weekly), " +
 			"also the trend of each slice over the days or weeks in the data: per period its headline figures with " +

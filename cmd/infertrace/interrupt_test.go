@@ -99,6 +99,7 @@ func outputState(t *testing.T, dir string) map[string]bool {
 	for name, end := range map[string]string{
 		"report.md":   "keeps its latest attempt per tier.\n",
 		"report.html": "</html>\n",
+		"report.json": "\n}\n",
 	} {
 		if !present[name] {
 			continue

@@ -53,10 +53,37 @@ func TestRunTestdata(t *testing.T) {
 		"ingested 13 files: ",
 		"report: " + filepath.Join(out, "report.md"),
 		"report: " + filepath.Join(out, "report.html"),
+		"report: " + filepath.Join(out, "report.json"),
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
+	}
+	// report.json by default: the figures for programs (docs/report-json.md).
+	var rj struct {
+		SchemaVersion string `json:"schema_version"`
+		DataQuality   struct {
+			Coverage struct{ Requests int64 }
+		} `json:"data_quality"`
+		Slices []struct {
+			All      bool
+			Requests int64
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "report.json")); err != nil || json.Unmarshal(b, &rj) != nil {
+		t.Errorf("report.json: %v", err)
+	} else if rj.SchemaVersion != "1" || len(rj.Slices) == 0 || !rj.Slices[0].All || rj.Slices[0].Requests != rj.DataQuality.Coverage.Requests || rj.Slices[0].Requests == 0 {
+		t.Errorf("report.json: schema_version %q, slices %+v, %d requests covered", rj.SchemaVersion, rj.Slices, rj.DataQuality.Coverage.Requests)
+	}
+	// --format json,csv: those two, the slice table as one row per slice.
+	if code, rout, rerr := runCLI(t, "report", "--quiet", "--format", "json,csv", out); code != 0 ||
+		rout != "report: "+filepath.Join(out, "report.json")+"\nreport: "+filepath.Join(out, "slices.csv")+"\n" {
+		t.Errorf("report --format json,csv: exit %d, stdout %q\n%s", code, rout, rerr)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "slices.csv")); err != nil ||
+		!strings.HasPrefix(string(b), "slice,model,use_case,requests,failed,client_e2e_p50,") ||
+		strings.Count(string(b), "\n") != 1+len(rj.Slices) {
+		t.Errorf("slices.csv: %v\n%s", err, b)
 	}
 	// The data set has truncated lines: each is echoed with file and line.
 	if !strings.Contains(stderr, "rejected testdata/native/") || !strings.Contains(stderr, "truncated record") {
@@ -144,6 +171,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"ingest", "--bogus"}, 2, "unknown flag --bogus"},
 		{[]string{"analyze"}, 2, "missing DIR"},
 		{[]string{"report", "d", "--format", "pdf"}, 2, `--format names "pdf"`},
+		{[]string{"report", "d", "--format", "json,cvs"}, 2, `--format names "cvs", which is no report format: did you mean csv?`},
 		{[]string{"simulate"}, 2, "--out DIR is required"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)

@@ -83,7 +83,7 @@ func TestProgressShown(t *testing.T) {
 		"analyze: matching TGI records",
 		"analyze: joining tiers into requests.parquet",
 		"report: slices",
-		"report: writing md, html",
+		"report: writing md, html, json",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%q", want, stderr)

@@ -52,10 +52,10 @@ func usageErr(format string, args ...any) error {
 }
 
 var commands = []*command{
-	{"run", "run --client GLOB --gateway GLOB --server GLOB --out DIR [--by COLS] [--format md,html]", cmdRun},
+	{"run", "run --client GLOB --gateway GLOB --server GLOB --out DIR [--by COLS] [--format md,html,json]", cmdRun},
 	{"ingest", "ingest --client GLOB --gateway GLOB --server GLOB --out DIR", cmdIngest},
 	{"analyze", "analyze DIR [--memory-limit 1GiB] [--threads N]", cmdAnalyze},
-	{"report", "report DIR [--by model,use_case] [--format md,html] [--contract FILE] [--evals FILE] [--prices FILE] [--memory-limit 1GiB] [--threads N]", cmdReport},
+	{"report", "report DIR [--by model,use_case] [--format md,html,json] [--contract FILE] [--evals FILE] [--prices FILE] [--memory-limit 1GiB] [--threads N]", cmdReport},
 	{"compare", "compare BASELINE_DIR TARGET_DIR | compare DIR --baseline SPEC --target SPEC [--by COLS] [--out DIR]", cmdCompare},
 	{"explain", "explain DIR [REQUEST_ID...] [--client X] [--region R] [--model M] [--from T] [--to T] [--out DIR]", cmdExplain},
 	// whatif (issue #15)
@@ -610,7 +610,7 @@ type reportFlags struct {
 
 func (f *reportFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.by, "by", []string{"model", "use_case"}, "slice the report by these columns")
-	fs.StringSliceVar(&f.formats, "format", []string{"md", "html"}, "report formats to write: md, html")
+	fs.StringSliceVar(&f.formats, "format", slices.Clone(report.DefaultFormats), "report formats to write: md, html, json, csv")
 	f.qualityFlags.register(fs)
 	f.periodFlags.register(fs)
 }
@@ -624,8 +624,8 @@ func (f *reportFlags) check() error {
 		}
 	}
 	for _, format := range f.formats {
-		if format != "md" && format != "html" {
-			return usageErr("--format names %q, which is no report format%s", format, orWant(format, []string{"md", "html"}))
+		if !slices.Contains(report.FormatNames, format) {
+			return usageErr("--format names %q, which is no report format%s", format, orWant(format, report.FormatNames))
 		}
 	}
 	if _, err := f.periodFlags.unit(); err != nil {

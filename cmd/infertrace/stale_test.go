@@ -30,7 +30,7 @@ func TestAnalyzeRemovesStaleReport(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("analyze: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, name := range []string{"report.md", "report.html", "explain.md"} {
+	for _, name := range []string{"report.md", "report.html", "report.json", "explain.md"} {
 		if _, err := os.Stat(filepath.Join(out, name)); !os.IsNotExist(err) {
 			t.Errorf("%s made from the previous requests.parquet is still there (%v)", name, err)
 		}
@@ -38,7 +38,8 @@ func TestAnalyzeRemovesStaleReport(t *testing.T) {
 	if _, err := os.Stat(notes); err != nil {
 		t.Errorf("analyze removed a file it did not make: %v", err)
 	}
-	want := "removed " + filepath.Join(out, "report.md") + ", " + filepath.Join(out, "report.html") + ", " + explain +
+	want := "removed " + filepath.Join(out, "report.md") + ", " + filepath.Join(out, "report.html") + ", " +
+		filepath.Join(out, "report.json") + ", " + explain +
 		": made from the previous requests.parquet (infertrace report " + out + " makes a new report)\n"
 	if !strings.Contains(stderr, want) {
 		t.Errorf("stderr:\n%s\nwant %q", stderr, want)
