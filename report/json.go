@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
@@ -483,6 +484,18 @@ var csvMetrics = []struct {
 	{"server_ttft", func(s analyze.Slice) analyze.Dist { return s.ServerTTFT }},
 }
 
+// cellText is a label from the logs as a CSV cell that a spreadsheet shows
+// as text: one that begins as a formula does (=, +, -, @, a tab or a
+// carriage return) gets a leading apostrophe, as OWASP advises for CSV
+// injection; a model named "=HYPERLINK(…)" must never run when the file is
+// opened.
+func cellText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
 // renderCSV writes slices.csv: one row per slice, its --by values (empty
 // for NULL and for all requests), requests, failed, and per metric P50,
 // P95, P99 and n; a percentile the report does not show is empty.
@@ -504,11 +517,11 @@ func renderCSV(w io.Writer, r *analyze.Result) error {
 	}
 	for _, s := range r.Slices {
 		j := newJSONSlice(s, r.By)
-		row := []string{s.Label}
+		row := []string{cellText(s.Label)}
 		for _, b := range r.By {
 			v := ""
 			if p := j.Values[b]; p != nil {
-				v = *p
+				v = cellText(*p)
 			}
 			row = append(row, v)
 		}

@@ -442,3 +442,22 @@ func TestJSONContractRun(t *testing.T) {
 		}
 	}
 }
+
+// A label from the logs that a spreadsheet would read as a formula is
+// written to slices.csv as text.
+func TestCSVLabelsAreText(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"llama-3.1-8b":           "llama-3.1-8b",
+		"=HYPERLINK(\"x\",\"y\")": "'=HYPERLINK(\"x\",\"y\")",
+		"+1":                     "'+1",
+		"-2+3":                   "'-2+3",
+		"@SUM(A1)":               "'@SUM(A1)",
+		"\tx":                    "'\tx",
+		"":                       "",
+	} {
+		if got := cellText(in); got != want {
+			t.Errorf("cellText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
