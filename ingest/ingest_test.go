@@ -57,37 +57,7 @@ func TestCases(t *testing.T) {
 func runCase(t *testing.T, path string, ar *txtar.Archive) []map[string]string {
 	t.Helper()
 	dir := t.TempDir()
-	var args string
-	opts := map[string]string{}
-	for _, f := range ar.Files {
-		switch {
-		case f.Name == "args":
-			args = string(f.Data)
-		case f.Name == "options":
-			for _, line := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
-				if k, v, ok := strings.Cut(line, " "); ok {
-					opts[k] = v
-				}
-			}
-		case !strings.HasPrefix(f.Name, "want/"):
-			writeInput(t, filepath.Join(dir, f.Name), f.Data)
-		}
-	}
-	var inputs []Input
-	for _, line := range strings.Split(strings.TrimSpace(args), "\n") {
-		fields := strings.Fields(line)
-		in, err := ParseInput(Tier(fields[0]), fields[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		in.Pattern = filepath.Join(dir, in.Pattern)
-		if len(fields) > 2 {
-			if in.Mapping, err = LoadMapping(filepath.Join(filepath.Dir(path), fields[2])); err != nil {
-				t.Fatal(err)
-			}
-		}
-		inputs = append(inputs, in)
-	}
+	inputs, opts := caseInputs(t, path, ar, dir)
 	out := filepath.Join(dir, "out")
 	var runs []map[string]string
 	for _, workers := range []int{1, 3} {
