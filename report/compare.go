@@ -222,6 +222,10 @@ func WriteCompare(dir string, c *analyze.Comparison) ([]string, error) {
 	return writeEach(dir, "compare", func(w io.Writer, f string) error { return RenderCompare(w, f, c) })
 }
 
+// pageFormats are the formats compare and explain write: their pages have
+// no JSON form yet (report.json is the report's).
+var pageFormats = []string{"md", "html"}
+
 // writeEach renders NAME.md and NAME.html into dir, each under a
 // temporary name first, and returns the paths written.
 func writeEach(dir, name string, render func(io.Writer, string) error) ([]string, error) {
@@ -229,7 +233,7 @@ func writeEach(dir, name string, render func(io.Writer, string) error) ([]string
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	var paths []string
-	for _, f := range DefaultFormats {
+	for _, f := range pageFormats {
 		var buf bytes.Buffer
 		if err := render(&buf, f); err != nil {
 			return paths, err
