@@ -448,13 +448,13 @@ func TestJSONContractRun(t *testing.T) {
 func TestCSVLabelsAreText(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"llama-3.1-8b":           "llama-3.1-8b",
+		"llama-3.1-8b":            "llama-3.1-8b",
 		"=HYPERLINK(\"x\",\"y\")": "'=HYPERLINK(\"x\",\"y\")",
-		"+1":                     "'+1",
-		"-2+3":                   "'-2+3",
-		"@SUM(A1)":               "'@SUM(A1)",
-		"\tx":                    "'\tx",
-		"":                       "",
+		"+1":                      "'+1",
+		"-2+3":                    "'-2+3",
+		"@SUM(A1)":                "'@SUM(A1)",
+		"\tx":                     "'\tx",
+		"":                        "",
 	} {
 		if got := cellText(in); got != want {
 			t.Errorf("cellText(%q) = %q, want %q", in, got, want)
