@@ -312,7 +312,14 @@ func closestFormats(t Tier, lines [][]byte) (names []string, counts []int) {
 
 // rowLines counts the lines that the line parser newParser makes at least
 // one row of without an error; 0 for a document format.
-func rowLines[T Row](newParser any, lines [][]byte) (n int) {
+func rowLines[T Row](newParser any, lines [][]byte) int {
+	return parsedLines(newParser, lines, func(*T) bool { return true })
+}
+
+// parsedLines counts the lines that the line parser newParser parses
+// without an error into at least one row that keep accepts; 0 for a
+// document format (no line parser) or a parser that panics.
+func parsedLines[T Row](newParser any, lines [][]byte, keep func(*T) bool) (n int) {
 	np, ok := newParser.(func() LineParser[T])
 	if !ok {
 		return 0
@@ -325,8 +332,14 @@ func rowLines[T Row](newParser any, lines [][]byte) (n int) {
 	p := np()
 	for _, line := range lines {
 		var q RowQueue[T]
-		if err := p.ParseLine(line, &q); err == nil && len(q.Rows) > 0 {
-			n++
+		if err := p.ParseLine(line, &q); err != nil {
+			continue
+		}
+		for i := range q.Rows {
+			if keep(&q.Rows[i]) {
+				n++
+				break
+			}
 		}
 	}
 	return n

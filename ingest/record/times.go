@@ -76,28 +76,6 @@ func SuggestTimed(t Tier, lines [][]byte, doc []byte, not *Format) string {
 
 // timedLines counts the lines that the line parser newParser makes a row
 // with times of; 0 for a document format.
-func timedLines[T Row](newParser any, lines [][]byte) (n int) {
-	np, ok := newParser.(func() LineParser[T])
-	if !ok {
-		return 0
-	}
-	defer func() {
-		if recover() != nil {
-			n = 0
-		}
-	}()
-	p := np()
-	for _, line := range lines {
-		var q RowQueue[T]
-		if err := p.ParseLine(line, &q); err != nil {
-			continue
-		}
-		for i := range q.Rows {
-			if HasTime(&q.Rows[i]) {
-				n++
-				break
-			}
-		}
-	}
-	return n
+func timedLines[T Row](newParser any, lines [][]byte) int {
+	return parsedLines(newParser, lines, HasTime[T])
 }
