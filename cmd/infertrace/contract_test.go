@@ -17,14 +17,11 @@ import (
 func TestRunContractTestdata(t *testing.T) {
 	t.Chdir("../..")
 	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, "run",
-		"--client", "testdata/native/client/*.jsonl",
-		"--gateway", "testdata/native/gateway/*.jsonl",
-		"--server", "testdata/native/server/*",
+	code, stdout, stderr := runTestdata(t, out,
 		"--contract", "testdata/contract/contract.toml",
 		"--evals", "testdata/contract/evals.csv",
 		"--prices", "testdata/contract/prices.csv",
-		"--format", "md", "--quiet", "--out", out)
+		"--format", "md", "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -98,11 +95,8 @@ func TestBadContract(t *testing.T) {
 func TestContractSelectsNothing(t *testing.T) {
 	t.Chdir("../..")
 	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, "run",
-		"--client", "testdata/native/client/*.jsonl",
-		"--gateway", "testdata/native/gateway/*.jsonl",
-		"--server", "testdata/native/server/*",
-		"--format", "md", "--quiet", "--out", out)
+	code, stdout, stderr := runTestdata(t, out,
+		"--format", "md", "--quiet")
 	if code != 0 {
 		t.Fatalf("run: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -137,12 +131,9 @@ name = "rga"
 func TestSimulatedEvalsDropInOneSliceOnly(t *testing.T) {
 	t.Chdir("../..")
 	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, "run",
-		"--client", "testdata/native/client/*.jsonl",
-		"--gateway", "testdata/native/gateway/*.jsonl",
-		"--server", "testdata/native/server/*",
+	code, stdout, stderr := runTestdata(t, out,
 		"--evals", "testdata/contract/evals.csv",
-		"--by", "model,prompt_bucket", "--format", "md", "--quiet", "--out", out)
+		"--by", "model,prompt_bucket", "--format", "md", "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

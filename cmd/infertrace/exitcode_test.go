@@ -15,15 +15,12 @@ import (
 func TestExitContractFails(t *testing.T) {
 	t.Chdir("../..")
 	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, "run",
-		"--client", "testdata/native/client/*.jsonl",
-		"--gateway", "testdata/native/gateway/*.jsonl",
-		"--server", "testdata/native/server/*",
+	code, stdout, stderr := runTestdata(t, out,
 		"--contract", "testdata/contract/contract.toml",
 		"--evals", "testdata/contract/evals.csv",
 		"--prices", "testdata/contract/prices.csv",
 		"--fail-on", "contract",
-		"--format", "md", "--quiet", "--out", out)
+		"--format", "md", "--quiet")
 	want := "infertrace run: contract testdata/contract/contract.toml fails: chat, rag (see the report's Contract section)\n"
 	if code != 3 || !strings.HasSuffix(stderr, want) { // after the rejected lines' notes
 		t.Fatalf("run --fail-on contract: exit %d, stderr %q; want 3, %q", code, stderr, want)

@@ -36,16 +36,22 @@ func runCLIStdin(t *testing.T, stdin io.Reader, args ...string) (code int, stdou
 	return code, out.String(), errb.String()
 }
 
+// runTestdata runs the whole pipeline (run) on the bundled data set into
+// out, with the extra flags, from the module root (the caller's t.Chdir).
+func runTestdata(t *testing.T, out string, extra ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return runCLI(t, append([]string{"run",
+		"--client", "testdata/native/client/*.jsonl",
+		"--gateway", "testdata/native/gateway/*.jsonl",
+		"--server", "testdata/native/server/*"}, append(extra, "--out", out)...)...)
+}
+
 // TestRunTestdata is the README's first command: the whole pipeline on the
 // bundled data set, checked against a golden Markdown report.
 func TestRunTestdata(t *testing.T) {
 	t.Chdir("../..")
 	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, "run",
-		"--client", "testdata/native/client/*.jsonl",
-		"--gateway", "testdata/native/gateway/*.jsonl",
-		"--server", "testdata/native/server/*",
-		"--out", out)
+	code, stdout, stderr := runTestdata(t, out)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
