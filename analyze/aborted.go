@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // Aborted sums up the requests whose client left before the response
@@ -26,7 +27,7 @@ func aborted(ctx context.Context, db *sql.DB) (Aborted, error) {
 	if err := pctTable(ctx, db, "aborted", []float64{0.5}); err != nil {
 		return Aborted{}, err
 	}
-	rows, err := queryRows(ctx, db, "aborted")
+	rows, err := duck.Rows(ctx, db, "aborted")
 	if err != nil {
 		return Aborted{}, err
 	}
@@ -34,9 +35,9 @@ func aborted(ctx context.Context, db *sql.DB) (Aborted, error) {
 		return Aborted{}, fmt.Errorf("aborted: got %d rows, want 1", len(rows))
 	}
 	r := rows[0]
-	return Aborted{Requests: asInt(r["n_aborted"]), WithWasted: asInt(r["with_wasted"]), WastedSome: asInt(r["wasted_some"]),
-		WastedTotal: asFloat(r["wasted_ms_total"]), WastedP50: asFloat(r["wasted_ms_p50"]), WastedMax: asFloat(r["wasted_ms_max"]),
-		Unsplit: asInt(r["unsplit"])}, nil
+	return Aborted{Requests: duck.Int(r["n_aborted"]), WithWasted: duck.Int(r["with_wasted"]), WastedSome: duck.Int(r["wasted_some"]),
+		WastedTotal: duck.Float(r["wasted_ms_total"]), WastedP50: duck.Float(r["wasted_ms_p50"]), WastedMax: duck.Float(r["wasted_ms_max"]),
+		Unsplit: duck.Int(r["unsplit"])}, nil
 }
 
 // abortedFindings says how many requests were aborted and what the server

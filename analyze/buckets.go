@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"strconv"
 	"strings"
 )
@@ -60,9 +61,9 @@ func bucketExpr(col string, edges []int64) string {
 		if i > 0 {
 			label = tokenLabel(edges[i-1]) + "-" + tokenLabel(e)
 		}
-		fmt.Fprintf(&b, " WHEN %s < %d THEN %s", col, e, sqlString(label))
+		fmt.Fprintf(&b, " WHEN %s < %d THEN %s", col, e, duck.Quote(label))
 	}
-	b.WriteString(" ELSE " + sqlString(">="+tokenLabel(edges[len(edges)-1])) + " END")
+	b.WriteString(" ELSE " + duck.Quote(">="+tokenLabel(edges[len(edges)-1])) + " END")
 	return b.String()
 }
 

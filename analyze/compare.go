@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -44,7 +45,7 @@ type CompareOptions struct {
 	// By lists the slice columns of the per-slice table; empty means
 	// DefaultBy. A column that selects a side is left out.
 	By        []string
-	Resources Resources
+	Resources duck.Resources
 	// Contract, when not nil, is judged on both sides with the evals and
 	// prices of Evals and Prices (files as report's; empty: none), for
 	// the verdict on the change (compare_contract.go).
@@ -185,7 +186,7 @@ func Compare(ctx context.Context, opts CompareOptions) (*Comparison, error) {
 	cmp := &Comparison{Baseline: opts.Baseline, Target: opts.Target, By: by,
 		BaselineLabel: opts.Baseline.Label(), TargetLabel: opts.Target.Label()}
 
-	db, closeDB, err := openIn(ctx, opts.Target.Dir, opts.Resources)
+	db, closeDB, err := duck.Open(ctx, opts.Target.Dir, opts.Resources)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +264,7 @@ func registerSide(ctx context.Context, db *sql.DB, name string, s CompareSide) e
 	if err := checkRequestsFrom(ctx, db, s.Dir, path, sum); err != nil {
 		return err
 	}
-	q := "CREATE OR REPLACE VIEW " + name + "_requests AS SELECT * FROM read_parquet(" + sqlString(path) + ")"
+	q := "CREATE OR REPLACE VIEW " + name + "_requests AS SELECT * FROM read_parquet(" + duck.Quote(path) + ")"
 	var where []string
 	if s.From != nil {
 		where = append(where, "start >= "+sqlTimestamp(*s.From))
@@ -275,7 +276,7 @@ func registerSide(ctx context.Context, db *sql.DB, name string, s CompareSide) e
 		if !sliceColumnSet[s.Column] {
 			return fmt.Errorf("unknown slice column %q", s.Column)
 		}
-		where = append(where, sliceExpr(s.Column, nil)+" = "+sqlString(s.Value))
+		where = append(where, sliceExpr(s.Column, nil)+" = "+duck.Quote(s.Value))
 	}
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
@@ -287,7 +288,7 @@ func registerSide(ctx context.Context, db *sql.DB, name string, s CompareSide) e
 }
 
 func sqlTimestamp(t time.Time) string {
-	return "TIMESTAMP_NS " + sqlString(t.UTC().Format("2006-01-02 15:04:05.999999999"))
+	return "TIMESTAMP_NS " + duck.Quote(t.UTC().Format("2006-01-02 15:04:05.999999999"))
 }
 
 // compareGrouping runs queries/compare.sql with the sides sliced by cols
@@ -310,7 +311,7 @@ func compareGrouping(ctx context.Context, db *sql.DB, cols []string) ([]CompareS
 	if _, err := db.ExecContext(ctx, view); err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	rows, err := queryRows(ctx, db, "compare")
+	rows, err := duck.Rows(ctx, db, "compare")
 	if err != nil {
 		return nil, err
 	}
@@ -320,8 +321,8 @@ func compareGrouping(ctx context.Context, db *sql.DB, cols []string) ([]CompareS
 		var values []string
 		for i := range cols {
 			v := "(none)"
-			if k := asList(r["slice_key"]); i < len(k) && k[i] != nil {
-				v = asString(k[i])
+			if k := duck.List(r["slice_key"]); i < len(k) && k[i] != nil {
+				v = duck.String(k[i])
 			}
 			values = append(values, v)
 		}
@@ -329,7 +330,7 @@ func compareGrouping(ctx context.Context, db *sql.DB, cols []string) ([]CompareS
 		i, ok := index[id]
 		if !ok {
 			s := CompareSlice{All: len(cols) == 0, Columns: cols, Values: values, Label: "all requests",
-				BaselineN: asInt(r["baseline_requests"]), TargetN: asInt(r["target_requests"])}
+				BaselineN: duck.Int(r["baseline_requests"]), TargetN: duck.Int(r["target_requests"])}
 			if len(cols) > 0 {
 				parts := make([]string, len(cols))
 				for j, c := range cols {
@@ -344,20 +345,20 @@ func compareGrouping(ctx context.Context, db *sql.DB, cols []string) ([]CompareS
 			i = len(out) - 1
 			index[id] = i
 		}
-		metric := asString(r["metric"])
+		metric := duck.String(r["metric"])
 		for j := range out[i].Metrics {
 			m := &out[i].Metrics[j]
 			if m.Metric != metric {
 				continue
 			}
-			p := asFloat(r["p"])
+			p := duck.Float(r["p"])
 			q := QuantileChange{
-				BaselineN: asInt(r["baseline_n"]), TargetN: asInt(r["target_n"]),
-				Baseline: asFloat(r["baseline"]), Target: asFloat(r["target"]), Delta: asFloat(r["delta"]),
-				Lo: asFloat(r["lo"]), Hi: asFloat(r["hi"]),
+				BaselineN: duck.Int(r["baseline_n"]), TargetN: duck.Int(r["target_n"]),
+				Baseline: duck.Float(r["baseline"]), Target: duck.Float(r["target"]), Delta: duck.Float(r["delta"]),
+				Lo: duck.Float(r["lo"]), Hi: duck.Float(r["hi"]),
 				Significant: r["significant"] == true, TooFew: r["too_few"] == true, Strong: r["strong"] == true,
-				LoIndep: asFloat(r["lo_indep"]), HiIndep: asFloat(r["hi_indep"]),
-				BaselineD: asFloat(r["baseline_d"]), TargetD: asFloat(r["target_d"]),
+				LoIndep: duck.Float(r["lo_indep"]), HiIndep: duck.Float(r["hi_indep"]),
+				BaselineD: duck.Float(r["baseline_d"]), TargetD: duck.Float(r["target_d"]),
 			}
 			if p != nil {
 				q.P = *p
@@ -413,8 +414,8 @@ var windowRE = regexp.MustCompile(`^(\d{1,2}:\d{2}(?::\d{2})?)-(\d{1,2}:\d{2}(?:
 
 // FirstStart returns the earliest request start of an analyzed dir, for
 // the day of a time-of-day window; nil without requests.
-func FirstStart(ctx context.Context, dir string, res Resources) (*time.Time, error) {
-	db, closeDB, err := openIn(ctx, dir, res)
+func FirstStart(ctx context.Context, dir string, res duck.Resources) (*time.Time, error) {
+	db, closeDB, err := duck.Open(ctx, dir, res)
 	if err != nil {
 		return nil, err
 	}

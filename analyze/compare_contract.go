@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/infertrace/infertrace/analyze/contract"
-	"github.com/infertrace/infertrace/ingest/textsafe"
+	"github.com/infertrace/infertrace/internal/textsafe"
 )
 
 // A change judged against the product contract (compare --contract): a

@@ -3,6 +3,7 @@ package analyze
 import (
 	"context"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -15,7 +16,7 @@ import (
 func compareNetwork(t *testing.T, baseline, target [][2]float64) QuantileChange {
 	t.Helper()
 	ctx := context.Background()
-	db, err := openDB(ctx)
+	db, err := duck.OpenMemory(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,10 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"strings"
 
 	"github.com/infertrace/infertrace/analyze/contract"
-	"github.com/infertrace/infertrace/ingest/textsafe"
+	"github.com/infertrace/infertrace/internal/textsafe"
 )
 
 // presentMax bounds the values an error about a contract lists.
@@ -22,13 +23,13 @@ func checkSelects(ctx context.Context, db *sql.DB, c *contract.Contract, whole m
 	if len(whole) == len(c.Cases) {
 		return nil
 	}
-	rows, err := queryRows(ctx, db, "contract_unmatched")
+	rows, err := duck.Rows(ctx, db, "contract_unmatched")
 	if err != nil {
 		return err
 	}
 	byCase := map[int64][]map[string]any{}
 	for _, r := range rows {
-		id := asInt(r["case_id"])
+		id := duck.Int(r["case_id"])
 		byCase[id] = append(byCase[id], r)
 	}
 	for id, uc := range c.Cases {
@@ -43,15 +44,15 @@ func checkSelects(ctx context.Context, db *sql.DB, c *contract.Contract, whole m
 			if r["col"] == nil {
 				return fail("selects no request: the run has none")
 			}
-			col, value := asString(r["col"]), asString(r["value"])
+			col, value := duck.String(r["col"]), duck.String(r["value"])
 			cond := fmt.Sprintf("%s=%q", col, textsafe.Label(value))
 			all = append(all, cond)
 			if r["occurs"] == true {
 				continue
 			}
 			var present []string
-			for _, v := range asList(r["present"]) {
-				present = append(present, textsafe.Label(asString(v)))
+			for _, v := range duck.List(r["present"]) {
+				present = append(present, textsafe.Label(duck.String(v)))
 			}
 			switch {
 			case len(present) == 0:
@@ -83,12 +84,12 @@ func checkEvals(ctx context.Context, db *sql.DB, c *contract.Contract) error {
 				continue
 			}
 			if !loaded {
-				rows, err := queryRows(ctx, db, "eval_names")
+				rows, err := duck.Rows(ctx, db, "eval_names")
 				if err != nil {
 					return err
 				}
 				for _, r := range rows {
-					names = append(names, textsafe.Label(asString(r["eval"])))
+					names = append(names, textsafe.Label(duck.String(r["eval"])))
 				}
 				loaded = true
 			}

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"context"
+	"github.com/infertrace/infertrace/internal/duck"
 	"path/filepath"
 	"testing"
 )
@@ -12,7 +13,7 @@ import (
 // pages stay resident beside the buffer pool after every step that spilled.
 func TestOpenInSettings(t *testing.T) {
 	dir := t.TempDir()
-	db, done, err := openIn(context.Background(), dir, Resources{MemoryLimit: 256 << 20, Threads: 1})
+	db, done, err := duck.Open(context.Background(), dir, duck.Resources{MemoryLimit: 256 << 20, Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +21,7 @@ func TestOpenInSettings(t *testing.T) {
 	want := map[string]string{
 		"memory_limit":                 "256.0 MiB",
 		"threads":                      "1",
-		"temp_directory":               filepath.Join(dir, TempDirName),
+		"temp_directory":               filepath.Join(dir, duck.TempDirName),
 		"allocator_background_threads": "true",
 		"preserve_insertion_order":     "false",
 	}

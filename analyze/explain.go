@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"path/filepath"
 	"strings"
 	"time"
@@ -19,7 +20,7 @@ type ExplainOptions struct {
 	Client, Region, Model string
 	From, To              *time.Time
 	Limit                 int
-	Resources             Resources
+	Resources             duck.Resources
 
 	// By lists the slice columns of the slice each request is set
 	// against; empty means DefaultBy (model, use case).
@@ -116,7 +117,7 @@ func Explain(ctx context.Context, dir string, opts ExplainOptions) (*Explanation
 	if err != nil {
 		return nil, err
 	}
-	db, closeDB, err := openIn(ctx, dir, opts.Resources)
+	db, closeDB, err := duck.Open(ctx, dir, opts.Resources)
 	if err != nil {
 		return nil, err
 	}
@@ -154,22 +155,22 @@ func Explain(ctx context.Context, dir string, opts ExplainOptions) (*Explanation
 		if err != nil {
 			return nil, err
 		}
-		step(ctx, name)
-		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE "+name+" AS "+stripSQL(q)); err != nil {
+		duck.Step(ctx, name)
+		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE "+name+" AS "+duck.Strip(q)); err != nil {
 			return nil, fmt.Errorf("query %s: %w", name, err)
 		}
 	}
-	rows, err := queryRows(ctx, db, "clock_offsets")
+	rows, err := duck.Rows(ctx, db, "clock_offsets")
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
 		ex.Offsets = append(ex.Offsets, ClockOffset{
-			Tier: asString(r["tier"]), Host: asString(r["host"]), Gateway: asString(r["gateway_host"]),
-			Minute: asTime(r["minute"]),
-			NLower: asInt(r["n_lower"]), NUpper: asInt(r["n_upper"]),
-			LowerMs: asFloat(r["lower_ms"]), UpperMs: asFloat(r["upper_ms"]),
-			OffsetMs: asFloat(r["offset_ms"]), UncertaintyMs: asFloat(r["uncertainty_ms"]), CrossedMs: asFloat(r["crossed_ms"]),
+			Tier: duck.String(r["tier"]), Host: duck.String(r["host"]), Gateway: duck.String(r["gateway_host"]),
+			Minute: duck.Time(r["minute"]),
+			NLower: duck.Int(r["n_lower"]), NUpper: duck.Int(r["n_upper"]),
+			LowerMs: duck.Float(r["lower_ms"]), UpperMs: duck.Float(r["upper_ms"]),
+			OffsetMs: duck.Float(r["offset_ms"]), UncertaintyMs: duck.Float(r["uncertainty_ms"]), CrossedMs: duck.Float(r["crossed_ms"]),
 		})
 	}
 	if ex.Requests, err = explained(ctx, db, by); err != nil {
@@ -208,7 +209,7 @@ func pick(ctx context.Context, db *sql.DB, o ExplainOptions) ([]string, error) {
 		}
 		return *t
 	}
-	step(ctx, "explain_pick")
+	duck.Step(ctx, "explain_pick")
 	rows, err := db.QueryContext(ctx, q, str(o.Client), str(o.Region), str(o.Model), tm(o.From), tm(o.To), limit)
 	if err != nil {
 		return nil, fmt.Errorf("query explain_pick: %w", err)
@@ -229,39 +230,39 @@ func asIntPtr(v any) *int64 {
 	if v == nil {
 		return nil
 	}
-	n := asInt(v)
+	n := duck.Int(v)
 	return &n
 }
 
 func explained(ctx context.Context, db *sql.DB, by []string) ([]ExplainedRequest, error) {
-	rows, err := queryRows(ctx, db, "explain")
+	rows, err := duck.Rows(ctx, db, "explain")
 	if err != nil {
 		return nil, err
 	}
-	comps, err := queryRows(ctx, db, "explain_components")
+	comps, err := duck.Rows(ctx, db, "explain_components")
 	if err != nil {
 		return nil, err
 	}
 	var out []ExplainedRequest
 	for _, r := range rows {
 		e := ExplainedRequest{
-			RequestID: asString(r["request_id"]), Start: asTime(r["start"]),
-			Model: asString(r["model"]), UseCase: asString(r["use_case"]), Client: asString(r["client"]),
-			Region: asString(r["region"]), Gateway: asString(r["gateway"]), Replica: asString(r["replica"]),
-			Phase: asString(r["phase"]), Status: asIntPtr(r["status"]), Streamed: r["streamed"] == true,
-			ServerJoin:  asString(r["server_join"]),
+			RequestID: duck.String(r["request_id"]), Start: duck.Time(r["start"]),
+			Model: duck.String(r["model"]), UseCase: duck.String(r["use_case"]), Client: duck.String(r["client"]),
+			Region: duck.String(r["region"]), Gateway: duck.String(r["gateway"]), Replica: duck.String(r["replica"]),
+			Phase: duck.String(r["phase"]), Status: asIntPtr(r["status"]), Streamed: r["streamed"] == true,
+			ServerJoin:  duck.String(r["server_join"]),
 			Concurrency: asIntPtr(r["concurrency"]), QueueDepth: asIntPtr(r["queue_depth"]),
-			ClientRecords: asInt(r["client_records"]), GatewayRecords: asInt(r["gateway_records"]), ServerRecords: asInt(r["server_records"]),
-			ClientSource: asString(r["client_source"]), GatewaySource: asString(r["gateway_source"]), ServerSource: asString(r["server_source"]),
-			Anomaly: asString(r["anomaly"]),
-			Aborted: r["aborted"] == true, WastedMs: asFloat(r["wasted_ms"]),
-			ClientHost: asString(r["client_host"]), GatewayHost: asString(r["gateway_host"]), ServerHost: asString(r["server_host"]),
-			ClientOffset: Offset{Ms: asFloat(r["client_offset_ms"]), UncertaintyMs: asFloat(r["client_offset_uncertainty_ms"]), Bounds: asInt(r["client_offset_bounds"])},
-			ServerOffset: Offset{Ms: asFloat(r["server_offset_ms"]), UncertaintyMs: asFloat(r["server_offset_uncertainty_ms"]), Bounds: asInt(r["server_offset_bounds"])},
+			ClientRecords: duck.Int(r["client_records"]), GatewayRecords: duck.Int(r["gateway_records"]), ServerRecords: duck.Int(r["server_records"]),
+			ClientSource: duck.String(r["client_source"]), GatewaySource: duck.String(r["gateway_source"]), ServerSource: duck.String(r["server_source"]),
+			Anomaly: duck.String(r["anomaly"]),
+			Aborted: r["aborted"] == true, WastedMs: duck.Float(r["wasted_ms"]),
+			ClientHost: duck.String(r["client_host"]), GatewayHost: duck.String(r["gateway_host"]), ServerHost: duck.String(r["server_host"]),
+			ClientOffset: Offset{Ms: duck.Float(r["client_offset_ms"]), UncertaintyMs: duck.Float(r["client_offset_uncertainty_ms"]), Bounds: duck.Int(r["client_offset_bounds"])},
+			ServerOffset: Offset{Ms: duck.Float(r["server_offset_ms"]), UncertaintyMs: duck.Float(r["server_offset_uncertainty_ms"]), Bounds: duck.Int(r["server_offset_bounds"])},
 		}
 		zero := 0.0
 		span := func(tier, name, a, b string, unc *float64) {
-			e.Spans = append(e.Spans, Span{Tier: tier, Name: name, StartMs: asFloat(r[a]), EndMs: asFloat(r[b]), UncertaintyMs: unc})
+			e.Spans = append(e.Spans, Span{Tier: tier, Name: name, StartMs: duck.Float(r[a]), EndMs: duck.Float(r[b]), UncertaintyMs: unc})
 		}
 		span("client", "request → response", "c_start_at", "c_end_at", e.ClientOffset.UncertaintyMs)
 		if r["c_first_at"] != nil {
@@ -278,15 +279,15 @@ func explained(ctx context.Context, db *sql.DB, by []string) ([]ExplainedRequest
 			span("server", "model", "s_scheduled_at", "s_end_at", e.ServerOffset.UncertaintyMs)
 		}
 		for _, c := range comps {
-			if asString(c["request_id"]) != e.RequestID {
+			if duck.String(c["request_id"]) != e.RequestID {
 				continue
 			}
 			if e.Slice == "" {
 				var parts []string
-				for i, v := range asList(c["slice_key"]) {
+				for i, v := range duck.List(c["slice_key"]) {
 					s := "(none)"
 					if v != nil {
-						s = asString(v)
+						s = duck.String(v)
 					}
 					if i < len(by) {
 						parts = append(parts, by[i]+"="+s)
@@ -295,8 +296,8 @@ func explained(ctx context.Context, db *sql.DB, by []string) ([]ExplainedRequest
 				e.Slice = strings.Join(parts, ", ")
 			}
 			e.Components = append(e.Components, ExplainComponent{
-				Metric: asString(c["metric"]), Value: asFloat(c["value"]), SliceN: asInt(c["slice_n"]),
-				SliceP50: asFloat(c["slice_p50"]), SliceP95: asFloat(c["slice_p95"]),
+				Metric: duck.String(c["metric"]), Value: duck.Float(c["value"]), SliceN: duck.Int(c["slice_n"]),
+				SliceP50: duck.Float(c["slice_p50"]), SliceP95: duck.Float(c["slice_p95"]),
 				SliceSmall: [2]bool{c["slice_p50_small"] == true, c["slice_p95_small"] == true},
 			})
 		}

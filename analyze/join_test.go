@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 
 	"testing"
 
@@ -27,7 +28,7 @@ func checkStr(t *testing.T, rows map[string]map[string]any, id string, want map[
 		}
 		got := ""
 		if v != nil {
-			got = asString(v)
+			got = duck.String(v)
 		}
 		if got != w {
 			t.Errorf("%s %s = %q, want %q", id, col, got, w)
@@ -66,7 +67,7 @@ func TestJoinEmptyIDsDoNotCollapse(t *testing.T) {
 	checkMs(t, rows, "unjoined:logs/gateway.log:7", map[string]float64{"gateway_e2e_ms": 980, "client_e2e_ms": null})
 	checkMs(t, rows, "unjoined:logs/gateway.log:8", map[string]float64{"gateway_e2e_ms": 1980})
 	for id, r := range rows {
-		if asInt(r["client_records"])+asInt(r["gateway_records"]) != 1 {
+		if duck.Int(r["client_records"])+duck.Int(r["gateway_records"]) != 1 {
 			t.Errorf("%s: client_records %v, gateway_records %v, want one record", id, r["client_records"], r["gateway_records"])
 		}
 	}
@@ -170,7 +171,7 @@ func TestJoinResponseIDRule(t *testing.T) {
 		}
 		_, _, rows := runFixture(t, f, analyzetest.DefaultOffsets)
 		r, ok := rows[c.want]
-		if !ok || r["has_client"] != true || asString(r["client_join"]) != "response_id" {
+		if !ok || r["has_client"] != true || duck.String(r["client_join"]) != "response_id" {
 			t.Errorf("response_id %q: request %q has_client=%v client_join=%v, want the client joined by response_id",
 				c.id, c.want, r["has_client"], r["client_join"])
 		}

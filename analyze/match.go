@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 
 	"github.com/infertrace/infertrace/queries"
 )
@@ -28,7 +29,7 @@ func matchServers(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	for _, q := range []string{
-		"CREATE OR REPLACE TEMP TABLE tgi_cand AS " + stripSQL(cand),
+		"CREATE OR REPLACE TEMP TABLE tgi_cand AS " + duck.Strip(cand),
 		"CREATE OR REPLACE TEMP TABLE tgi_match (t_key UBIGINT, request_id VARCHAR, score BIGINT, n_cand BIGINT)",
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
@@ -42,7 +43,7 @@ func matchServers(ctx context.Context, db *sql.DB) error {
 	// Every round takes at least one pair while candidates remain, so at
 	// most pending rounds are needed.
 	for i := int64(0); i < pending; i++ {
-		res, err := db.ExecContext(ctx, stripSQL(round))
+		res, err := db.ExecContext(ctx, duck.Strip(round))
 		if err != nil {
 			return fmt.Errorf("match TGI rows: %w", err)
 		}
@@ -50,7 +51,7 @@ func matchServers(ctx context.Context, db *sql.DB) error {
 			break
 		}
 	}
-	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE VIEW server AS "+stripSQL(view)); err != nil {
+	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE VIEW server AS "+duck.Strip(view)); err != nil {
 		return fmt.Errorf("register server view: %w", err)
 	}
 	return nil

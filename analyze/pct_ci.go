@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"regexp"
 	"strconv"
 	"strings"
@@ -39,14 +40,14 @@ func pctIntervals(ctx context.Context, db *sql.DB, table string) (map[string]pct
 	out := map[string]pctCI{}
 	for _, r := range rows {
 		var c pctCI
-		for i, s := range asList(r["small"]) {
+		for i, s := range duck.List(r["small"]) {
 			if i < len(c.Small) {
 				c.Small[i] = s == true
 			}
 		}
-		c.P95CI = Interval{asFloat(r["p95_lo"]), asFloat(r["p95_hi"])}
-		c.P99CI = Interval{asFloat(r["p99_lo"]), asFloat(r["p99_hi"])}
-		out[ciKey(r["grp_all"] == true, asList(r["grp"]), asString(r["metric"]))] = c
+		c.P95CI = Interval{duck.Float(r["p95_lo"]), duck.Float(r["p95_hi"])}
+		c.P99CI = Interval{duck.Float(r["p99_lo"]), duck.Float(r["p99_hi"])}
+		out[ciKey(r["grp_all"] == true, duck.List(r["grp"]), duck.String(r["metric"]))] = c
 	}
 	return out, nil
 }
@@ -55,7 +56,7 @@ func pctIntervals(ctx context.Context, db *sql.DB, table string) (map[string]pct
 // (the queries TABLE_ci_groups and TABLE_ci_values) for the quantiles qs,
 // into the temporary table TABLE_pct.
 func pctTable(ctx context.Context, db *sql.DB, table string, qs []float64) error {
-	if err := tempTable(ctx, db, table+"_ci_groups"); err != nil {
+	if err := duck.TempTable(ctx, db, table+"_ci_groups"); err != nil {
 		return err
 	}
 	values, err := queries.Get(table + "_ci_values")
@@ -64,13 +65,13 @@ func pctTable(ctx context.Context, db *sql.DB, table string, qs []float64) error
 	}
 	for _, s := range []string{
 		"CREATE OR REPLACE TEMP VIEW pct_groups AS SELECT * FROM " + table + "_ci_groups",
-		"CREATE OR REPLACE TEMP VIEW pct_values AS " + stripSQL(values),
+		"CREATE OR REPLACE TEMP VIEW pct_values AS " + duck.Strip(values),
 	} {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			return fmt.Errorf("query %s_ci: %w", table, err)
 		}
 	}
-	step(ctx, table+" percentiles")
+	duck.Step(ctx, table+" percentiles")
 	if err := percentiles(ctx, db, table+"_pct", qs); err != nil {
 		return fmt.Errorf("%s: %w", table, err)
 	}
@@ -102,16 +103,16 @@ func percentiles(ctx context.Context, db *sql.DB, out string, qs []float64) erro
 	}
 	stmts := []string{"CREATE OR REPLACE TEMP VIEW pct_quantiles AS SELECT unnest([" + strings.Join(lit, ", ") + "])::DOUBLE AS q"}
 	for _, s := range strings.Split(q, ";\n") {
-		if strings.TrimSpace(stripComments(s)) != "" {
+		if strings.TrimSpace(duck.StripComments(s)) != "" {
 			stmts = append(stmts, s)
 		}
 	}
 	last := len(stmts) - 1
-	stmts[last] = "CREATE OR REPLACE TEMP TABLE " + out + " AS " + stripSQL(stmts[last])
+	stmts[last] = "CREATE OR REPLACE TEMP TABLE " + out + " AS " + duck.Strip(stmts[last])
 	// Each table the file creates is a step of --profile of its own: "out:
 	// pct_buckets" and so on, the last one "out: pct_ci".
 	// The view of the quantiles, created first, is not recorded.
-	prof := profilerOf(db)
+	prof := duck.ProfilerOf(db)
 	for k, s := range stmts {
 		p, name := prof, out+": pct_ci"
 		if m := createdTable.FindStringSubmatch(s); m == nil {
@@ -119,7 +120,7 @@ func percentiles(ctx context.Context, db *sql.DB, out string, qs []float64) erro
 		} else if k != last {
 			name = out + ": " + m[1]
 		}
-		if err := p.exec(ctx, db, name, s); err != nil {
+		if err := p.Exec(ctx, db, name, s); err != nil {
 			return fmt.Errorf("query pct_ci: %w", err)
 		}
 	}
@@ -148,5 +149,5 @@ func withCI(d Dist, ci map[string]pctCI, all bool, grp []any, metric string) Dis
 // queryTable returns every row of the temporary table name, as queryRows
 // does for a query.
 func queryTable(ctx context.Context, db *sql.DB, name string) ([]map[string]any, error) {
-	return queryMaps(ctx, db, name, "SELECT * FROM "+name)
+	return duck.Maps(ctx, db, name, "SELECT * FROM "+name)
 }

@@ -3,6 +3,7 @@ package analyze
 import (
 	"context"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"math"
 	"math/rand/v2"
 	"regexp"
@@ -87,12 +88,12 @@ func TestPercentileIntervals(t *testing.T) {
 // and in the all-requests group that holds every other group's samples.
 func TestPercentilesMatchQuantileCont(t *testing.T) {
 	ctx := context.Background()
-	db, err := openDB(ctx)
+	db, err := duck.OpenMemory(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := createMacros(ctx, db); err != nil {
+	if err := duck.CreateMacros(ctx, db); err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(9, 9))
@@ -161,7 +162,7 @@ func TestPercentilesMatchQuantileCont(t *testing.T) {
 		t.Fatal(err)
 	}
 	if groups < 2*len(sizes)*len(kinds) || differ != 0 {
-		rows, _ := queryMaps(ctx, db, "diff", `WITH w AS (`+want+`)
+		rows, _ := duck.Maps(ctx, db, "diff", `WITH w AS (`+want+`)
 		SELECT w.gid, w.metric, w.n, w.q AS want_q, g.q AS got_q, w.p95_lo, g.p95_lo AS got_p95_lo, w.p99_hi, g.p99_hi AS got_p99_hi
 		FROM w FULL JOIN got AS g ON g.gid = w.gid AND g.metric = w.metric
 		WHERE g.q IS DISTINCT FROM w.q OR g.p95_lo IS DISTINCT FROM w.p95_lo OR g.p95_hi IS DISTINCT FROM w.p95_hi
@@ -229,13 +230,13 @@ func TestReportQueriesHoldNoQuantileState(t *testing.T) {
 			t.Error(err)
 			continue
 		}
-		if regexp.MustCompile(`(?i)\bEXISTS\s*\(`).MatchString(stripComments(q)) {
+		if regexp.MustCompile(`(?i)\bEXISTS\s*\(`).MatchString(duck.StripComments(q)) {
 			t.Errorf("%s.sql: an EXISTS subquery, run over its whole outer input in memory", name)
 		}
-		if m := holistic.FindString(stripComments(q)); m != "" {
+		if m := holistic.FindString(duck.StripComments(q)); m != "" {
 			t.Errorf("%s.sql: %s…): an aggregate that holds every sample of its group in memory", name, m)
 		}
-		for _, call := range orderedAggregates(stripComments(q)) {
+		for _, call := range orderedAggregates(duck.StripComments(q)) {
 			// The causes of a slice's misses: a list over its few causes'
 			// counts (at most eight), not over its requests.
 			bounded := name == "contract_goodput" && strings.HasPrefix(call[0], "list({'cause': cause")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"math"
 	"sort"
 	"strings"
@@ -210,13 +211,13 @@ func trend(ctx context.Context, db *sql.DB, unit string, by []string) (*Trend, e
 	if unit != PeriodDay && unit != PeriodWeek {
 		return nil, fmt.Errorf("period %q: want %s", unit, strings.Join(PeriodUnits, " or "))
 	}
-	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE period_unit AS SELECT "+sqlString(unit)+" AS unit"); err != nil {
+	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE period_unit AS SELECT "+duck.Quote(unit)+" AS unit"); err != nil {
 		return nil, fmt.Errorf("period: %w", err)
 	}
 	if err := pctTable(ctx, db, "period", periodQuantiles); err != nil {
 		return nil, err
 	}
-	rows, err := queryRows(ctx, db, "periods")
+	rows, err := duck.Rows(ctx, db, "periods")
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +227,7 @@ func trend(ctx context.Context, db *sql.DB, unit string, by []string) (*Trend, e
 	periodAt := map[key]int{}
 	seen := map[time.Time]bool{}
 	for _, r := range rows {
-		start := asTime(r["period"])
+		start := duck.Time(r["period"])
 		if start == nil {
 			continue
 		}
@@ -234,10 +235,10 @@ func trend(ctx context.Context, db *sql.DB, unit string, by []string) (*Trend, e
 		label := "all requests"
 		if !all {
 			var parts []string
-			for i, v := range asList(r["slice_key"]) {
+			for i, v := range duck.List(r["slice_key"]) {
 				s := "(none)"
 				if v != nil {
-					s = asString(v)
+					s = duck.String(v)
 				}
 				col := "?"
 				if i < len(t.By) {
@@ -256,8 +257,8 @@ func trend(ctx context.Context, db *sql.DB, unit string, by []string) (*Trend, e
 		pk := key{label, start.String()}
 		pi, ok := periodAt[pk]
 		if !ok {
-			p := TrendPeriod{Start: start.UTC(), Label: PeriodLabel(unit, *start), Requests: asInt(r["requests"]),
-				WindowFirst: asTime(r["window_first"]), WindowLast: asTime(r["window_last"])}
+			p := TrendPeriod{Start: start.UTC(), Label: PeriodLabel(unit, *start), Requests: duck.Int(r["requests"]),
+				WindowFirst: duck.Time(r["window_first"]), WindowLast: duck.Time(r["window_last"])}
 			for _, f := range TrendFigures {
 				p.Figures = append(p.Figures, TrendFigure{Metric: f.Metric, Name: f.Name, Unit: f.Unit, P: f.P,
 					HigherIsBetter: f.Metric == "tps_user"})
@@ -270,9 +271,9 @@ func trend(ctx context.Context, db *sql.DB, unit string, by []string) (*Trend, e
 			seen[start.UTC()] = true
 			t.Periods = append(t.Periods, start.UTC())
 		}
-		metric := asString(r["metric"])
+		metric := duck.String(r["metric"])
 		p := 0.0
-		if v := asFloat(r["p"]); v != nil {
+		if v := duck.Float(r["p"]); v != nil {
 			p = *v
 		}
 		for fi := range t.Slices[si].Periods[pi].Figures {
@@ -280,16 +281,16 @@ func trend(ctx context.Context, db *sql.DB, unit string, by []string) (*Trend, e
 			if f.Metric != metric || f.P != p {
 				continue
 			}
-			f.N, f.Value, f.TooFew = asInt(r["n"]), asFloat(r["value"]), r["too_few"] == true
+			f.N, f.Value, f.TooFew = duck.Int(r["n"]), duck.Float(r["value"]), r["too_few"] == true
 			if r["k"] != nil {
-				k := asInt(r["k"])
+				k := duck.Int(r["k"])
 				f.K = &k
 			}
-			if prev := asTime(r["prev_period"]); prev != nil {
+			if prev := duck.Time(r["prev_period"]); prev != nil {
 				u := prev.UTC()
 				f.Prev, f.PrevLabel = &u, PeriodLabel(unit, u)
-				f.PrevN, f.PrevValue, f.Delta = asInt(r["prev_n"]), asFloat(r["prev_value"]), asFloat(r["delta"])
-				f.Lo, f.Hi = asFloat(r["lo"]), asFloat(r["hi"])
+				f.PrevN, f.PrevValue, f.Delta = duck.Int(r["prev_n"]), duck.Float(r["prev_value"]), duck.Float(r["delta"])
+				f.Lo, f.Hi = duck.Float(r["lo"]), duck.Float(r["hi"])
 				f.ChangeTooFew, f.Significant = r["change_too_few"] == true, r["significant"] == true
 			}
 		}

@@ -3,6 +3,7 @@ package analyze
 import (
 	"context"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"strings"
 	"testing"
 
@@ -28,12 +29,12 @@ func TestConcurrency(t *testing.T) {
 	}}
 	_, _, rows := runFixture(t, f, analyzetest.DefaultOffsets)
 	for id, want := range map[string]int64{"a": 1, "b": 2, "c": 3, "d": 3, "e": 2, "x": 1} {
-		if got := asInt(rows[id]["concurrency"]); got != want {
+		if got := duck.Int(rows[id]["concurrency"]); got != want {
 			t.Errorf("%s: concurrency %d, want %d", id, got, want)
 		}
 	}
 	for id, want := range map[string]string{"a": "1", "b": "2-4", "d": "2-4"} {
-		if got := asString(rows[id]["concurrency_bucket"]); got != want {
+		if got := duck.String(rows[id]["concurrency_bucket"]); got != want {
 			t.Errorf("%s: concurrency_bucket %q, want %q", id, got, want)
 		}
 	}
@@ -82,7 +83,7 @@ func TestPhaseDetection(t *testing.T) {
 	dir, _, rows := runFixture(t, f, analyzetest.DefaultOffsets)
 	got := map[string]int{}
 	for id, r := range rows {
-		p := asString(r["phase"])
+		p := duck.String(r["phase"])
 		got[p]++
 		want := "steady"
 		switch {
@@ -215,7 +216,7 @@ func TestPhaseBacklog(t *testing.T) {
 			backlog++
 		}
 		// The K-nearest rate blurs the burst's first few arrivals.
-		if p := asString(r["phase"]); p != want[id] && !(i >= 110 && i <= 125) {
+		if p := duck.String(r["phase"]); p != want[id] && !(i >= 110 && i <= 125) {
 			t.Errorf("%s: phase %s, want %s", id, p, want[id])
 		}
 	}
@@ -242,7 +243,7 @@ func TestUsualRateBinsMatchFullRanking(t *testing.T) {
 	ranked := strings.Replace(q, ok, "false AS ok", 1)
 	binsOnly := strings.Replace(q, ok, "true AS ok", 1)
 	for name, q := range map[string]string{"binned": q, "ranked": ranked, "bins_only": binsOnly} {
-		if _, err := db.Exec("CREATE TABLE " + name + " AS " + stripSQL(q)); err != nil {
+		if _, err := db.Exec("CREATE TABLE " + name + " AS " + duck.Strip(q)); err != nil {
 			t.Fatal(name, err)
 		}
 	}
@@ -294,7 +295,7 @@ func TestLocalRateTiesFollowRequestID(t *testing.T) {
 		"coalesce(t.rq, l.rq) AS rq", "l.rq AS rq", 1)
 	noTie := strings.Replace(q, "coalesce(t.rq, l.rq) AS rq", "l.rq AS rq", 1)
 	for name, q := range map[string]string{"tied": q, "by_id": byID, "no_tie": noTie} {
-		if _, err := db.Exec("CREATE TABLE " + name + " AS " + stripSQL(q)); err != nil {
+		if _, err := db.Exec("CREATE TABLE " + name + " AS " + duck.Strip(q)); err != nil {
 			t.Fatal(name, err)
 		}
 	}

@@ -3,6 +3,7 @@ package analyze
 import (
 	"context"
 	"encoding/json"
+	"github.com/infertrace/infertrace/internal/duck"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,7 @@ import (
 	"github.com/infertrace/infertrace/analyze/analyzetest"
 )
 
-// Resources.Profile records every statement of analyze and report: a line
+// duck.Resources.Profile records every statement of analyze and report: a line
 // of steps.tsv (number, step, seconds) and DuckDB's JSON profile of it.
 func TestProfile(t *testing.T) {
 	ctx := context.Background()
@@ -20,10 +21,10 @@ func TestProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	prof := filepath.Join(t.TempDir(), "prof")
-	if _, err := RunWith(ctx, dir, Resources{Profile: prof}); err != nil {
+	if _, err := RunWith(ctx, dir, duck.Resources{Profile: prof}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Summarize(ctx, dir, SummaryOptions{Resources: Resources{Profile: prof}}); err != nil {
+	if _, err := Summarize(ctx, dir, SummaryOptions{Resources: duck.Resources{Profile: prof}}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(prof, "steps.tsv"))

@@ -4,11 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"path/filepath"
 	"strings"
 
 	"github.com/infertrace/infertrace/analyze/contract"
-	"github.com/infertrace/infertrace/ingest/textsafe"
+	"github.com/infertrace/infertrace/internal/textsafe"
 	"github.com/infertrace/infertrace/queries"
 )
 
@@ -27,20 +28,20 @@ func quality(ctx context.Context, db *sql.DB, opts SummaryOptions, res *Result) 
 	if err := registerInput(ctx, db, "prices", opts.Prices, "model", nil); err != nil {
 		return err
 	}
-	if err := tempTable(ctx, db, "request_quality"); err != nil {
+	if err := duck.TempTable(ctx, db, "request_quality"); err != nil {
 		return err
 	}
 	if opts.Evals != "" {
-		rows, err := queryRows(ctx, db, "evals_joined")
+		rows, err := duck.Rows(ctx, db, "evals_joined")
 		if err != nil {
 			return err
 		}
 		j := &EvalsJoin{File: textsafe.Label(opts.Evals)}
 		if len(rows) == 1 {
 			r := rows[0]
-			j.Rows, j.Requests, j.Unmatched = asInt(r["rows"]), asInt(r["requests"]), asInt(r["unmatched"])
-			for _, e := range asList(r["unmatched_examples"]) {
-				j.UnmatchedExamples = append(j.UnmatchedExamples, asString(e))
+			j.Rows, j.Requests, j.Unmatched = duck.Int(r["rows"]), duck.Int(r["requests"]), duck.Int(r["unmatched"])
+			for _, e := range duck.List(r["unmatched_examples"]) {
+				j.UnmatchedExamples = append(j.UnmatchedExamples, duck.String(e))
 			}
 		}
 		res.Evals = j
@@ -58,32 +59,19 @@ func quality(ctx context.Context, db *sql.DB, opts SummaryOptions, res *Result) 
 	return nil
 }
 
-// tempTable runs the named query into a temporary table of its name.
-func tempTable(ctx context.Context, db *sql.DB, name string) error {
-	q, err := queries.Get(name)
-	if err != nil {
-		return err
-	}
-	step(ctx, name)
-	if err := profilerOf(db).exec(ctx, db, name, "CREATE OR REPLACE TEMP TABLE "+name+" AS "+stripSQL(q)); err != nil {
-		return fmt.Errorf("query %s: %w", name, err)
-	}
-	return nil
-}
-
 // inputReader is the DuckDB table function reading an evals or prices
 // file, by its extension: CSV with a header (every column as text), JSON
 // lines, or Parquet.
 func inputReader(path string) (string, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
-		return "read_csv(" + sqlString(path) + ", header = true, all_varchar = true)", nil
+		return "read_csv(" + duck.Quote(path) + ", header = true, all_varchar = true)", nil
 	case ".tsv":
-		return "read_csv(" + sqlString(path) + ", header = true, all_varchar = true, delim = '\t')", nil
+		return "read_csv(" + duck.Quote(path) + ", header = true, all_varchar = true, delim = '\t')", nil
 	case ".jsonl", ".ndjson", ".json":
-		return "read_json(" + sqlString(path) + ", format = 'newline_delimited')", nil
+		return "read_json(" + duck.Quote(path) + ", format = 'newline_delimited')", nil
 	case ".parquet":
-		return "read_parquet(" + sqlString(path) + ")", nil
+		return "read_parquet(" + duck.Quote(path) + ")", nil
 	}
 	return "", fmt.Errorf("want a .csv, .tsv, .jsonl, .ndjson, .json or .parquet file")
 }
@@ -99,7 +87,7 @@ func registerInput(ctx context.Context, db *sql.DB, name, path, key string, oneO
 		return err
 	}
 	input := name + "_input"
-	q := "CREATE OR REPLACE TEMP TABLE " + input + " AS SELECT * FROM (" + stripSQL(empty) + ")"
+	q := "CREATE OR REPLACE TEMP TABLE " + input + " AS SELECT * FROM (" + duck.Strip(empty) + ")"
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%s %s: %s", name, textsafe.Label(path), fmt.Sprintf(format, args...))
 	}
@@ -112,7 +100,7 @@ func registerInput(ctx context.Context, db *sql.DB, name, path, key string, oneO
 		if err != nil {
 			return fail("%v", err)
 		}
-		want, err := queryColumns(ctx, db, stripSQL(empty))
+		want, err := queryColumns(ctx, db, duck.Strip(empty))
 		if err != nil {
 			return err
 		}
@@ -156,22 +144,22 @@ func registerInput(ctx context.Context, db *sql.DB, name, path, key string, oneO
 		return fail("%v", err)
 	}
 	if path != "" {
-		rows, err := queryRows(ctx, db, name+"_check")
+		rows, err := duck.Rows(ctx, db, name+"_check")
 		if err != nil {
 			return err
 		}
 		if len(rows) > 0 {
 			var msgs []string
 			for _, r := range rows {
-				msgs = append(msgs, fmt.Sprintf("row %d: %s", asInt(r["ord"]), asString(r["reason"])))
+				msgs = append(msgs, fmt.Sprintf("row %d: %s", duck.Int(r["ord"]), duck.String(r["reason"])))
 			}
-			if n := asInt(rows[0]["problems"]); n > int64(len(rows)) {
+			if n := duck.Int(rows[0]["problems"]); n > int64(len(rows)) {
 				msgs = append(msgs, fmt.Sprintf("and %d more", n-int64(len(rows))))
 			}
 			return fail("%s", strings.Join(msgs, "; "))
 		}
 	}
-	return tempTable(ctx, db, name)
+	return duck.TempTable(ctx, db, name)
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
@@ -192,20 +180,20 @@ func queryColumns(ctx context.Context, db *sql.DB, q string) ([]string, error) {
 
 // sliceQuality runs queries/slice_quality.sql into each Slice's Quality.
 func sliceQuality(ctx context.Context, db *sql.DB, res *Result) error {
-	rows, err := queryRows(ctx, db, "slice_quality")
+	rows, err := duck.Rows(ctx, db, "slice_quality")
 	if err != nil {
 		return err
 	}
 	for _, r := range rows {
 		q := SliceQuality{
-			Evaluated: asInt(r["evaluated"]), EvalPassN: asInt(r["eval_pass_n"]), EvalPassK: asInt(r["eval_pass_k"]),
-			EvalPass: asFloat(r["eval_pass_share"]), EvalPassLo: asFloat(r["eval_pass_lo"]), EvalPassHi: asFloat(r["eval_pass_hi"]),
-			EvalScoreN: asInt(r["eval_score_n"]), EvalScore: asFloat(r["eval_score_mean"]),
-			Priced: asInt(r["priced"]), CostPer1K: asFloat(r["cost_per_1k"]), CostSum: asFloat(r["cost_sum"]),
-			CostPerSuccess: asFloat(r["cost_per_success"]),
+			Evaluated: duck.Int(r["evaluated"]), EvalPassN: duck.Int(r["eval_pass_n"]), EvalPassK: duck.Int(r["eval_pass_k"]),
+			EvalPass: duck.Float(r["eval_pass_share"]), EvalPassLo: duck.Float(r["eval_pass_lo"]), EvalPassHi: duck.Float(r["eval_pass_hi"]),
+			EvalScoreN: duck.Int(r["eval_score_n"]), EvalScore: duck.Float(r["eval_score_mean"]),
+			Priced: duck.Int(r["priced"]), CostPer1K: duck.Float(r["cost_per_1k"]), CostSum: duck.Float(r["cost_sum"]),
+			CostPerSuccess: duck.Float(r["cost_per_success"]),
 		}
 		all := r["is_all"] == true
-		key := fmt.Sprint(asList(r["slice_key"]))
+		key := fmt.Sprint(duck.List(r["slice_key"]))
 		for i := range res.Slices {
 			s := &res.Slices[i]
 			if s.All == all && (all || fmt.Sprint(sliceKeyOf(s)) == key) {
@@ -245,7 +233,7 @@ func judge(ctx context.Context, db *sql.DB, c *contract.Contract, evals bool) (*
 	for i, uc := range c.Cases {
 		by := make([]string, len(uc.By))
 		for j, b := range uc.By {
-			by[j] = sqlString(b)
+			by[j] = duck.Quote(b)
 		}
 		if _, err := db.ExecContext(ctx, "INSERT INTO contract_cases VALUES (?, ?, ["+strings.Join(by, ", ")+"]::VARCHAR[])", i, uc.Name); err != nil {
 			return nil, fmt.Errorf("contract tables: %w", err)
@@ -277,18 +265,18 @@ func judge(ctx context.Context, db *sql.DB, c *contract.Contract, evals bool) (*
 				return nil, err
 			}
 		}
-		if err := tempTable(ctx, db, name); err != nil {
+		if err := duck.TempTable(ctx, db, name); err != nil {
 			return nil, err
 		}
 	}
-	groups, err := queryRows(ctx, db, "contract_goodput")
+	groups, err := duck.Rows(ctx, db, "contract_goodput")
 	if err != nil {
 		return nil, err
 	}
 	whole := map[int64]bool{}
 	for _, g := range groups {
-		if len(asList(g["slice_key"])) == 0 {
-			whole[asInt(g["case_id"])] = true
+		if len(duck.List(g["slice_key"])) == 0 {
+			whole[duck.Int(g["case_id"])] = true
 		}
 	}
 	if err := checkSelects(ctx, db, c, whole); err != nil {
@@ -299,49 +287,49 @@ func judge(ctx context.Context, db *sql.DB, c *contract.Contract, evals bool) (*
 			return nil, err
 		}
 	}
-	targets, err := queryRows(ctx, db, "contract_targets")
+	targets, err := duck.Rows(ctx, db, "contract_targets")
 	if err != nil {
 		return nil, err
 	}
 	out := &ContractResult{File: textsafe.Label(c.File)}
 	for _, g := range groups {
-		id := asInt(g["case_id"])
+		id := duck.Int(g["case_id"])
 		uc := c.Cases[id]
 		cr := CaseResult{
-			Name: textsafe.Label(uc.Name), Requests: asInt(g["requests"]), Completed: asInt(g["completed"]),
-			WindowFirst: asTime(g["window_first"]), WindowLast: asTime(g["window_last"]), WindowS: asFloat(g["window_s"]),
-			Evaluated: asInt(g["evaluated"]), Priced: asInt(g["priced"]), FirstFail: -1,
+			Name: textsafe.Label(uc.Name), Requests: duck.Int(g["requests"]), Completed: duck.Int(g["completed"]),
+			WindowFirst: duck.Time(g["window_first"]), WindowLast: duck.Time(g["window_last"]), WindowS: duck.Float(g["window_s"]),
+			Evaluated: duck.Int(g["evaluated"]), Priced: duck.Int(g["priced"]), FirstFail: -1,
 		}
 		var match []string
 		for _, m := range uc.Match {
 			match = append(match, m.Column+"="+m.Value)
 		}
 		cr.Match = textsafe.Label(strings.Join(match, ", "))
-		key := asList(g["slice_key"])
+		key := duck.List(g["slice_key"])
 		var parts []string
 		for i, v := range key {
-			cr.Values = append(cr.Values, asString(v))
-			parts = append(parts, uc.By[i]+"="+asString(v))
+			cr.Values = append(cr.Values, duck.String(v))
+			parts = append(parts, uc.By[i]+"="+duck.String(v))
 		}
 		cr.Slice = strings.Join(parts, ", ")
-		cr.Goodput = Goodput{Targets: asInt(g["per_request_targets"]), Good: asInt(g["good"]), Missed: asInt(g["missed"]),
-			Unknown: asInt(g["unknown"]), Error: asInt(g["errors"]),
-			Share: asFloat(g["goodput_share"]), Lo: asFloat(g["goodput_lo"]), Hi: asFloat(g["goodput_hi"]), PerS: asFloat(g["goodput_per_s"])}
-		for _, x := range asList(g["causes"]) {
+		cr.Goodput = Goodput{Targets: duck.Int(g["per_request_targets"]), Good: duck.Int(g["good"]), Missed: duck.Int(g["missed"]),
+			Unknown: duck.Int(g["unknown"]), Error: duck.Int(g["errors"]),
+			Share: duck.Float(g["goodput_share"]), Lo: duck.Float(g["goodput_lo"]), Hi: duck.Float(g["goodput_hi"]), PerS: duck.Float(g["goodput_per_s"])}
+		for _, x := range duck.List(g["causes"]) {
 			m, _ := x.(map[string]any)
-			cr.Causes = append(cr.Causes, MissCause{Cause: asString(m["cause"]), Requests: asInt(m["requests"])})
+			cr.Causes = append(cr.Causes, MissCause{Cause: duck.String(m["cause"]), Requests: duck.Int(m["requests"])})
 		}
 		for _, t := range targets {
-			if asInt(t["case_id"]) != id || fmt.Sprint(asList(t["slice_key"])) != fmt.Sprint(key) {
+			if duck.Int(t["case_id"]) != id || fmt.Sprint(duck.List(t["slice_key"])) != fmt.Sprint(key) {
 				continue
 			}
-			k := uc.Constraints[asInt(t["target_id"])]
+			k := uc.Constraints[duck.Int(t["target_id"])]
 			m, _ := contract.MetricByName(k.Metric)
 			r := ConstraintResult{Constraint: k, Title: contract.Title(k.Metric), Unit: m.Unit,
-				N: asInt(t["n"]), Value: asFloat(t["value"]), CILo: asFloat(t["ci_lo"]), CIHi: asFloat(t["ci_hi"]),
-				Verdict: asString(t["verdict"])}
+				N: duck.Int(t["n"]), Value: duck.Float(t["value"]), CILo: duck.Float(t["ci_lo"]), CIHi: duck.Float(t["ci_hi"]),
+				Verdict: duck.String(t["verdict"])}
 			if t["k"] != nil {
-				n := asInt(t["k"])
+				n := duck.Int(t["k"])
 				r.K = &n
 			}
 			if b, ok := t["decided"].(bool); ok {

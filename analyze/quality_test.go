@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"math"
 	"os"
 	"path/filepath"
@@ -183,8 +184,8 @@ func evalsParquet(t *testing.T, csv string) string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	q := "COPY (SELECT request_id, eval, score::DOUBLE AS score, pass::BOOLEAN AS pass FROM read_csv(" + sqlString(in) +
-		", header = true, all_varchar = true)) TO " + sqlString(out) + " (FORMAT parquet)"
+	q := "COPY (SELECT request_id, eval, score::DOUBLE AS score, pass::BOOLEAN AS pass FROM read_csv(" + duck.Quote(in) +
+		", header = true, all_varchar = true)) TO " + duck.Quote(out) + " (FORMAT parquet)"
 	if _, err := db.Exec(q); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -63,8 +64,8 @@ func manifestSum(dir string) (string, error) {
 // was analyzed from the manifest whose SHA-256 is sum.
 func checkRequestsFrom(ctx context.Context, db *sql.DB, dir, path, sum string) error {
 	var got string
-	err := db.QueryRowContext(ctx, "SELECT decode(value) FROM parquet_kv_metadata("+sqlString(path)+
-		") WHERE decode(key) = "+sqlString(manifestKey)).Scan(&got)
+	err := db.QueryRowContext(ctx, "SELECT decode(value) FROM parquet_kv_metadata("+duck.Quote(path)+
+		") WHERE decode(key) = "+duck.Quote(manifestKey)).Scan(&got)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("requests table: %w", err)
 	}
@@ -81,18 +82,18 @@ func checkRequestsFrom(ctx context.Context, db *sql.DB, dir, path, sum string) e
 // metadata which manifest.json it was analyzed from. A dir without an
 // ingest's manifest is an error (ErrNoIngest), and nothing is written there.
 func Run(ctx context.Context, dir string) (*RunStats, error) {
-	return RunWith(ctx, dir, Resources{})
+	return RunWith(ctx, dir, duck.Resources{})
 }
 
 // RunWith is Run within the memory limit and threads of res.
-func RunWith(ctx context.Context, dir string, res Resources) (*RunStats, error) {
+func RunWith(ctx context.Context, dir string, res duck.Resources) (*RunStats, error) {
 	return RunWindow(ctx, dir, res, Window{})
 }
 
 // RunWindow is RunWith for the requests that start in w (see Window): it
 // reads the tiers within WindowMargin of w and records w in
 // requests.parquet's metadata, which Summarize checks.
-func RunWindow(ctx context.Context, dir string, res Resources, w Window) (*RunStats, error) {
+func RunWindow(ctx context.Context, dir string, res duck.Resources, w Window) (*RunStats, error) {
 	if err := w.Check(); err != nil {
 		return nil, err
 	}
@@ -100,7 +101,7 @@ func RunWindow(ctx context.Context, dir string, res Resources, w Window) (*RunSt
 	if err != nil {
 		return nil, err
 	}
-	db, closeDB, err := openIn(ctx, dir, res)
+	db, closeDB, err := duck.Open(ctx, dir, res)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +109,7 @@ func RunWindow(ctx context.Context, dir string, res Resources, w Window) (*RunSt
 	if err := registerTiersIn(ctx, db, dir, w.widen(WindowMargin)); err != nil {
 		return nil, err
 	}
-	step(ctx, "matching TGI records")
+	duck.Step(ctx, "matching TGI records")
 	if err := matchServers(ctx, db); err != nil {
 		return nil, err
 	}
@@ -116,12 +117,12 @@ func RunWindow(ctx context.Context, dir string, res Resources, w Window) (*RunSt
 	if err != nil {
 		return nil, err
 	}
-	step(ctx, "joining tiers into "+RequestsFile)
+	duck.Step(ctx, "joining tiers into "+RequestsFile)
 	out := filepath.Join(dir, RequestsFile)
 	tmp := out + ".tmp"
 	err = execStaged(ctx, db, q, func(final string) string {
-		return "COPY (\n" + w.selectRequests(final) + "\n) TO " + sqlString(tmp) +
-			" (FORMAT parquet, KV_METADATA {" + manifestKey + ": " + sqlString(sum) + w.kvMetadata() + "})"
+		return "COPY (\n" + w.selectRequests(final) + "\n) TO " + duck.Quote(tmp) +
+			" (FORMAT parquet, KV_METADATA {" + manifestKey + ": " + duck.Quote(sum) + w.kvMetadata() + "})"
 	})
 	if err != nil {
 		os.Remove(tmp)
@@ -175,7 +176,7 @@ func removeDerived(dir string) ([]string, error) {
 
 // coverage runs queries/coverage.sql over the requests view.
 func coverage(ctx context.Context, db *sql.DB) (cov Coverage, anomalous, retried int64, err error) {
-	rows, err := queryRows(ctx, db, "coverage")
+	rows, err := duck.Rows(ctx, db, "coverage")
 	if err != nil {
 		return cov, 0, 0, err
 	}
@@ -184,16 +185,16 @@ func coverage(ctx context.Context, db *sql.DB) (cov Coverage, anomalous, retried
 	}
 	r := rows[0]
 	cov = Coverage{
-		Requests:      asInt(r["requests"]),
-		Client:        asInt(r["client"]),
-		Gateway:       asInt(r["gateway"]),
-		Server:        asInt(r["server"]),
-		ClientGateway: asInt(r["client_gateway"]),
-		GatewayServer: asInt(r["gateway_server"]),
-		ClientServer:  asInt(r["client_server"]),
-		AllTiers:      asInt(r["all_tiers"]),
+		Requests:      duck.Int(r["requests"]),
+		Client:        duck.Int(r["client"]),
+		Gateway:       duck.Int(r["gateway"]),
+		Server:        duck.Int(r["server"]),
+		ClientGateway: duck.Int(r["client_gateway"]),
+		GatewayServer: duck.Int(r["gateway_server"]),
+		ClientServer:  duck.Int(r["client_server"]),
+		AllTiers:      duck.Int(r["all_tiers"]),
 	}
-	return cov, asInt(r["anomalous"]), asInt(r["retried"]), nil
+	return cov, duck.Int(r["anomalous"]), duck.Int(r["retried"]), nil
 }
 
 // execStaged runs q as stageQuery splits it: each stage into its temporary
@@ -204,7 +205,7 @@ func execStaged(ctx context.Context, db *sql.DB, q string, wrap func(final strin
 	if err != nil {
 		return err
 	}
-	prof := profilerOf(db)
+	prof := duck.ProfilerOf(db)
 	// drop drops the tables of the stages that no statement after k reads.
 	drop := func(k int) error {
 		for _, st := range stages {
@@ -217,21 +218,21 @@ func execStaged(ctx context.Context, db *sql.DB, q string, wrap func(final strin
 		return nil
 	}
 	for k, st := range stages {
-		step(ctx, "joining tiers: "+st.name)
-		if err := prof.exec(ctx, db, st.name, "CREATE OR REPLACE TEMP TABLE "+st.name+" AS "+st.query); err != nil {
+		duck.Step(ctx, "joining tiers: "+st.name)
+		if err := prof.Exec(ctx, db, st.name, "CREATE OR REPLACE TEMP TABLE "+st.name+" AS "+st.query); err != nil {
 			return fmt.Errorf("step %s: %w", st.name, err)
 		}
 		if err := drop(k); err != nil {
 			return err
 		}
 	}
-	step(ctx, "joining tiers: writing "+RequestsFile)
+	duck.Step(ctx, "joining tiers: writing "+RequestsFile)
 	// The final statement reads the stages' tables in their order (a
 	// stage's ORDER BY) and must write its rows so.
 	if _, err := db.ExecContext(ctx, "SET preserve_insertion_order = true"); err != nil {
 		return err
 	}
-	err = prof.exec(ctx, db, "write", wrap(final))
+	err = prof.Exec(ctx, db, "write", wrap(final))
 	if _, serr := db.ExecContext(ctx, "SET preserve_insertion_order = false"); err == nil {
 		err = serr
 	}
@@ -262,7 +263,7 @@ type stage struct {
 // what it leaves behind is a table DuckDB can spill to disk, rather than a
 // materialized CTE that stays in memory until the whole query ends.
 func stageQuery(q string) (stages []stage, final string, err error) {
-	lines := strings.Split(stripSQL(q), "\n")
+	lines := strings.Split(duck.Strip(q), "\n")
 	i := 0
 	for i < len(lines) && strings.TrimSpace(lines[i]) != "WITH" {
 		i++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"github.com/infertrace/infertrace/internal/duck"
 	"math"
 	"os"
 	"path/filepath"
@@ -39,7 +40,7 @@ func readRequests(t *testing.T, path string) map[string]map[string]any {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.Query("SELECT * FROM read_parquet(" + sqlString(path) + ")")
+	rows, err := db.Query("SELECT * FROM read_parquet(" + duck.Quote(path) + ")")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func checkMs(t *testing.T, rows map[string]map[string]any, id string, want map[s
 		t.Fatalf("request %s missing", id)
 	}
 	for col, w := range want {
-		got := asFloat(r[col])
+		got := duck.Float(r[col])
 		switch {
 		case math.IsNaN(w) && got != nil:
 			t.Errorf("%s %s = %v, want NULL", id, col, *got)
@@ -191,30 +192,30 @@ func TestRunComponents(t *testing.T) {
 		if r["has_client"] != true || r["has_gateway"] != true || r["has_server"] != true {
 			continue
 		}
-		sum := *asFloat(r["network_ms"]) + *asFloat(r["application_ms"]) + *asFloat(r["queue_ms"]) + *asFloat(r["model_ms"])
-		if e2e := *asFloat(r["client_e2e_ms"]); math.Abs(sum-e2e) > 1e-9 {
+		sum := *duck.Float(r["network_ms"]) + *duck.Float(r["application_ms"]) + *duck.Float(r["queue_ms"]) + *duck.Float(r["model_ms"])
+		if e2e := *duck.Float(r["client_e2e_ms"]); math.Abs(sum-e2e) > 1e-9 {
 			t.Errorf("%s: E2E components sum to %v, client_e2e_ms is %v", id, sum, e2e)
 		}
 		if r["client_ttft_ms"] == nil {
 			continue
 		}
-		tsum := *asFloat(r["ttft_network_ms"]) + *asFloat(r["ttft_application_ms"]) + *asFloat(r["ttft_queue_ms"]) + *asFloat(r["ttft_model_ms"])
-		if ttft := *asFloat(r["client_ttft_ms"]); math.Abs(tsum-ttft) > 1e-9 {
+		tsum := *duck.Float(r["ttft_network_ms"]) + *duck.Float(r["ttft_application_ms"]) + *duck.Float(r["ttft_queue_ms"]) + *duck.Float(r["ttft_model_ms"])
+		if ttft := *duck.Float(r["client_ttft_ms"]); math.Abs(tsum-ttft) > 1e-9 {
 			t.Errorf("%s: TTFT components sum to %v, client_ttft_ms is %v", id, tsum, ttft)
 		}
 	}
 
 	// Merged attributes: server model/tokens first, client use_case/status.
-	if r := rows["r2"]; asInt(r["output_tokens"]) != 300 {
+	if r := rows["r2"]; duck.Int(r["output_tokens"]) != 300 {
 		t.Errorf("r2 output_tokens = %v, want the server's 300", r["output_tokens"])
 	}
 	if r := rows["r4"]; r["model"] != "m1" || r["replica"] != nil || r["gateway"] != "gw1" {
 		t.Errorf("r4 model/replica/gateway = %v/%v/%v", r["model"], r["replica"], r["gateway"])
 	}
-	if r := rows["r5"]; r["use_case"] != nil || r["streamed"] != nil || asInt(r["status"]) != 200 {
+	if r := rows["r5"]; r["use_case"] != nil || r["streamed"] != nil || duck.Int(r["status"]) != 200 {
 		t.Errorf("r5 use_case/streamed/status = %v/%v/%v", r["use_case"], r["streamed"], r["status"])
 	}
-	if r := rows["r7"]; asInt(r["status"]) != 200 {
+	if r := rows["r7"]; duck.Int(r["status"]) != 200 {
 		t.Errorf("r7 status = %v, want the client's 200", r["status"])
 	}
 
@@ -231,13 +232,13 @@ func TestRunComponents(t *testing.T) {
 	if len(rows) != 8 {
 		t.Errorf("requests.parquet has %d rows, want 8", len(rows))
 	}
-	if r := rows["r6"]; asInt(r["client_records"]) != 1 || r["client_source"] != "logs/client.jsonl:5" {
+	if r := rows["r6"]; duck.Int(r["client_records"]) != 1 || r["client_source"] != "logs/client.jsonl:5" {
 		t.Errorf("r6 client_records/source = %v/%v, want 1/logs/client.jsonl:5", r["client_records"], r["client_source"])
 	}
-	if r := rows["r7"]; asInt(r["gateway_records"]) != 2 || asInt(r["client_records"]) != 1 || r["gateway_source"] != "logs/gateway.log:8" {
+	if r := rows["r7"]; duck.Int(r["gateway_records"]) != 2 || duck.Int(r["client_records"]) != 1 || r["gateway_source"] != "logs/gateway.log:8" {
 		t.Errorf("r7 records/source = %v/%v/%v", r["gateway_records"], r["client_records"], r["gateway_source"])
 	}
-	if r := rows["r4"]; asInt(r["server_records"]) != 0 || r["server_source"] != nil || r["has_server"] != false {
+	if r := rows["r4"]; duck.Int(r["server_records"]) != 0 || r["server_source"] != nil || r["has_server"] != false {
 		t.Errorf("r4 server_records/source/has_server = %v/%v/%v", r["server_records"], r["server_source"], r["has_server"])
 	}
 
@@ -272,7 +273,7 @@ func TestRunClockOffsetsCancel(t *testing.T) {
 	for id, ra := range a {
 		rb := b[id]
 		for _, c := range cols {
-			x, y := asFloat(ra[c]), asFloat(rb[c])
+			x, y := duck.Float(ra[c]), duck.Float(rb[c])
 			if (x == nil) != (y == nil) || (x != nil && math.Abs(*x-*y) > 1e-9) {
 				t.Errorf("%s %s changed with clock offsets: %v vs %v", id, c, ra[c], rb[c])
 			}
@@ -345,7 +346,7 @@ func TestRunTimestampTZ(t *testing.T) {
 	_, _, b := runFixture(t, f, analyzetest.DefaultOffsets)
 	for id, ra := range a {
 		for _, c := range []string{"client_e2e_ms", "network_ms", "application_ms", "queue_ms", "model_ms", "ttft_network_ms", "ttft_application_ms", "tps_user"} {
-			x, y := asFloat(ra[c]), asFloat(b[id][c])
+			x, y := duck.Float(ra[c]), duck.Float(b[id][c])
 			if (x == nil) != (y == nil) || (x != nil && math.Abs(*x-*y) > 1e-9) {
 				t.Errorf("%s %s: %v from TIMESTAMP_NS, %v from TIMESTAMPTZ", id, c, ra[c], b[id][c])
 			}
@@ -431,7 +432,7 @@ func TestRequestsInStartOrder(t *testing.T) {
 	                         OR (prev_start IS NULL AND prev_id IS NOT NULL AND start IS NOT NULL)
 	                         OR (prev_start IS NOT DISTINCT FROM start AND prev_id >= request_id))
 	    FROM (SELECT start, request_id, lag(start) OVER w AS prev_start, lag(request_id) OVER w AS prev_id
-	          FROM (SELECT start, request_id, row_number() OVER () AS pos FROM read_parquet(`+sqlString(st.Path)+`))
+	          FROM (SELECT start, request_id, row_number() OVER () AS pos FROM read_parquet(`+duck.Quote(st.Path)+`))
 	          WINDOW w AS (ORDER BY pos))`).Scan(&n, &nulls, &out)
 	if err != nil {
 		t.Fatal(err)

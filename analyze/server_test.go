@@ -3,6 +3,7 @@ package analyze
 import (
 	"context"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"math"
 	"strings"
 	"testing"
@@ -164,8 +165,8 @@ func TestServerFormats(t *testing.T) {
 			t.Errorf("%s missing", id)
 			continue
 		}
-		got := want{r["has_server"] == true, asString(r["server_format"]), asString(r["server_join"]),
-			asInt(r["server_match_candidates"]), asInt(r["server_records"]), asInt(r["server_annotations"]), asString(r["server_source"])}
+		got := want{r["has_server"] == true, duck.String(r["server_format"]), duck.String(r["server_join"]),
+			duck.Int(r["server_match_candidates"]), duck.Int(r["server_records"]), duck.Int(r["server_annotations"]), duck.String(r["server_source"])}
 		if got != w {
 			t.Errorf("%s: got %+v, want %+v", id, got, w)
 		}
@@ -192,8 +193,8 @@ func TestServerFormats(t *testing.T) {
 		}
 		// The four components sum to client E2E wherever all tiers exist.
 		if r["has_client"] == true && r["has_gateway"] == true && r["has_server"] == true {
-			sum := *asFloat(r["network_ms"]) + *asFloat(r["application_ms"]) + *asFloat(r["queue_ms"]) + *asFloat(r["model_ms"])
-			if e2e := *asFloat(r["client_e2e_ms"]); math.Abs(sum-e2e) > 1e-9 {
+			sum := *duck.Float(r["network_ms"]) + *duck.Float(r["application_ms"]) + *duck.Float(r["queue_ms"]) + *duck.Float(r["model_ms"])
+			if e2e := *duck.Float(r["client_e2e_ms"]); math.Abs(sum-e2e) > 1e-9 {
 				t.Errorf("%s: components sum to %v, client E2E %v", id, sum, e2e)
 			}
 		}
@@ -217,10 +218,10 @@ func TestServerFormatsIDRecordsNotCandidates(t *testing.T) {
 	if matched != 5 {
 		t.Errorf("%d requests matched by time, want 5 (t1, t2, t3, t4a, t6)", matched)
 	}
-	if r := rows["d1"]; r["server_format"] != "triton" || asInt(r["server_records"]) != 1 {
+	if r := rows["d1"]; r["server_format"] != "triton" || duck.Int(r["server_records"]) != 1 {
 		t.Errorf("d1 format/records = %v/%v", r["server_format"], r["server_records"])
 	}
-	if r := rows["v1"]; r["server_format"] != "vllm-otlp" || asInt(r["server_records"]) != 1 {
+	if r := rows["v1"]; r["server_format"] != "vllm-otlp" || duck.Int(r["server_records"]) != 1 {
 		t.Errorf("v1 format/records = %v/%v", r["server_format"], r["server_records"])
 	}
 }
@@ -361,7 +362,7 @@ func TestTGIMatchFollowsDrift(t *testing.T) {
 	// The true pairs lie on the offset line, so the tolerance estimated
 	// from them is its 10 ms floor and the decoy, 36 ms off, is not even a
 	// candidate.
-	if got := asInt(rows["d9"]["server_match_candidates"]); got != 1 {
+	if got := duck.Int(rows["d9"]["server_match_candidates"]); got != 1 {
 		t.Errorf("d9 had %d candidates, want 1 (itself; the decoy is outside the tolerance)", got)
 	}
 }

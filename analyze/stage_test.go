@@ -3,6 +3,7 @@ package analyze
 import (
 	"context"
 	"database/sql"
+	"github.com/infertrace/infertrace/internal/duck"
 	"strings"
 	"testing"
 
@@ -88,7 +89,7 @@ func TestStagedRequestsEqualOneStatement(t *testing.T) {
 	f.Gateways = append(f.Gateways, analyzetest.Gateway{Start: analyzetest.At(10), End: analyzetest.At(990), Line: 70})
 	db := fixtureDB(t, f)
 	q := queries.MustGet("requests")
-	if _, err := db.Exec("CREATE TABLE one AS " + stripSQL(q)); err != nil {
+	if _, err := db.Exec("CREATE TABLE one AS " + duck.Strip(q)); err != nil {
 		t.Fatal(err)
 	}
 	if err := execStaged(ctx, db, q, func(final string) string { return "CREATE TABLE staged AS " + final }); err != nil {
@@ -123,7 +124,7 @@ func fixtureDB(t *testing.T, f analyzetest.Fixture) *sql.DB {
 	if err := analyzetest.Write(ctx, dir, f, analyzetest.DefaultOffsets); err != nil {
 		t.Fatal(err)
 	}
-	db, done, err := openIn(ctx, dir, Resources{})
+	db, done, err := duck.Open(ctx, dir, duck.Resources{})
 	if err != nil {
 		t.Fatal(err)
 	}

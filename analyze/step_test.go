@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"github.com/infertrace/infertrace/internal/duck"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,7 @@ import (
 )
 
 // TestSteps: Run and Summarize name each step as they begin it, to the
-// function WithStep put in their context.
+// function duck.WithStep put in their context.
 func TestSteps(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -24,7 +25,7 @@ func TestSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	var steps []string
-	record := WithStep(ctx, func(name string) { steps = append(steps, name) })
+	record := duck.WithStep(ctx, func(name string) { steps = append(steps, name) })
 	if _, err := Run(record, dir); err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestRunInterrupted(t *testing.T) {
 	interrupted := errors.New("interrupted")
 	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	_, err = Run(WithStep(cctx, func(name string) {
+	_, err = Run(duck.WithStep(cctx, func(name string) {
 		if strings.HasPrefix(name, "joining tiers") {
 			cancel(interrupted)
 		}

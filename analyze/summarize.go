@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,7 +16,7 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/analyze/contract"
-	"github.com/infertrace/infertrace/ingest/textsafe"
+	"github.com/infertrace/infertrace/internal/textsafe"
 	"github.com/infertrace/infertrace/queries"
 )
 
@@ -23,8 +24,8 @@ import (
 type SummaryOptions struct {
 	// By lists the columns to slice by; empty means DefaultBy.
 	By []string
-	// Resources bounds DuckDB's memory and threads.
-	Resources Resources
+	// duck.Resources bounds DuckDB's memory and threads.
+	Resources duck.Resources
 	// Evals and Prices name the files of per-request evals and per-model
 	// prices (CSV, JSON lines or Parquet); empty: none. Contract is the
 	// product contract to judge each use case against; nil: none.
@@ -149,7 +150,7 @@ func summarizeOnce(ctx context.Context, dir string, opts SummaryOptions) (*Resul
 		return nil, err
 	}
 
-	db, closeDB, err := openIn(ctx, dir, opts.Resources)
+	db, closeDB, err := duck.Open(ctx, dir, opts.Resources)
 	if err != nil {
 		return nil, err
 	}
@@ -316,7 +317,7 @@ func fileError(path, err string) string {
 // joins runs queries/joins.sql and gives every pair of tiers, joined or
 // not, its totals from cov.
 func joins(ctx context.Context, db *sql.DB, cov Coverage) ([]JoinPair, error) {
-	rows, err := queryRows(ctx, db, "joins")
+	rows, err := duck.Rows(ctx, db, "joins")
 	if err != nil {
 		return nil, err
 	}
@@ -327,8 +328,8 @@ func joins(ctx context.Context, db *sql.DB, cov Coverage) ([]JoinPair, error) {
 	}
 	for _, r := range rows {
 		for i := range out {
-			if out[i].Pair == asString(r["pair"]) {
-				out[i].Methods = append(out[i].Methods, MethodCount{Method: asString(r["method"]), Requests: asInt(r["requests"])})
+			if out[i].Pair == duck.String(r["pair"]) {
+				out[i].Methods = append(out[i].Methods, MethodCount{Method: duck.String(r["method"]), Requests: duck.Int(r["requests"])})
 			}
 		}
 	}
@@ -336,51 +337,51 @@ func joins(ctx context.Context, db *sql.DB, cov Coverage) ([]JoinPair, error) {
 }
 
 func unjoined(ctx context.Context, db *sql.DB) ([]UnjoinedRows, error) {
-	rows, err := queryRows(ctx, db, "unjoined")
+	rows, err := duck.Rows(ctx, db, "unjoined")
 	if err != nil {
 		return nil, err
 	}
 	var out []UnjoinedRows
 	for _, r := range rows {
 		out = append(out, UnjoinedRows{
-			Tier:      asString(r["tier"]),
-			Format:    asString(r["format"]),
-			Records:   asInt(r["records"]),
-			NotJoined: asInt(r["not_joined"]),
-			NoKey:     asInt(r["no_key"]),
+			Tier:      duck.String(r["tier"]),
+			Format:    duck.String(r["format"]),
+			Records:   duck.Int(r["records"]),
+			NotJoined: duck.Int(r["not_joined"]),
+			NoKey:     duck.Int(r["no_key"]),
 		})
 	}
 	return out, nil
 }
 
 func tgiHosts(ctx context.Context, db *sql.DB) ([]TGIHost, error) {
-	rows, err := queryRows(ctx, db, "tgi_hosts")
+	rows, err := duck.Rows(ctx, db, "tgi_hosts")
 	if err != nil {
 		return nil, err
 	}
 	var out []TGIHost
 	for _, r := range rows {
 		out = append(out, TGIHost{
-			Host:         asString(r["host"]),
-			Format:       asString(r["format"]),
-			Records:      asInt(r["records"]),
-			Matched:      asInt(r["matched"]),
-			GatewaySpans: asInt(r["gateway_spans"]),
+			Host:         duck.String(r["host"]),
+			Format:       duck.String(r["format"]),
+			Records:      duck.Int(r["records"]),
+			Matched:      duck.Int(r["matched"]),
+			GatewaySpans: duck.Int(r["gateway_spans"]),
 		})
 	}
 	return out, nil
 }
 
 func anomalies(ctx context.Context, db *sql.DB) ([]ReasonCount, error) {
-	rows, err := queryRows(ctx, db, "anomalies")
+	rows, err := duck.Rows(ctx, db, "anomalies")
 	if err != nil {
 		return nil, err
 	}
 	var out []ReasonCount
 	for _, r := range rows {
-		rc := ReasonCount{Reason: asString(r["reason"]), Requests: asInt(r["requests"])}
-		for _, e := range asList(r["examples"]) {
-			rc.Examples = append(rc.Examples, asString(e))
+		rc := ReasonCount{Reason: duck.String(r["reason"]), Requests: duck.Int(r["requests"])}
+		for _, e := range duck.List(r["examples"]) {
+			rc.Examples = append(rc.Examples, duck.String(e))
 		}
 		out = append(out, rc)
 	}
@@ -388,49 +389,49 @@ func anomalies(ctx context.Context, db *sql.DB) ([]ReasonCount, error) {
 }
 
 func slowest(ctx context.Context, db *sql.DB) ([]SlowRequest, error) {
-	rows, err := queryRows(ctx, db, "slowest")
+	rows, err := duck.Rows(ctx, db, "slowest")
 	if err != nil {
 		return nil, err
 	}
 	var out []SlowRequest
 	for _, r := range rows {
 		out = append(out, SlowRequest{
-			RequestID:     asString(r["request_id"]),
-			Model:         asString(r["model"]),
-			UseCase:       asString(r["use_case"]),
-			Start:         asTime(r["start"]),
-			ClientE2EMs:   asFloat(r["client_e2e_ms"]),
-			NetworkMs:     asFloat(r["network_ms"]),
-			ApplicationMs: asFloat(r["application_ms"]),
-			QueueMs:       asFloat(r["queue_ms"]),
-			ModelMs:       asFloat(r["model_ms"]),
-			UnsplitMs:     asFloat(r["unsplit_ms"]),
-			UnsplitWhat:   asString(r["unsplit_what"]),
-			ServerE2EMs:   asFloat(r["server_e2e_ms"]),
-			Anomaly:       asString(r["anomaly"]),
-			ClientSource:  asString(r["client_source"]),
-			GatewaySource: asString(r["gateway_source"]),
-			ServerSource:  asString(r["server_source"]),
+			RequestID:     duck.String(r["request_id"]),
+			Model:         duck.String(r["model"]),
+			UseCase:       duck.String(r["use_case"]),
+			Start:         duck.Time(r["start"]),
+			ClientE2EMs:   duck.Float(r["client_e2e_ms"]),
+			NetworkMs:     duck.Float(r["network_ms"]),
+			ApplicationMs: duck.Float(r["application_ms"]),
+			QueueMs:       duck.Float(r["queue_ms"]),
+			ModelMs:       duck.Float(r["model_ms"]),
+			UnsplitMs:     duck.Float(r["unsplit_ms"]),
+			UnsplitWhat:   duck.String(r["unsplit_what"]),
+			ServerE2EMs:   duck.Float(r["server_e2e_ms"]),
+			Anomaly:       duck.String(r["anomaly"]),
+			ClientSource:  duck.String(r["client_source"]),
+			GatewaySource: duck.String(r["gateway_source"]),
+			ServerSource:  duck.String(r["server_source"]),
 		})
 	}
 	return out, nil
 }
 
 func rejects(ctx context.Context, db *sql.DB) ([]RejectGroup, error) {
-	rows, err := queryRows(ctx, db, "rejects")
+	rows, err := duck.Rows(ctx, db, "rejects")
 	if err != nil {
 		return nil, err
 	}
 	var out []RejectGroup
 	for _, r := range rows {
 		g := RejectGroup{
-			Tier:  asString(r["tier"]),
-			File:  asString(r["file"]),
-			Kind:  asString(r["kind"]),
-			Lines: asInt(r["lines"]),
+			Tier:  duck.String(r["tier"]),
+			File:  duck.String(r["file"]),
+			Kind:  duck.String(r["kind"]),
+			Lines: duck.Int(r["lines"]),
 		}
-		for _, e := range asList(r["examples"]) {
-			g.Examples = append(g.Examples, asString(e))
+		for _, e := range duck.List(r["examples"]) {
+			g.Examples = append(g.Examples, duck.String(e))
 		}
 		out = append(out, g)
 	}
@@ -464,24 +465,24 @@ var (
 )
 
 func dist(r map[string]any, metric string) Dist {
-	q := quantiles(r[metric+"_q"], 4)
-	return Dist{N: asInt(r[metric+"_n"]), P50: q[0], P90: q[1], P95: q[2], P99: q[3]}
+	q := duck.Quantiles(r[metric+"_q"], 4)
+	return Dist{N: duck.Int(r[metric+"_n"]), P50: q[0], P90: q[1], P95: q[2], P99: q[3]}
 }
 
 func component(r map[string]any, name, prefix string) Component {
 	key := prefix + name
-	q := quantiles(r[key+"_q"], 2)
+	q := duck.Quantiles(r[key+"_q"], 2)
 	c := Component{
 		Name:     strings.ReplaceAll(name, "_", " "),
 		Column:   key + "_ms",
-		N:        asInt(r[key+"_n"]),
+		N:        duck.Int(r[key+"_n"]),
 		P50:      q[0],
 		P95:      q[1],
-		TailN:    asInt(r[key+"_tail_n"]),
-		TailMean: asFloat(r[key+"_tail_mean"]),
+		TailN:    duck.Int(r[key+"_tail_n"]),
+		TailMean: duck.Float(r[key+"_tail_mean"]),
 	}
-	for _, f := range asList(r[key+"_formats"]) {
-		c.Formats = append(c.Formats, asString(f))
+	for _, f := range duck.List(r[key+"_formats"]) {
+		c.Formats = append(c.Formats, duck.String(f))
 	}
 	return c
 }
@@ -493,29 +494,29 @@ var (
 )
 
 func serverFormats(ctx context.Context, db *sql.DB) ([]ServerFormat, error) {
-	rows, err := queryRows(ctx, db, "server_formats")
+	rows, err := duck.Rows(ctx, db, "server_formats")
 	if err != nil {
 		return nil, err
 	}
 	var out []ServerFormat
 	for _, r := range rows {
 		out = append(out, ServerFormat{
-			Format:        asString(r["format"]),
+			Format:        duck.String(r["format"]),
 			Annotation:    r["annotation"] == true,
-			Records:       asInt(r["records"]),
-			WithID:        asInt(r["with_id"]),
-			Queue:         asInt(r["queue"]),
-			Prefill:       asInt(r["prefill"]),
-			Decode:        asInt(r["decode"]),
-			TTFT:          asInt(r["ttft"]),
-			InferenceOnly: asInt(r["inference_only"]),
-			Tokens:        asInt(r["tokens"]),
-			Requests:      asInt(r["requests"]),
-			ByID:          asInt(r["by_id"]),
-			ByTime:        asInt(r["by_time"]),
-			Ambiguous:     asInt(r["ambiguous"]),
-			MatchPool:     asInt(r["match_pool"]),
-			Annotated:     asInt(r["annotated"]),
+			Records:       duck.Int(r["records"]),
+			WithID:        duck.Int(r["with_id"]),
+			Queue:         duck.Int(r["queue"]),
+			Prefill:       duck.Int(r["prefill"]),
+			Decode:        duck.Int(r["decode"]),
+			TTFT:          duck.Int(r["ttft"]),
+			InferenceOnly: duck.Int(r["inference_only"]),
+			Tokens:        duck.Int(r["tokens"]),
+			Requests:      duck.Int(r["requests"]),
+			ByID:          duck.Int(r["by_id"]),
+			ByTime:        duck.Int(r["by_time"]),
+			Ambiguous:     duck.Int(r["ambiguous"]),
+			MatchPool:     duck.Int(r["match_pool"]),
+			Annotated:     duck.Int(r["annotated"]),
 		})
 	}
 	return out, nil
@@ -536,17 +537,17 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE "+name+" AS "+stripSQL(q)); err != nil {
+		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE "+name+" AS "+duck.Strip(q)); err != nil {
 			return nil, fmt.Errorf("query %s: %w", name, err)
 		}
 	}
-	rows, err := queryRows(ctx, db, "slices")
+	rows, err := duck.Rows(ctx, db, "slices")
 	if err != nil {
 		return nil, err
 	}
 	var out []Slice
 	for _, r := range rows {
-		all, grp := r["is_all"] == true, asList(r["slice_key"])
+		all, grp := r["is_all"] == true, duck.List(r["slice_key"])
 		dist := func(r map[string]any, metric string) Dist { return withCI(dist(r, metric), ci, all, grp, metric) }
 		component := func(r map[string]any, name, prefix string) Component {
 			c := component(r, name, prefix)
@@ -556,12 +557,12 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 		}
 		s := Slice{
 			All:                   r["is_all"] == true,
-			Requests:              asInt(r["requests"]),
-			Failed:                asInt(r["failed_n"]),
-			Succeeded:             asInt(r["succeeded_n"]),
-			WindowFirst:           asTime(r["window_first"]),
-			WindowLast:            asTime(r["window_last"]),
-			WindowS:               asFloat(r["window_s"]),
+			Requests:              duck.Int(r["requests"]),
+			Failed:                duck.Int(r["failed_n"]),
+			Succeeded:             duck.Int(r["succeeded_n"]),
+			WindowFirst:           duck.Time(r["window_first"]),
+			WindowLast:            duck.Time(r["window_last"]),
+			WindowS:               duck.Float(r["window_s"]),
 			ClientE2E:             dist(r, "client_e2e"),
 			GatewayE2E:            dist(r, "gateway_e2e"),
 			ServerE2E:             dist(r, "server_e2e"),
@@ -570,21 +571,21 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 			GatewayTTFT:           dist(r, "gateway_ttft"),
 			GatewayUpstreamTTFB:   dist(r, "gateway_upstream_ttfb"),
 			TPSUser:               dist(r, "tps_user"),
-			ServiceTPS:            asFloat(r["service_tps"]),
-			CompletedRequests:     asInt(r["completed_n"]),
-			CompletedOutputTokens: asInt(r["completed_output_tokens"]),
-			E2ETailThreshold:      asFloat(r["e2e_tail_threshold"]),
-			E2ETailN:              asInt(r["e2e_tail_n"]),
-			E2ETailClientE2E:      asFloat(r["e2e_tail_client_e2e_mean"]),
-			E2ETailServerE2E:      asFloat(r["e2e_tail_server_e2e_mean"]),
-			E2ETailServerN:        asInt(r["e2e_tail_server_e2e_n"]),
-			TTFTTailThreshold:     asFloat(r["ttft_tail_threshold"]),
-			TTFTTailN:             asInt(r["ttft_tail_n"]),
-			TTFTTailClientTTFT:    asFloat(r["ttft_tail_client_ttft_mean"]),
+			ServiceTPS:            duck.Float(r["service_tps"]),
+			CompletedRequests:     duck.Int(r["completed_n"]),
+			CompletedOutputTokens: duck.Int(r["completed_output_tokens"]),
+			E2ETailThreshold:      duck.Float(r["e2e_tail_threshold"]),
+			E2ETailN:              duck.Int(r["e2e_tail_n"]),
+			E2ETailClientE2E:      duck.Float(r["e2e_tail_client_e2e_mean"]),
+			E2ETailServerE2E:      duck.Float(r["e2e_tail_server_e2e_mean"]),
+			E2ETailServerN:        duck.Int(r["e2e_tail_server_e2e_n"]),
+			TTFTTailThreshold:     duck.Float(r["ttft_tail_threshold"]),
+			TTFTTailN:             duck.Int(r["ttft_tail_n"]),
+			TTFTTailClientTTFT:    duck.Float(r["ttft_tail_client_ttft_mean"]),
 		}
-		for _, f := range asList(r["failures"]) {
+		for _, f := range duck.List(r["failures"]) {
 			m, _ := f.(map[string]any)
-			s.Failures = append(s.Failures, OutcomeCount{Outcome: asString(m["outcome"]), Requests: asInt(m["n"])})
+			s.Failures = append(s.Failures, OutcomeCount{Outcome: duck.String(m["outcome"]), Requests: duck.Int(m["n"])})
 		}
 		sort.Slice(s.Failures, func(i, j int) bool {
 			a, b := s.Failures[i], s.Failures[j]
@@ -617,13 +618,13 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 		if s.All {
 			s.Label = "all requests"
 		} else {
-			key := asList(r["slice_key"])
+			key := duck.List(r["slice_key"])
 			parts := make([]string, len(by))
 			s.Values = make([]string, len(by))
 			for i, b := range by {
 				v := "(none)"
 				if i < len(key) && key[i] != nil {
-					v = asString(key[i])
+					v = duck.String(key[i])
 				}
 				s.Values[i] = v
 				parts[i] = b + "=" + v
@@ -643,7 +644,7 @@ func failures(ctx context.Context, db *sql.DB) ([]Failure, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := queryRows(ctx, db, "failures")
+	rows, err := duck.Rows(ctx, db, "failures")
 	if err != nil {
 		return nil, err
 	}
@@ -652,9 +653,9 @@ func failures(ctx context.Context, db *sql.DB) ([]Failure, error) {
 		grp := []any{r["outcome"]}
 		dist := func(r map[string]any, metric string) Dist { return withCI(dist(r, metric), ci, false, grp, metric) }
 		out = append(out, Failure{
-			Outcome:    asString(r["outcome"]),
+			Outcome:    duck.String(r["outcome"]),
 			Failed:     r["failed"] == true,
-			Requests:   asInt(r["requests"]),
+			Requests:   duck.Int(r["requests"]),
 			ClientE2E:  dist(r, "client_e2e"),
 			GatewayE2E: dist(r, "gateway_e2e"),
 			ServerE2E:  dist(r, "server_e2e"),
@@ -671,23 +672,23 @@ func phases(ctx context.Context, db *sql.DB) ([]Phase, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := queryRows(ctx, db, "phases")
+	rows, err := duck.Rows(ctx, db, "phases")
 	if err != nil {
 		return nil, err
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
-		return phaseOrder[asString(rows[i]["phase"])] < phaseOrder[asString(rows[j]["phase"])]
+		return phaseOrder[duck.String(rows[i]["phase"])] < phaseOrder[duck.String(rows[j]["phase"])]
 	})
 	var out []Phase
 	for _, r := range rows {
 		grp := []any{r["phase"]}
 		dist := func(r map[string]any, metric string) Dist { return withCI(dist(r, metric), ci, false, grp, metric) }
 		out = append(out, Phase{
-			Name:               asString(r["phase"]),
-			Requests:           asInt(r["requests"]),
-			WindowFirst:        asTime(r["window_first"]),
-			WindowLast:         asTime(r["window_last"]),
-			Episodes:           asInt(r["episodes"]),
+			Name:               duck.String(r["phase"]),
+			Requests:           duck.Int(r["requests"]),
+			WindowFirst:        duck.Time(r["window_first"]),
+			WindowLast:         duck.Time(r["window_last"]),
+			Episodes:           duck.Int(r["episodes"]),
 			ClientE2E:          dist(r, "client_e2e"),
 			ClientTTFT:         dist(r, "client_ttft"),
 			Network:            dist(r, "network"),
@@ -708,24 +709,24 @@ func replicas(ctx context.Context, db *sql.DB) ([]Replica, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := queryRows(ctx, db, "replicas")
+	rows, err := duck.Rows(ctx, db, "replicas")
 	if err != nil {
 		return nil, err
 	}
 	var out []Replica
 	for _, r := range rows {
-		q := quantiles(r["model_per_token_q"], 2)
+		q := duck.Quantiles(r["model_per_token_q"], 2)
 		rep := Replica{
-			Replica:        asString(r["replica"]),
-			Model:          asString(r["model"]),
-			Requests:       asInt(r["requests"]),
-			FirstStart:     asTime(r["first_start"]),
-			LastStart:      asTime(r["last_start"]),
-			Cold:           asInt(r["cold"]),
-			ModelPerTokenN: asInt(r["model_per_token_n"]),
+			Replica:        duck.String(r["replica"]),
+			Model:          duck.String(r["model"]),
+			Requests:       duck.Int(r["requests"]),
+			FirstStart:     duck.Time(r["first_start"]),
+			LastStart:      duck.Time(r["last_start"]),
+			Cold:           duck.Int(r["cold"]),
+			ModelPerTokenN: duck.Int(r["model_per_token_n"]),
 			ModelPerToken:  [2]*float64{q[0], q[1]},
-			QueueN:         asInt(r["queue_n"]),
-			QueueP95:       asFloat(r["queue_p95"]),
+			QueueN:         duck.Int(r["queue_n"]),
+			QueueP95:       duck.Float(r["queue_p95"]),
 		}
 		grp := []any{r["replica"]}
 		if c, ok := ci[ciKey(false, grp, "model_per_token")]; ok {
@@ -739,7 +740,7 @@ func replicas(ctx context.Context, db *sql.DB) ([]Replica, error) {
 			rep.QueueSmall = true
 		}
 		if r["max_concurrency"] != nil {
-			c := asInt(r["max_concurrency"])
+			c := duck.Int(r["max_concurrency"])
 			rep.MaxConcurrency = &c
 		}
 		out = append(out, rep)
@@ -756,23 +757,23 @@ func timeSeries(ctx context.Context, db *sql.DB) ([]TimeWindow, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := queryRows(ctx, db, "timeseries")
+	rows, err := duck.Rows(ctx, db, "timeseries")
 	if err != nil {
 		return nil, err
 	}
 	var out []TimeWindow
 	for _, r := range rows {
 		w := TimeWindow{
-			Start:        asTime(r["window_start"]),
-			Requests:     asInt(r["requests"]),
-			ClientE2EN:   asInt(r["client_e2e_n"]),
-			ClientE2EP95: asFloat(r["client_e2e_p95"]),
-			QueueN:       asInt(r["queue_n"]),
-			QueueP95:     asFloat(r["queue_p95"]),
-			ModelN:       asInt(r["model_n"]),
-			ModelP95:     asFloat(r["model_p95"]),
-			Burst:        asInt(r["burst"]),
-			Cold:         asInt(r["cold"]),
+			Start:        duck.Time(r["window_start"]),
+			Requests:     duck.Int(r["requests"]),
+			ClientE2EN:   duck.Int(r["client_e2e_n"]),
+			ClientE2EP95: duck.Float(r["client_e2e_p95"]),
+			QueueN:       duck.Int(r["queue_n"]),
+			QueueP95:     duck.Float(r["queue_p95"]),
+			ModelN:       duck.Int(r["model_n"]),
+			ModelP95:     duck.Float(r["model_p95"]),
+			Burst:        duck.Int(r["burst"]),
+			Cold:         duck.Int(r["cold"]),
 			AroundBurst:  r["around_burst"] == true,
 		}
 		if w.Start != nil {
@@ -785,10 +786,10 @@ func timeSeries(ctx context.Context, db *sql.DB) ([]TimeWindow, error) {
 			w.QueueSmall, w.QueueCI = p95("queue")
 			w.ModelSmall, w.ModelCI = p95("model")
 		}
-		if f := asFloat(r["width_s"]); f != nil {
+		if f := duck.Float(r["width_s"]); f != nil {
 			w.WidthS = *f
 		}
-		if f := asFloat(r["arrivals_per_s"]); f != nil {
+		if f := duck.Float(r["arrivals_per_s"]); f != nil {
 			w.ArrivalsPerS = *f
 		}
 		out = append(out, w)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"math"
 	"os"
 	"path/filepath"
@@ -337,13 +338,13 @@ func TestSummarizeStale(t *testing.T) {
 
 	// A requests.parquet that records no manifest (written by hand, or by
 	// an earlier infertrace).
-	db, err := openDB(ctx)
+	db, err := duck.OpenMemory(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	req := filepath.Join(dir, RequestsFile)
-	if _, err := db.ExecContext(ctx, "COPY (SELECT * FROM read_parquet("+sqlString(req)+")) TO "+sqlString(req+".plain")+" (FORMAT parquet)"); err != nil {
+	if _, err := db.ExecContext(ctx, "COPY (SELECT * FROM read_parquet("+duck.Quote(req)+")) TO "+duck.Quote(req+".plain")+" (FORMAT parquet)"); err != nil {
 		t.Fatal(err)
 	}
 	os.Rename(req+".plain", req)

@@ -3,12 +3,13 @@ package analyze
 import (
 	"context"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // DuckDBVersion returns the version of the DuckDB library infertrace is
 // built with, as DuckDB's version() says it ("v1.5.0"), for --version.
 func DuckDBVersion(ctx context.Context) (string, error) {
-	db, err := openDB(ctx)
+	db, err := duck.OpenMemory(ctx)
 	if err != nil {
 		return "", err
 	}

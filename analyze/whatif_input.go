@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"math"
 	"path/filepath"
 	"time"
@@ -83,12 +84,12 @@ type WhatIfReplica struct {
 }
 
 // WhatIfInput reads what whatif replays from the analyzed dir.
-func WhatIfInput(ctx context.Context, dir string, res Resources) (*WhatIfData, error) {
+func WhatIfInput(ctx context.Context, dir string, res duck.Resources) (*WhatIfData, error) {
 	sum, err := manifestSum(dir)
 	if err != nil {
 		return nil, err
 	}
-	db, closeDB, err := openIn(ctx, dir, res)
+	db, closeDB, err := duck.Open(ctx, dir, res)
 	if err != nil {
 		return nil, err
 	}
@@ -107,56 +108,56 @@ func WhatIfInput(ctx context.Context, dir string, res Resources) (*WhatIfData, e
 	if err != nil {
 		return nil, err
 	}
-	step(ctx, "whatif_requests")
-	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE whatif_requests AS "+stripSQL(q)); err != nil {
+	duck.Step(ctx, "whatif_requests")
+	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE whatif_requests AS "+duck.Strip(q)); err != nil {
 		return nil, fmt.Errorf("query whatif_requests: %w", err)
 	}
 	d := &WhatIfData{Dir: dir}
-	counts, err := queryMaps(ctx, db, "whatif server records", "SELECT model, count(*) AS n FROM requests WHERE has_server AND model IS NOT NULL GROUP BY model")
+	counts, err := duck.Maps(ctx, db, "whatif server records", "SELECT model, count(*) AS n FROM requests WHERE has_server AND model IS NOT NULL GROUP BY model")
 	if err != nil {
 		return nil, err
 	}
 	d.ServerRecords = map[string]int64{}
 	var servers int64
 	for _, r := range counts {
-		d.ServerRecords[asString(r["model"])] = asInt(r["n"])
-		servers += asInt(r["n"])
+		d.ServerRecords[duck.String(r["model"])] = duck.Int(r["n"])
+		servers += duck.Int(r["n"])
 	}
 	if err := scanWhatIfRequests(ctx, db, d); err != nil {
 		return nil, err
 	}
 	d.LeftOut = servers - int64(len(d.Requests))
-	rows, err := queryRows(ctx, db, "whatif_unlogged")
+	rows, err := duck.Rows(ctx, db, "whatif_unlogged")
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
-		d.Unlogged = append(d.Unlogged, WhatIfUnlogged{ID: asString(r["request_id"]), Model: asString(r["model"]),
-			GatewayHost: asString(r["gateway_host"]), Start: asTime(r["start"]),
-			PromptTokens: asInt(r["prompt_tokens"]), OutputTokens: asInt(r["output_tokens"]), GatewayUpNs: asInt(r["g_up_ns"])})
+		d.Unlogged = append(d.Unlogged, WhatIfUnlogged{ID: duck.String(r["request_id"]), Model: duck.String(r["model"]),
+			GatewayHost: duck.String(r["gateway_host"]), Start: duck.Time(r["start"]),
+			PromptTokens: duck.Int(r["prompt_tokens"]), OutputTokens: duck.Int(r["output_tokens"]), GatewayUpNs: duck.Int(r["g_up_ns"])})
 	}
-	if rows, err = queryRows(ctx, db, "whatif_offsets"); err != nil {
+	if rows, err = duck.Rows(ctx, db, "whatif_offsets"); err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
-		d.Offsets = append(d.Offsets, WhatIfOffset{Replica: asString(r["replica"]), Gateway: asString(r["gateway_host"]),
-			N: asInt(r["n"]), MinDeltaNs: asInt(r["min_delta_ns"])})
+		d.Offsets = append(d.Offsets, WhatIfOffset{Replica: duck.String(r["replica"]), Gateway: duck.String(r["gateway_host"]),
+			N: duck.Int(r["n"]), MinDeltaNs: duck.Int(r["min_delta_ns"])})
 	}
-	if rows, err = queryRows(ctx, db, "whatif_fits"); err != nil {
+	if rows, err = duck.Rows(ctx, db, "whatif_fits"); err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
-		d.Fits = append(d.Fits, WhatIfFit{Model: asString(r["model"]), Replica: asString(r["replica"]),
-			TPOTN: asInt(r["tpot_n"]), TPOTIntercept: asFloat(r["tpot_intercept"]), TPOTSlope: asFloat(r["tpot_slope"]),
-			TPOTR2: asFloat(r["tpot_r2"])})
+		d.Fits = append(d.Fits, WhatIfFit{Model: duck.String(r["model"]), Replica: duck.String(r["replica"]),
+			TPOTN: duck.Int(r["tpot_n"]), TPOTIntercept: duck.Float(r["tpot_intercept"]), TPOTSlope: duck.Float(r["tpot_slope"]),
+			TPOTR2: duck.Float(r["tpot_r2"])})
 	}
-	if rows, err = queryRows(ctx, db, "whatif_pool"); err != nil {
+	if rows, err = duck.Rows(ctx, db, "whatif_pool"); err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
-		d.Replicas = append(d.Replicas, WhatIfReplica{Model: asString(r["model"]), Replica: asString(r["replica"]),
-			N: asInt(r["n"]), FirstArrNs: asInt(r["first_arr_ns"]), MaxBatch: asInt(r["max_batch"]),
-			AtMax: asInt(r["at_max"]), Queued: asInt(r["queued"]), QueuedBelow: asInt(r["queued_below"])})
+		d.Replicas = append(d.Replicas, WhatIfReplica{Model: duck.String(r["model"]), Replica: duck.String(r["replica"]),
+			N: duck.Int(r["n"]), FirstArrNs: duck.Int(r["first_arr_ns"]), MaxBatch: duck.Int(r["max_batch"]),
+			AtMax: duck.Int(r["at_max"]), Queued: duck.Int(r["queued"]), QueuedBelow: duck.Int(r["queued_below"])})
 	}
 	return d, nil
 }
@@ -175,7 +176,7 @@ func scanWhatIfRequests(ctx context.Context, db *sql.DB, d *WhatIfData) error {
 	defer rows.Close()
 	labels := map[string]string{}
 	label := func(v any) string {
-		s := asString(v)
+		s := duck.String(v)
 		if l, ok := labels[s]; ok {
 			return l
 		}
@@ -183,7 +184,7 @@ func scanWhatIfRequests(ctx context.Context, db *sql.DB, d *WhatIfData) error {
 		return s
 	}
 	flt := func(v any) float64 {
-		if p := asFloat(v); p != nil {
+		if p := duck.Float(v); p != nil {
 			return *p
 		}
 		return math.NaN()
@@ -205,8 +206,8 @@ func scanWhatIfRequests(ctx context.Context, db *sql.DB, d *WhatIfData) error {
 		}
 		w := WhatIfRequest{
 			Model: label(vals[0]), Replica: label(vals[1]), UseCase: label(vals[2]), Phase: label(vals[3]),
-			Start: asTime(vals[4]), PromptTokens: asInt(vals[6]), OutputTokens: asInt(vals[7]),
-			ArrNs: asInt(vals[8]), SchedNs: asInt(vals[9]), EndNs: asInt(vals[10]), Batch: asInt(vals[11]),
+			Start: duck.Time(vals[4]), PromptTokens: duck.Int(vals[6]), OutputTokens: duck.Int(vals[7]),
+			ArrNs: duck.Int(vals[8]), SchedNs: duck.Int(vals[9]), EndNs: duck.Int(vals[10]), Batch: duck.Int(vals[11]),
 			GatewayHost: label(vals[12]),
 			QueueMs:     flt(vals[13]), PrefillMs: flt(vals[14]), DecodeMs: flt(vals[15]), ModelMs: flt(vals[16]),
 			TTFTMs: flt(vals[17]), E2EMs: flt(vals[18]), OverheadMs: flt(vals[19]), TTFTOverheadMs: flt(vals[20]),

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -149,14 +150,14 @@ func decodeWindow(s string) (Window, error) {
 }
 
 // kvMetadata is the part of COPY's KV_METADATA that records w.
-func (w Window) kvMetadata() string { return ", " + windowKey + ": " + sqlString(w.encode()) }
+func (w Window) kvMetadata() string { return ", " + windowKey + ": " + duck.Quote(w.encode()) }
 
 // analyzedWindow reads the window the requests.parquet at path was analyzed
 // for (everything when it records none).
 func analyzedWindow(ctx context.Context, db *sql.DB, path string) (Window, error) {
 	var got string
-	err := db.QueryRowContext(ctx, "SELECT decode(value) FROM parquet_kv_metadata("+sqlString(path)+
-		") WHERE decode(key) = "+sqlString(windowKey)).Scan(&got)
+	err := db.QueryRowContext(ctx, "SELECT decode(value) FROM parquet_kv_metadata("+duck.Quote(path)+
+		") WHERE decode(key) = "+duck.Quote(windowKey)).Scan(&got)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Window{}, nil
 	}
@@ -189,7 +190,7 @@ func useWindow(ctx context.Context, db *sql.DB, dir, path string, want Window) (
 		return Window{}, fmt.Errorf("the report's window %s is %w %s of %s: run infertrace analyze %s --from … --to … covering it first",
 			want, ErrWindow, have, path, dir)
 	}
-	q := "CREATE OR REPLACE VIEW requests AS SELECT * FROM read_parquet(" + sqlString(path) + ") WHERE " + want.cond("start")
+	q := "CREATE OR REPLACE VIEW requests AS SELECT * FROM read_parquet(" + duck.Quote(path) + ") WHERE " + want.cond("start")
 	if _, err := db.ExecContext(ctx, q); err != nil {
 		return Window{}, fmt.Errorf("register requests: %w", err)
 	}
@@ -314,8 +315,8 @@ var clockRE = regexp.MustCompile(`^\d{1,2}:\d{2}(:\d{2})?$`)
 // DataSpan is the first and last request start of dir's requests.parquet
 // or, with store, the first and last record start of its ingested tiers
 // (before any analysis); nil when there is none.
-func DataSpan(ctx context.Context, dir string, res Resources, store bool) (first, last *time.Time, err error) {
-	db, closeDB, err := openIn(ctx, dir, res)
+func DataSpan(ctx context.Context, dir string, res duck.Resources, store bool) (first, last *time.Time, err error) {
+	db, closeDB, err := duck.Open(ctx, dir, res)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"os"
 	"path/filepath"
 	"testing"
@@ -208,7 +209,7 @@ func TestWindowSkipsRowGroups(t *testing.T) {
 	// A minute at 03:00, widened as Run widens it: 02:50 to 03:11.
 	w := Window{From: pruneStart.Add(2 * time.Hour), To: pruneStart.Add(2*time.Hour + time.Minute)}.widen(WindowMargin)
 
-	db, err := openDB(ctx)
+	db, err := duck.OpenMemory(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestWindowSkipsRowGroups(t *testing.T) {
 	// With a window, the day's parts and the default partition's are read
 	// by two scans: rid stays unique across them (a window over all rows,
 	// so that both scans start at a part's first row).
-	rdb, err := openDB(ctx)
+	rdb, err := duck.OpenMemory(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +287,7 @@ func TestWindowSkipsRowGroups(t *testing.T) {
 	// The window's views read the same rows from the intact row groups
 	// alone.
 	fresh := func() *sql.DB {
-		db, err := openDB(ctx)
+		db, err := duck.OpenMemory(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

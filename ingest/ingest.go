@@ -16,7 +16,7 @@ import (
 	"sync"
 
 	"github.com/infertrace/infertrace/ingest/record"
-	"github.com/infertrace/infertrace/ingest/textsafe"
+	"github.com/infertrace/infertrace/internal/textsafe"
 )
 
 // Input is one --client/--gateway/--server argument: files of one tier, in

@@ -19,10 +19,10 @@ import (
 func TestLayering(t *testing.T) {
 	const mod = "github.com/infertrace/infertrace/"
 	allowed := map[string][]string{
-		".":       {"ingest/record", "ingest/scan", "ingest/textsafe"},
-		"record":  {"ingest/textsafe"},
-		"scan":    {"ingest/record", "ingest/textsafe"},
-		"formats": {"ingest/record", "ingest/scan", "ingest/textsafe"},
+		".":       {"ingest/record", "ingest/scan", "internal/textsafe"},
+		"record":  {"internal/textsafe"},
+		"scan":    {"ingest/record", "internal/textsafe"},
+		"formats": {"ingest/record", "ingest/scan", "internal/textsafe"},
 	}
 	for dir, ok := range allowed {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))

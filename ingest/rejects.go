@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/infertrace/infertrace/ingest/record"
-	"github.com/infertrace/infertrace/ingest/textsafe"
+	"github.com/infertrace/infertrace/internal/textsafe"
 )
 
 // Reject is one line of DIR/rejects.jsonl.

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/infertrace/infertrace/ingest/record"
-	"github.com/infertrace/infertrace/ingest/simulate"
+	"github.com/infertrace/infertrace/simulate"
 )
 
 // Two client formats for the tests of the time check, whatever the real

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
-	"github.com/infertrace/infertrace/ingest/textsafe"
+	"github.com/infertrace/infertrace/internal/textsafe"
 )
 
 //go:embed templates/*.tmpl

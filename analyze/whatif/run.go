@@ -3,6 +3,7 @@ package whatif
 import (
 	"context"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"math"
 	"sort"
 	"strconv"
@@ -35,7 +36,7 @@ type Options struct {
 	// Window: the figures are about the requests starting in it (all are
 	// replayed, so that the queue at its start is what came before).
 	Window    analyze.Window
-	Resources analyze.Resources
+	Resources duck.Resources
 	// Contract, when set, has the fewest replicas to add (on top of the
 	// changes) searched for, for its server queue, TTFT and E2E
 	// percentiles to hold (searchContract).

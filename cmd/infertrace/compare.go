@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"strings"
 	"time"
 
@@ -101,7 +102,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 
 // parseSide reads one side's SPEC: empty (the whole dir), a time window,
 // or COLUMN=VALUE.
-func parseSide(ctx context.Context, dir, flag, spec string, res analyze.Resources) (analyze.CompareSide, error) {
+func parseSide(ctx context.Context, dir, flag, spec string, res duck.Resources) (analyze.CompareSide, error) {
 	side := analyze.CompareSide{Dir: dir}
 	if spec == "" {
 		return side, nil

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/infertrace/infertrace/ingest/simulate"
+	"github.com/infertrace/infertrace/simulate"
 )
 
 // TestGroundTruthNginxCombined: every gateway writes NGINX's predefined

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/infertrace/infertrace/ingest/simulate"
+	"github.com/infertrace/infertrace/simulate"
 )
 
 // The ground truth through the inference servers' own formats: simulate

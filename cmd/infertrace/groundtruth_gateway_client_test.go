@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/infertrace/infertrace/ingest/simulate"
+	"github.com/infertrace/infertrace/simulate"
 )
 
 // The ground truth through the gateways' and clients' own formats: simulate

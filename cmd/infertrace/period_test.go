@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/infertrace/infertrace/ingest/simulate"
+	"github.com/infertrace/infertrace/simulate"
 )
 
 // TestReportPeriodSimulatedDays: three simulated days of the same stack

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"io"
 	"os"
 	"strconv"
@@ -13,7 +14,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/infertrace/infertrace/analyze"
 )
 
 // progress shows on stderr how far a long command has got: while ingesting,
@@ -138,7 +138,7 @@ func (p *progress) steps(ctx context.Context, prefix string) context.Context {
 	if p == nil {
 		return ctx
 	}
-	return analyze.WithStep(ctx, func(name string) { p.setStep(prefix + ": " + name) })
+	return duck.WithStep(ctx, func(name string) { p.setStep(prefix + ": " + name) })
 }
 
 // setStep shows step, with a spinner and its time so far.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/infertrace/infertrace/internal/duck"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/infertrace/infertrace/analyze"
 )
 
 // procStatusKB reads a "Vm…:  N kB" line of /proc/self/status.
@@ -66,8 +66,8 @@ func TestReportWithinMemoryLimit(t *testing.T) {
 	if !bytes.Equal(tight, roomy) {
 		t.Errorf("report.md at --memory-limit 64MB differs from the one with room")
 	}
-	if _, err := os.Stat(filepath.Join(out, analyze.TempDirName)); !os.IsNotExist(err) {
-		t.Errorf("%s left behind (%v)", analyze.TempDirName, err)
+	if _, err := os.Stat(filepath.Join(out, duck.TempDirName)); !os.IsNotExist(err) {
+		t.Errorf("%s left behind (%v)", duck.TempDirName, err)
 	}
 	const limitKB, overheadKB = 64e6 / 1024, 160 << 10
 	rise := peak - before

@@ -3,6 +3,7 @@ package main
 import (
 	"database/sql"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -41,7 +42,7 @@ func TestAnalyzeSpillsWithinMemoryLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	tmp := filepath.Join(out, analyze.TempDirName)
+	tmp := filepath.Join(out, duck.TempDirName)
 	var peak atomic.Int64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -100,11 +101,11 @@ func TestResourceFlags(t *testing.T) {
 	// 87 s into an out-of-memory error).
 	for _, args := range [][]string{
 		{"analyze", "--threads", "100000", "x"},
-		{"report", "--threads", fmt.Sprint(analyze.MaxThreads + 1), "x"},
+		{"report", "--threads", fmt.Sprint(duck.MaxThreads + 1), "x"},
 		{"run", "--threads", "100000", "--client", "x", "--out", "y"},
 	} {
 		code, _, stderr := runCLI(t, args...)
-		if want := fmt.Sprintf("--threads %s: want 1 to %d", args[2], analyze.MaxThreads); code != 2 || !strings.Contains(stderr, want) {
+		if want := fmt.Sprintf("--threads %s: want 1 to %d", args[2], duck.MaxThreads); code != 2 || !strings.Contains(stderr, want) {
 			t.Errorf("%v: exit %d, stderr %q; want a usage error saying %q", args, code, stderr, want)
 		}
 	}
@@ -120,7 +121,7 @@ func TestResourceFlags(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]int64{"1GiB": 1 << 30, "1.5GB": 1500000000, "512 MiB": 512 << 20, "2147483648": 1 << 31, "100mb": 100e6} {
-		if got, err := analyze.ParseMemory(in); err != nil || got != want {
+		if got, err := duck.ParseMemory(in); err != nil || got != want {
 			t.Errorf("ParseMemory(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}

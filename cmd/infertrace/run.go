@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"github.com/infertrace/infertrace/internal/suggest"
 	"io"
 	"io/fs"
@@ -19,9 +20,9 @@ import (
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/analyze/contract"
 	"github.com/infertrace/infertrace/ingest"
-	"github.com/infertrace/infertrace/ingest/simulate"
-	"github.com/infertrace/infertrace/ingest/textsafe"
+	"github.com/infertrace/infertrace/internal/textsafe"
 	"github.com/infertrace/infertrace/report"
+	"github.com/infertrace/infertrace/simulate"
 )
 
 // command is one subcommand: its flags and what it does with them.
@@ -119,7 +120,7 @@ func runEnv(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(stderr, "infertrace %s: interrupted\n", c.name)
 		return exitInterrupted
 	default:
-		if where, reason, ok := analyze.OutOfMemory(err); ok {
+		if where, reason, ok := duck.OutOfMemory(err); ok {
 			fmt.Fprint(stderr, outOfMemory(c.name, where, reason))
 			return 1
 		}
@@ -522,7 +523,7 @@ func oneDir(fs *pflag.FlagSet) (string, error) {
 	return fs.Arg(0), nil
 }
 
-// defaultMemoryLimit is the default of --memory-limit (analyze.DefaultMemoryLimit).
+// defaultMemoryLimit is the default of --memory-limit (duck.DefaultMemoryLimit).
 const defaultMemoryLimit = "1GiB"
 
 // resourceFlags bound DuckDB in analyze, report and run.
@@ -533,25 +534,25 @@ type resourceFlags struct {
 }
 
 func (f *resourceFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.memory, "memory-limit", defaultMemoryLimit, "DuckDB memory limit (e.g. 1GiB, 1500MB); beyond it DuckDB spills to DIR/"+analyze.TempDirName)
-	fs.IntVar(&f.threads, "threads", 0, fmt.Sprintf("DuckDB threads, 1 to %d (0: one per core)", analyze.MaxThreads))
+	fs.StringVar(&f.memory, "memory-limit", defaultMemoryLimit, "DuckDB memory limit (e.g. 1GiB, 1500MB); beyond it DuckDB spills to DIR/"+duck.TempDirName)
+	fs.IntVar(&f.threads, "threads", 0, fmt.Sprintf("DuckDB threads, 1 to %d (0: one per core)", duck.MaxThreads))
 	fs.StringVar(&f.profile, "profile", "", "write each step's wall time (`DIR`/steps.tsv) and DuckDB's profile of it (DIR/NNN-step.json)")
 }
 
-func (f *resourceFlags) resources() (analyze.Resources, error) {
-	limit, err := analyze.ParseMemory(f.memory)
+func (f *resourceFlags) resources() (duck.Resources, error) {
+	limit, err := duck.ParseMemory(f.memory)
 	if err != nil {
-		return analyze.Resources{}, usageErr("--memory-limit: %v", err)
+		return duck.Resources{}, usageErr("--memory-limit: %v", err)
 	}
-	if f.threads < 0 || f.threads > analyze.MaxThreads {
-		return analyze.Resources{}, usageErr("--threads %d: want 1 to %d (the default, 0, is one per core)", f.threads, analyze.MaxThreads)
+	if f.threads < 0 || f.threads > duck.MaxThreads {
+		return duck.Resources{}, usageErr("--threads %d: want 1 to %d (the default, 0, is one per core)", f.threads, duck.MaxThreads)
 	}
-	return analyze.Resources{MemoryLimit: limit, Threads: f.threads, Profile: f.profile}, nil
+	return duck.Resources{MemoryLimit: limit, Threads: f.threads, Profile: f.profile}, nil
 }
 
 // doAnalyzeIn analyzes the store in dir for the requests that start in w
 // (all of them when w is zero).
-func doAnalyzeIn(ctx context.Context, e *env, dir string, res analyze.Resources, w analyze.Window) error {
+func doAnalyzeIn(ctx context.Context, e *env, dir string, res duck.Resources, w analyze.Window) error {
 	st, err := analyze.RunWindow(e.progress.steps(ctx, "analyze"), dir, res, w)
 	e.progress.done()
 	if err != nil {
@@ -643,7 +644,7 @@ func orWant(v string, values []string) string {
 	return " (want any of " + strings.Join(values, ", ") + ")"
 }
 
-func doReport(ctx context.Context, e *env, dir string, f reportFlags, rs analyze.Resources) error {
+func doReport(ctx context.Context, e *env, dir string, f reportFlags, rs duck.Resources) error {
 	if err := f.check(); err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/analyze/contract"
 	"github.com/infertrace/infertrace/analyze/whatif"
-	"github.com/infertrace/infertrace/ingest/simulate"
+	"github.com/infertrace/infertrace/simulate"
 )
 
 // whatifConfig is the stack the what-if validation replays: queueing that

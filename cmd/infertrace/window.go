@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/infertrace/infertrace/internal/duck"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -38,7 +39,7 @@ func (f *windowFlags) check() error {
 }
 
 // window is --from and --to read against dir's data (see dataWindow).
-func (f *windowFlags) window(ctx context.Context, dir string, res analyze.Resources, store bool) (analyze.Window, error) {
+func (f *windowFlags) window(ctx context.Context, dir string, res duck.Resources, store bool) (analyze.Window, error) {
 	return dataWindow(ctx, dir, res, store, f.from, f.to)
 }
 
@@ -47,7 +48,7 @@ func (f *windowFlags) window(ctx context.Context, dir string, res analyze.Resour
 // requests.parquet, or with store its ingested records. A window that
 // ends before it starts, or in which no request of the data starts, is
 // refused with the data's own window: its first and last start.
-func dataWindow(ctx context.Context, dir string, res analyze.Resources, store bool, from, to string) (analyze.Window, error) {
+func dataWindow(ctx context.Context, dir string, res duck.Resources, store bool, from, to string) (analyze.Window, error) {
 	var w analyze.Window
 	if from == "" && to == "" {
 		return w, nil

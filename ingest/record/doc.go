@@ -28,5 +28,5 @@
 // ingest/formats.
 //
 // Data flows one way: record imports nothing of infertrace but
-// ingest/textsafe; ingest/scan, ingest/formats and ingest import it.
+// internal/textsafe; ingest/scan, ingest/formats and ingest import it.
 package record

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/infertrace/infertrace/ingest/textsafe"
+	"github.com/infertrace/infertrace/internal/textsafe"
 )
 
 // Reasons a line is rejected. Every ParseError wraps exactly one of them, so

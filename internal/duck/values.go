@@ -1,16 +1,17 @@
-package analyze
+package duck
 
 import (
 	"fmt"
 	"math/big"
 	"time"
 
-	"github.com/infertrace/infertrace/ingest/textsafe"
+	"github.com/infertrace/infertrace/internal/textsafe"
 )
 
 // Conversions from the values database/sql yields for DuckDB columns.
 
-func asInt(v any) int64 {
+// Int reads an integer column (0 when NULL or not a number).
+func Int(v any) int64 {
 	switch x := v.(type) {
 	case int64:
 		return x
@@ -28,7 +29,8 @@ func asInt(v any) int64 {
 	return 0
 }
 
-func asFloat(v any) *float64 {
+// Float reads a numeric column, nil when NULL.
+func Float(v any) *float64 {
 	var f float64
 	switch x := v.(type) {
 	case float64:
@@ -47,11 +49,11 @@ func asFloat(v any) *float64 {
 	return &f
 }
 
-// asString reads a text column. Text comes from the logs (a model, a
+// String reads a text column. Text comes from the logs (a model, a
 // replica, a file name), so it is cut to textsafe.LabelMax runes and its
 // control characters escaped here, once, before any finding quotes it:
 // grouping in SQL still sees the whole value.
-func asString(v any) string {
+func String(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return ""
@@ -63,7 +65,8 @@ func asString(v any) string {
 	return textsafe.Label(fmt.Sprint(v))
 }
 
-func asTime(v any) *time.Time {
+// Time reads a timestamp column in UTC, nil when NULL.
+func Time(v any) *time.Time {
 	if t, ok := v.(time.Time); ok {
 		u := t.UTC()
 		return &u
@@ -71,17 +74,18 @@ func asTime(v any) *time.Time {
 	return nil
 }
 
-func asList(v any) []any {
+// List reads a LIST column.
+func List(v any) []any {
 	l, _ := v.([]any)
 	return l
 }
 
-// quantiles turns a quantile_cont list into pointers, nil where absent.
-func quantiles(v any, n int) []*float64 {
-	l := asList(v)
+// Quantiles turns a quantile_cont list into pointers, nil where absent.
+func Quantiles(v any, n int) []*float64 {
+	l := List(v)
 	out := make([]*float64, n)
 	for i := 0; i < n && i < len(l); i++ {
-		out[i] = asFloat(l[i])
+		out[i] = Float(l[i])
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package analyze
+package duck
 
 import "context"
 
@@ -12,8 +12,8 @@ func WithStep(ctx context.Context, step func(name string)) context.Context {
 	return context.WithValue(ctx, stepKey{}, step)
 }
 
-// step tells the step function of ctx, if any, that step name begins.
-func step(ctx context.Context, name string) {
+// Step tells the step function of ctx, if any, that step name begins.
+func Step(ctx context.Context, name string) {
 	if f, ok := ctx.Value(stepKey{}).(func(string)); ok && f != nil {
 		f(name)
 	}

@@ -1,4 +1,4 @@
-package analyze
+package duck
 
 import (
 	"context"
@@ -9,12 +9,12 @@ import (
 	"github.com/infertrace/infertrace/queries"
 )
 
-// createMacros creates the macros of queries/macros.sql: the statistical
+// CreateMacros creates the macros of queries/macros.sql: the statistical
 // rules (percentile intervals, "n too small", Wilson intervals) every
 // query shares, stated once.
-func createMacros(ctx context.Context, db *sql.DB) error {
+func CreateMacros(ctx context.Context, db *sql.DB) error {
 	for _, s := range strings.Split(queries.MustGet("macros"), ";\n") {
-		if strings.TrimSpace(stripComments(s)) == "" {
+		if strings.TrimSpace(StripComments(s)) == "" {
 			continue
 		}
 		if _, err := db.ExecContext(ctx, s); err != nil {
@@ -24,8 +24,8 @@ func createMacros(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// stripComments drops the -- comments of SQL text.
-func stripComments(s string) string {
+// StripComments drops the -- comments of SQL text.
+func StripComments(s string) string {
 	var b strings.Builder
 	for _, l := range strings.Split(s, "\n") {
 		b.WriteString(strings.SplitN(l, "--", 2)[0])

@@ -1,4 +1,4 @@
-package analyze
+package duck
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 // The shared statistical macros give the hand-computed values.
 func TestMacros(t *testing.T) {
 	ctx := context.Background()
-	db, done, err := openIn(ctx, t.TempDir(), Resources{})
+	db, done, err := Open(ctx, t.TempDir(), Resources{})
 	if err != nil {
 		t.Fatal(err)
 	}

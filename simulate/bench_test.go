@@ -13,7 +13,7 @@ import (
 // 1M requests; with memory bounded by the requests in flight the two peaks
 // are about the same. Run with:
 //
-//	go test -run '^$' -bench RunPeakHeap -benchtime 1x ./ingest/simulate/
+//	go test -run '^$' -bench RunPeakHeap -benchtime 1x ./simulate/
 func BenchmarkRunPeakHeap(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {

@@ -1,4 +1,4 @@
-// Package stack runs a small real serving stack on the loopback interface,
+// Package teststack runs a small real serving stack on the loopback interface,
 // for tests that check infertrace against what real components write:
 //
 //	client (Go load generator, AIPerf-shaped JSONL)
@@ -19,4 +19,4 @@
 // started, ended, when its client left), so a test can hold infertrace's
 // attribution against it. Everything listens on 127.0.0.1 ports picked
 // free, every loop is bounded, and Stop ends what Start started.
-package stack
+package teststack

@@ -1,4 +1,4 @@
-package analyze
+package duck
 
 import (
 	"context"
@@ -12,20 +12,20 @@ import (
 	"time"
 )
 
-// A profiler records, for each statement analyze or report runs, its wall
+// A Profiler records, for each statement analyze or report runs, its wall
 // time in DIR/steps.tsv and DuckDB's own profile of it (operators, their
-// rows and times) as DIR/NNN-name.json. A nil profiler runs statements
+// rows and times) as DIR/NNN-name.json. A nil Profiler runs statements
 // unrecorded.
-type profiler struct {
+type Profiler struct {
 	dir string
 	mu  sync.Mutex
 	n   int
 }
 
-// newProfiler makes dir and returns a profiler writing into it, numbering
+// newProfiler makes dir and returns a Profiler writing into it, numbering
 // on after the steps already recorded there; an empty dir returns nil (no
 // profiling).
-func newProfiler(dir string) (*profiler, error) {
+func newProfiler(dir string) (*Profiler, error) {
 	if dir == "" {
 		return nil, nil
 	}
@@ -38,31 +38,31 @@ func newProfiler(dir string) (*profiler, error) {
 	if b, err := os.ReadFile(filepath.Join(dir, "steps.tsv")); err == nil {
 		n = strings.Count(string(b), "\n")
 	}
-	return &profiler{dir: dir, n: n}, nil
+	return &Profiler{dir: dir, n: n}, nil
 }
 
 var profileName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
-// profilers holds the profiler of each database openIn opened with a
+// profilers holds the Profiler of each database Open opened with a
 // profile directory, so that every statement run on it is recorded.
-var profilers sync.Map // *sql.DB -> *profiler
+var profilers sync.Map // *sql.DB -> *Profiler
 
-// profilerOf returns the profiler of db, or nil.
-func profilerOf(db *sql.DB) *profiler {
+// ProfilerOf returns the Profiler of db, or nil.
+func ProfilerOf(db *sql.DB) *Profiler {
 	if p, ok := profilers.Load(db); ok {
-		return p.(*profiler)
+		return p.(*Profiler)
 	}
 	return nil
 }
 
 // query runs stmt on db as the step name, recording it when p is not nil;
 // the recording ends when the returned rows are closed.
-func (p *profiler) query(ctx context.Context, db *sql.DB, name, stmt string) (*sql.Rows, func(error) error, error) {
+func (p *Profiler) Query(ctx context.Context, db *sql.DB, name, stmt string) (*sql.Rows, func(error) error, error) {
 	if p == nil {
 		rows, err := db.QueryContext(ctx, stmt)
 		return rows, func(err error) error { return err }, err
 	}
-	done, err := p.begin(ctx, db, name)
+	done, err := p.Begin(ctx, db, name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -74,12 +74,12 @@ func (p *profiler) query(ctx context.Context, db *sql.DB, name, stmt string) (*s
 }
 
 // exec runs stmt on db as the step name, recording it when p is not nil.
-func (p *profiler) exec(ctx context.Context, db *sql.DB, name, stmt string) error {
+func (p *Profiler) Exec(ctx context.Context, db *sql.DB, name, stmt string) error {
 	if p == nil {
 		_, err := db.ExecContext(ctx, stmt)
 		return err
 	}
-	done, err := p.begin(ctx, db, name)
+	done, err := p.Begin(ctx, db, name)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (p *profiler) exec(ctx context.Context, db *sql.DB, name, stmt string) erro
 // begin turns DuckDB's JSON profiling on for the next statement; the
 // returned function turns it off and appends the step's wall time to
 // steps.tsv.
-func (p *profiler) begin(ctx context.Context, db *sql.DB, name string) (func(error) error, error) {
+func (p *Profiler) Begin(ctx context.Context, db *sql.DB, name string) (func(error) error, error) {
 	p.mu.Lock()
 	p.n++
 	n := p.n
@@ -98,7 +98,7 @@ func (p *profiler) begin(ctx context.Context, db *sql.DB, name string) (func(err
 	out := filepath.Join(p.dir, fmt.Sprintf("%03d-%s.json", n, profileName.ReplaceAllString(name, "_")))
 	for _, s := range []string{
 		"SET enable_profiling = 'json'",
-		"SET profiling_output = " + sqlString(out),
+		"SET profiling_output = " + Quote(out),
 	} {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			return nil, fmt.Errorf("profile: %w", err)

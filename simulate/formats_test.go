@@ -483,7 +483,7 @@ func TestNativeDataSetReproduced(t *testing.T) {
 	c := testConfig(t, 1000)
 	c.Seed = 7
 	run(t, c)
-	want := dirFiles(t, filepath.Join("..", "..", "testdata", "native"))
+	want := dirFiles(t, filepath.Join("..", "testdata", "native"))
 	if len(want) == 0 {
 		t.Fatal("no testdata/native")
 	}
