@@ -13,7 +13,6 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
-
 )
 
 // progress shows on stderr how far a long command has got: while ingesting,

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
 )
 
 // procStatusKB reads a "Vm…:  N kB" line of /proc/self/status.
