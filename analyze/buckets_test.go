@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
-	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/contract"
 )
 
 // Requests land in the prompt and output buckets by their token counts,

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/contract"
 )
 
 // CompareSide is one side of a comparison: the requests of Dir, optionally
@@ -253,17 +253,10 @@ func Compare(ctx context.Context, opts CompareOptions) (*Comparison, error) {
 
 // registerSide creates the view NAME_requests: the requests of side s.
 func registerSide(ctx context.Context, db *sql.DB, name string, s CompareSide) error {
+	if err := AttachRequests(ctx, db, s.Dir); err != nil {
+		return err
+	}
 	path := filepath.Join(s.Dir, RequestsFile)
-	sum, err := manifestSum(s.Dir)
-	if err != nil {
-		return err
-	}
-	if err := registerRequests(ctx, db, path); err != nil {
-		return err
-	}
-	if err := checkRequestsFrom(ctx, db, s.Dir, path, sum); err != nil {
-		return err
-	}
 	q := "CREATE OR REPLACE VIEW " + name + "_requests AS SELECT * FROM read_parquet(" + duck.Quote(path) + ")"
 	var where []string
 	if s.From != nil {

@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/internal/textsafe"
 )
 
@@ -132,7 +132,7 @@ func compareContract(ctx context.Context, db *sql.DB, opts CompareOptions) (*Con
 			return nil, fmt.Errorf("contract on the %s: %w", name, err)
 		}
 		// quality also measures each slice (unused here): over no column.
-		if err := registerSliced(ctx, db, nil, nil); err != nil {
+		if err := RegisterSliced(ctx, db, nil, nil); err != nil {
 			return nil, err
 		}
 		var res Result

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
-	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/contract"
 )
 
 // verdictContract: chat's quality first, then P95 client TTFT, which may

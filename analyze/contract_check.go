@@ -7,7 +7,7 @@ import (
 	"github.com/infertrace/infertrace/internal/duck"
 	"strings"
 
-	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/internal/textsafe"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
-	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/contract"
 )
 
 // A use case of the contract that selects no request of the run, or a

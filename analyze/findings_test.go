@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
-	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/contract"
 )
 
 func TestFormatWindow(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/internal/textsafe"
 	"github.com/infertrace/infertrace/queries"
 )

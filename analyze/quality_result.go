@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/contract"
 )
 
 // SliceQuality is the quality and cost of one slice, where --evals or

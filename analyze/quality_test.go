@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
-	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/contract"
 )
 
 // contractFixture: six streamed chat requests, all tiers, 11 output tokens

@@ -76,6 +76,44 @@ func checkRequestsFrom(ctx context.Context, db *sql.DB, dir, path, sum string) e
 	return nil
 }
 
+// AttachRequests registers on db the view requests over dir's
+// requests.parquet, after checking that dir holds an ingest (ErrNoIngest)
+// and that requests.parquet was analyzed from the manifest.json beside it
+// (ErrStale). Every reader of an analyzed dir starts here.
+func AttachRequests(ctx context.Context, db *sql.DB, dir string) error {
+	sum, err := manifestSum(dir)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, RequestsFile)
+	if err := registerRequests(ctx, db, path); err != nil {
+		return err
+	}
+	return checkRequestsFrom(ctx, db, dir, path, sum)
+}
+
+// OpenAnalyzed opens a DuckDB bounded by res on the analyzed dir, with the
+// views requests (AttachRequests) and client, gateway and server (the
+// ingested tiers) registered. The returned function closes it.
+func OpenAnalyzed(ctx context.Context, dir string, res duck.Resources) (*sql.DB, func(), error) {
+	if _, err := manifestSum(dir); err != nil {
+		return nil, nil, err
+	}
+	db, closeDB, err := duck.Open(ctx, dir, res)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := AttachRequests(ctx, db, dir); err != nil {
+		closeDB()
+		return nil, nil, err
+	}
+	if err := registerTiers(ctx, db, dir); err != nil {
+		closeDB()
+		return nil, nil, err
+	}
+	return db, closeDB, nil
+}
+
 // Run joins the tiers ingested into dir (dir/client, dir/gateway and
 // dir/server Parquet parts; any may be absent) with queries/requests.sql and
 // writes dir/requests.parquet, one row per request ID, recording in its

@@ -7,38 +7,16 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
 )
 
-// serverOffsets: the gateway's clock runs 2.5 s ahead of the client's and
+// analyzetest.ServerOffsets: the gateway's clock runs 2.5 s ahead of the client's and
 // the inference servers' 0.2 s ahead, so the gateway is 2.3 s ahead of the
 // TGI host: TGI rows can only be matched once that skew is estimated.
-var serverOffsets = analyzetest.Offsets{Gateway: 2500 * time.Millisecond, Server: 200 * time.Millisecond}
-
-// tgiRow is a TGI "Success" row as ingest writes it: end and total_time
-// logged, arrival = end - total_time and scheduled = arrival + validation +
-// queue derived, queue_time and inference_time as durations, no ID.
-func tgiRow(arrival, total, validation, queue, inference int64, line int) analyzetest.Server {
-	at := analyzetest.At
-	return analyzetest.Server{
-		Arrival: at(arrival), Scheduled: at(arrival + validation + queue), End: at(arrival + total),
-		E2E: at(total), Queue: at(queue), Inference: at(inference),
-		Format: "tgi", File: "logs/tgi.jsonl", Line: line,
-	}
-}
-
-// gw is a gateway record that forwards 5 ms after receiving and answers 5
-// ms after the upstream response ended.
-func gw(id string, upStart, upEnd int64, line int) analyzetest.Gateway {
-	at := analyzetest.At
-	return analyzetest.Gateway{ID: id, Start: at(upStart - 5), UpstreamStart: at(upStart), UpstreamEnd: at(upEnd),
-		End: at(upEnd + 5), Status: analyzetest.Int(200), Upstream: "pool-a", Gateway: "gw1", Line: line}
-}
 
 // serverFormatsFixture is the fixture of TestServerFormats, on the true timeline
-// in ms (each tier's clock is then shifted by serverOffsets).
+// in ms (each tier's clock is then shifted by analyzetest.ServerOffsets).
 func serverFormatsFixture() analyzetest.Fixture {
 	at, yes := analyzetest.At, analyzetest.Bool(true)
 	return analyzetest.Fixture{
@@ -51,12 +29,12 @@ func serverFormatsFixture() analyzetest.Fixture {
 			{ID: "d1", Start: at(50010), UpstreamStart: at(50015), UpstreamEnd: at(50985), End: at(50990), Gateway: "gw1", Line: 1},
 			{ID: "v1", Start: at(60010), UpstreamStart: at(60020), UpstreamEnd: at(61270), End: at(61280), Gateway: "gw1", Line: 2},
 			{ID: "v2", Start: at(70000), UpstreamStart: at(70005), UpstreamEnd: at(70100), End: at(70105), Gateway: "gw1", Line: 3},
-			gw("t1", 10000, 11000, 4),
-			gw("t2", 12000, 12600, 5),
-			gw("t3", 14000, 16000, 6),
-			gw("t4a", 20000, 20500, 7),
-			gw("t4b", 20006, 20505, 8),
-			gw("t6", 30000, 30800, 9),
+			analyzetest.GatewayRow("t1", 10000, 11000, 4),
+			analyzetest.GatewayRow("t2", 12000, 12600, 5),
+			analyzetest.GatewayRow("t3", 14000, 16000, 6),
+			analyzetest.GatewayRow("t4a", 20000, 20500, 7),
+			analyzetest.GatewayRow("t4b", 20006, 20505, 8),
+			analyzetest.GatewayRow("t6", 30000, 30800, 9),
 		},
 		Servers: []analyzetest.Server{
 			// d1, Triton-like: durations only, no instant at all.
@@ -75,14 +53,14 @@ func serverFormatsFixture() analyzetest.Fixture {
 			{ID: "v3", FinishReason: "stop", Format: "vllm-log", File: "logs/vllm.log", Line: 4},
 			// TGI rows, no ID. t1..t4 and t6 arrive 3 ms after the gateway
 			// forwarded and end 2 ms before the gateway had the response.
-			tgiRow(10003, 995, 5, 100, 880, 1),
-			tgiRow(10003, 995, 5, 100, 880, 9), // t1's line delivered twice
-			tgiRow(12003, 595, 5, 50, 530, 2),
-			tgiRow(14003, 1995, 5, 300, 1680, 3),
-			tgiRow(20003, 495, 5, 20, 460, 4), // t4a, but t4b is close too
-			tgiRow(40000, 700, 5, 10, 680, 5), // no gateway record near
-			tgiRow(30003, 795, 5, 10, 770, 6), // t6
-			tgiRow(30010, 780, 5, 10, 755, 7), // fits t6 too, whose gateway record t6's row takes
+			analyzetest.TGIRow(10003, 995, 5, 100, 880, 1),
+			analyzetest.TGIRow(10003, 995, 5, 100, 880, 9), // t1's line delivered twice
+			analyzetest.TGIRow(12003, 595, 5, 50, 530, 2),
+			analyzetest.TGIRow(14003, 1995, 5, 300, 1680, 3),
+			analyzetest.TGIRow(20003, 495, 5, 20, 460, 4), // t4a, but t4b is close too
+			analyzetest.TGIRow(40000, 700, 5, 10, 680, 5), // no gateway record near
+			analyzetest.TGIRow(30003, 795, 5, 10, 770, 6), // t6
+			analyzetest.TGIRow(30010, 780, 5, 10, 755, 7), // fits t6 too, whose gateway record t6's row takes
 		},
 	}
 }
@@ -90,7 +68,7 @@ func serverFormatsFixture() analyzetest.Fixture {
 // TestServerFormats checks the server measures of duration-only, mixed and
 // annotation records and the matching of TGI rows to gateway records.
 func TestServerFormats(t *testing.T) {
-	_, _, rows := runFixture(t, serverFormatsFixture(), serverOffsets)
+	_, _, rows := runFixture(t, serverFormatsFixture(), analyzetest.ServerOffsets)
 
 	// d1 (Triton-like, durations only): server_e2e 900, queue 150,
 	//   inference 700, so server_overhead = 900 - 150 - 700 = 50.
@@ -207,8 +185,8 @@ func TestServerFormats(t *testing.T) {
 // true pairs that fix the skew) stay unmatched.
 func TestServerFormatsIDRecordsNotCandidates(t *testing.T) {
 	f := serverFormatsFixture()
-	f.Servers = append(f.Servers, tgiRow(50018, 965, 5, 100, 840, 20), tgiRow(60023, 1245, 5, 100, 1100, 21))
-	_, _, rows := runFixture(t, f, serverOffsets)
+	f.Servers = append(f.Servers, analyzetest.TGIRow(50018, 965, 5, 100, 840, 20), analyzetest.TGIRow(60023, 1245, 5, 100, 1100, 21))
+	_, _, rows := runFixture(t, f, analyzetest.ServerOffsets)
 	matched := 0
 	for _, r := range rows {
 		if r["server_join"] == "time" {
@@ -227,7 +205,7 @@ func TestServerFormatsIDRecordsNotCandidates(t *testing.T) {
 }
 
 func TestServerFormatsSummary(t *testing.T) {
-	dir, _, _ := runFixture(t, serverFormatsFixture(), serverOffsets)
+	dir, _, _ := runFixture(t, serverFormatsFixture(), analyzetest.ServerOffsets)
 	res, err := Summarize(context.Background(), dir, SummaryOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -291,7 +269,7 @@ func TestServerDurationAnomalies(t *testing.T) {
 		{ID: "n1", E2E: at(100), Queue: at(-5), Inference: at(120), Format: "vllm-otlp", Line: 1},
 		{ID: "n2", E2E: at(100), Queue: at(5), Inference: at(90), Format: "vllm-otlp", Line: 2},
 	}}
-	_, _, rows := runFixture(t, f, serverOffsets)
+	_, _, rows := runFixture(t, f, analyzetest.ServerOffsets)
 	checkMs(t, rows, "n1", map[string]float64{"server_e2e_ms": 100, "queue_ms": -5, "model_ms": 120, "server_overhead_ms": -15})
 	if got := rows["n1"]["anomaly"]; got != "negative server duration logged; negative server_overhead_ms" {
 		t.Errorf("n1 anomaly = %v", got)
@@ -315,7 +293,7 @@ func TestSGLangOverheadRoundOff(t *testing.T) {
 		{ID: "s3", E2E: at(100), Queue: at(10), Inference: at(90), InferencePlusNS: 300, Format: "sglang-log", Line: 3},
 		{ID: "v1", E2E: at(100), Queue: at(10), Inference: at(90), InferencePlusNS: 300, Format: "vllm-otlp", Line: 4},
 	}}
-	_, _, rows := runFixture(t, f, serverOffsets)
+	_, _, rows := runFixture(t, f, analyzetest.ServerOffsets)
 	for id, want := range map[string]struct {
 		overhead float64
 		anomaly  any
@@ -345,11 +323,11 @@ func TestTGIMatchFollowsDrift(t *testing.T) {
 		start := k * 400000
 		drift := k * 8 // 0.02 ms/s * 400 s
 		id := fmt.Sprintf("d%d", k)
-		f.Gateways = append(f.Gateways, gw(id, start, start+1000, int(k+1)))
-		f.Servers = append(f.Servers, tgiRow(start+3-drift, 995, 5, 100, 880, int(k+1)))
+		f.Gateways = append(f.Gateways, analyzetest.GatewayRow(id, start, start+1000, int(k+1)))
+		f.Servers = append(f.Servers, analyzetest.TGIRow(start+3-drift, 995, 5, 100, 880, int(k+1)))
 	}
-	f.Gateways = append(f.Gateways, gw("decoy", 9*400000-36, 9*400000+1000-36, 11))
-	_, _, rows := runFixture(t, f, serverOffsets)
+	f.Gateways = append(f.Gateways, analyzetest.GatewayRow("decoy", 9*400000-36, 9*400000+1000-36, 11))
+	_, _, rows := runFixture(t, f, analyzetest.ServerOffsets)
 	for k := 0; k < 10; k++ {
 		id := fmt.Sprintf("d%d", k)
 		if r := rows[id]; r["server_join"] != "time" || r["server_source"] != fmt.Sprintf("logs/tgi.jsonl:%d", k+1) {
@@ -385,9 +363,9 @@ func TestTGIMatchEnvoyDefault(t *testing.T) {
 		total := int64(800 + 150*k)
 		f.Gateways = append(f.Gateways, analyzetest.Gateway{ID: id, Start: at(start), End: at(start + pre[k] + total + post[k]),
 			Status: analyzetest.Int(200), Upstream: "10.1.4.23:8000", Format: "envoy", File: "logs/envoy.log", Line: k + 1})
-		f.Servers = append(f.Servers, tgiRow(start+pre[k], total, 5, 50, total-70, k+1))
+		f.Servers = append(f.Servers, analyzetest.TGIRow(start+pre[k], total, 5, 50, total-70, k+1))
 	}
-	dir, _, rows := runFixture(t, f, serverOffsets)
+	dir, _, rows := runFixture(t, f, analyzetest.ServerOffsets)
 	for k := 1; k <= 8; k++ {
 		id := fmt.Sprintf("e%d", k)
 		if r := rows[id]; r["server_join"] != "time" || r["server_source"] != fmt.Sprintf("logs/tgi.jsonl:%d", k) {

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/internal/textsafe"
 	"github.com/infertrace/infertrace/queries"
 )
@@ -142,8 +142,7 @@ func summarizeOnce(ctx context.Context, dir string, opts SummaryOptions) (*Resul
 		}
 	}
 	res := &Result{Dir: dir, By: by, Protocol: Protocol, Capabilities: Capabilities}
-	sum, err := manifestSum(dir)
-	if err != nil {
+	if _, err := manifestSum(dir); err != nil {
 		return nil, err
 	}
 	if res.Inputs, err = readManifest(dir); err != nil {
@@ -155,10 +154,7 @@ func summarizeOnce(ctx context.Context, dir string, opts SummaryOptions) (*Resul
 		return nil, err
 	}
 	defer closeDB()
-	if err := registerRequests(ctx, db, filepath.Join(dir, RequestsFile)); err != nil {
-		return nil, err
-	}
-	if err := checkRequestsFrom(ctx, db, dir, filepath.Join(dir, RequestsFile), sum); err != nil {
+	if err := AttachRequests(ctx, db, dir); err != nil {
 		return nil, err
 	}
 	if res.Window, err = useWindow(ctx, db, dir, filepath.Join(dir, RequestsFile), opts.Window); err != nil {
@@ -167,7 +163,7 @@ func summarizeOnce(ctx context.Context, dir string, opts SummaryOptions) (*Resul
 	if err := registerRejects(ctx, db, dir); err != nil {
 		return nil, err
 	}
-	if err := registerSliced(ctx, db, by, opts.TokenEdges); err != nil {
+	if err := RegisterSliced(ctx, db, by, opts.TokenEdges); err != nil {
 		return nil, err
 	}
 	if err := registerTiersIn(ctx, db, dir, res.Window); err != nil {
@@ -232,7 +228,7 @@ func summarizeOnce(ctx context.Context, dir string, opts SummaryOptions) (*Resul
 	return res, nil
 }
 
-// registerSliced creates the sliced view: requests plus the token buckets
+// RegisterSliced creates the sliced view: requests plus the token buckets
 // (prompt_bucket, output_bucket with edges), slice_key, the VARCHAR[] of
 // the whitelisted slice columns, and outcome and succeeded (the macro
 // request_outcome of queries/macros.sql: why a request is no latency
@@ -240,7 +236,7 @@ func summarizeOnce(ctx context.Context, dir string, opts SummaryOptions) (*Resul
 // successful requests of sliced: the one sample set of every latency
 // percentile of a report, while counts of requests and failures read
 // sliced.
-func registerSliced(ctx context.Context, db *sql.DB, by []string, edges []int64) error {
+func RegisterSliced(ctx context.Context, db *sql.DB, by []string, edges []int64) error {
 	keys := make([]string, len(by))
 	for i, b := range by {
 		if !sliceColumnSet[b] {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"github.com/infertrace/infertrace/explain"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,7 +11,7 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
-	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/contract"
 )
 
 func fp(v float64) *float64 { return &v }
@@ -65,24 +66,24 @@ func verdictFixture() *analyze.ContractVerdict {
 			}}}}
 }
 
-func explainFixture() *analyze.Explanation {
+func explainFixture() *explain.Result {
 	at := time.Date(2026, 11, 30, 10, 0, 1, 0, time.UTC)
 	unc := fp(4.2)
 	zero := fp(0)
-	return &analyze.Explanation{By: []string{"model", "use_case"}, Dir: "out", Requests: []analyze.ExplainedRequest{{
+	return &explain.Result{By: []string{"model", "use_case"}, Dir: "out", Requests: []explain.Request{{
 		RequestID: "req-" + evil, Start: &at, Model: evil, UseCase: "chat", Client: "client-1", Region: evilImg,
 		Gateway: "gw-1", Replica: "r-1", Phase: "steady", Status: func() *int64 { v := int64(200); return &v }(),
 		ClientRecords: 1, GatewayRecords: 1, ServerRecords: 1,
 		ClientSource: "/very/long/path/to/client/logs/client-1.jsonl:12", GatewaySource: "gw-1.jsonl:3", ServerSource: "r-1.jsonl:9",
 		ClientHost: "client-1", GatewayHost: "gw-1", ServerHost: "r-1",
-		ClientOffset: analyze.Offset{Ms: fp(-120.5), UncertaintyMs: unc, Bounds: 300},
-		ServerOffset: analyze.Offset{Ms: fp(2400), UncertaintyMs: fp(0.3), Bounds: 290},
-		Components: []analyze.ExplainComponent{
+		ClientOffset: explain.Offset{Ms: fp(-120.5), UncertaintyMs: unc, Bounds: 300},
+		ServerOffset: explain.Offset{Ms: fp(2400), UncertaintyMs: fp(0.3), Bounds: 290},
+		Components: []explain.Component{
 			{Metric: "client_e2e", Value: fp(2410), SliceN: 300, SliceP50: fp(900), SliceP95: fp(2000)},
 			{Metric: "network", Value: fp(10), SliceN: 300, SliceP50: fp(9), SliceP95: fp(20)},
 			{Metric: "queue", Value: fp(1500), SliceN: 300, SliceP50: fp(0), SliceP95: fp(300)},
 		},
-		Spans: []analyze.Span{
+		Spans: []explain.Span{
 			{Tier: "client", Name: "request → response", StartMs: fp(-5), EndMs: fp(2405), UncertaintyMs: unc},
 			{Tier: "gateway", Name: "before forwarding", StartMs: fp(0), EndMs: fp(1), UncertaintyMs: zero},
 			{Tier: "gateway", Name: "upstream", StartMs: fp(1), EndMs: fp(2399), UncertaintyMs: zero},

@@ -2,13 +2,12 @@ package report
 
 import (
 	"fmt"
+	"github.com/infertrace/infertrace/explain"
 	htmltemplate "html/template"
 	"io"
 	"math"
 	"strings"
 	texttemplate "text/template"
-
-	"github.com/infertrace/infertrace/analyze"
 )
 
 var (
@@ -21,12 +20,12 @@ var (
 )
 
 type explainView struct {
-	*analyze.Explanation
+	*explain.Result
 	Requests []explainRequestView
 }
 
 type explainRequestView struct {
-	analyze.ExplainedRequest
+	explain.Request
 	Status    string
 	Rows      []explainCompRow
 	Waterfall waterfall
@@ -69,7 +68,7 @@ type wfBox struct {
 
 var tierColor = map[string]string{"client": "#4a7ab0", "gateway": "#8a6fb0", "server": "#c0392b"}
 
-func newWaterfall(r analyze.ExplainedRequest) (waterfall, bool) {
+func newWaterfall(r explain.Request) (waterfall, bool) {
 	const left, px, rowH = 230, 640.0, 22
 	lo, hi := 0.0, 0.0
 	placed := false
@@ -123,17 +122,17 @@ func newWaterfall(r analyze.ExplainedRequest) (waterfall, bool) {
 // by time: the offsets rest on records joined by ID only.
 const tgiByTime = "none: its record was matched to the gateway's by time (TGI and Ollama log no request ID), and a record matched by time gets no clock offset, so its boxes are not drawn; its components still come from its own durations"
 
-func fmtOffset(o analyze.Offset) string {
+func fmtOffset(o explain.Offset) string {
 	if o.Ms == nil {
 		return "unknown (no bounds in that minute): its boxes are not drawn"
 	}
 	return fmt.Sprintf("%+.1f ms ± %.1f ms (bounds from %d requests)", *o.Ms, deref(o.UncertaintyMs), o.Bounds)
 }
 
-func newExplainView(ex *analyze.Explanation) *explainView {
-	v := &explainView{Explanation: ex}
+func newExplainView(ex *explain.Result) *explainView {
+	v := &explainView{Result: ex}
 	for _, r := range ex.Requests {
-		rv := explainRequestView{ExplainedRequest: r, Status: "–", ClientOff: fmtOffset(r.ClientOffset), ServerOff: fmtOffset(r.ServerOffset)}
+		rv := explainRequestView{Request: r, Status: "–", ClientOff: fmtOffset(r.ClientOffset), ServerOff: fmtOffset(r.ServerOffset)}
 		if r.ServerJoin == "time" {
 			rv.ServerOff = tgiByTime
 		}
@@ -171,7 +170,7 @@ func newExplainView(ex *analyze.Explanation) *explainView {
 }
 
 // RenderExplain writes the explanation ex in format "md" or "html" to w.
-func RenderExplain(w io.Writer, format string, ex *analyze.Explanation) error {
+func RenderExplain(w io.Writer, format string, ex *explain.Result) error {
 	v := newExplainView(ex)
 	switch format {
 	case "md":
@@ -183,6 +182,6 @@ func RenderExplain(w io.Writer, format string, ex *analyze.Explanation) error {
 }
 
 // WriteExplain writes ex as dir/explain.md and dir/explain.html.
-func WriteExplain(dir string, ex *analyze.Explanation) ([]string, error) {
+func WriteExplain(dir string, ex *explain.Result) ([]string, error) {
 	return writeEach(dir, "explain", func(w io.Writer, f string) error { return RenderExplain(w, f, ex) })
 }

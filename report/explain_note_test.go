@@ -2,17 +2,16 @@ package report
 
 import (
 	"bytes"
+	"github.com/infertrace/infertrace/explain"
 	"html"
 	"strings"
 	"testing"
-
-	"github.com/infertrace/infertrace/analyze"
 )
 
 // explain says which slice a request is set against (--by), and, for a
 // server record matched by time, why its server has no offset.
 func TestRenderExplainSliceAndTGI(t *testing.T) {
-	ex := &analyze.Explanation{Dir: "out", By: []string{"region"}, Requests: []analyze.ExplainedRequest{
+	ex := &explain.Result{Dir: "out", By: []string{"region"}, Requests: []explain.Request{
 		{RequestID: "a", Slice: "region=eu", ServerJoin: "time", ServerHost: "tgi-0"},
 		{RequestID: "b", Slice: "region=us", ServerJoin: "id", ServerHost: "vllm-0"},
 	}}
@@ -41,7 +40,7 @@ func TestRenderExplainSliceAndTGI(t *testing.T) {
 // client E2E 2410 against 2000 from n=300 is.
 func TestRenderExplainSmallSlice(t *testing.T) {
 	p := func(v float64) *float64 { return &v }
-	ex := &analyze.Explanation{Dir: "out", Requests: []analyze.ExplainedRequest{{RequestID: "a", Components: []analyze.ExplainComponent{
+	ex := &explain.Result{Dir: "out", Requests: []explain.Request{{RequestID: "a", Components: []explain.Component{
 		{Metric: "client_e2e", Value: p(2410), SliceN: 300, SliceP50: p(900), SliceP95: p(2000)},
 		{Metric: "queue", Value: p(1500), SliceN: 5, SliceP50: p(0), SliceP95: p(300), SliceSmall: [2]bool{false, true}},
 	}}}}

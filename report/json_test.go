@@ -14,7 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/infertrace/infertrace/analyze"
-	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/contract"
 )
 
 // renderJSONMap renders r as report.json and decodes it generically, as a

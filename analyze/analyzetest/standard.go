@@ -1,5 +1,7 @@
 package analyzetest
 
+import "time"
+
 // Standard is the shared fixture: eight requests on a true timeline in ms
 // after Base (each tier's clock is then shifted by Offsets when written).
 //
@@ -57,4 +59,28 @@ func Standard() Fixture {
 {"tier":"server","file":"logs/server.jsonl","line":8,"kind":"missing_field","reason":"request_id missing","raw":"SECRET PROMPT"}
 `,
 	}
+}
+
+// ServerOffsets are the clock offsets of the server tests: the gateway 2.5 s
+// and the server 200 ms ahead of the client.
+var ServerOffsets = Offsets{Gateway: 2500 * time.Millisecond, Server: 200 * time.Millisecond}
+
+// TGIRow is a TGI "Success" row as ingest writes it: end and total_time
+// logged, arrival = end - total_time and scheduled = arrival + validation +
+// queue derived, queue_time and inference_time as durations, no ID.
+func TGIRow(arrival, total, validation, queue, inference int64, line int) Server {
+	at := At
+	return Server{
+		Arrival: at(arrival), Scheduled: at(arrival + validation + queue), End: at(arrival + total),
+		E2E: at(total), Queue: at(queue), Inference: at(inference),
+		Format: "tgi", File: "logs/tgi.jsonl", Line: line,
+	}
+}
+
+// GatewayRow is a gateway record that forwards 5 ms after receiving and answers 5
+// ms after the upstream response ended.
+func GatewayRow(id string, upStart, upEnd int64, line int) Gateway {
+	at := At
+	return Gateway{ID: id, Start: at(upStart - 5), UpstreamStart: at(upStart), UpstreamEnd: at(upEnd),
+		End: at(upEnd + 5), Status: Int(200), Upstream: "pool-a", Gateway: "gw1", Line: line}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/infertrace/infertrace/explain"
 	"strings"
 
 	"github.com/infertrace/infertrace/analyze"
@@ -14,7 +15,7 @@ import (
 // [--model M] [--from T] [--to T].
 func cmdExplain(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "explain")
-	var o analyze.ExplainOptions
+	var o explain.Options
 	fs.StringVar(&o.Client, "client", "", "without IDs: the slowest requests of client `NAME`")
 	fs.StringVar(&o.Region, "region", "", "without IDs: the slowest requests of `REGION`")
 	fs.StringVar(&o.Model, "model", "", "without IDs: the slowest requests of `MODEL`")
@@ -67,7 +68,7 @@ func cmdExplain(ctx context.Context, e *env, args []string) error {
 	if !w.To.IsZero() {
 		o.To = &w.To
 	}
-	ex, err := analyze.Explain(e.progress.steps(ctx, "explain"), dir, o)
+	ex, err := explain.Run(e.progress.steps(ctx, "explain"), dir, o)
 	e.progress.done()
 	if err != nil {
 		return err

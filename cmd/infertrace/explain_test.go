@@ -4,14 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/csv"
+	"github.com/infertrace/infertrace/explain"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/infertrace/infertrace/analyze"
 )
 
 // TestExplainTruth: explain on simulated requests shows each request's
@@ -57,7 +56,7 @@ func TestExplainTruth(t *testing.T) {
 	}
 	offsets := readClocks(t, filepath.Join(sim, "clocks.csv"))
 
-	ex, err := analyze.Explain(ctx, out, analyze.ExplainOptions{IDs: ids})
+	ex, err := explain.Run(ctx, out, explain.Options{IDs: ids})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +82,7 @@ func TestExplainTruth(t *testing.T) {
 		}
 		for _, o := range []struct {
 			tier, host string
-			got        analyze.Offset
+			got        explain.Offset
 		}{{"client", tr.client, r.ClientOffset}, {"server", tr.replica, r.ServerOffset}} {
 			true_ := offsets[o.host].at(tr.atS) - offsets[tr.gateway].at(tr.atS)
 			if o.got.Ms == nil || math.Abs(*o.got.Ms-true_) > offsetTol {
@@ -108,8 +107,8 @@ func TestExplainTruth(t *testing.T) {
 	}
 }
 
-// Span is analyze.Span, for the test's map.
-type Span analyze.Span
+// Span is explain.Span, for the test's map.
+type Span explain.Span
 
 func deref(p *float64) any {
 	if p == nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/infertrace/infertrace/analyze"
-	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/contract"
 )
 
 // qualityFlags are report's (and run's) flags for the product contract:

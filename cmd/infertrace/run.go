@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/infertrace/infertrace/analyze"
-	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/ingest"
 	"github.com/infertrace/infertrace/internal/textsafe"
 	"github.com/infertrace/infertrace/report"

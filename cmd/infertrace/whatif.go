@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 
 	"github.com/infertrace/infertrace/analyze"
-	"github.com/infertrace/infertrace/analyze/contract"
-	"github.com/infertrace/infertrace/analyze/whatif"
+	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/whatif"
 )
 
 // cmdWhatIf: infertrace whatif DIR [--replicas MODEL=N|+N] [--slots

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
-	"github.com/infertrace/infertrace/analyze/contract"
-	"github.com/infertrace/infertrace/analyze/whatif"
+	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/simulate"
+	"github.com/infertrace/infertrace/whatif"
 )
 
 // whatifConfig is the stack the what-if validation replays: queueing that

@@ -11,7 +11,7 @@ var columns = []string{"model", "use_case", "streamed", "status"}
 
 // The bundled example parses, in TOML and the same contract in YAML.
 func TestLoadExample(t *testing.T) {
-	c, err := Load(filepath.Join("..", "..", "testdata", "contract", "contract.toml"), columns)
+	c, err := Load(filepath.Join("..", "testdata", "contract", "contract.toml"), columns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ name = "chat"
 // errors analyze gives about it.
 func TestCaseLines(t *testing.T) {
 	t.Parallel()
-	c, err := Load(filepath.Join("..", "..", "testdata", "contract", "contract.toml"), columns)
+	c, err := Load(filepath.Join("..", "testdata", "contract", "contract.toml"), columns)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,21 +1,21 @@
-package analyze
+package explain
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/internal/duck"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/infertrace/infertrace/queries"
 )
 
-// ExplainOptions picks the requests Explain explains: IDs, else the
+// Options picks the requests Explain explains: IDs, else the
 // slowest requests matching every filter given (Client, Region, Model,
 // starting in [From, To)), at most Limit (0: 5).
-type ExplainOptions struct {
+type Options struct {
 	IDs                   []string
 	Client, Region, Model string
 	From, To              *time.Time
@@ -23,16 +23,16 @@ type ExplainOptions struct {
 	Resources             duck.Resources
 
 	// By lists the slice columns of the slice each request is set
-	// against; empty means DefaultBy (model, use case).
+	// against; empty means analyze.DefaultBy (model, use case).
 	By []string
 }
 
-// Explanation is what explain shows: each request's waterfall, components
+// Result is what explain shows: each request's waterfall, components
 // against its slice, and context; the clock offsets behind the drawing.
-type Explanation struct {
+type Result struct {
 	Dir      string
 	By       []string // the slice columns
-	Requests []ExplainedRequest
+	Requests []Request
 	Missing  []string // IDs asked for that no request has
 	Offsets  []ClockOffset
 }
@@ -49,8 +49,8 @@ type ClockOffset struct {
 	CrossedMs           *float64
 }
 
-// ExplainedRequest is one request explained.
-type ExplainedRequest struct {
+// Request is one request explained.
+type Request struct {
 	RequestID                      string
 	Start                          *time.Time
 	Model, UseCase, Client, Region string
@@ -69,8 +69,8 @@ type ExplainedRequest struct {
 	ClientHost, GatewayHost    string
 	ServerHost                 string
 	ClientOffset, ServerOffset Offset
-	Components                 []ExplainComponent // E2E, its components and split, then TTFT's
-	Spans                      []Span             // the waterfall, on the gateway's clock
+	Components                 []Component // E2E, its components and split, then TTFT's
+	Spans                      []Span      // the waterfall, on the gateway's clock
 
 	// Slice is the requests it is set against, "model=m, use_case=u";
 	// ServerJoin how its server record joined ("id", or "time" for a TGI
@@ -85,8 +85,8 @@ type Offset struct {
 	Bounds            int64 // requests whose bounds it rests on
 }
 
-// ExplainComponent is one of a request's figures beside its slice's.
-type ExplainComponent struct {
+// Component is one of a request's figures beside its slice's.
+type Component struct {
 	Metric             string // "client_e2e", "queue", "ttft_network", ...
 	Value              *float64
 	SliceN             int64
@@ -108,31 +108,17 @@ type Span struct {
 }
 
 // Explain explains requests of the analyzed dir.
-func Explain(ctx context.Context, dir string, opts ExplainOptions) (*Explanation, error) {
-	by, err := ValidateBy(opts.By)
+func Run(ctx context.Context, dir string, opts Options) (*Result, error) {
+	by, err := analyze.ValidateBy(opts.By)
 	if err != nil {
 		return nil, err
 	}
-	sum, err := manifestSum(dir)
-	if err != nil {
-		return nil, err
-	}
-	db, closeDB, err := duck.Open(ctx, dir, opts.Resources)
+	db, closeDB, err := analyze.OpenAnalyzed(ctx, dir, opts.Resources)
 	if err != nil {
 		return nil, err
 	}
 	defer closeDB()
-	path := filepath.Join(dir, RequestsFile)
-	if err := registerRequests(ctx, db, path); err != nil {
-		return nil, err
-	}
-	if err := checkRequestsFrom(ctx, db, dir, path, sum); err != nil {
-		return nil, err
-	}
-	if err := registerTiers(ctx, db, dir); err != nil {
-		return nil, err
-	}
-	if err := registerSliced(ctx, db, by, nil); err != nil { // default token buckets
+	if err := analyze.RegisterSliced(ctx, db, by, nil); err != nil { // default token buckets
 		return nil, err
 	}
 	ids := opts.IDs
@@ -141,7 +127,7 @@ func Explain(ctx context.Context, dir string, opts ExplainOptions) (*Explanation
 			return nil, err
 		}
 	}
-	ex := &Explanation{Dir: dir, By: by}
+	ex := &Result{Dir: dir, By: by}
 	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE explain_ids (request_id VARCHAR, ord INTEGER)"); err != nil {
 		return nil, fmt.Errorf("explain: %w", err)
 	}
@@ -188,7 +174,7 @@ func Explain(ctx context.Context, dir string, opts ExplainOptions) (*Explanation
 	return ex, nil
 }
 
-func pick(ctx context.Context, db *sql.DB, o ExplainOptions) ([]string, error) {
+func pick(ctx context.Context, db *sql.DB, o Options) ([]string, error) {
 	q, err := queries.Get("explain_pick")
 	if err != nil {
 		return nil, err
@@ -234,7 +220,7 @@ func asIntPtr(v any) *int64 {
 	return &n
 }
 
-func explained(ctx context.Context, db *sql.DB, by []string) ([]ExplainedRequest, error) {
+func explained(ctx context.Context, db *sql.DB, by []string) ([]Request, error) {
 	rows, err := duck.Rows(ctx, db, "explain")
 	if err != nil {
 		return nil, err
@@ -243,9 +229,9 @@ func explained(ctx context.Context, db *sql.DB, by []string) ([]ExplainedRequest
 	if err != nil {
 		return nil, err
 	}
-	var out []ExplainedRequest
+	var out []Request
 	for _, r := range rows {
-		e := ExplainedRequest{
+		e := Request{
 			RequestID: duck.String(r["request_id"]), Start: duck.Time(r["start"]),
 			Model: duck.String(r["model"]), UseCase: duck.String(r["use_case"]), Client: duck.String(r["client"]),
 			Region: duck.String(r["region"]), Gateway: duck.String(r["gateway"]), Replica: duck.String(r["replica"]),
@@ -295,7 +281,7 @@ func explained(ctx context.Context, db *sql.DB, by []string) ([]ExplainedRequest
 				}
 				e.Slice = strings.Join(parts, ", ")
 			}
-			e.Components = append(e.Components, ExplainComponent{
+			e.Components = append(e.Components, Component{
 				Metric: duck.String(c["metric"]), Value: duck.Float(c["value"]), SliceN: duck.Int(c["slice_n"]),
 				SliceP50: duck.Float(c["slice_p50"]), SliceP95: duck.Float(c["slice_p95"]),
 				SliceSmall: [2]bool{c["slice_p50_small"] == true, c["slice_p95_small"] == true},

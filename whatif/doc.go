@@ -13,7 +13,7 @@
 // saturation verdict instead of percentiles. Markdown and HTML render the
 // answer, opening with Result.Headline.
 //
-// The input is analyze.WhatIfData (queries/whatif_*.sql); for a change
+// The input is Data (queries/whatif_*.sql); for a change
 // such as
 //
 //	infertrace whatif out --replicas llama-3.1-70b=+1 --traffic 1.5

@@ -2,8 +2,6 @@ package whatif
 
 import (
 	"math"
-
-	"github.com/infertrace/infertrace/analyze"
 )
 
 // PrefillFit is prefill's dependence on the prompt and on the batch, per
@@ -95,7 +93,7 @@ func fitPrefill(pts []prefillPoint) (a, b, s, r2 float64, ok bool) {
 // requests outside a warm-up (phase other than cold) with a prefill and a
 // prompt; batch is each request's batch scaled up by its model's share of
 // requests without a server record.
-func prefillFits(p *Pool, d *analyze.WhatIfData, modelIdx map[string]int) []PrefillFit {
+func prefillFits(p *Pool, d *Data, modelIdx map[string]int) []PrefillFit {
 	type key struct{ model, replica string }
 	pts := map[key][]prefillPoint{}
 	var keys []key

@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/infertrace/infertrace/analyze"
 )
 
 // MinFitRequests is the fewest requests outside a warm-up a replica's own
@@ -28,7 +26,7 @@ type Pool struct {
 	Clock    string
 	Evidence []ReplicaEvidence
 	Routing  []RoutingEvidence // per model
-	Fits     []analyze.WhatIfFit
+	Fits     []TPOTFit
 	// PrefillFits are prefill's dependence on the prompt and the batch.
 	PrefillFits []PrefillFit
 	// Unlogged counts the forwarded requests without a server record the
@@ -97,7 +95,7 @@ func (r RoutingEvidence) Shown() bool { return len(r.Plausible) == 1 && r.Plausi
 
 // request is one placed request with its job and replay inputs.
 type placed struct {
-	req   *analyze.WhatIfRequest
+	req   *LoggedRequest
 	job   Job
 	start *time.Time
 	model int
@@ -106,7 +104,7 @@ type placed struct {
 }
 
 // estimate builds the pool and the jobs from the logs.
-func estimate(d *analyze.WhatIfData) (*Pool, []placed, error) {
+func estimate(d *Data) (*Pool, []placed, error) {
 	if len(d.Requests) == 0 {
 		return nil, nil, fmt.Errorf("%s: no request with a server record to replay", d.Dir)
 	}
@@ -127,7 +125,7 @@ func estimate(d *analyze.WhatIfData) (*Pool, []placed, error) {
 			modelSlots[r.Model] = max(modelSlots[r.Model], r.MaxBatch)
 		}
 	}
-	fits := map[[2]string]analyze.WhatIfFit{}
+	fits := map[[2]string]TPOTFit{}
 	for _, f := range d.Fits {
 		fits[[2]string{f.Model, f.Replica}] = f
 	}
@@ -269,7 +267,7 @@ func num(v, def float64) float64 {
 // slopeOf is the decode slowdown per further running request of the
 // replica's own fit when it has MinFitRequests, else its model's; 0 when
 // neither has a positive intercept.
-func slopeOf(fits map[[2]string]analyze.WhatIfFit, model, replica string) (float64, string) {
+func slopeOf(fits map[[2]string]TPOTFit, model, replica string) (float64, string) {
 	for _, k := range [][2]string{{model, replica}, {model, ""}} {
 		f, ok := fits[k]
 		if !ok || f.TPOTN < MinFitRequests || f.TPOTIntercept == nil || f.TPOTSlope == nil || *f.TPOTIntercept <= 0 {
@@ -294,7 +292,7 @@ type clockOffset struct {
 // its smallest arrival minus upstream start; one linked through another
 // gateway host adds that host's offset, found through a replica both
 // share (breadth first, most requests first).
-func clockOffsets(d *analyze.WhatIfData) (map[string]clockOffset, map[string]float64, string) {
+func clockOffsets(d *Data) (map[string]clockOffset, map[string]float64, string) {
 	out := map[string]clockOffset{}
 	if len(d.Offsets) == 0 {
 		return out, nil, ""
@@ -309,7 +307,7 @@ func clockOffsets(d *analyze.WhatIfData) (map[string]clockOffset, map[string]flo
 			ref = g
 		}
 	}
-	edges := append([]analyze.WhatIfOffset(nil), d.Offsets...)
+	edges := append([]Offset(nil), d.Offsets...)
 	sort.SliceStable(edges, func(a, b int) bool { return edges[a].N > edges[b].N })
 	gw := map[string]float64{ref: 0}
 	for changed := true; changed; {
@@ -493,7 +491,7 @@ const (
 // MinWarmUp requests. The replay slows the replica's first requests by it
 // and takes it out of the logged requests that ran in it. It returns each
 // request's factor (1 outside a warm-up).
-func warmUps(p *Pool, d *analyze.WhatIfData, repIdx map[string]int, fits map[[2]string]analyze.WhatIfFit) []float64 {
+func warmUps(p *Pool, d *Data, repIdx map[string]int, fits map[[2]string]TPOTFit) []float64 {
 	out := make([]float64, len(d.Requests))
 	byRep := map[int][]int{}
 	for i := range d.Requests {

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/contract"
 )
 
 // ContractMaxAdded bounds the replicas the contract search adds per model.

@@ -6,15 +6,13 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/infertrace/infertrace/analyze"
 )
 
 func f(v float64) *float64 { return &v }
 
 // entry is a request of the synthetic log and its gateway upstream start.
 type entry struct {
-	r  analyze.WhatIfRequest
+	r  LoggedRequest
 	up int64
 }
 
@@ -23,7 +21,7 @@ type entry struct {
 // forwarded at gwUpMs on the gateway's clock.
 func logged(rep string, off int64, arrMs, queueMs, prefillMs, decodeMs float64, out int64, gw string, gwUpMs float64) entry {
 	arr := int64(arrMs*1e6) + off
-	return entry{r: analyze.WhatIfRequest{
+	return entry{r: LoggedRequest{
 		Model: "m", Replica: rep, Phase: "steady", Completed: true, OutputTokens: out, PromptTokens: 100,
 		ArrNs: arr, SchedNs: arr + int64(queueMs*1e6), EndNs: arr + int64((queueMs+prefillMs+decodeMs)*1e6), Batch: 1,
 		GatewayHost: gw, QueueMs: queueMs, PrefillMs: prefillMs, DecodeMs: decodeMs, ModelMs: prefillMs + decodeMs,
@@ -101,10 +99,10 @@ func TestAnswerDoesNotFitPredictsNothing(t *testing.T) {
 	}
 }
 
-// data is the WhatIfData the queries would give for reqs: the pool and
+// data is the Data the queries would give for reqs: the pool and
 // offsets rows, and a fit of no slowdown.
-func data(entries []entry) *analyze.WhatIfData {
-	d := &analyze.WhatIfData{Dir: "synthetic"}
+func data(entries []entry) *Data {
+	d := &Data{Dir: "synthetic"}
 	first := map[string]int64{}
 	n := map[string]int64{}
 	off := map[string]int64{}
@@ -123,10 +121,10 @@ func data(entries []entry) *analyze.WhatIfData {
 		if n[rep] == 0 {
 			continue
 		}
-		d.Replicas = append(d.Replicas, analyze.WhatIfReplica{Model: "m", Replica: rep, N: n[rep], FirstArrNs: first[rep], MaxBatch: 1})
-		d.Offsets = append(d.Offsets, analyze.WhatIfOffset{Replica: rep, Gateway: "gw", N: n[rep], MinDeltaNs: off[rep]})
+		d.Replicas = append(d.Replicas, ReplicaLoad{Model: "m", Replica: rep, N: n[rep], FirstArrNs: first[rep], MaxBatch: 1})
+		d.Offsets = append(d.Offsets, Offset{Replica: rep, Gateway: "gw", N: n[rep], MinDeltaNs: off[rep]})
 	}
-	d.Fits = []analyze.WhatIfFit{{Model: "m", TPOTN: 40, TPOTIntercept: f(10), TPOTSlope: f(0)}}
+	d.Fits = []TPOTFit{{Model: "m", TPOTN: 40, TPOTIntercept: f(10), TPOTSlope: f(0)}}
 	return d
 }
 
@@ -143,7 +141,7 @@ func TestAnswerCoverage(t *testing.T) {
 	d := data(reqs)
 	d.ServerRecords = map[string]int64{"m": 50, "other": 7}
 	for i := range 3 {
-		d.Unlogged = append(d.Unlogged, analyze.WhatIfUnlogged{ID: string(rune('A' + i)), Model: "m", GatewayHost: "gw", GatewayUpNs: int64(i) * 1e9, OutputTokens: 10})
+		d.Unlogged = append(d.Unlogged, Unlogged{ID: string(rune('A' + i)), Model: "m", GatewayHost: "gw", GatewayUpNs: int64(i) * 1e9, OutputTokens: 10})
 	}
 	res, err := Answer(d, nil, Options{})
 	if err != nil {
@@ -169,7 +167,7 @@ func TestAnswerCoverage(t *testing.T) {
 // alternating is a synthetic log of one model whose 80 requests, 100 ms
 // apart, alternate between r0 and r1, those on r0 lasting r0Ms and those on
 // r1 50 ms.
-func alternating(r0Ms float64) *analyze.WhatIfData {
+func alternating(r0Ms float64) *Data {
 	var reqs []entry
 	for i := range 80 {
 		rep, e2e := "r0", r0Ms

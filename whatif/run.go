@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
-	"github.com/infertrace/infertrace/analyze/contract"
+	"github.com/infertrace/infertrace/contract"
 )
 
 // Tolerance is how far the as-is replay may land from the logged
@@ -212,7 +212,7 @@ func Run(ctx context.Context, dir string, o Options) (*Result, error) {
 	if err := o.Window.Check(); err != nil {
 		return nil, err
 	}
-	d, err := analyze.WhatIfInput(ctx, dir, o.Resources)
+	d, err := ReadInput(ctx, dir, o.Resources)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +220,7 @@ func Run(ctx context.Context, dir string, o Options) (*Result, error) {
 }
 
 // Answer is Run on data already read.
-func Answer(d *analyze.WhatIfData, changes []Change, o Options) (*Result, error) {
+func Answer(d *Data, changes []Change, o Options) (*Result, error) {
 	pool, jobs, err := estimate(d)
 	if err != nil {
 		return nil, err
@@ -420,7 +420,7 @@ const MaxUncovered = 0.05
 
 // coverage says why the replay of the model rests on too few of its
 // requests, if it does.
-func coverage(d *analyze.WhatIfData, model string) []string {
+func coverage(d *Data, model string) []string {
 	var placed, unlogged int64
 	for i := range d.Requests {
 		if d.Requests[i].Model == model {
@@ -445,7 +445,7 @@ func coverage(d *analyze.WhatIfData, model string) []string {
 
 // unplacedModels are the models with requests of which the pool has no
 // replica.
-func unplacedModels(d *analyze.WhatIfData, p *Pool) []string {
+func unplacedModels(d *Data, p *Pool) []string {
 	seen := map[string]bool{}
 	for _, m := range p.Models {
 		seen[m] = true
@@ -621,7 +621,7 @@ func apply(p *Pool, changes []Change) ([]Replica, []int, error) {
 // the most slots its model's replicas have and its model's decode fit.
 func newReplica(p *Pool, m, n int) Replica {
 	r := Replica{Name: fmt.Sprintf("%s (added %d)", p.Models[m], n+1), Model: m, Appear: math.MinInt64}
-	fits := map[[2]string]analyze.WhatIfFit{}
+	fits := map[[2]string]TPOTFit{}
 	for _, f := range p.Fits {
 		fits[[2]string{f.Model, f.Replica}] = f
 	}

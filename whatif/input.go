@@ -1,24 +1,24 @@
-package analyze
+package whatif
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/internal/duck"
 	"math"
-	"path/filepath"
 	"time"
 
 	"github.com/infertrace/infertrace/queries"
 )
 
-// WhatIfData is what infertrace whatif replays, as the logs of an analyzed
+// Data is what infertrace whatif replays, as the logs of an analyzed
 // dir give it (queries/whatif_*.sql): every request with a server record
 // and its times, the clock offsets between replicas and gateways, the
 // service-time fits and the pool's limits.
-type WhatIfData struct {
+type Data struct {
 	Dir      string
-	Requests []WhatIfRequest
+	Requests []LoggedRequest
 	// LeftOut counts the requests with a server record that could not be
 	// placed (no arrival instant, queue or server E2E).
 	LeftOut int64
@@ -27,17 +27,17 @@ type WhatIfData struct {
 	ServerRecords map[string]int64
 	// Unlogged are the forwarded requests whose server record is missing
 	// (queries/whatif_unlogged.sql).
-	Unlogged []WhatIfUnlogged
-	Offsets  []WhatIfOffset
-	Fits     []WhatIfFit
-	Replicas []WhatIfReplica
+	Unlogged []Unlogged
+	Offsets  []Offset
+	Fits     []TPOTFit
+	Replicas []ReplicaLoad
 }
 
-// WhatIfRequest is one request as whatif_requests.sql gives it. Instants
+// LoggedRequest is one request as whatif_requests.sql gives it. Instants
 // are ns since the Unix epoch on the replica's clock; durations in ms, NaN
 // where unknown (a request's fields hold no pointers: there may be
 // millions).
-type WhatIfRequest struct {
+type LoggedRequest struct {
 	Model, Replica, UseCase, Phase string
 	Start                          *time.Time // requests.parquet's start, for the window
 	Completed, Streamed            bool
@@ -51,59 +51,45 @@ type WhatIfRequest struct {
 	TPOTMs                         float64
 }
 
-// WhatIfUnlogged is a request the gateway forwarded at GatewayUpNs (its
+// Unlogged is a request the gateway forwarded at GatewayUpNs (its
 // clock) whose server record is missing.
-type WhatIfUnlogged struct {
+type Unlogged struct {
 	ID, Model, GatewayHost     string
 	Start                      *time.Time
 	PromptTokens, OutputTokens int64
 	GatewayUpNs                int64
 }
 
-// WhatIfOffset is the smallest arrival minus upstream start over the
+// Offset is the smallest arrival minus upstream start over the
 // requests of one replica and gateway host (queries/whatif_offsets.sql).
-type WhatIfOffset struct {
+type Offset struct {
 	Replica, Gateway string
 	N                int64
 	MinDeltaNs       int64
 }
 
-// WhatIfFit is one row of queries/whatif_fits.sql; Replica "" for the
+// TPOTFit is one row of queries/whatif_fits.sql; Replica "" for the
 // model's replicas together.
-type WhatIfFit struct {
+type TPOTFit struct {
 	Model, Replica                   string
 	TPOTN                            int64
 	TPOTIntercept, TPOTSlope, TPOTR2 *float64
 }
 
-// WhatIfReplica is one row of queries/whatif_pool.sql.
-type WhatIfReplica struct {
+// ReplicaLoad is one row of queries/whatif_pool.sql.
+type ReplicaLoad struct {
 	Model, Replica                 string
 	N, FirstArrNs, MaxBatch, AtMax int64
 	Queued, QueuedBelow            int64
 }
 
-// WhatIfInput reads what whatif replays from the analyzed dir.
-func WhatIfInput(ctx context.Context, dir string, res duck.Resources) (*WhatIfData, error) {
-	sum, err := manifestSum(dir)
-	if err != nil {
-		return nil, err
-	}
-	db, closeDB, err := duck.Open(ctx, dir, res)
+// ReadInput reads what whatif replays from the analyzed dir.
+func ReadInput(ctx context.Context, dir string, res duck.Resources) (*Data, error) {
+	db, closeDB, err := analyze.OpenAnalyzed(ctx, dir, res)
 	if err != nil {
 		return nil, err
 	}
 	defer closeDB()
-	path := filepath.Join(dir, RequestsFile)
-	if err := registerRequests(ctx, db, path); err != nil {
-		return nil, err
-	}
-	if err := checkRequestsFrom(ctx, db, dir, path, sum); err != nil {
-		return nil, err
-	}
-	if err := registerTiers(ctx, db, dir); err != nil {
-		return nil, err
-	}
 	q, err := queries.Get("whatif_requests")
 	if err != nil {
 		return nil, err
@@ -112,7 +98,7 @@ func WhatIfInput(ctx context.Context, dir string, res duck.Resources) (*WhatIfDa
 	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE whatif_requests AS "+duck.Strip(q)); err != nil {
 		return nil, fmt.Errorf("query whatif_requests: %w", err)
 	}
-	d := &WhatIfData{Dir: dir}
+	d := &Data{Dir: dir}
 	counts, err := duck.Maps(ctx, db, "whatif server records", "SELECT model, count(*) AS n FROM requests WHERE has_server AND model IS NOT NULL GROUP BY model")
 	if err != nil {
 		return nil, err
@@ -123,7 +109,7 @@ func WhatIfInput(ctx context.Context, dir string, res duck.Resources) (*WhatIfDa
 		d.ServerRecords[duck.String(r["model"])] = duck.Int(r["n"])
 		servers += duck.Int(r["n"])
 	}
-	if err := scanWhatIfRequests(ctx, db, d); err != nil {
+	if err := scanRequests(ctx, db, d); err != nil {
 		return nil, err
 	}
 	d.LeftOut = servers - int64(len(d.Requests))
@@ -132,7 +118,7 @@ func WhatIfInput(ctx context.Context, dir string, res duck.Resources) (*WhatIfDa
 		return nil, err
 	}
 	for _, r := range rows {
-		d.Unlogged = append(d.Unlogged, WhatIfUnlogged{ID: duck.String(r["request_id"]), Model: duck.String(r["model"]),
+		d.Unlogged = append(d.Unlogged, Unlogged{ID: duck.String(r["request_id"]), Model: duck.String(r["model"]),
 			GatewayHost: duck.String(r["gateway_host"]), Start: duck.Time(r["start"]),
 			PromptTokens: duck.Int(r["prompt_tokens"]), OutputTokens: duck.Int(r["output_tokens"]), GatewayUpNs: duck.Int(r["g_up_ns"])})
 	}
@@ -140,14 +126,14 @@ func WhatIfInput(ctx context.Context, dir string, res duck.Resources) (*WhatIfDa
 		return nil, err
 	}
 	for _, r := range rows {
-		d.Offsets = append(d.Offsets, WhatIfOffset{Replica: duck.String(r["replica"]), Gateway: duck.String(r["gateway_host"]),
+		d.Offsets = append(d.Offsets, Offset{Replica: duck.String(r["replica"]), Gateway: duck.String(r["gateway_host"]),
 			N: duck.Int(r["n"]), MinDeltaNs: duck.Int(r["min_delta_ns"])})
 	}
 	if rows, err = duck.Rows(ctx, db, "whatif_fits"); err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
-		d.Fits = append(d.Fits, WhatIfFit{Model: duck.String(r["model"]), Replica: duck.String(r["replica"]),
+		d.Fits = append(d.Fits, TPOTFit{Model: duck.String(r["model"]), Replica: duck.String(r["replica"]),
 			TPOTN: duck.Int(r["tpot_n"]), TPOTIntercept: duck.Float(r["tpot_intercept"]), TPOTSlope: duck.Float(r["tpot_slope"]),
 			TPOTR2: duck.Float(r["tpot_r2"])})
 	}
@@ -155,16 +141,16 @@ func WhatIfInput(ctx context.Context, dir string, res duck.Resources) (*WhatIfDa
 		return nil, err
 	}
 	for _, r := range rows {
-		d.Replicas = append(d.Replicas, WhatIfReplica{Model: duck.String(r["model"]), Replica: duck.String(r["replica"]),
+		d.Replicas = append(d.Replicas, ReplicaLoad{Model: duck.String(r["model"]), Replica: duck.String(r["replica"]),
 			N: duck.Int(r["n"]), FirstArrNs: duck.Int(r["first_arr_ns"]), MaxBatch: duck.Int(r["max_batch"]),
 			AtMax: duck.Int(r["at_max"]), Queued: duck.Int(r["queued"]), QueuedBelow: duck.Int(r["queued_below"])})
 	}
 	return d, nil
 }
 
-// scanWhatIfRequests reads the whatif_requests table row by row into
+// scanRequests reads the whatif_requests table row by row into
 // d.Requests, each repeated label stored once.
-func scanWhatIfRequests(ctx context.Context, db *sql.DB, d *WhatIfData) error {
+func scanRequests(ctx context.Context, db *sql.DB, d *Data) error {
 	rows, err := db.QueryContext(ctx, `SELECT model, replica, use_case, phase, start, completed,
 		prompt_tokens, output_tokens, arr_ns, sched_ns, end_ns, batch, gateway_host,
 		queue_ms, prefill_ms, decode_ms, model_ms, server_ttft_ms, server_e2e_ms,
@@ -204,7 +190,7 @@ func scanWhatIfRequests(ctx context.Context, db *sql.DB, d *WhatIfData) error {
 		if err := rows.Scan(ptrs...); err != nil {
 			return fmt.Errorf("query whatif_requests: %w", err)
 		}
-		w := WhatIfRequest{
+		w := LoggedRequest{
 			Model: label(vals[0]), Replica: label(vals[1]), UseCase: label(vals[2]), Phase: label(vals[3]),
 			Start: duck.Time(vals[4]), PromptTokens: duck.Int(vals[6]), OutputTokens: duck.Int(vals[7]),
 			ArrNs: duck.Int(vals[8]), SchedNs: duck.Int(vals[9]), EndNs: duck.Int(vals[10]), Batch: duck.Int(vals[11]),

@@ -1,14 +1,16 @@
-package analyze
+package explain
 
 import (
 	"context"
 	"fmt"
+	"github.com/infertrace/infertrace/analyze"
+	"math"
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
 )
 
-func explainComponent(t *testing.T, r ExplainedRequest, metric string) ExplainComponent {
+func explainComponent(t *testing.T, r Request, metric string) Component {
 	t.Helper()
 	for _, c := range r.Components {
 		if c.Metric == metric {
@@ -16,7 +18,7 @@ func explainComponent(t *testing.T, r ExplainedRequest, metric string) ExplainCo
 		}
 	}
 	t.Fatalf("%s has no %s", r.RequestID, metric)
-	return ExplainComponent{}
+	return Component{}
 }
 
 // explain sets a request against the requests of its slice of --by. In the
@@ -30,7 +32,7 @@ func TestExplainBy(t *testing.T) {
 		slice string
 		p50   float64
 	}{{nil, "model=m1, use_case=chat", 1150}, {[]string{"region"}, "region=eu", 900}} {
-		ex, err := Explain(context.Background(), dir, ExplainOptions{IDs: []string{"r1"}, By: tc.by})
+		ex, err := Run(context.Background(), dir, Options{IDs: []string{"r1"}, By: tc.by})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +43,7 @@ func TestExplainBy(t *testing.T) {
 				tc.by, r.Slice, fmtp(c.Value), fmtp(c.SliceP50), c.SliceN, tc.slice, tc.p50)
 		}
 	}
-	if _, err := Explain(context.Background(), dir, ExplainOptions{IDs: []string{"r1"}, By: []string{"colour"}}); err == nil {
+	if _, err := Run(context.Background(), dir, Options{IDs: []string{"r1"}, By: []string{"colour"}}); err == nil {
 		t.Error("explain --by colour: no error")
 	}
 }
@@ -53,11 +55,11 @@ func TestExplainTGIByTime(t *testing.T) {
 	var f analyzetest.Fixture
 	for k := int64(0); k < 10; k++ {
 		start := k * 400000
-		f.Gateways = append(f.Gateways, gw(fmt.Sprintf("d%d", k), start, start+1000, int(k+1)))
-		f.Servers = append(f.Servers, tgiRow(start+3-k*8, 995, 5, 100, 880, int(k+1)))
+		f.Gateways = append(f.Gateways, analyzetest.GatewayRow(fmt.Sprintf("d%d", k), start, start+1000, int(k+1)))
+		f.Servers = append(f.Servers, analyzetest.TGIRow(start+3-k*8, 995, 5, 100, 880, int(k+1)))
 	}
-	dir, _, _ := runFixture(t, f, serverOffsets)
-	ex, err := Explain(context.Background(), dir, ExplainOptions{IDs: []string{"d3"}})
+	dir, _, _ := runFixture(t, f, analyzetest.ServerOffsets)
+	ex, err := Run(context.Background(), dir, Options{IDs: []string{"d3"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,11 +76,37 @@ func TestExplainTGIByTime(t *testing.T) {
 // slice m1/chat has 4 client E2E times, enough for a P50, not a P95.
 func TestExplainSliceSmall(t *testing.T) {
 	dir, _, _ := runFixture(t, analyzetest.Standard(), analyzetest.DefaultOffsets)
-	ex, err := Explain(context.Background(), dir, ExplainOptions{IDs: []string{"r1"}})
+	ex, err := Run(context.Background(), dir, Options{IDs: []string{"r1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c := explainComponent(t, ex.Requests[0], "client_e2e"); c.SliceN != 4 || c.SliceSmall != [2]bool{false, true} {
 		t.Errorf("client E2E of m1/chat: n=%d, small %v; want n=4, [false true]", c.SliceN, c.SliceSmall)
 	}
+}
+
+// runFixture writes the fixture f into a temporary store and analyzes it.
+func runFixture(t *testing.T, f analyzetest.Fixture, off analyzetest.Offsets) (string, *analyze.RunStats, any) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := analyzetest.Write(ctx, dir, f, off); err != nil {
+		t.Fatal(err)
+	}
+	st, err := analyze.Run(ctx, dir)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return dir, st, nil
+}
+
+func nearTol(p *float64, want, tol float64) bool {
+	return p != nil && math.Abs(*p-want) < tol
+}
+
+func fmtp(p *float64) string {
+	if p == nil {
+		return "NULL"
+	}
+	return fmt.Sprint(*p)
 }
