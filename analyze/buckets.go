@@ -2,9 +2,10 @@ package analyze
 
 import (
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
 	"strconv"
 	"strings"
+
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // DefaultTokenEdges are the edges of the prompt_bucket and output_bucket

@@ -5,16 +5,15 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
 	"math"
 	"path/filepath"
 	"regexp"
-
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/infertrace/infertrace/contract"
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // CompareSide is one side of a comparison: the requests of Dir, optionally

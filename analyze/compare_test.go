@@ -3,11 +3,12 @@ package analyze
 import (
 	"context"
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // compareNetwork runs queries/compare.sql over two sides of 100 requests

@@ -4,10 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
 	"strings"
 
 	"github.com/infertrace/infertrace/contract"
+	"github.com/infertrace/infertrace/internal/duck"
 	"github.com/infertrace/infertrace/internal/textsafe"
 )
 

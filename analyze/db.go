@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	// The DuckDB driver, registered as "duckdb".
 	_ "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/infertrace/infertrace/internal/duck"
 	"github.com/infertrace/infertrace/queries"
 )
 

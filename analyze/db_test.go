@@ -2,9 +2,10 @@ package analyze
 
 import (
 	"context"
-	"github.com/infertrace/infertrace/internal/duck"
 	"path/filepath"
 	"testing"
+
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // TestOpenInSettings checks what openIn promises about DuckDB's resources:

@@ -2,11 +2,10 @@ package analyze
 
 import (
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
-
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // checkStr compares string columns of one request; "" expects NULL.

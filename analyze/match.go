@@ -4,8 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
 
+	"github.com/infertrace/infertrace/internal/duck"
 	"github.com/infertrace/infertrace/queries"
 )
 

@@ -3,7 +3,6 @@ package analyze
 import (
 	"context"
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
 	"math"
 	"math/rand/v2"
 	"regexp"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
+	"github.com/infertrace/infertrace/internal/duck"
 	"github.com/infertrace/infertrace/queries"
 )
 

@@ -4,11 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
 	"math"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // Period units of report --period (--weekly is week).

@@ -3,13 +3,13 @@ package analyze
 import (
 	"context"
 	"encoding/json"
-	"github.com/infertrace/infertrace/internal/duck"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // duck.Resources.Profile records every statement of analyze and report: a line

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
 	"github.com/infertrace/infertrace/contract"
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // contractFixture: six streamed chat requests, all tiers, 11 output tokens

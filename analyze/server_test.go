@@ -3,12 +3,12 @@ package analyze
 import (
 	"context"
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // analyzetest.ServerOffsets: the gateway's clock runs 2.5 s ahead of the client's and

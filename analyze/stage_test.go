@@ -3,11 +3,11 @@ package analyze
 import (
 	"context"
 	"database/sql"
-	"github.com/infertrace/infertrace/internal/duck"
 	"strings"
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
+	"github.com/infertrace/infertrace/internal/duck"
 	"github.com/infertrace/infertrace/queries"
 )
 

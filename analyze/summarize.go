@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/contract"
+	"github.com/infertrace/infertrace/internal/duck"
 	"github.com/infertrace/infertrace/internal/textsafe"
 	"github.com/infertrace/infertrace/queries"
 )

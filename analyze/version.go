@@ -3,6 +3,7 @@ package analyze
 import (
 	"context"
 	"fmt"
+
 	"github.com/infertrace/infertrace/internal/duck"
 )
 

@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // Window selects requests by their start (requests.parquet's start column:

@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/infertrace/infertrace/ingest"
 	// The formats ingest reads: native and triton here.
 	_ "github.com/infertrace/infertrace/ingest/formats"
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // pruneRequests is the number of requests of pruneStore: enough for a few

@@ -2,12 +2,13 @@ package contract
 
 import (
 	"fmt"
-	"github.com/infertrace/infertrace/internal/suggest"
 	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/infertrace/infertrace/internal/suggest"
 )
 
 // Error is a mistake in a contract file: what is wrong, where. It prints

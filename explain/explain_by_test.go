@@ -3,10 +3,10 @@ package explain
 import (
 	"context"
 	"fmt"
-	"github.com/infertrace/infertrace/analyze"
 	"math"
 	"testing"
 
+	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/analyze/analyzetest"
 )
 

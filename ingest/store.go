@@ -10,8 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/infertrace/infertrace/internal/textsafe"
 	"github.com/zeebo/xxh3"
+
+	"github.com/infertrace/infertrace/internal/textsafe"
 )
 
 // A store is an output directory that grows batch by batch (ingest

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"github.com/infertrace/infertrace/explain"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/contract"
+	"github.com/infertrace/infertrace/explain"
 )
 
 func fp(v float64) *float64 { return &v }

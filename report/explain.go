@@ -2,12 +2,13 @@ package report
 
 import (
 	"fmt"
-	"github.com/infertrace/infertrace/explain"
 	htmltemplate "html/template"
 	"io"
 	"math"
 	"strings"
 	texttemplate "text/template"
+
+	"github.com/infertrace/infertrace/explain"
 )
 
 var (

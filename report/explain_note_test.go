@@ -2,10 +2,11 @@ package report
 
 import (
 	"bytes"
-	"github.com/infertrace/infertrace/explain"
 	"html"
 	"strings"
 	"testing"
+
+	"github.com/infertrace/infertrace/explain"
 )
 
 // explain says which slice a request is set against (--by), and, for a

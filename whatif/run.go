@@ -3,7 +3,6 @@ package whatif
 import (
 	"context"
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
 	"math"
 	"sort"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/contract"
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // Tolerance is how far the as-is replay may land from the logged

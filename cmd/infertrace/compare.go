@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
 	"strings"
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/internal/duck"
 	"github.com/infertrace/infertrace/report"
 )
 

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/infertrace/infertrace/explain"
 	"strings"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/explain"
 	"github.com/infertrace/infertrace/ingest"
 	"github.com/infertrace/infertrace/report"
 )

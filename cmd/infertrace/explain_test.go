@@ -4,13 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"encoding/csv"
-	"github.com/infertrace/infertrace/explain"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/infertrace/infertrace/explain"
 )
 
 // TestExplainTruth: explain on simulated requests shows each request's

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/infertrace/infertrace/internal/suggest"
 	"io"
 	"runtime/debug"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/internal/suggest"
 )
 
 // commandDoc is what --help says of a command beyond its usage line and

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
 	"io"
 	"os"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // progress shows on stderr how far a long command has got: while ingesting,

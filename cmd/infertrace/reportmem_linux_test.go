@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"github.com/infertrace/infertrace/internal/duck"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // procStatusKB reads a "Vm…:  N kB" line of /proc/self/status.

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/infertrace/infertrace/analyze"
 	"golang.org/x/tools/txtar"
+
+	"github.com/infertrace/infertrace/analyze"
 )
 
 // TestServerFixturesByHand runs the analysis on the server rows of each

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"github.com/infertrace/infertrace/internal/suggest"
 	"regexp"
 	"runtime/debug"
 	"testing"
+
+	"github.com/infertrace/infertrace/internal/suggest"
 )
 
 // TestVersion: --version names infertrace's build and the DuckDB it runs,

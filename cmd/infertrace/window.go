@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/infertrace/infertrace/internal/duck"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // timeSyntax is how every --from and --to of infertrace is written
