@@ -66,6 +66,14 @@ func Kind(err error) string { return record.Kind(err) }
 // Formats lists the format names a tier accepts, for usage messages.
 func Formats(t Tier) []string { return record.Formats(t) }
 
+// FormatOption is a setting of the formats that take one (an NGINX
+// log_format), offered as a flag of ingest and run.
+type FormatOption = record.Option
+
+// FormatOptions lists the settings the registered formats declare, by
+// name: the keys of Options.FormatOptions.
+func FormatOptions() []FormatOption { return record.Options() }
+
 // LoadMapping reads and checks a mapping file: TOML (.toml) or YAML (.yaml,
 // .yml) by its extension.
 func LoadMapping(path string) (*Mapping, error) { return record.LoadMapping(path) }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/ingest"
 	"github.com/infertrace/infertrace/internal/suggest"
 )
 
@@ -160,8 +161,6 @@ func printCommandHelp(w io.Writer, c *command, fs *pflag.FlagSet) {
 var flagArgs = map[string]string{
 	"client": "[FORMAT:]GLOB", "gateway": "[FORMAT:]GLOB", "server": "[FORMAT:]GLOB",
 	"out": "DIR", "workers": "N", "map": "FILE",
-	"envoy-format": "FORMAT", "nginx-format": "FORMAT", "nginx-request-id": "VARIABLE",
-	"otel-request-id": "ATTRIBUTE", "otel-gateway-service": "NAMES", "otel-client-service": "NAMES",
 	"server-model": "NAME", "prefix": "REGEX", "by": "COLS", "format": "FORMATS", "memory-limit": "SIZE", "threads": "N",
 	"requests": "N", "seed": "S", "start": "TIME", "formats": "FORMATS", "cold": "KINDS", "cold-delay": "DURATION",
 }
@@ -169,6 +168,11 @@ var flagArgs = map[string]string{
 // flagArg is the placeholder of f's value in help and in errors ("" for a
 // boolean flag).
 func flagArg(f *pflag.Flag) string {
+	for _, o := range ingest.FormatOptions() {
+		if o.Name == f.Name && o.Value != "" {
+			return o.Value
+		}
+	}
 	name, _ := pflag.UnquoteUsage(f)
 	if strings.Contains(f.Usage, "`") {
 		return name

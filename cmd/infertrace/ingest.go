@@ -23,18 +23,14 @@ type ingestFlags struct {
 	client, gateway, server []string
 	out                     string
 	workers                 int
-	envoyFormat             string
-	nginxFormat             string
-	nginxRequestID          string
 	maps                    []string
-	otelRequestID           string
-	otelGatewayService      string
-	otelClientService       string
 	serverModel             string
 	append                  bool
 	keepErrorText           bool
 	prefix                  string
-	fs                      *pflag.FlagSet
+	// formatOptions are the settings the formats declare, by name.
+	formatOptions map[string]*string
+	fs            *pflag.FlagSet
 }
 
 func (f *ingestFlags) register(fs *pflag.FlagSet) {
@@ -44,12 +40,10 @@ func (f *ingestFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "output directory (required)")
 	f.fs = fs
 	fs.IntVar(&f.workers, "workers", 0, fmt.Sprintf("parallel decoders and writers, 1 to %d (default: one per core)", ingest.MaxWorkers))
-	fs.StringVar(&f.envoyFormat, "envoy-format", "", "Envoy access log format string (or JSON format object) of envoy gateway logs, when not Envoy's default")
-	fs.StringVar(&f.nginxFormat, "nginx-format", "", "NGINX log_format string of nginx gateway logs (default: combined, or escape=json lines)")
-	fs.StringVar(&f.nginxRequestID, "nginx-request-id", "auto", "which NGINX variable is the request ID: auto, http_x_request_id or request_id")
-	fs.StringVar(&f.otelRequestID, "otel-request-id", "", "span attribute holding the request ID in OTLP traces (default: the x-request-id header attribute)")
-	fs.StringVar(&f.otelGatewayService, "otel-gateway-service", "", "service.name values (comma-separated) whose spans are the gateway's, in mixed OTLP files")
-	fs.StringVar(&f.otelClientService, "otel-client-service", "", "service.name values (comma-separated) whose spans are the client's, in mixed OTLP files")
+	f.formatOptions = map[string]*string{}
+	for _, o := range ingest.FormatOptions() {
+		f.formatOptions[o.Name] = fs.String(o.Name, o.Default, o.Usage)
+	}
 	fs.StringVar(&f.serverModel, "server-model", "", "model name for server records whose format logs none (vLLM V1 spans, TGI, SGLang, TensorRT-LLM)")
 	fs.StringArrayVar(&f.maps, "map", nil, "mapping file (TOML or YAML) for the jsonl inputs of the tier it names (repeatable, one per tier)")
 	fs.BoolVar(&f.keepErrorText, "keep-error-text", false, "store error texts as logged; by default the error column keeps only their first line with numbers, quoted text, queries and credentials masked, as errors can quote a request (see docs/secrets.md)")
@@ -64,14 +58,10 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 	if f.fs != nil && f.fs.Changed("workers") && (f.workers < 1 || f.workers > ingest.MaxWorkers) {
 		return ingest.Options{}, usageErr("--workers %d: want 1 to %d (the default is one per core)", f.workers, ingest.MaxWorkers)
 	}
-	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr, ServerModel: f.serverModel, KeepErrorText: f.keepErrorText, Append: f.append, Prefix: f.prefix, Stdin: e.stdin, FormatOptions: map[string]string{
-		"envoy-format":         f.envoyFormat,
-		"nginx-format":         f.nginxFormat,
-		"nginx-request-id":     f.nginxRequestID,
-		"otel-request-id":      f.otelRequestID,
-		"otel-gateway-service": f.otelGatewayService,
-		"otel-client-service":  f.otelClientService,
-	}}
+	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr, ServerModel: f.serverModel, KeepErrorText: f.keepErrorText, Append: f.append, Prefix: f.prefix, Stdin: e.stdin, FormatOptions: map[string]string{}}
+	for name, v := range f.formatOptions {
+		opt.FormatOptions[name] = *v
+	}
 	if _, err := ingest.CompilePrefix(f.prefix); err != nil {
 		return opt, usageErr("%v", err)
 	}

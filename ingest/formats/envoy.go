@@ -63,6 +63,8 @@ const formatEnvoy = "envoy"
 var envoyDefaultConfig = mustEnvoyConfig("")
 
 func init() {
+	record.RegisterOption(record.Option{Name: "envoy-format", Value: "FORMAT",
+		Usage: "Envoy access log format string (or JSON format object) of envoy gateway logs, when not Envoy's default"})
 	def := envoyDefaultConfig
 	record.Register(&record.Format{
 		Tier:      record.Gateway,

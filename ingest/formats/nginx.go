@@ -68,6 +68,10 @@ const nginxCombined = `$remote_addr - $remote_user [$time_local] "$request" $sta
 var nginxDefaultConfig = mustNginxConfig("", "")
 
 func init() {
+	record.RegisterOption(record.Option{Name: "nginx-format", Value: "FORMAT",
+		Usage: "NGINX log_format string of nginx gateway logs (default: combined, or escape=json lines)"})
+	record.RegisterOption(record.Option{Name: "nginx-request-id", Value: "VARIABLE", Default: "auto",
+		Usage: "which NGINX variable is the request ID: auto, http_x_request_id or request_id"})
 	def := nginxDefaultConfig
 	record.Register(&record.Format{
 		Tier:      record.Gateway,

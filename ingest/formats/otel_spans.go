@@ -231,6 +231,12 @@ func lineUnit(l *otlpLine, no int64, unit func(int64, []byte) error, bad func(in
 // registerOTel registers an OTel document format of tier t whose parser
 // takes the otel-request-id setting and the service names in serviceKey.
 func registerOTel[T record.Row](t record.Tier, name, serviceKey string, parser func(*otelConfig) record.DocParser[T]) {
+	record.RegisterOption(record.Option{Name: "otel-request-id", Value: "ATTRIBUTE",
+		Usage: "span attribute holding the request ID in OTLP traces (default: the x-request-id header attribute)"})
+	if serviceKey != "" {
+		record.RegisterOption(record.Option{Name: serviceKey, Value: "NAMES",
+			Usage: "service.name values (comma-separated) whose spans are the " + strings.TrimSuffix(strings.TrimPrefix(serviceKey, "otel-"), "-service") + "'s, in mixed OTLP files"})
+	}
 	def, _ := newOTelConfig(nil, "")
 	record.Register(&record.Format{
 		Tier:  t,

@@ -355,3 +355,36 @@ func shellQuote(s string) string {
 	}
 	return s
 }
+
+// An Option is a setting a format takes from Options.FormatOptions, offered
+// to users as the flag --NAME of ingest and run. Formats declare their
+// options beside their registration (RegisterOption), so that the command
+// line names no format's settings itself.
+type Option struct {
+	Name    string // the flag's name and the key of Options.FormatOptions
+	Default string
+	Value   string // what help calls its value: FORMAT, VARIABLE
+	Usage   string // the flag's help
+}
+
+var options = map[string]Option{}
+
+// RegisterOption declares o. Formats sharing a setting (the OTLP readers'
+// otel-request-id) declare it alike; a second, different declaration of
+// one name is a programming error.
+func RegisterOption(o Option) {
+	if prev, ok := options[o.Name]; ok && prev != o {
+		panic("record: option " + o.Name + " declared twice, differently")
+	}
+	options[o.Name] = o
+}
+
+// Options returns the declared options, by name.
+func Options() []Option {
+	out := make([]Option, 0, len(options))
+	for _, o := range options {
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
