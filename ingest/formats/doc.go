@@ -9,7 +9,9 @@
 // To add a format, add one file here that implements record.LineParser
 // (one line to rows) or record.DocParser (a whole document), reading
 // values with ingest/scan, and registers it with a name and a sniffer in
-// init; then add a txtar case of its real output under testdata/ingest
+// init (a setting the user gives, such as a log format string, is declared
+// there too with record.RegisterOption and becomes a flag of ingest); then
+// add a txtar case of its real output under testdata/ingest
 // (input, rows, rejects, manifest), a sample under
 // ingest/testdata/samples for TestSniffSamples, a fuzz target seeded from
 // the case, and its line in the table of input formats in docs/formats.md.
