@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"bufio"
+	"container/heap"
 	"context"
 	"fmt"
 	"io"
@@ -160,49 +161,26 @@ type event struct {
 	r    *request
 }
 
+// eventHeap is a min-heap (container/heap) by time, then by the order
+// events were made.
 type eventHeap []event
 
-func (h eventHeap) less(i, j int) bool {
-	return h[i].t < h[j].t || (h[i].t == h[j].t && h[i].seq < h[j].seq)
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(i, j int) bool {
+	return h[i].t < h[j].t || h[i].t == h[j].t && h[i].seq < h[j].seq
 }
-
-func (h *eventHeap) push(e event) {
-	*h = append(*h, e)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *eventHeap) pop() event {
-	s := *h
-	e := s[0]
-	n := len(s) - 1
-	s[0] = s[n]
-	s[n] = event{}
-	s = s[:n]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < n && s.less(l, m) {
-			m = l
-		}
-		if l+1 < n && s.less(l+1, m) {
-			m = l + 1
-		}
-		if m == i {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*h = s
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *eventHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = event{} // drop the request pointer
+	*h = old[:len(old)-1]
 	return e
 }
+
+func (h *eventHeap) push(e event) { heap.Push(h, e) }
+func (h *eventHeap) pop() event   { return heap.Pop(h).(event) }
 
 type sim struct {
 	cfg           Config

@@ -1,6 +1,7 @@
 package whatif
 
 import (
+	"container/heap"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -111,48 +112,25 @@ type engineEvent struct {
 	ready   bool // the replica appears (else a job ends)
 }
 
+// eventQueue is a min-heap (container/heap) by time, then by the order
+// events were made.
 type eventQueue []engineEvent
 
-func (q eventQueue) less(i, j int) bool {
+func (q eventQueue) Len() int { return len(q) }
+func (q eventQueue) Less(i, j int) bool {
 	return q[i].t < q[j].t || q[i].t == q[j].t && q[i].seq < q[j].seq
 }
-
-func (q *eventQueue) push(e engineEvent) {
-	*q = append(*q, e)
-	s := *q
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (q *eventQueue) pop() engineEvent {
-	s := *q
-	e := s[0]
-	n := len(s) - 1
-	s[0] = s[n]
-	s = s[:n]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < n && s.less(l, m) {
-			m = l
-		}
-		if l+1 < n && s.less(l+1, m) {
-			m = l + 1
-		}
-		if m == i {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*q = s
+func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *eventQueue) Push(x any)   { *q = append(*q, x.(engineEvent)) }
+func (q *eventQueue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	*q = old[:len(old)-1]
 	return e
 }
+
+func (q *eventQueue) push(e engineEvent) { heap.Push(q, e) }
+func (q *eventQueue) pop() engineEvent   { return heap.Pop(q).(engineEvent) }
 
 type replicaState struct {
 	Replica
