@@ -25,7 +25,7 @@ var floors = [][]string{
 	{"ingest/formats"},
 	{"ingest/scan", "ingest/internal/rowtext"},
 	{"ingest/record", "internal/duck", "contract"},
-	{"queries", "simulate", "internal/textsafe", "internal/suggest", "internal/teststack", "analyze/analyzetest",
+	{"queries", "simulate", "internal/textsafe", "internal/strictconf", "internal/suggest", "internal/teststack", "analyze/analyzetest",
 		"bench/barejoin", "bench/duckdbcopy"},
 }
 

@@ -1,7 +1,6 @@
 package contract
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -12,8 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
-	"go.yaml.in/yaml/v3"
+	"github.com/infertrace/infertrace/internal/strictconf"
 )
 
 // Contract is the parsed contract file: its use cases in file order.
@@ -163,32 +161,22 @@ func Parse(path string, data []byte, columns []string) (*Contract, error) {
 	}
 	var raw rawFile
 	var where lines
-	switch ext := strings.ToLower(filepath.Ext(path)); ext {
-	case ".toml":
-		md, err := toml.Decode(string(data), &raw)
-		if err != nil {
-			var pe toml.ParseError
-			if errors.As(err, &pe) {
-				return fail(pe.Position.Line, "", "%s", pe.Message)
-			}
-			return fail(0, "", "%v", err)
+	undecoded, err := strictconf.Decode(path, data, &raw)
+	if err != nil {
+		var ce *strictconf.Error
+		errors.As(err, &ce)
+		return fail(ce.Line, "", "%s", ce.Msg)
+	}
+	for _, key := range undecoded {
+		if strings.HasPrefix(key, "use_case.match.") {
+			continue // match's keys are checked below
 		}
-		for _, key := range md.Undecoded() {
-			if len(key) >= 2 && key[0] == "use_case" && key[1] == "match" {
-				continue // match's keys are checked below
-			}
-			return fail(0, "", "%s: unknown key (known: use_case.name, .match, .by, .constraint.kind, .metric, .percentile, .op, .target, .eval, .may_worsen)", key)
-		}
+		return fail(0, "", "%s: unknown key (known: use_case.name, .match, .by, .constraint.kind, .metric, .percentile, .op, .target, .eval, .may_worsen)", key)
+	}
+	if strings.ToLower(filepath.Ext(path)) == ".toml" {
 		where = tomlLines(data)
-	case ".yaml", ".yml":
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		dec.KnownFields(true)
-		if err := dec.Decode(&raw); err != nil {
-			return fail(0, "", "%v", err)
-		}
+	} else {
 		where = yamlLines(data)
-	default:
-		return fail(0, "", "want a .toml, .yaml or .yml file")
 	}
 	where = where.check(&raw)
 	if len(raw.UseCase) == 0 {

@@ -22,7 +22,7 @@ func TestLayering(t *testing.T) {
 		".":       {"ingest/record", "ingest/scan", "internal/textsafe"},
 		"record":  {"internal/textsafe"},
 		"scan":    {"ingest/record", "internal/textsafe"},
-		"formats": {"ingest/record", "ingest/scan", "internal/textsafe"},
+		"formats": {"ingest/record", "ingest/scan", "internal/textsafe", "internal/strictconf"},
 	}
 	for dir, ok := range allowed {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))

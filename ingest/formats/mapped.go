@@ -1,22 +1,18 @@
 package formats
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
-	"go.yaml.in/yaml/v3"
-
 	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/infertrace/infertrace/ingest/scan"
+	"github.com/infertrace/infertrace/internal/strictconf"
 )
 
 // The jsonl format reads JSON objects, one per line, of any shape, through a
@@ -246,25 +242,14 @@ func loadMapping(path string) (*mapping, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mapping: %w", err)
 	}
-	switch ext := strings.ToLower(filepath.Ext(path)); ext {
-	case ".toml":
-		md, err := toml.Decode(string(data), &raw)
-		if err != nil {
-			return fail("%v", err)
+	undecoded, err := strictconf.Decode(path, data, &raw)
+	if err != nil {
+		return fail("%v", err)
+	}
+	for _, key := range undecoded { // the fields' own keys are checked below
+		if key != "fields" && !strings.HasPrefix(key, "fields.") {
+			return fail("%s: unknown key (known: tier, fields)", key)
 		}
-		for _, key := range md.Undecoded() { // the fields' own keys are checked below
-			if key[0] != "fields" {
-				return fail("%s: unknown key (known: tier, fields)", key)
-			}
-		}
-	case ".yaml", ".yml":
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		dec.KnownFields(true)
-		if err := dec.Decode(&raw); err != nil {
-			return fail("%v", err)
-		}
-	default:
-		return fail("want a .toml, .yaml or .yml file")
 	}
 	m := &mapping{File: path, Tier: record.Tier(raw.Tier), root: &pathNode{index: -1}}
 	switch m.Tier {
