@@ -716,6 +716,9 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 // format is unknown, its mapping does not fit it): every line still counts,
 // as rejected, under one reject that names the file and the first line.
 func rejectWholeFile(s *source, c *chunker, rejects *rejectLog, line int64, raw []byte, reason error) {
+	// raw may lie in the first chunk, whose buffer goes back to the pool
+	// below and may be filled at once with another file's bytes.
+	raw = bytes.Clone(raw)
 	var units int64
 	for {
 		ch, err := c.next()

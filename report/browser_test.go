@@ -21,6 +21,7 @@ import (
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/ingest"
+
 	// The input formats, which ingest knows only once they are loaded.
 	_ "github.com/infertrace/infertrace/ingest/formats"
 )
@@ -37,12 +38,15 @@ const (
 )
 
 // newBrowser starts headless Chromium with a fresh profile, or skips the
-// test where it is not installed.
+// test where it is not installed (failing it under CI, INFERTRACE_CI set).
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
 	path := chromium
 	if _, err := os.Stat(path); err != nil {
 		p, err := exec.LookPath("chromium")
+		if err != nil && os.Getenv("INFERTRACE_CI") != "" {
+			t.Fatalf("headless Chromium not found (%s, or chromium in PATH), and INFERTRACE_CI is set: CI must run the browser tests", chromium)
+		}
 		if err != nil {
 			t.Skipf("headless Chromium not found (%s, or chromium in PATH): the browser test needs Debian's chromium package, which .ci/run installs with apt-get", chromium)
 		}

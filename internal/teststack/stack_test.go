@@ -18,6 +18,7 @@ import (
 
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/ingest"
+
 	// Every reader, registered with ingest's format registry.
 	_ "github.com/infertrace/infertrace/ingest/formats"
 )
@@ -83,10 +84,13 @@ func scenario(t *testing.T, body func(a *attempt)) {
 	}
 }
 
-// runStack runs sc, or skips the test when nginx is not installed.
+// runStack runs sc, or skips the test when nginx is not installed (failing
+// it under CI, INFERTRACE_CI set).
 func runStack(t *testing.T, sc Scenario) *Run {
 	t.Helper()
-	if _, err := NginxBinary(); err != nil {
+	if _, err := NginxBinary(); err != nil && os.Getenv("INFERTRACE_CI") != "" {
+		t.Fatalf("nginx not found, and INFERTRACE_CI is set: CI must run the real-NGINX stack: %v", err)
+	} else if err != nil {
 		t.Skipf("skipping the real-NGINX stack: %v", err)
 	}
 	if testing.Short() {
