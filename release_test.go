@@ -42,6 +42,7 @@ type job struct {
 // architecture (macos-13, the last Intel label of its kind, was retired
 // in December 2025; macos-15-intel replaced it).
 var runnerTarget = map[string]string{
+	"ubuntu-22.04": "linux/amd64", "ubuntu-22.04-arm": "linux/arm64",
 	"ubuntu-24.04": "linux/amd64", "ubuntu-24.04-arm": "linux/arm64",
 	"macos-15-intel": "darwin/amd64", "macos-14": "darwin/arm64", "macos-15": "darwin/arm64",
 }
