@@ -190,7 +190,8 @@ func RunWindow(ctx context.Context, dir string, res duck.Resources, w Window) (*
 // DIR. RunWindow removes them just before it puts a new requests.parquet
 // in place, so that none is left beside requests it was not made from (a
 // report of 19999 requests beside the 711 of an analyze --from --to).
-var Derived = []string{"report.md", "report.html", "report.json", "slices.csv", "compare.md", "compare.html", "explain.md", "explain.html", "whatif.md"}
+var Derived = []string{"report.md", "report.html", "report.json", "slices.csv", "compare.md", "compare.html", "compare.json",
+	"explain.md", "explain.html", "explain.json", "whatif.md", "whatif.html", "whatif.json"}
 
 // removeDerived removes dir's Derived files (and their .tmp) and returns
 // the paths of those that were there.

@@ -21,7 +21,6 @@ import (
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/ingest"
-
 	// The input formats, which ingest knows only once they are loaded.
 	_ "github.com/infertrace/infertrace/ingest/formats"
 )

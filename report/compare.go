@@ -67,21 +67,7 @@ func newCompareView(c *analyze.Comparison) *compareView {
 				default:
 					r.Interval = "–"
 				}
-				switch {
-				case q.TooFew && q.Delta != nil:
-					r.Mark = "too few"
-				case q.Strong:
-					r.Mark = "strong"
-				case q.Significant:
-					r.Mark = "significant"
-				case q.Delta != nil:
-					r.Mark = "noise"
-				}
-				if q.Significant && q.Delta != nil {
-					up := *q.Delta > 0
-					r.Worse = up != m.HigherIsBetter
-					r.Better = !r.Worse
-				}
+				r.Mark, r.Worse, r.Better = changeMark(m, q)
 				sv.Rows = append(sv.Rows, r)
 			}
 		}
@@ -99,6 +85,28 @@ func newCompareView(c *analyze.Comparison) *compareView {
 		}
 	}
 	return v
+}
+
+// changeMark is how a page marks a quantile's change: "too few",
+// "strong", "significant", "noise" or "" (no change to mark), and whether
+// a significant change is for the worse or the better.
+func changeMark(m analyze.MetricChange, q analyze.QuantileChange) (mark string, worse, better bool) {
+	switch {
+	case q.TooFew && q.Delta != nil:
+		mark = "too few"
+	case q.Strong:
+		mark = "strong"
+	case q.Significant:
+		mark = "significant"
+	case q.Delta != nil:
+		mark = "noise"
+	}
+	if q.Significant && q.Delta != nil {
+		up := *q.Delta > 0
+		worse = up != m.HigherIsBetter
+		better = !worse
+	}
+	return mark, worse, better
 }
 
 func fmtVal(p *float64, unit string) string {
@@ -205,28 +213,31 @@ func deref(p *float64) float64 {
 	return *p
 }
 
-// RenderCompare writes the comparison c in format "md" or "html" to w.
+// RenderCompare writes the comparison c in format "md", "html" or "json"
+// to w.
 func RenderCompare(w io.Writer, format string, c *analyze.Comparison) error {
-	v := newCompareView(c)
 	switch format {
 	case "md":
-		return compareMD.Execute(w, v)
+		return compareMD.Execute(w, newCompareView(c))
 	case "html":
-		return compareHTML.Execute(w, v)
+		return compareHTML.Execute(w, newCompareView(c))
+	case "json":
+		return encodeJSON(w, newJSONCompare(c))
 	}
-	return fmt.Errorf("report: unknown format %q (want md or html)", format)
+	return fmt.Errorf("report: unknown format %q (want md, html or json)", format)
 }
 
-// WriteCompare writes c as dir/compare.md and dir/compare.html.
+// WriteCompare writes c as dir/compare.md, dir/compare.html and
+// dir/compare.json.
 func WriteCompare(dir string, c *analyze.Comparison) ([]string, error) {
 	return writeEach(dir, "compare", func(w io.Writer, f string) error { return RenderCompare(w, f, c) })
 }
 
-// pageFormats are the formats compare and explain write: their pages have
-// no JSON form yet (report.json is the report's).
-var pageFormats = []string{"md", "html"}
+// pageFormats are the formats compare and explain write: each page and its
+// figures for programs (json_pages.go).
+var pageFormats = []string{"md", "html", "json"}
 
-// writeEach renders NAME.md and NAME.html into dir, each under a
+// writeEach renders NAME.md, NAME.html and NAME.json into dir, each under a
 // temporary name first, and returns the paths written.
 func writeEach(dir, name string, render func(io.Writer, string) error) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {

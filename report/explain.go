@@ -170,19 +170,22 @@ func newExplainView(ex *explain.Result) *explainView {
 	return v
 }
 
-// RenderExplain writes the explanation ex in format "md" or "html" to w.
+// RenderExplain writes the explanation ex in format "md", "html" or
+// "json" to w.
 func RenderExplain(w io.Writer, format string, ex *explain.Result) error {
-	v := newExplainView(ex)
 	switch format {
 	case "md":
-		return explainMD.Execute(w, v)
+		return explainMD.Execute(w, newExplainView(ex))
 	case "html":
-		return explainHTML.Execute(w, v)
+		return explainHTML.Execute(w, newExplainView(ex))
+	case "json":
+		return encodeJSON(w, newJSONExplain(ex))
 	}
-	return fmt.Errorf("report: unknown format %q (want md or html)", format)
+	return fmt.Errorf("report: unknown format %q (want md, html or json)", format)
 }
 
-// WriteExplain writes ex as dir/explain.md and dir/explain.html.
+// WriteExplain writes ex as dir/explain.md, dir/explain.html and
+// dir/explain.json.
 func WriteExplain(dir string, ex *explain.Result) ([]string, error) {
 	return writeEach(dir, "explain", func(w io.Writer, f string) error { return RenderExplain(w, f, ex) })
 }

@@ -376,18 +376,7 @@ func newJSONContract(c *analyze.ContractResult) *jsonContract {
 			jc.Slice = &s
 		}
 		for _, k := range cr.Constraints {
-			jk := jsonConstraint{Name: k.Name(), Kind: k.Kind, Metric: k.Metric, Op: k.Op, Target: k.Target,
-				Unit: k.Unit, N: k.N, K: k.K, Value: k.Value, Verdict: k.Verdict, Decided: k.Decided,
-				Interval: jsonCI(analyze.Interval{Lo: k.CILo, Hi: k.CIHi})}
-			if k.Percentile > 0 {
-				p := k.Percentile
-				jk.Percentile = &p
-			}
-			if k.Eval != "" {
-				e := k.Eval
-				jk.Eval = &e
-			}
-			jc.Constraints = append(jc.Constraints, jk)
+			jc.Constraints = append(jc.Constraints, newJSONConstraint(k))
 		}
 		if g := cr.Goodput; g.Targets > 0 {
 			jc.Goodput = &jsonGoodput{Unit: "share", Share: g.Share, Interval: jsonCI(analyze.Interval{Lo: g.Lo, Hi: g.Hi}),
@@ -396,6 +385,22 @@ func newJSONContract(c *analyze.ContractResult) *jsonContract {
 		j.Cases = append(j.Cases, jc)
 	}
 	return j
+}
+
+// newJSONConstraint is one constraint as judged on one set of requests.
+func newJSONConstraint(k analyze.ConstraintResult) jsonConstraint {
+	jk := jsonConstraint{Name: k.Name(), Kind: k.Kind, Metric: k.Metric, Op: k.Op, Target: k.Target,
+		Unit: k.Unit, N: k.N, K: k.K, Value: k.Value, Verdict: k.Verdict, Decided: k.Decided,
+		Interval: jsonCI(analyze.Interval{Lo: k.CILo, Hi: k.CIHi})}
+	if k.Percentile > 0 {
+		p := k.Percentile
+		jk.Percentile = &p
+	}
+	if k.Eval != "" {
+		e := k.Eval
+		jk.Eval = &e
+	}
+	return jk
 }
 
 // newJSONReport builds report.json from r.

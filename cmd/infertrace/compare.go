@@ -19,7 +19,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	baseline := fs.String("baseline", "", "the baseline `SPEC` within a DIR: a time window HH:MM[:SS]-HH:MM[:SS] (UTC, on the data's first day) or FROM/TO, each "+timeSyntax+", or COLUMN=VALUE of a slice column")
 	target := fs.String("target", "", "the target `SPEC` within a DIR, as --baseline")
 	by := fs.StringSlice("by", []string{"model", "use_case"}, "slice the per-slice tables by these columns")
-	out := fs.String("out", "", "write compare.md and compare.html into this directory (default: print the Markdown)")
+	out := fs.String("out", "", "write compare.md, compare.html and compare.json into this directory (default: print the Markdown)")
 	var qf qualityFlags // --contract, --evals, --prices: the verdict on the change
 	qf.register(fs)
 	fs.Lookup("contract").Usage = "judge the change against the contract in `FILE` (TOML or YAML): each constraint on both sides, against its may_worsen; the verdict first"

@@ -23,7 +23,7 @@ func cmdExplain(ctx context.Context, e *env, args []string) error {
 	to := fs.String("to", "", "without IDs: requests starting before `TIME` (as --from)")
 	fs.IntVar(&o.Limit, "limit", 5, "without IDs: how many requests, slowest first")
 	fs.StringSliceVar(&o.By, "by", []string{"model", "use_case"}, "set each request against the requests with its values of these columns")
-	out := fs.String("out", "", "write explain.md and explain.html into this directory (default: print the Markdown)")
+	out := fs.String("out", "", "write explain.md, explain.html and explain.json into this directory (default: print the Markdown)")
 	quiet := quietFlag(fs)
 	var rsf resourceFlags
 	rsf.register(fs)

@@ -275,24 +275,44 @@ func printVersion(ctx context.Context, e *env) int {
 		fmt.Fprintf(e.stderr, "infertrace: cannot tell the DuckDB version: %v\n", err)
 		return 1
 	}
-	fmt.Fprint(e.stdout, versionText(bi, duckdb))
+	fmt.Fprint(e.stdout, versionText(bi, buildStamp{stampedVersion, stampedCommit}, duckdb))
 	return 0
 }
+
+// stampedVersion and stampedCommit are what a release build sets with
+// -ldflags "-X main.stampedVersion=v0.5.0 -X main.stampedCommit=SHA"
+// (Dockerfile, .github/workflows/release.yml), for a build whose
+// information cannot say them: one from a source tree without .git, as
+// in a Docker build context, has no VCS commit and the version (devel).
+var stampedVersion, stampedCommit string
+
+// buildStamp is the version and commit a release build was stamped with.
+type buildStamp struct{ Version, Commit string }
 
 // duckdbDriver is the module of the DuckDB driver, whose version --version
 // shows beside DuckDB's.
 const duckdbDriver = "github.com/duckdb/duckdb-go/v2"
 
 // versionText says which infertrace this is (bi: its build information,
-// nil if none) and which DuckDB it runs.
-func versionText(bi *debug.BuildInfo, duckdb string) string {
+// nil if none; st: what a release build was stamped with, where bi does
+// not say it) and which DuckDB it runs.
+func versionText(bi *debug.BuildInfo, st buildStamp, duckdb string) string {
 	var b strings.Builder
 	b.WriteString("infertrace ")
 	driver := ""
-	if bi == nil {
+	switch {
+	case bi == nil && st.Version == "":
 		b.WriteString("(unknown version: built without module information)")
-	} else {
+	case bi == nil:
+		b.WriteString(st.Version)
+		if st.Commit != "" {
+			fmt.Fprintf(&b, ", commit %.12s", st.Commit)
+		}
+	default:
 		v := bi.Main.Version
+		if (v == "" || v == "(devel)") && st.Version != "" {
+			v = st.Version
+		}
 		if v == "" {
 			v = "(devel)"
 		}
@@ -300,6 +320,9 @@ func versionText(bi *debug.BuildInfo, duckdb string) string {
 		settings := map[string]string{}
 		for _, s := range bi.Settings {
 			settings[s.Key] = s.Value
+		}
+		if settings["vcs.revision"] == "" && st.Commit != "" {
+			settings["vcs.revision"] = st.Commit
 		}
 		if rev := settings["vcs.revision"]; rev != "" {
 			fmt.Fprintf(&b, ", commit %.12s", rev)

@@ -10,6 +10,7 @@ import (
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/report"
 	"github.com/infertrace/infertrace/whatif"
 )
 
@@ -24,7 +25,7 @@ func cmdWhatIf(ctx context.Context, e *env, args []string) error {
 	from := fs.String("from", "", "figures over the requests starting at or after `TIME` ("+timeSyntax+")")
 	to := fs.String("to", "", "figures over the requests starting before `TIME` (as --from)")
 	contractFile := fs.String("contract", "", "search the fewest replicas to add for the server queue, TTFT and E2E percentiles of contract `FILE` (the report's TOML or YAML) to hold")
-	out := fs.String("out", "", "write whatif.md and whatif.html into this directory (default: print the Markdown)")
+	out := fs.String("out", "", "write whatif.md, whatif.html and whatif.json into this directory (default: print the Markdown)")
 	quiet := quietFlag(fs)
 	var rsf resourceFlags
 	rsf.register(fs)
@@ -77,7 +78,7 @@ func cmdWhatIf(ctx context.Context, e *env, args []string) error {
 	for _, w := range []struct {
 		name   string
 		render func(io.Writer, *whatif.Result) error
-	}{{"whatif.md", whatif.Markdown}, {"whatif.html", whatif.HTML}} {
+	}{{"whatif.md", whatif.Markdown}, {"whatif.html", whatif.HTML}, {"whatif.json", report.RenderWhatIfJSON}} {
 		path := filepath.Join(*out, w.name)
 		f, err := os.Create(path)
 		if err != nil {

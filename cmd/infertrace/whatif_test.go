@@ -235,9 +235,10 @@ func TestWhatIfTestdata(t *testing.T) {
 	}
 	golden(t, "testdata/golden/whatif.md", []byte(strings.ReplaceAll(stdout, out, "out/demo")))
 
-	// --out writes whatif.md and says where.
+	// --out writes whatif.md, whatif.html and whatif.json and says where.
 	code, stdout, _ = runCLI(t, "whatif", out, "--slots", "llama-3.1-8b=8", "--traffic", "1.5", "--out", filepath.Join(out, "w"))
-	if code != 0 || stdout != "whatif: "+filepath.Join(out, "w", "whatif.md")+"\nwhatif: "+filepath.Join(out, "w", "whatif.html")+"\n" {
+	if code != 0 || stdout != "whatif: "+filepath.Join(out, "w", "whatif.md")+"\nwhatif: "+filepath.Join(out, "w", "whatif.html")+
+		"\nwhatif: "+filepath.Join(out, "w", "whatif.json")+"\n" {
 		t.Errorf("whatif --out: exit %d, stdout %q", code, stdout)
 	}
 	// The HTML page opens with the answer and loads nothing.
