@@ -40,23 +40,3 @@ func aborted(ctx context.Context, db *sql.DB) (Aborted, error) {
 		WastedTotal: duck.Float(r["wasted_ms_total"]), WastedP50: duck.Float(r["wasted_ms_p50"]), WastedMax: duck.Float(r["wasted_ms_max"]),
 		Unsplit: duck.Int(r["unsplit"])}, nil
 }
-
-// abortedFindings says how many requests were aborted and what the server
-// spent on them after their clients left.
-func abortedFindings(r *Result) []string {
-	a := r.Aborted
-	if a.Requests == 0 {
-		return nil
-	}
-	s := fmt.Sprintf("%s aborted: the client left before the response ended (status 499, or the server went on after the tier in front of it had ended).",
-		plural(a.Requests, "request was", "requests were"))
-	if a.Unsplit > 0 {
-		s += fmt.Sprintf(" For %s the server went on generating after the gateway had closed the connection, so network and application time are unknown (–), never negative.",
-			plural(a.Unsplit, "of them", "of them"))
-	}
-	if a.WastedSome > 0 && a.WastedTotal != nil {
-		s += fmt.Sprintf(" The server worked %s in all after the client had left (wasted_ms; P50 %s, max %s, n=%d).",
-			ms(a.WastedTotal), ms(a.WastedP50), ms(a.WastedMax), a.WithWasted)
-	}
-	return []string{s}
-}

@@ -33,9 +33,10 @@
 //
 // Every computation over rows lives in the SQL files of the queries package;
 // the Go side opens DuckDB, registers views, runs queries and scans results,
-// then words the findings and carries the measurement protocol (Protocol),
+// and carries the measurement protocol (Protocol),
 // the one description of how each metric is measured, and the static list
 // of what each server format can give (Capabilities). Go's only loop over
-// SQL is the rounds of the one-to-one TGI matching. It never imports ingest
-// or report.
+// SQL is the rounds of the one-to-one TGI matching. It returns figures, not
+// sentences: the headlines and findings a report says of them are made by
+// report (report.Say). It never imports ingest or report.
 package analyze

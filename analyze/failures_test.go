@@ -109,8 +109,8 @@ func TestSummarizeFailures(t *testing.T) {
 	// The Summary's sentence: the error rate with its counts by status
 	// (each slice's error rate is the summary table's Failed column).
 	var got []string
-	for _, h := range res.Headlines {
-		if h.Topic == HeadlineFailures {
+	for _, h := range said(res).Headlines {
+		if h.Topic == "Failed requests" {
 			got = append(got, h.Text)
 		}
 	}

@@ -344,10 +344,10 @@ func TestSummarizeJoins(t *testing.T) {
 	if fmt.Sprint(r.Unjoined) != fmt.Sprint(wantU) {
 		t.Errorf("Unjoined = %v\nwant %v", r.Unjoined, wantU)
 	}
-	if !containsText(r.Findings, "client↔gateway: 2 requests joined, 50.0% of the 4 with a client record and 66.7% of the 3 with a gateway record: 1 by request ID, 1 by response ID") {
-		t.Errorf("no client↔gateway join finding in %q", r.Findings)
+	if !containsText(said(r).Findings, "client↔gateway: 2 requests joined, 50.0% of the 4 with a client record and 66.7% of the 3 with a gateway record: 1 by request ID, 1 by response ID") {
+		t.Errorf("no client↔gateway join finding in %q", said(r).Findings)
 	}
-	if !containsText(r.Findings, "2 of 3 client records of format genai-perf joined no other tier") {
-		t.Errorf("no unjoined finding in %q", r.Findings)
+	if !containsText(said(r).Findings, "2 of 3 client records of format genai-perf joined no other tier") {
+		t.Errorf("no unjoined finding in %q", said(r).Findings)
 	}
 }

@@ -46,10 +46,10 @@ func TestGatewayRowsWithoutKey(t *testing.T) {
 	if fmt.Sprint(r.Unjoined) != fmt.Sprint(want) {
 		t.Errorf("Unjoined = %v\nwant %v", r.Unjoined, want)
 	}
-	if !containsText(r.DataQuality, "2 gateway records of format nginx carry no request ID and no duration: NGINX's combined format logs neither") {
-		t.Errorf("no finding says why the combined rows joined nothing: %q", r.DataQuality)
+	if !containsText(said(r).DataQuality, "2 gateway records of format nginx carry no request ID and no duration: NGINX's combined format logs neither") {
+		t.Errorf("no finding says why the combined rows joined nothing: %q", said(r).DataQuality)
 	}
-	if !containsText(r.DataQuality, "1 of 1 gateway records of format native joined no other tier") {
-		t.Errorf("the ID-less gateway record with a start is no longer counted as a request of its own: %q", r.DataQuality)
+	if !containsText(said(r).DataQuality, "1 of 1 gateway records of format native joined no other tier") {
+		t.Errorf("the ID-less gateway record with a start is no longer counted as a request of its own: %q", said(r).DataQuality)
 	}
 }

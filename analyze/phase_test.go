@@ -129,8 +129,8 @@ func TestPhaseDetection(t *testing.T) {
 	if late.ModelPerToken[1] == nil || *late.ModelPerToken[1] < 30 {
 		t.Errorf("m-late P95 model ms per token %s, want the cold requests' 38", fmtp(late.ModelPerToken[1]))
 	}
-	if !containsText(res.Findings, "Replica m-late (m) served its first request at") {
-		t.Errorf("no finding on the late, cold replica:\n%s", strings.Join(res.Findings, "\n"))
+	if !containsText(said(res).Findings, "Replica m-late (m) served its first request at") {
+		t.Errorf("no finding on the late, cold replica:\n%s", strings.Join(said(res).Findings, "\n"))
 	}
 	var slices []string
 	for _, s := range res.Slices {

@@ -281,11 +281,11 @@ func checkContractFixture(t *testing.T, res *Result) {
 	}
 
 	// Headlines: one per use case, before the others, chat's quality fail first.
-	if len(res.Headlines) < 3 || res.Headlines[0].Topic != HeadlineContract ||
-		!strings.HasPrefix(res.Headlines[0].Text, "chat FAILS on its first constraint, quality") ||
-		!strings.HasPrefix(res.Headlines[1].Text, "m1 latency meets its contract") ||
-		!strings.HasPrefix(res.Headlines[2].Text, "tail cannot be judged") {
-		t.Errorf("headlines = %q", res.Headlines[:3])
+	if len(said(res).Headlines) < 3 || said(res).Headlines[0].Topic != "Does each use case meet its contract" ||
+		!strings.HasPrefix(said(res).Headlines[0].Text, "chat FAILS on its first constraint, quality") ||
+		!strings.HasPrefix(said(res).Headlines[1].Text, "m1 latency meets its contract") ||
+		!strings.HasPrefix(said(res).Headlines[2].Text, "tail cannot be judged") {
+		t.Errorf("headlines = %q", said(res).Headlines[:3])
 	}
 
 	// Per slice (model, use_case): m1/chat 2 of 3 evaluated passed, m2/chat 1 of 1.

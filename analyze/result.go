@@ -166,10 +166,6 @@ type Slice struct {
 	Label  string   // "all requests" or "model=m, use_case=u"
 	Values []string // one value per Result.By column; "(none)" for NULL
 
-	// Findings are the plain sentences about this slice alone; those about
-	// all requests are Result.Findings.
-	Findings []string
-
 	Requests int64
 	// Failed counts the requests not completed (requests.parquet's
 	// completed column): the error rate is Failed / Requests. Succeeded
@@ -406,15 +402,6 @@ type Result struct {
 	Replicas   []Replica    // in order of first start
 	TimeSeries []TimeWindow // every window from the first start to the last
 	Protocol   []ProtocolEntry
-	// Findings are the plain sentences about all requests, those about
-	// the data (DataQuality) first.
-	Findings []string
-	// DataQuality is the part of Findings about the data rather than the
-	// latency: joins, anomalies, retries, rejects, server formats.
-	DataQuality []string
-	// Headlines answer the report's questions in short sentences, for its
-	// first screen.
-	Headlines []Headline
 
 	// Evals says how the --evals rows joined (nil without); Contract is
 	// the contract judged per use case (nil without --contract).
@@ -435,23 +422,6 @@ type Result struct {
 	TrendCompare *TrendCompare
 }
 
-// Headline is one short sentence answering one of the report's questions.
-type Headline struct {
-	Topic string // HeadlineTime, HeadlineFailures, HeadlinePhases, HeadlineStandsOut or HeadlineData
-	Text  string
-}
-
-// The questions headlines answer, in the order a report shows them.
-const (
-	HeadlineTime      = "Where the time goes"
-	HeadlineFailures  = "Failed requests"
-	HeadlinePhases    = "Burst and cold start"
-	HeadlineStandsOut = "What stands out"
-	HeadlineData      = "Can the data be trusted"
-	HeadlineContract  = "Does each use case meet its contract"
-	HeadlineTrend     = "What changed since the previous period"
-)
-
 // String summarizes the stats on one line, e.g.
 // "8 requests (client 7, gateway 8, server 7, all three 6), 1 anomalous, 1 retried: DIR/requests.parquet".
 func (s *RunStats) String() string {
@@ -468,4 +438,24 @@ type TrendCompare struct {
 	Baseline, Target      string // the periods' labels, e.g. "week of 2026-11-23"
 	Findings              []string
 	Significant, Compared int
+}
+
+// Dominant returns the component with the most time in total over the
+// slowest 5% (its mean times the requests that have it), or false when
+// none has one. Totals, not means: time not split is the whole E2E of the
+// few requests that lack a tier, and its mean over those few would outweigh
+// components every request of the tail has.
+func Dominant(cs []Component) (Component, bool) {
+	var best Component
+	var bestSum float64
+	found := false
+	for _, c := range cs {
+		if c.TailMean == nil {
+			continue
+		}
+		if sum := *c.TailMean * float64(c.TailN); !found || sum > bestSum {
+			best, bestSum, found = c, sum, true
+		}
+	}
+	return best, found
 }

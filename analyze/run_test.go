@@ -332,8 +332,8 @@ func TestRunEmptyDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Slices) != 0 || len(res.Findings) != 1 {
-		t.Errorf("empty summary: %d slices, findings %q", len(res.Slices), res.Findings)
+	if len(res.Slices) != 0 || len(said(res).Findings) != 1 {
+		t.Errorf("empty summary: %d slices, findings %q", len(res.Slices), said(res).Findings)
 	}
 }
 

@@ -237,11 +237,11 @@ func TestServerFormatsSummary(t *testing.T) {
 		"annotate 2 requests",
 	} {
 		found := false
-		for _, f := range res.Findings {
+		for _, f := range said(res).Findings {
 			found = found || strings.Contains(f, want)
 		}
 		if !found {
-			t.Errorf("no finding says %q:\n%s", want, strings.Join(res.Findings, "\n"))
+			t.Errorf("no finding says %q:\n%s", want, strings.Join(said(res).Findings, "\n"))
 		}
 	}
 	// The split of server time names its formats: prefill and decode come
@@ -385,13 +385,13 @@ func TestTGIMatchEnvoyDefault(t *testing.T) {
 	}
 	want := "Only 8 of 9 tgi server records (88.9%) joined a gateway or client record: 1 found no gateway record within the tolerance"
 	found := false
-	for _, s := range res.Findings {
+	for _, s := range said(res).Findings {
 		if strings.Contains(s, want) {
 			found = true
 			t.Log(s)
 		}
 	}
 	if !found {
-		t.Errorf("no finding says %q:\n%s", want, strings.Join(res.Findings, "\n"))
+		t.Errorf("no finding says %q:\n%s", want, strings.Join(said(res).Findings, "\n"))
 	}
 }

@@ -93,7 +93,6 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if res.TrendCompare, err = trendCompare(ctx, dir, opts, res.Trend); err != nil {
 		return nil, err
 	}
-	res.Headlines = append(contractHeadlines(res), headlines(res)...)
 	return res, nil
 }
 
@@ -223,8 +222,6 @@ func summarizeOnce(ctx context.Context, dir string, opts SummaryOptions) (*Resul
 			return nil, err
 		}
 	}
-	res.Findings = findings(res)
-	res.Headlines = append(contractHeadlines(res), headlines(res)...)
 	return res, nil
 }
 

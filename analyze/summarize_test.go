@@ -232,16 +232,16 @@ func TestSummarizeStandard(t *testing.T) {
 		t.Errorf("m1/chat client E2E %+v", m1.ClientE2E)
 	}
 	// From n=4 that P95 is never quoted, nor its slowest 5% attributed.
-	if !containsText(m1.Findings, "In model=m1, use_case=chat, client E2E has n too small for a P95 (n=4): its slowest 5% are not singled out.") ||
-		containsText(m1.Findings, "2405.0") {
-		t.Errorf("the m1/chat slice's findings quote its P95 from n=4:\n%s", strings.Join(m1.Findings, "\n"))
+	if !containsText(saidOf(res, m1.Label), "In model=m1, use_case=chat, client E2E has n too small for a P95 (n=4): its slowest 5% are not singled out.") ||
+		containsText(saidOf(res, m1.Label), "2405.0") {
+		t.Errorf("the m1/chat slice's findings quote its P95 from n=4:\n%s", strings.Join(saidOf(res, m1.Label), "\n"))
 	}
 	// Sentences about one slice stay with that slice.
-	if containsText(res.Findings, "In model=m1, use_case=chat") {
-		t.Errorf("a slice's finding is among the report-wide findings:\n%s", strings.Join(res.Findings, "\n"))
+	if containsText(said(res).Findings, "In model=m1, use_case=chat") {
+		t.Errorf("a slice's finding is among the report-wide findings:\n%s", strings.Join(said(res).Findings, "\n"))
 	}
-	if !containsText(res.Findings, "1 of 8 requests have no server record") {
-		t.Errorf("findings lack the coverage gap:\n%s", strings.Join(res.Findings, "\n"))
+	if !containsText(said(res).Findings, "1 of 8 requests have no server record") {
+		t.Errorf("findings lack the coverage gap:\n%s", strings.Join(said(res).Findings, "\n"))
 	}
 }
 
@@ -277,12 +277,12 @@ func TestSummarizeFlatModelFinding(t *testing.T) {
 	// The slowest 5%: the one request above 1011 (1106, queue 1000).
 	want := "In model=m, client E2E grows from 106.0 ms at P50 to 1011.0 ms at P95 while model time stays flat (100.0 ms to 100.0 ms)"
 	m := findSlice(t, res, "model=m")
-	if !containsText(m.Findings, want) || !containsText(m.Findings, "spend the most time in queue: mean over the slowest 5% 1000.0 ms of 1106.0 ms mean client E2E") {
-		t.Errorf("findings of model=m:\n%s", strings.Join(m.Findings, "\n"))
+	if !containsText(saidOf(res, m.Label), want) || !containsText(saidOf(res, m.Label), "spend the most time in queue: mean over the slowest 5% 1000.0 ms of 1106.0 ms mean client E2E") {
+		t.Errorf("findings of model=m:\n%s", strings.Join(saidOf(res, m.Label), "\n"))
 	}
 	// The same holds for all requests, which lead the report-wide findings.
-	if !containsText(res.Findings, "In all requests, client E2E grows from 106.0 ms at P50 to 1011.0 ms at P95 while model time stays flat") {
-		t.Errorf("findings:\n%s", strings.Join(res.Findings, "\n"))
+	if !containsText(said(res).Findings, "In all requests, client E2E grows from 106.0 ms at P50 to 1011.0 ms at P95 while model time stays flat") {
+		t.Errorf("findings:\n%s", strings.Join(said(res).Findings, "\n"))
 	}
 }
 

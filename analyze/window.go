@@ -341,3 +341,28 @@ func DataSpan(ctx context.Context, dir string, res duck.Resources, store bool) (
 	f, l := a.Time.UTC(), b.Time.UTC()
 	return &f, &l, nil
 }
+
+// FormatWindow renders a sample window of start times in UTC with
+// millisecond precision, e.g. "2026-03-01 12:00:00.000 – 12:00:08.000 UTC"
+// (the date is repeated only when it changes); "–" when empty.
+func FormatWindow(first, last *time.Time) string {
+	if first == nil || last == nil {
+		return "–"
+	}
+	a, b := first.UTC(), last.UTC()
+	const day, clock = "2006-01-02 ", "15:04:05.000"
+	end := b.Format(clock)
+	if a.Format(day) != b.Format(day) {
+		end = b.Format(day + clock)
+	}
+	return a.Format(day+clock) + " – " + end + " UTC"
+}
+
+// FormatTime renders one time in UTC with millisecond precision, e.g.
+// "2026-03-01 12:00:00.000 UTC"; "–" when nil.
+func FormatTime(t *time.Time) string {
+	if t == nil {
+		return "–"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05.000") + " UTC"
+}

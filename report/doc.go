@@ -1,4 +1,7 @@
-// Package report owns rendering: it turns an analyze.Result into a Markdown
+// Package report owns rendering and wording: it says in sentences what an
+// analyze.Result shows (Say: the headlines of the first screen, the
+// findings about all requests, about the data and about each slice; the
+// contract's verdict per use case), and turns it into a Markdown
 // report (text/template) and a self-contained HTML report (html/template,
 // inline CSS and inline SVG charts, no scripts and no external fetches).
 // Both answer first: a summary of headlines per question and a table of the

@@ -405,6 +405,7 @@ func newJSONConstraint(k analyze.ConstraintResult) jsonConstraint {
 
 // newJSONReport builds report.json from r.
 func newJSONReport(r *analyze.Result) *jsonReport {
+	said := Say(r)
 	j := &jsonReport{SchemaVersion: SchemaVersion, By: r.By, Headlines: []jsonHeadline{},
 		Slices: []jsonSlice{}, Phases: []jsonPhase{}, Contract: newJSONContract(r.Contract)}
 	if j.By == nil {
@@ -425,7 +426,7 @@ func newJSONReport(r *analyze.Result) *jsonReport {
 		Coverage: jsonCoverage{Requests: c.Requests, Client: c.Client, Gateway: c.Gateway, Server: c.Server,
 			ClientGateway: c.ClientGateway, GatewayServer: c.GatewayServer, ClientServer: c.ClientServer, AllTiers: c.AllTiers},
 		Rejected: r.RejectsTotal, Rejects: []jsonRejects{}, Anomalous: r.Anomalous, Anomalies: []jsonAnomaly{},
-		Retried: r.Retried, Aborted: r.Aborted.Requests, Findings: r.DataQuality,
+		Retried: r.Retried, Aborted: r.Aborted.Requests, Findings: said.DataQuality,
 		InputLines: r.Inputs.Total.Lines, InputRows: r.Inputs.Total.Rows, InputsNotRead: int64(len(r.Inputs.NotRead())),
 	}
 	j.DataQuality.Inputs = []jsonInput{}
@@ -443,8 +444,8 @@ func newJSONReport(r *analyze.Result) *jsonReport {
 	for _, a := range r.Anomalies {
 		j.DataQuality.Anomalies = append(j.DataQuality.Anomalies, jsonAnomaly{Reason: a.Reason, Requests: a.Requests})
 	}
-	for _, h := range r.Headlines {
-		j.Headlines = append(j.Headlines, jsonHeadline{Topic: h.Topic, Text: h.Text})
+	for _, h := range said.Headlines {
+		j.Headlines = append(j.Headlines, jsonHeadline(h))
 	}
 	for _, s := range r.Slices {
 		j.Slices = append(j.Slices, newJSONSlice(s, r.By))

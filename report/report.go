@@ -245,7 +245,8 @@ type view struct {
 	FailureRows  []failureRow
 	FailureTotal int64
 	Curves       []curveChart // percentile curves of client E2E and TTFT
-	Findings     []string     // the findings about latency (Result.Findings less DataQuality)
+	Findings     []string     // the findings about latency (Sentences.Findings less DataQuality)
+	DataQuality  []string     // the findings about the data
 	Rejects      []rejectRow
 
 	ContractView *contractView // nil without --contract
@@ -311,9 +312,10 @@ type distRow struct {
 
 // attribution is one slice's component table.
 type attribution struct {
-	Slice analyze.Slice
-	E2E   []attrRow
-	TTFT  []attrRow
+	Slice    analyze.Slice
+	Findings []string // about this slice alone
+	E2E      []attrRow
+	TTFT     []attrRow
 }
 
 type attrRow struct {
@@ -385,8 +387,9 @@ func newView(r *analyze.Result) *view {
 		}
 		v.DistTables = append(v.DistTables, t)
 	}
-	for _, s := range r.Slices {
-		a := attribution{Slice: s}
+	said := Say(r)
+	for i, s := range r.Slices {
+		a := attribution{Slice: s, Findings: said.Slices[i]}
 		a.E2E = append(a.E2E, attrRow{Name: "client E2E", Dist: s.ClientE2E, TailN: s.E2ETailN, TailMean: s.E2ETailClientE2E, Total: true})
 		for _, c := range s.E2E {
 			a.E2E = append(a.E2E, componentRow(c, false))
@@ -437,19 +440,20 @@ func newView(r *analyze.Result) *view {
 	v.ContractView = newContractView(r)
 	v.TrendView = newTrendView(r.Trend)
 	v.TSChart = newTSChart(r.TimeSeries)
-	v.Headlines = groupHeadlines(r.Headlines)
+	v.Headlines = groupHeadlines(said.Headlines)
 	v.Summary, v.Omitted = summaryRows(r.Slices)
 	if len(r.Slices) > 0 && r.Slices[0].All {
 		v.FailureTotal = r.Slices[0].Requests
 	}
 	for _, f := range r.Failures {
-		v.FailureRows = append(v.FailureRows, failureRow{Failure: f, Label: analyze.OutcomeLabel(f.Outcome), Share: fmtPct(f.Requests, v.FailureTotal)})
+		v.FailureRows = append(v.FailureRows, failureRow{Failure: f, Label: OutcomeLabel(f.Outcome), Share: fmtPct(f.Requests, v.FailureTotal)})
 	}
 	data := map[string]bool{}
-	for _, f := range r.DataQuality {
+	v.DataQuality = said.DataQuality
+	for _, f := range said.DataQuality {
 		data[f] = true
 	}
-	for _, f := range r.Findings {
+	for _, f := range said.Findings {
 		if !data[f] {
 			v.Findings = append(v.Findings, f)
 		}
@@ -484,7 +488,7 @@ func anyPhase(ps []analyze.Phase, get func(analyze.Phase) analyze.Dist) bool {
 }
 
 // groupHeadlines keeps the headlines' order, one group per question.
-func groupHeadlines(hs []analyze.Headline) []headlineGroup {
+func groupHeadlines(hs []Headline) []headlineGroup {
 	var out []headlineGroup
 	for _, h := range hs {
 		if len(out) == 0 || out[len(out)-1].Topic != h.Topic {

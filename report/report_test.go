@@ -190,10 +190,8 @@ func evilResult() *analyze.Result {
 				ClientE2E: analyze.Dist{N: 1, P50: p(1), P90: p(1), P95: p(1), P99: p(1)},
 				E2E:       []analyze.Component{{Name: "network", N: 1, P50: p(1)}}},
 		},
-		Protocol:  analyze.Protocol,
-		Findings:  []string{"In " + label + ", something."},
-		Headlines: []analyze.Headline{{Topic: analyze.HeadlineStandsOut, Text: "The slowest slice is " + label + "."}},
-		Replicas:  []analyze.Replica{{Replica: evilImg, Model: evilImg, Requests: 1}},
+		Protocol: analyze.Protocol,
+		Replicas: []analyze.Replica{{Replica: evilImg, Model: evilImg, Requests: 1}},
 	}
 }
 

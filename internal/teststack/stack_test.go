@@ -18,9 +18,9 @@ import (
 
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/ingest"
-
 	// Every reader, registered with ingest's format registry.
 	_ "github.com/infertrace/infertrace/ingest/formats"
+	"github.com/infertrace/infertrace/report"
 )
 
 // The stack tests run the real serving stack of this package (Debian's
@@ -304,13 +304,13 @@ func noAnomaly(t *testing.T, rows map[string]row, ids []string) {
 func dominantIs(t *testing.T, res *analyze.Result, component string) {
 	t.Helper()
 	want := "spend the most time in " + component + ":"
-	for _, f := range res.Findings {
+	for _, f := range report.Say(res).Findings {
 		if strings.Contains(f, "slowest 5%") && strings.Contains(f, want) {
 			t.Logf("finding: %s", f)
 			return
 		}
 	}
-	t.Errorf("no finding says the slowest 5%% %s; findings:\n%s", want, strings.Join(res.Findings, "\n"))
+	t.Errorf("no finding says the slowest 5%% %s; findings:\n%s", want, strings.Join(report.Say(res).Findings, "\n"))
 }
 
 func zero(string) float64 { return 0 }
@@ -553,14 +553,14 @@ func TestStackClientAbort(t *testing.T) {
 		checkRecovered(a, "application_ms", rows, kept, application, zero)
 		noAnomaly(t, rows, kept)
 		found := false
-		for _, f := range res.Findings {
+		for _, f := range report.Say(res).Findings {
 			if strings.HasPrefix(f, "10 requests were aborted") && strings.Contains(f, "wasted_ms") {
 				t.Logf("finding: %s", f)
 				found = true
 			}
 		}
 		if !found {
-			t.Errorf("no finding reports the 10 aborted requests and their wasted work:\n%s", strings.Join(res.Findings, "\n"))
+			t.Errorf("no finding reports the 10 aborted requests and their wasted work:\n%s", strings.Join(report.Say(res).Findings, "\n"))
 		}
 	})
 }

@@ -1,11 +1,11 @@
-package analyze
+package report
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/infertrace/infertrace/analyze"
 )
 
 // TestFilesNotRead: the data headline names each file not read to its end
@@ -14,8 +14,8 @@ import (
 // apart, never as not read.
 func TestFilesNotRead(t *testing.T) {
 	t.Parallel()
-	r := &Result{Coverage: Coverage{Requests: 10, Client: 10}, RejectsTotal: 1}
-	r.Inputs.Files = []InputFile{
+	r := &analyze.Result{Coverage: analyze.Coverage{Requests: 10, Client: 10}, RejectsTotal: 1}
+	r.Inputs.Files = []analyze.InputFile{
 		{Tier: "client", Path: "logs/a.jsonl.gz", Lines: 2991, Rows: 2990, Rejected: 1, Error: "after line 2990: unexpected EOF", Incomplete: true},
 		{Tier: "client", Path: "logs/b.jsonl", Lines: 5, Rows: 5},
 		{Tier: "client", Path: "logs/c.log", Lines: 3, Rejected: 3, Error: "0 of 3 lines were native records: is it another format?"},
@@ -39,7 +39,7 @@ func TestFilesNotRead(t *testing.T) {
 
 	r.Inputs.Files = nil
 	for i := range 7 {
-		r.Inputs.Files = append(r.Inputs.Files, InputFile{Path: fmt.Sprintf("logs/%d", i), Error: "cannot open: permission denied", Incomplete: true})
+		r.Inputs.Files = append(r.Inputs.Files, analyze.InputFile{Path: fmt.Sprintf("logs/%d", i), Error: "cannot open: permission denied", Incomplete: true})
 	}
 	h = dataHeadline(r)
 	if !strings.Contains(h, "7 files not read to their end (logs/0: cannot open: permission denied; ") ||
@@ -50,37 +50,8 @@ func TestFilesNotRead(t *testing.T) {
 		t.Errorf("Data quality does not name every file: %s", got)
 	}
 	// No request at all: the headline still says which files were not read.
-	r.Coverage = Coverage{}
+	r.Coverage = analyze.Coverage{}
 	if hs := headlines(r); len(hs) != 1 || !strings.Contains(hs[0].Text, "7 files not read to their end") {
 		t.Errorf("no requests: %+v", hs)
-	}
-}
-
-// TestReadManifestErrors: a file's error comes without the path that
-// starts it, an open error says "cannot open", and only a file whose
-// reading stopped is Incomplete.
-func TestReadManifestErrors(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"version":2,"files":[
-{"tier":"client","path":"logs/a.gz","lines":2991,"error":"logs/a.gz: after line 2990: unexpected EOF","incomplete":true},
-{"tier":"client","path":"logs/b","error":"open logs/b: permission denied","incomplete":true},
-{"tier":"client","path":"logs/c","lines":3,"rejected":3,"error":"unknown format: no format reads it"},
-{"tier":"client","path":"logs/d","lines":3,"incomplete":true}]}`), 0o644)
-	in, err := readManifest(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []struct {
-		err        string
-		incomplete bool
-	}{{"after line 2990: unexpected EOF", true}, {"cannot open: permission denied", true}, {"unknown format: no format reads it", false}, {"", false}}
-	for i, f := range in.Files {
-		if f.Error != want[i].err || f.Incomplete != want[i].incomplete {
-			t.Errorf("%s: got %q %v, want %q %v", f.Path, f.Error, f.Incomplete, want[i].err, want[i].incomplete)
-		}
-	}
-	if n, o := len(in.NotRead()), len(in.OtherErrors()); n != 2 || o != 1 {
-		t.Errorf("NotRead %d, OtherErrors %d; want 2 and 1", n, o)
 	}
 }

@@ -1,8 +1,10 @@
-package analyze
+package report
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/infertrace/infertrace/analyze"
 )
 
 // contractHeadlines gives one line per use case of the contract (the
@@ -10,7 +12,7 @@ import (
 // case failing on its first constraint says so first, whatever its
 // latency; else the first constraint it fails; else whether it passes or
 // cannot be judged yet, with its goodput.
-func contractHeadlines(r *Result) []Headline {
+func contractHeadlines(r *analyze.Result) []Headline {
 	if r.Contract == nil {
 		return nil
 	}
@@ -24,8 +26,8 @@ func contractHeadlines(r *Result) []Headline {
 	return out
 }
 
-func caseHeadline(c CaseResult) string {
-	measured := func(k ConstraintResult) string {
+func caseHeadline(c analyze.CaseResult) string {
+	measured := func(k analyze.ConstraintResult) string {
 		return fmt.Sprintf("%s %s (n=%d), target %s", k.Name(), k.Shown(), k.N, k.TargetText())
 	}
 	goodput := ""
@@ -68,3 +70,20 @@ func caseHeadline(c CaseResult) string {
 	}
 	return fmt.Sprintf("%s meets its contract: all %d constraints pass%s.", c.Name, len(c.Constraints), goodput)
 }
+
+// Headline is one short sentence answering one of the report's questions.
+type Headline struct {
+	Topic string // one of the questions below
+	Text  string
+}
+
+// The questions headlines answer, in the order a report shows them.
+const (
+	HeadlineTime      = "Where the time goes"
+	HeadlineFailures  = "Failed requests"
+	HeadlinePhases    = "Burst and cold start"
+	HeadlineStandsOut = "What stands out"
+	HeadlineData      = "Can the data be trusted"
+	HeadlineContract  = "Does each use case meet its contract"
+	HeadlineTrend     = "What changed since the previous period"
+)

@@ -1,4 +1,4 @@
-package analyze
+package report
 
 import (
 	"context"
@@ -7,23 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/analyze/analyzetest"
 	"github.com/infertrace/infertrace/contract"
 )
-
-func TestFormatWindow(t *testing.T) {
-	a := time.Date(2026, 3, 1, 23, 59, 59, 999_000_000, time.UTC)
-	b := a.Add(1500 * time.Millisecond)
-	if got, want := FormatWindow(&a, &a), "2026-03-01 23:59:59.999 – 23:59:59.999 UTC"; got != want {
-		t.Errorf("same day: %q, want %q", got, want)
-	}
-	if got, want := FormatWindow(&a, &b), "2026-03-01 23:59:59.999 – 2026-03-02 00:00:01.499 UTC"; got != want {
-		t.Errorf("across days: %q, want %q", got, want)
-	}
-	if got := FormatWindow(nil, &b); got != "–" {
-		t.Errorf("empty window: %q", got)
-	}
-}
 
 func TestPlural(t *testing.T) {
 	if got := plural(1, "request is", "requests are"); got != "1 request is" {
@@ -36,11 +23,11 @@ func TestPlural(t *testing.T) {
 
 func TestPhaseComparisons(t *testing.T) {
 	p := func(v float64) *float64 { return &v }
-	d := func(n int64, p95 float64) Dist { return Dist{N: n, P50: p(p95 / 2), P95: p(p95)} }
-	steady := Phase{Name: "steady", Requests: 100, ClientE2E: d(100, 1000), Model: d(100, 800), Queue: d(100, 10), Network: d(100, 100), Application: d(100, 3)}
-	burst := Phase{Name: "burst", Requests: 50, ClientE2E: d(50, 5000), Model: d(50, 1200), Queue: d(50, 3700), Network: d(50, 110), Application: d(50, 4)}
-	cold := Phase{Name: "cold", Requests: 10, ClientE2E: d(10, 3000), Model: d(10, 2700), Queue: d(10, 20), Network: d(10, 100), Application: d(10, 3)}
-	got := phaseComparisons(&Result{Phases: []Phase{cold, burst, steady}})
+	d := func(n int64, p95 float64) analyze.Dist { return analyze.Dist{N: n, P50: p(p95 / 2), P95: p(p95)} }
+	steady := analyze.Phase{Name: "steady", Requests: 100, ClientE2E: d(100, 1000), Model: d(100, 800), Queue: d(100, 10), Network: d(100, 100), Application: d(100, 3)}
+	burst := analyze.Phase{Name: "burst", Requests: 50, ClientE2E: d(50, 5000), Model: d(50, 1200), Queue: d(50, 3700), Network: d(50, 110), Application: d(50, 4)}
+	cold := analyze.Phase{Name: "cold", Requests: 10, ClientE2E: d(10, 3000), Model: d(10, 2700), Queue: d(10, 20), Network: d(10, 100), Application: d(10, 3)}
+	got := phaseComparisons(&analyze.Result{Phases: []analyze.Phase{cold, burst, steady}})
 	if len(got) != 2 {
 		t.Fatalf("got %d findings, want 2: %q", len(got), got)
 	}
@@ -56,7 +43,7 @@ func TestPhaseComparisons(t *testing.T) {
 	}
 	// A phase whose client P95 rises by less than 20% gets no comparison.
 	burst.ClientE2E = d(50, 1100)
-	if got := phaseComparisons(&Result{Phases: []Phase{burst, steady}}); len(got) != 0 {
+	if got := phaseComparisons(&analyze.Result{Phases: []analyze.Phase{burst, steady}}); len(got) != 0 {
 		t.Errorf("small rise gave %q", got)
 	}
 }
@@ -66,31 +53,31 @@ func TestPhaseComparisons(t *testing.T) {
 // state, the slowest slice and the cold replica, and the data's state.
 func TestHeadlines(t *testing.T) {
 	p := func(v float64) *float64 { return &v }
-	d := func(n int64, p95 float64) Dist { return Dist{N: n, P50: p(p95 / 2), P95: p(p95)} }
+	d := func(n int64, p95 float64) analyze.Dist { return analyze.Dist{N: n, P50: p(p95 / 2), P95: p(p95)} }
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	later := at.Add(20 * time.Second)
 	end := at.Add(50 * time.Second)
-	comps := func(queue, model float64) []Component {
-		return []Component{{Name: "network", TailMean: p(100), TailN: 5}, {Name: "queue", TailMean: p(queue), TailN: 5}, {Name: "model", TailMean: p(model), TailN: 5}}
+	comps := func(queue, model float64) []analyze.Component {
+		return []analyze.Component{{Name: "network", TailMean: p(100), TailN: 5}, {Name: "queue", TailMean: p(queue), TailN: 5}, {Name: "model", TailMean: p(model), TailN: 5}}
 	}
-	r := &Result{
-		Coverage:     Coverage{Requests: 200, Client: 190, Gateway: 195, Server: 190, AllTiers: 180},
+	r := &analyze.Result{
+		Coverage:     analyze.Coverage{Requests: 200, Client: 190, Gateway: 195, Server: 190, AllTiers: 180},
 		RejectsTotal: 7,
 		Anomalous:    1,
-		Slices: []Slice{
-			{All: true, Label: "all requests", Requests: 200, Failed: 10, Succeeded: 190, Failures: []OutcomeCount{{"500", 6}, {"429", 4}},
+		Slices: []analyze.Slice{
+			{All: true, Label: "all requests", Requests: 200, Failed: 10, Succeeded: 190, Failures: []analyze.OutcomeCount{{Outcome: "500", Requests: 6}, {Outcome: "429", Requests: 4}},
 				WindowFirst: &at, ClientE2E: d(190, 2000), ClientTTFT: d(80, 600), E2ETailN: 10, E2ETailClientE2E: p(5000), E2E: comps(3000, 1900),
-				TTFTTailN: 4, TTFTTailClientTTFT: p(800), TTFT: []Component{{Name: "queue", TailMean: p(700)}, {Name: "model", TailMean: p(90)}}},
-			{Label: "model=a", Requests: 100, Failed: 2, Succeeded: 98, Failures: []OutcomeCount{{"500", 1}, {"429", 1}}, ClientE2E: d(100, 1500), E2ETailN: 5, E2E: comps(100, 1300)},
-			{Label: "model=b", Requests: 90, Failed: 8, Succeeded: 82, Failures: []OutcomeCount{{"500", 5}, {"429", 3}}, ClientE2E: d(90, 4000), E2ETailN: 5, E2E: comps(3000, 900)},
+				TTFTTailN: 4, TTFTTailClientTTFT: p(800), TTFT: []analyze.Component{{Name: "queue", TailMean: p(700)}, {Name: "model", TailMean: p(90)}}},
+			{Label: "model=a", Requests: 100, Failed: 2, Succeeded: 98, Failures: []analyze.OutcomeCount{{Outcome: "500", Requests: 1}, {Outcome: "429", Requests: 1}}, ClientE2E: d(100, 1500), E2ETailN: 5, E2E: comps(100, 1300)},
+			{Label: "model=b", Requests: 90, Failed: 8, Succeeded: 82, Failures: []analyze.OutcomeCount{{Outcome: "500", Requests: 5}, {Outcome: "429", Requests: 3}}, ClientE2E: d(90, 4000), E2ETailN: 5, E2E: comps(3000, 900)},
 			{Label: "model=c", Requests: 10, Succeeded: 10, ClientE2E: d(0, 0)},
 		},
-		Phases: []Phase{
+		Phases: []analyze.Phase{
 			{Name: "cold", Requests: 10, WindowFirst: &later, WindowLast: &end, ClientE2E: d(10, 3000), Model: d(10, 2700), Queue: d(10, 20)},
 			{Name: "burst", Requests: 50, WindowFirst: &later, WindowLast: &end, ClientE2E: d(50, 5000), Model: d(50, 1200), Queue: d(50, 3700), Network: d(50, 110), Application: d(50, 4)},
 			{Name: "steady", Requests: 140, ClientE2E: d(140, 1000), Model: d(140, 800), Queue: d(140, 10), Network: d(140, 100), Application: d(140, 3)},
 		},
-		Replicas: []Replica{
+		Replicas: []analyze.Replica{
 			{Replica: "r-0", Model: "a", FirstStart: &at, ModelPerToken: [2]*float64{p(5), p(6)}},
 			{Replica: "r-1", Model: "a", FirstStart: &later, Cold: 10, ModelPerToken: [2]*float64{p(9), p(12)}},
 		},
@@ -126,7 +113,7 @@ func TestHeadlines(t *testing.T) {
 	}
 
 	// No phases, one tier, nothing rejected.
-	r = &Result{Coverage: Coverage{Requests: 5, Server: 5}, Slices: []Slice{{All: true, Label: "all requests"}}}
+	r = &analyze.Result{Coverage: analyze.Coverage{Requests: 5, Server: 5}, Slices: []analyze.Slice{{All: true, Label: "all requests"}}}
 	got = headlines(r)
 	for _, w := range []string{"No request has a client E2E time", "No burst phase was detected in the logs.", "No cold phase was detected in the logs.", "Only server logs, so nothing is joined; no line rejected — see Data quality."} {
 		found := false
@@ -169,13 +156,10 @@ func smallBigFixture() analyzetest.Fixture {
 // small for a P95" and it is not named the slowest slice; at n=500 the P95
 // is quoted with its interval.
 func TestFindingsSmallSample(t *testing.T) {
-	dir, _, _ := runFixture(t, smallBigFixture(), analyzetest.DefaultOffsets)
-	res, err := Summarize(context.Background(), dir, SummaryOptions{By: []string{"model"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	big, small := findSlice(t, res, "model=big"), findSlice(t, res, "model=small")
-	bigText, smallText := strings.Join(big.Findings, "\n"), strings.Join(small.Findings, "\n")
+	t.Parallel()
+	res := summarizeFixture(t, smallBigFixture(), analyzetest.DefaultOffsets, []string{"model"})
+	said := Say(res)
+	bigText, smallText := strings.Join(said.Slices[sliceIndex(t, res, "model=big")], "\n"), strings.Join(said.Slices[sliceIndex(t, res, "model=small")], "\n")
 	// Big: client E2E 1002..2000 step 2. quantile_cont P95 at rank
 	// 0.95 × 499 = 474.05 (from 0): 1950 + 0.05 × 2 = 1950.1. Its interval:
 	// ranks floor(475 − 1.96 √23.75) = 465 and ceil(475 + 9.55) + 1 = 486,
@@ -206,7 +190,7 @@ func TestFindingsSmallSample(t *testing.T) {
 	// The slowest slice by P95 would be model=small (6800 against 1950):
 	// from n=5 it is no comparison. One slice with a supported P95 leaves
 	// no per-slice headline either.
-	for _, h := range res.Headlines {
+	for _, h := range said.Headlines {
 		if strings.Contains(h.Text, "model=small") || strings.Contains(h.Text, "slowest slice") || strings.Contains(h.Text, "Per slice") || strings.Contains(h.Text, "every slice") {
 			t.Errorf("headline rests on the n=5 slice: %q", h.Text)
 		}
@@ -219,16 +203,16 @@ func TestFindingsSmallSample(t *testing.T) {
 func TestPhaseComparisonsSmallSample(t *testing.T) {
 	p := func(v float64) *float64 { return &v }
 	// d is a Dist whose Small flags follow pct_too_small.
-	d := func(n int64, p95, lo, hi float64) Dist {
-		x := Dist{N: n, P50: p(p95 / 2), P95: p(p95), Small: [4]bool{n < 2, n < 10, n < 20, n < 100}}
+	d := func(n int64, p95, lo, hi float64) analyze.Dist {
+		x := analyze.Dist{N: n, P50: p(p95 / 2), P95: p(p95), Small: [4]bool{n < 2, n < 10, n < 20, n < 100}}
 		if n >= 20 {
-			x.P95CI = Interval{p(lo), p(hi)}
+			x.P95CI = analyze.Interval{Lo: p(lo), Hi: p(hi)}
 		}
 		return x
 	}
-	steady := Phase{Name: "steady", Requests: 500, ClientE2E: d(500, 1000, 950, 1050), Model: d(500, 800, 780, 820), Queue: d(500, 10, 9, 11)}
-	burst := Phase{Name: "burst", Requests: 5, ClientE2E: d(5, 5000, 0, 0), Model: d(5, 1200, 0, 0), Queue: d(5, 3700, 0, 0)}
-	r := &Result{Coverage: Coverage{Requests: 505, Client: 505}, Phases: []Phase{burst, steady}, Slices: []Slice{{All: true, Label: "all requests"}}}
+	steady := analyze.Phase{Name: "steady", Requests: 500, ClientE2E: d(500, 1000, 950, 1050), Model: d(500, 800, 780, 820), Queue: d(500, 10, 9, 11)}
+	burst := analyze.Phase{Name: "burst", Requests: 5, ClientE2E: d(5, 5000, 0, 0), Model: d(5, 1200, 0, 0), Queue: d(5, 3700, 0, 0)}
+	r := &analyze.Result{Coverage: analyze.Coverage{Requests: 505, Client: 505}, Phases: []analyze.Phase{burst, steady}, Slices: []analyze.Slice{{All: true, Label: "all requests"}}}
 	if got := phaseComparisons(r); len(got) != 0 {
 		t.Errorf("n=5 burst compared: %q", got)
 	}
@@ -250,15 +234,15 @@ func TestPhaseComparisonsSmallSample(t *testing.T) {
 	// n=500 on both sides: +4000 ms, intervals quoted; the model's P95 is
 	// from n=5 (a burst whose server logged few requests), so whether the
 	// model accounts for the rise is not said.
-	burst = Phase{Name: "burst", Requests: 500, ClientE2E: d(500, 5000, 4900, 5100), Model: d(5, 1200, 0, 0), Queue: d(500, 3700, 3600, 3800)}
-	got := phaseComparisons(&Result{Phases: []Phase{burst, steady}})
+	burst = analyze.Phase{Name: "burst", Requests: 500, ClientE2E: d(500, 5000, 4900, 5100), Model: d(5, 1200, 0, 0), Queue: d(500, 3700, 3600, 3800)}
+	got := phaseComparisons(&analyze.Result{Phases: []analyze.Phase{burst, steady}})
 	want := "In the burst phase (n=500, window –), P95 client E2E is 5000.0 ms (n=500, 95% interval [4900.0, 5100.0] ms) against 1000.0 ms (n=500, 95% interval [950.0, 1050.0] ms) in steady state, +4000.0 ms; P95 model time is n too small (n=5) in the burst phase and 800.0 ms in steady state, so whether the model accounts for the rise is not said."
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("burst finding:\n got %q\nwant %q", got, want)
 	}
 	// Intervals that overlap are said to.
 	burst.ClientE2E, burst.Model = d(500, 1300, 1000, 1400), d(500, 810, 790, 830)
-	got = phaseComparisons(&Result{Phases: []Phase{burst, steady}})
+	got = phaseComparisons(&analyze.Result{Phases: []analyze.Phase{burst, steady}})
 	if len(got) != 1 || !strings.Contains(got[0], "+300.0 ms (the two intervals overlap: the rise may be noise)") {
 		t.Errorf("overlapping burst finding: %q", got)
 	}
@@ -268,12 +252,12 @@ func TestPhaseComparisonsSmallSample(t *testing.T) {
 // its n in the headline, never with a number.
 func TestCaseHeadlineSmallSample(t *testing.T) {
 	v := 912.0
-	k := func(title string, pct float64, n int64, verdict string) ConstraintResult {
-		return ConstraintResult{Constraint: contract.Constraint{Kind: "latency", Metric: "client_ttft_ms", Percentile: pct, Op: "<=", Target: 800},
+	k := func(title string, pct float64, n int64, verdict string) analyze.ConstraintResult {
+		return analyze.ConstraintResult{Constraint: contract.Constraint{Kind: "latency", Metric: "client_ttft_ms", Percentile: pct, Op: "<=", Target: 800},
 			Title: title, Unit: "ms", N: n, Value: &v, Verdict: verdict}
 	}
-	c := CaseResult{Name: "tail", Verdict: "incomplete", FirstFail: -1,
-		Constraints: []ConstraintResult{k("client TTFT", 99, 60, "n too small"), k("client TTFT", 50, 60, "pass")}}
+	c := analyze.CaseResult{Name: "tail", Verdict: "incomplete", FirstFail: -1,
+		Constraints: []analyze.ConstraintResult{k("client TTFT", 99, 60, "n too small"), k("client TTFT", 50, 60, "pass")}}
 	want := "tail cannot be judged on every constraint: client TTFT P99 n too small (n=60); the others pass."
 	if got := caseHeadline(c); got != want {
 		t.Errorf("headline\n got %q\nwant %q", got, want)
@@ -287,17 +271,17 @@ func TestCaseHeadlineSmallSample(t *testing.T) {
 func TestHeadlineNotSplit(t *testing.T) {
 	t.Parallel()
 	p := func(v float64) *float64 { return &v }
-	d := Dist{N: 400, P50: p(900), P95: p(60000)}
-	r := &Result{
-		Coverage: Coverage{Requests: 400, Client: 400, Gateway: 400},
-		Slices: []Slice{{All: true, Label: "all requests", ClientE2E: d, E2ETailN: 20, E2ETailClientE2E: p(71655.8),
-			E2E: []Component{
+	d := analyze.Dist{N: 400, P50: p(900), P95: p(60000)}
+	r := &analyze.Result{
+		Coverage: analyze.Coverage{Requests: 400, Client: 400, Gateway: 400},
+		Slices: []analyze.Slice{{All: true, Label: "all requests", ClientE2E: d, E2ETailN: 20, E2ETailClientE2E: p(71655.8),
+			E2E: []analyze.Component{
 				{Name: "network", N: 400, TailN: 20, TailMean: p(79.4)},
 				{Name: "application"}, {Name: "queue"}, {Name: "model"},
 				{Name: "upstream (not split)", NotSplit: "application + queue + model", Missing: "server", N: 400, TailN: 20, TailMean: p(71576.4)},
 			},
 			ClientTTFT: d, TTFTTailN: 20, TTFTTailClientTTFT: p(3000),
-			TTFT: []Component{
+			TTFT: []analyze.Component{
 				{Name: "network"}, {Name: "application"}, {Name: "queue"}, {Name: "model"},
 				{Name: "all (not split)", NotSplit: "network + application + queue + model", Missing: "server", N: 400, TailN: 20, TailMean: p(3000)},
 			},
@@ -324,11 +308,11 @@ func TestHeadlineNotSplit(t *testing.T) {
 func TestHeadlineFewNotSplit(t *testing.T) {
 	t.Parallel()
 	p := func(v float64) *float64 { return &v }
-	d := Dist{N: 9000, P50: p(1400), P95: p(12000)}
-	r := &Result{
-		Coverage: Coverage{Requests: 9000, Client: 9000, Gateway: 8900, Server: 8800},
-		Slices: []Slice{{All: true, Label: "all requests", ClientE2E: d, E2ETailN: 469, E2ETailClientE2E: p(16235.4),
-			E2E: []Component{
+	d := analyze.Dist{N: 9000, P50: p(1400), P95: p(12000)}
+	r := &analyze.Result{
+		Coverage: analyze.Coverage{Requests: 9000, Client: 9000, Gateway: 8900, Server: 8800},
+		Slices: []analyze.Slice{{All: true, Label: "all requests", ClientE2E: d, E2ETailN: 469, E2ETailClientE2E: p(16235.4),
+			E2E: []analyze.Component{
 				{Name: "network", N: 8800, TailN: 460, TailMean: p(60)},
 				{Name: "application", N: 8800, TailN: 460, TailMean: p(3)},
 				{Name: "queue", N: 8800, TailN: 460, TailMean: p(12118.5)},
@@ -353,7 +337,7 @@ func TestTrendAndEpisodeHeadlines(t *testing.T) {
 	p := func(v float64) *float64 { return &v }
 	w1 := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
 	w2 := w1.AddDate(0, 0, 7)
-	r := &Result{TrendCompare: &TrendCompare{Baseline: "week of 2026-11-23", Target: "week of 2026-11-30",
+	r := &analyze.Result{TrendCompare: &analyze.TrendCompare{Baseline: "week of 2026-11-23", Target: "week of 2026-11-30",
 		Findings: []string{"a", "b", "c", "d"}, Significant: 4, Compared: 120}}
 	if got := trendHeadlines(r); strings.Join(got, "|") != "a|b|c" {
 		t.Errorf("trend headlines: %q, want the first three findings", got)
@@ -367,9 +351,9 @@ func TestTrendAndEpisodeHeadlines(t *testing.T) {
 		t.Errorf("one period: %q, want nothing", got)
 	}
 
-	d := func(n int64, p95 float64) Dist { return Dist{N: n, P50: p(p95 / 2), P95: p(p95)} }
+	d := func(n int64, p95 float64) analyze.Dist { return analyze.Dist{N: n, P50: p(p95 / 2), P95: p(p95)} }
 	first, lastStart := w1.Add(10*time.Hour), w2.Add(10*time.Hour+90*time.Second)
-	r = &Result{Phases: []Phase{
+	r = &analyze.Result{Phases: []analyze.Phase{
 		{Name: "cold", Requests: 0},
 		{Name: "burst", Requests: 1733, Episodes: 2, WindowFirst: &first, WindowLast: &lastStart,
 			ClientE2E: d(1700, 18000), Model: d(1700, 3000), Queue: d(1700, 15000)},
@@ -379,4 +363,35 @@ func TestTrendAndEpisodeHeadlines(t *testing.T) {
 	if len(h) < 1 || h[0] != "During the bursts (1733 requests, 2 separate ones, the first from 2026-11-23 10:00:00, the last to 2026-11-30 10:01:30 UTC), P95 client E2E is 18000.0 ms against 4000.0 ms in steady state." {
 		t.Errorf("burst headline: %q", h)
 	}
+}
+
+// summarizeFixture writes f into a temporary store, analyzes it and
+// summarizes it by the columns by.
+func summarizeFixture(t *testing.T, f analyzetest.Fixture, off analyzetest.Offsets, by []string) *analyze.Result {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := analyzetest.Write(ctx, dir, f, off); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := analyze.Run(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	res, err := analyze.Summarize(ctx, dir, analyze.SummaryOptions{By: by})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// sliceIndex is the index in res.Slices of the slice labelled label.
+func sliceIndex(t *testing.T, res *analyze.Result, label string) int {
+	t.Helper()
+	for i, s := range res.Slices {
+		if s.Label == label {
+			return i
+		}
+	}
+	t.Fatalf("no slice %s", label)
+	return -1
 }

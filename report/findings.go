@@ -1,9 +1,11 @@
-package analyze
+package report
 
 import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/infertrace/infertrace/analyze"
 )
 
 // Thresholds for the "client time grows while model time stays flat"
@@ -21,72 +23,20 @@ func ms(p *float64) string {
 	return fmt.Sprintf("%.1f ms", *p)
 }
 
-func byName(cs []Component, name string) Component {
+func byName(cs []analyze.Component, name string) analyze.Component {
 	for _, c := range cs {
 		if c.Name == name {
 			return c
 		}
 	}
-	return Component{Name: name}
-}
-
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
-// FormatWindow renders a sample window of start times in UTC with
-// millisecond precision, e.g. "2026-03-01 12:00:00.000 – 12:00:08.000 UTC"
-// (the date is repeated only when it changes); "–" when empty.
-func FormatWindow(first, last *time.Time) string {
-	if first == nil || last == nil {
-		return "–"
-	}
-	a, b := first.UTC(), last.UTC()
-	const day, clock = "2006-01-02 ", "15:04:05.000"
-	end := b.Format(clock)
-	if a.Format(day) != b.Format(day) {
-		end = b.Format(day + clock)
-	}
-	return a.Format(day+clock) + " – " + end + " UTC"
-}
-
-// FormatTime renders one time in UTC with millisecond precision, e.g.
-// "2026-03-01 12:00:00.000 UTC"; "–" when nil.
-func FormatTime(t *time.Time) string {
-	if t == nil {
-		return "–"
-	}
-	return t.UTC().Format("2006-01-02 15:04:05.000") + " UTC"
-}
-
-// Dominant returns the component with the most time in total over the
-// slowest 5% (its mean times the requests that have it), or false when
-// none has one. Totals, not means: time not split is the whole E2E of the
-// few requests that lack a tier, and its mean over those few would outweigh
-// components every request of the tail has.
-func Dominant(cs []Component) (Component, bool) {
-	var best Component
-	var bestSum float64
-	found := false
-	for _, c := range cs {
-		if c.TailMean == nil {
-			continue
-		}
-		if sum := *c.TailMean * float64(c.TailN); !found || sum > bestSum {
-			best, bestSum, found = c, sum, true
-		}
-	}
-	return best, found
+	return analyze.Component{Name: name}
 }
 
 // spentIn names where a component's time went, for "spend the most time
 // in …": its name, or for time a missing tier leaves not split, what it
 // holds and why, e.g. "upstream (application + queue + model, not split
 // without a server record)".
-func spentIn(c Component) string {
+func spentIn(c analyze.Component) string {
 	if c.NotSplit == "" {
 		return c.Name
 	}
@@ -95,7 +45,7 @@ func spentIn(c Component) string {
 
 // tailMeans lists each component's mean over the slowest 5%, leaving out
 // time not split that none of them has.
-func tailMeans(cs []Component) string {
+func tailMeans(cs []analyze.Component) string {
 	var parts []string
 	for _, c := range cs {
 		if c.NotSplit != "" && c.TailN == 0 {
@@ -110,11 +60,11 @@ func tailMeans(cs []Component) string {
 // value and enough samples (Dist.Small, pct_too_small in
 // queries/macros.sql: the rule of the tables). A P95 that may not is said
 // as "n too small for a P95 (n=…)", and no comparison rests on it.
-func p95Shown(d Dist) bool { return d.P95 != nil && !d.Small[2] }
+func p95Shown(d analyze.Dist) bool { return d.P95 != nil && !d.Small[2] }
 
 // compDist is a component's n, P50, P95 and interval as a Dist.
-func compDist(c Component) Dist {
-	return Dist{N: c.N, P50: c.P50, P95: c.P95, P95CI: c.P95CI, Small: [4]bool{c.Small[0], true, c.Small[1], true}}
+func compDist(c analyze.Component) analyze.Dist {
+	return analyze.Dist{N: c.N, P50: c.P50, P95: c.P95, P95CI: c.P95CI, Small: [4]bool{c.Small[0], true, c.Small[1], true}}
 }
 
 // tooSmallP95 says why a P95 is not quoted.
@@ -122,7 +72,7 @@ func tooSmallP95(n int64) string { return fmt.Sprintf("n too small for a P95 (n=
 
 // ciText prints a 95% interval as "95% interval [930.0, 972.0] ms", an
 // open bound as "…"; "" without either bound.
-func ciText(iv Interval) string {
+func ciText(iv analyze.Interval) string {
 	if iv.Lo == nil && iv.Hi == nil {
 		return ""
 	}
@@ -137,7 +87,7 @@ func ciText(iv Interval) string {
 
 // p95Text is d's P95 with its n and interval, "950.1 ms (n=500, 95%
 // interval [930.0, 972.0] ms)", or "n too small for a P95 (n=5)".
-func p95Text(d Dist) string {
+func p95Text(d analyze.Dist) string {
 	if !p95Shown(d) {
 		return tooSmallP95(d.N)
 	}
@@ -148,7 +98,7 @@ func p95Text(d Dist) string {
 }
 
 // p95Brief is d's P95 without its n, "950.1 ms", or "n too small (n=5)".
-func p95Brief(d Dist) string {
+func p95Brief(d analyze.Dist) string {
 	if !p95Shown(d) {
 		return fmt.Sprintf("n too small (n=%d)", d.N)
 	}
@@ -158,18 +108,44 @@ func p95Brief(d Dist) string {
 // intervalsOverlap reports whether the P95 intervals of a and b are known
 // to overlap (false when an open bound leaves it unknown, or they are
 // apart).
-func intervalsOverlap(a, b Dist) bool {
+func intervalsOverlap(a, b analyze.Dist) bool {
 	x, y := a.P95CI, b.P95CI
 	return x.Lo != nil && x.Hi != nil && y.Lo != nil && y.Hi != nil && *x.Lo <= *y.Hi && *y.Lo <= *x.Hi
 }
 
-// findings states in plain sentences what the numbers in r show.
-func findings(r *Result) []string {
+// Sentences are what a report says of an analyze.Result in words: the
+// headlines of its first screen, the findings about all requests (those
+// about the data first) and each slice's own. The analysis returns
+// figures; the words are made here, once per report.
+type Sentences struct {
+	Headlines []Headline
+	// Findings are the plain sentences about all requests, those about
+	// the data (DataQuality) first.
+	Findings []string
+	// DataQuality is the part of Findings about the data rather than the
+	// latency: joins, anomalies, retries, rejects, server formats.
+	DataQuality []string
+	// Slices[i] are the sentences about r.Slices[i] alone (none for all
+	// requests, whose are Findings).
+	Slices [][]string
+}
+
+// Say words what the numbers of r show.
+func Say(r *analyze.Result) *Sentences {
+	w := &Sentences{Slices: make([][]string, len(r.Slices))}
+	w.Findings = findings(r, w)
+	w.Headlines = append(contractHeadlines(r), headlines(r)...)
+	return w
+}
+
+// findings states in plain sentences what the numbers in r show, setting
+// w's DataQuality and Slices on the way.
+func findings(r *analyze.Result, w *Sentences) []string {
 	var out []string
 	cov := r.Coverage
 	if cov.Requests == 0 {
-		r.DataQuality = inputFindings(r.Inputs)
-		return append([]string{"No requests were found: nothing to attribute."}, r.DataQuality...)
+		w.DataQuality = inputFindings(r.Inputs)
+		return append([]string{"No requests were found: nothing to attribute."}, w.DataQuality...)
 	}
 	for _, t := range []struct {
 		name string
@@ -185,7 +161,7 @@ func findings(r *Result) []string {
 		}
 	}
 	out = append(out, dataFindings(r)...)
-	r.DataQuality = out
+	w.DataQuality = out
 	out = append([]string(nil), out...)
 	out = append(out, phaseFindings(r)...)
 
@@ -197,7 +173,7 @@ func findings(r *Result) []string {
 		if s.All {
 			out = append(out, found...)
 		} else {
-			s.Findings = found
+			w.Slices[i] = found
 		}
 	}
 	if len(r.Slices) > 1 {
@@ -208,7 +184,7 @@ func findings(r *Result) []string {
 
 // dataFindings are the sentences about the data rather than the latency:
 // joins, anomalies, retries, rejects and what the server formats gave.
-func dataFindings(r *Result) []string {
+func dataFindings(r *analyze.Result) []string {
 	var out []string
 	out = append(out, joinFindings(r)...)
 	if r.Anomalous > 0 {
@@ -229,17 +205,17 @@ func dataFindings(r *Result) []string {
 // sliceFindings states what one slice's numbers show. A P95 from too few
 // samples is never quoted, and the sentences resting on one (the slowest
 // 5%, above the P95; the P50-to-P95 spread) are left out, saying so.
-func sliceFindings(s *Slice) []string {
+func sliceFindings(s *analyze.Slice) []string {
 	var out []string
 	{
 		if s.ClientE2E.N == 0 {
 			return append(out, fmt.Sprintf("In %s, no request has a client E2E time (n=0): the user-visible latency cannot be attributed.", s.Label))
 		}
 		model := byName(s.E2E, "model")
-		out = append(out, fmt.Sprintf("In %s (window %s), %s.", s.Label, FormatWindow(s.WindowFirst, s.WindowLast),
-			p95Clauses([]string{"client E2E", "model time", "inference-only (server E2E)"}, []Dist{s.ClientE2E, compDist(model), s.ServerE2E})))
+		out = append(out, fmt.Sprintf("In %s (window %s), %s.", s.Label, analyze.FormatWindow(s.WindowFirst, s.WindowLast),
+			p95Clauses([]string{"client E2E", "model time", "inference-only (server E2E)"}, []analyze.Dist{s.ClientE2E, compDist(model), s.ServerE2E})))
 
-		d, ok := Dominant(s.E2E)
+		d, ok := analyze.Dominant(s.E2E)
 		switch {
 		case !p95Shown(s.ClientE2E):
 			out = append(out, fmt.Sprintf("In %s, client E2E has %s: its slowest 5%% are not singled out.", s.Label, tooSmallP95(s.ClientE2E.N)))
@@ -259,7 +235,7 @@ func sliceFindings(s *Slice) []string {
 				s.Label, ms(c.P50), ms(c.P95), ms(m.P50), ms(m.P95), p95Brief(compDist(q)), p95Brief(compDist(n)), p95Brief(compDist(a))))
 		}
 
-		if d, ok := Dominant(s.TTFT); !p95Shown(s.ClientTTFT) && s.ClientTTFT.N > 0 {
+		if d, ok := analyze.Dominant(s.TTFT); !p95Shown(s.ClientTTFT) && s.ClientTTFT.N > 0 {
 			out = append(out, fmt.Sprintf("In %s, client TTFT has %s: its slowest 5%% by TTFT are not singled out.", s.Label, tooSmallP95(s.ClientTTFT.N)))
 		} else if ok && s.TTFTTailN > 0 && p95Shown(s.ClientTTFT) {
 			out = append(out, fmt.Sprintf("In %s, the slowest 5%% by client TTFT (above P95 %s, n=%d) spend the most of their TTFT in %s: mean over the slowest 5%% %s of %s mean client TTFT.",
@@ -273,7 +249,7 @@ func sliceFindings(s *Slice) []string {
 // quoted first ("P95 client E2E is 950.1 ms (n=500, …) while P95 model
 // time is … and …"), then those from too few samples ("n too small for a
 // P95 of model time (n=3) or of …").
-func p95Clauses(names []string, ds []Dist) string {
+func p95Clauses(names []string, ds []analyze.Dist) string {
 	var shown, small []string
 	for i, d := range ds {
 		if p95Shown(d) {
@@ -319,13 +295,13 @@ const (
 	modelShare = 1.0 / 3
 )
 
-func phaseByName(ps []Phase, name string) (Phase, bool) {
+func phaseByName(ps []analyze.Phase, name string) (analyze.Phase, bool) {
 	for _, p := range ps {
 		if p.Name == name {
 			return p, true
 		}
 	}
-	return Phase{}, false
+	return analyze.Phase{}, false
 }
 
 func sub(a, b *float64) float64 { return *a - *b }
@@ -334,7 +310,7 @@ func signedMs(v float64) string { return fmt.Sprintf("%+.1f ms", v) }
 
 // phaseFindings compares burst and cold requests with steady state and
 // points at replicas that warmed up slowly.
-func phaseFindings(r *Result) []string {
+func phaseFindings(r *analyze.Result) []string {
 	var out []string
 	if len(r.Phases) > 0 {
 		parts := make([]string, len(r.Phases))
@@ -352,7 +328,7 @@ func phaseFindings(r *Result) []string {
 // difference. A comparison is made only where both sides support the P95
 // (p95Shown), quoting both intervals; else it is left out (the Phases
 // table shows "n too small").
-func phaseComparisons(r *Result) []string {
+func phaseComparisons(r *analyze.Result) []string {
 	var out []string
 	steady, ok := phaseByName(r.Phases, "steady")
 	if !ok || !p95Shown(steady.ClientE2E) {
@@ -368,7 +344,7 @@ func phaseComparisons(r *Result) []string {
 			continue
 		}
 		head := fmt.Sprintf("In the %s phase (n=%d, window %s), P95 client E2E is %s against %s in steady state, %s",
-			name, p.ClientE2E.N, FormatWindow(p.WindowFirst, p.WindowLast), p95Text(p.ClientE2E), p95Text(steady.ClientE2E), signedMs(dc))
+			name, p.ClientE2E.N, analyze.FormatWindow(p.WindowFirst, p.WindowLast), p95Text(p.ClientE2E), p95Text(steady.ClientE2E), signedMs(dc))
 		if intervalsOverlap(p.ClientE2E, steady.ClientE2E) {
 			head += " (the two intervals overlap: the rise may be noise)"
 		}
@@ -383,7 +359,7 @@ func phaseComparisons(r *Result) []string {
 			best, bestD := "", 0.0
 			for _, c := range []struct {
 				name string
-				a, b Dist
+				a, b analyze.Dist
 			}{{"queueing", p.Queue, steady.Queue}, {"network", p.Network, steady.Network}, {"application", p.Application, steady.Application}} {
 				if !p95Shown(c.a) || !p95Shown(c.b) {
 					continue
@@ -412,7 +388,7 @@ func phaseComparisons(r *Result) []string {
 // time per output token with the model's other replicas: only those whose
 // P95 the sample supports, and the comparison only when the replica's own
 // does.
-func coldReplicas(r *Result) []string {
+func coldReplicas(r *analyze.Result) []string {
 	var out []string
 	for _, rep := range r.Replicas {
 		if rep.Cold == 0 || rep.ModelPerToken[1] == nil {
@@ -430,7 +406,7 @@ func coldReplicas(r *Result) []string {
 		}
 		own := replicaPerToken(rep)
 		sentence := fmt.Sprintf("Replica %s (%s) served its first request at %s%s, and %s detected as cold (its first by arrival, each slow against the replica's usual decode per token, prefill or queue, and those queued behind them)",
-			rep.Replica, rep.Model, FormatTime(rep.FirstStart), joined, plural(rep.Cold, "request was", "requests were"))
+			rep.Replica, rep.Model, analyze.FormatTime(rep.FirstStart), joined, plural(rep.Cold, "request was", "requests were"))
 		if !p95Shown(own) {
 			out = append(out, sentence+fmt.Sprintf(": its model time per output token has %s.", tooSmallP95(own.N)))
 			continue
@@ -446,8 +422,8 @@ func coldReplicas(r *Result) []string {
 
 // replicaPerToken is a replica's model time per output token as a Dist
 // (P50, P95 and the P95's interval).
-func replicaPerToken(rep Replica) Dist {
-	return Dist{N: rep.ModelPerTokenN, P50: rep.ModelPerToken[0], P95: rep.ModelPerToken[1], P95CI: rep.ModelPerTokenCI,
+func replicaPerToken(rep analyze.Replica) analyze.Dist {
+	return analyze.Dist{N: rep.ModelPerTokenN, P50: rep.ModelPerToken[0], P95: rep.ModelPerToken[1], P95CI: rep.ModelPerTokenCI,
 		Small: [4]bool{rep.ModelPerTokenSmall[0], true, rep.ModelPerTokenSmall[1], true}}
 }
 
@@ -466,7 +442,7 @@ var methodNames = map[string]string{
 // joinFindings states the join rate of each pair of tiers that both have
 // records, by method, and the client and gateway records that joined
 // nothing (server records without an ID are worded by formatFindings).
-func joinFindings(r *Result) []string {
+func joinFindings(r *analyze.Result) []string {
 	var out []string
 	for _, p := range r.Joins {
 		if p.LeftTotal == 0 || p.RightTotal == 0 {
@@ -509,7 +485,7 @@ func joinFindings(r *Result) []string {
 
 // noKeyFinding says why gateway records with no request ID, no trace ID and
 // no start (NGINX's combined format) join nothing, in no request.
-func noKeyFinding(u UnjoinedRows) string {
+func noKeyFinding(u analyze.UnjoinedRows) string {
 	if u.Format == "nginx" {
 		return fmt.Sprintf("%s of format nginx carry no request ID and no duration: NGINX's combined format logs neither, only $time_local, the second the response ended. They cannot join the other tiers: not by ID, and not by time either, since without the request's start or duration every request that ended within the same second (give or take the clock offset, which the ends alone bound only to a second) fits, and a match would give no gateway time anyway (no gateway E2E, network or application without a start). They are counted here and are in no request; to join them, log $http_x_request_id with $msec, $request_time and $upstream_response_time (--nginx-format).",
 			plural(u.NoKey, "gateway record", "gateway records"))
@@ -518,7 +494,7 @@ func noKeyFinding(u UnjoinedRows) string {
 		plural(u.NoKey, "gateway record", "gateway records"), u.Format)
 }
 
-func formatFindings(r *Result) []string {
+func formatFindings(r *analyze.Result) []string {
 	var out, timed []string
 	for _, f := range r.ServerFormats {
 		switch {
@@ -549,11 +525,11 @@ const joinShare = 0.9
 
 // joinGaps says, for each server format joining less than joinShare of its
 // records to another tier, why in one sentence.
-func joinGaps(r *Result) []string {
+func joinGaps(r *analyze.Result) []string {
 	if r.Coverage.Client == 0 && r.Coverage.Gateway == 0 {
 		return nil // a server-only run: nothing to join
 	}
-	formats := map[string]ServerFormat{}
+	formats := map[string]analyze.ServerFormat{}
 	for _, f := range r.ServerFormats {
 		formats[f.Format] = f
 	}
@@ -585,7 +561,7 @@ func joinGaps(r *Result) []string {
 }
 
 // tgiWhy says why TGI (or Ollama JSON) records were not matched by time.
-func tgiWhy(r *Result, f ServerFormat) string {
+func tgiWhy(r *analyze.Result, f analyze.ServerFormat) string {
 	sys := "TGI"
 	if f.Format == "ollama-json" {
 		sys = "Ollama"
@@ -619,7 +595,7 @@ func tgiWhy(r *Result, f ServerFormat) string {
 
 // lostRecords counts the rows of format (tgi, ollama-json) of hosts none of
 // whose rows matched.
-func lostRecords(r *Result, format string) int64 {
+func lostRecords(r *analyze.Result, format string) int64 {
 	var n int64
 	for _, h := range r.TGIHosts {
 		if h.Matched == 0 && h.Format == format {
@@ -633,7 +609,7 @@ func lostRecords(r *Result, format string) int64 {
 // two figures each, for its first screen: where the time goes, what changed
 // in the burst and cold phases, what stands out, and whether the data can be
 // trusted. Findings and tables give every figure with its n.
-func headlines(r *Result) []Headline {
+func headlines(r *analyze.Result) []Headline {
 	var out []Headline
 	add := func(topic, format string, args ...any) {
 		out = append(out, Headline{Topic: topic, Text: fmt.Sprintf(format, args...)})
@@ -667,7 +643,7 @@ func headlines(r *Result) []Headline {
 
 // timeHeadlines says which component the slowest 5% spend the most time
 // in, for all requests (E2E and TTFT) and across the slices.
-func timeHeadlines(r *Result) []string {
+func timeHeadlines(r *analyze.Result) []string {
 	var out []string
 	var per map[string][]string
 	var names []string
@@ -675,7 +651,7 @@ func timeHeadlines(r *Result) []string {
 	for i := range r.Slices {
 		s := &r.Slices[i]
 		if s.All {
-			if d, ok := Dominant(s.E2E); ok && s.E2ETailN > 0 && p95Shown(s.ClientE2E) {
+			if d, ok := analyze.Dominant(s.E2E); ok && s.E2ETailN > 0 && p95Shown(s.ClientE2E) {
 				out = append(out, fmt.Sprintf("The slowest 5%% of requests by client E2E (n=%d) spend the most time in %s: %s of %s on average.",
 					s.E2ETailN, spentIn(d), ms(d.TailMean), ms(s.E2ETailClientE2E)))
 			} else if s.ClientE2E.N == 0 {
@@ -683,13 +659,13 @@ func timeHeadlines(r *Result) []string {
 			} else if !p95Shown(s.ClientE2E) {
 				out = append(out, fmt.Sprintf("Client E2E has %s: the slowest 5%% are not singled out.", tooSmallP95(s.ClientE2E.N)))
 			}
-			if d, ok := Dominant(s.TTFT); ok && s.TTFTTailN > 0 && p95Shown(s.ClientTTFT) {
+			if d, ok := analyze.Dominant(s.TTFT); ok && s.TTFTTailN > 0 && p95Shown(s.ClientTTFT) {
 				out = append(out, fmt.Sprintf("The slowest 5%% by client TTFT (n=%d) spend the most of it in %s: %s of %s on average.",
 					s.TTFTTailN, spentIn(d), ms(d.TailMean), ms(s.TTFTTailClientTTFT)))
 			}
 			continue
 		}
-		d, ok := Dominant(s.E2E)
+		d, ok := analyze.Dominant(s.E2E)
 		if !ok || s.E2ETailN == 0 || !p95Shown(s.ClientE2E) {
 			continue
 		}
@@ -742,7 +718,7 @@ func shortWindow(first, last *time.Time) string {
 
 // phaseHeadlines compares the burst and cold phases with steady state, by
 // the rules of phaseComparisons: only P95s both sides support.
-func phaseHeadlines(r *Result) []string {
+func phaseHeadlines(r *analyze.Result) []string {
 	var out []string
 	steady, okSteady := phaseByName(r.Phases, "steady")
 	for _, name := range []string{"burst", "cold"} {
@@ -785,7 +761,7 @@ func phaseHeadlines(r *Result) []string {
 		best, bestD := "", 0.0
 		for _, c := range []struct {
 			name string
-			a, b Dist
+			a, b analyze.Dist
 		}{{"queueing", p.Queue, steady.Queue}, {"network", p.Network, steady.Network}, {"application", p.Application, steady.Application}} {
 			if p95Shown(c.a) && p95Shown(c.b) {
 				if d := sub(c.a.P95, c.b.P95); d > bestD {
@@ -810,9 +786,9 @@ const slowDecode = 1.5
 // standOutHeadlines names the slowest slice, the replicas that started cold
 // and any replica decoding much slower than the model's other replicas;
 // the comparisons use only P95s their samples support.
-func standOutHeadlines(r *Result) []string {
+func standOutHeadlines(r *analyze.Result) []string {
 	var out []string
-	var all, worst *Slice
+	var all, worst *analyze.Slice
 	n := 0
 	for i := range r.Slices {
 		s := &r.Slices[i]
@@ -869,7 +845,7 @@ func standOutHeadlines(r *Result) []string {
 }
 
 // dataHeadline sums up the data quality in one line.
-func dataHeadline(r *Result) string {
+func dataHeadline(r *analyze.Result) string {
 	c := r.Coverage
 	var tiers []string
 	for _, t := range []struct {
@@ -914,7 +890,7 @@ const headlineFiles = 5
 // each with why, at most max of them (0: all): "2 files not read to their
 // end (logs/a.gz: after line 2990: unexpected EOF; logs/b: cannot open:
 // permission denied)"; "" when every file was read to its end.
-func notReadClause(in Inputs, max int) string {
+func notReadClause(in analyze.Inputs, max int) string {
 	files := in.NotRead()
 	if len(files) == 0 {
 		return ""
@@ -936,7 +912,7 @@ func notReadClause(in Inputs, max int) string {
 
 // inputFindings says which files were not read to their end, and which
 // gave no rows, each with why.
-func inputFindings(in Inputs) []string {
+func inputFindings(in analyze.Inputs) []string {
 	var out []string
 	if s := notReadClause(in, 0); s != "" {
 		out = append(out, capital(s)+": what each held after the error is in no count and no figure.")
@@ -955,7 +931,7 @@ func inputFindings(in Inputs) []string {
 // latest period against the one before, by compare's rules (TrendCompare):
 // its first findings (at most three), else that nothing changed beyond the
 // noise. Nothing with fewer than two periods.
-func trendHeadlines(r *Result) []string {
+func trendHeadlines(r *analyze.Result) []string {
 	c := r.TrendCompare
 	if c == nil {
 		return nil
@@ -987,7 +963,7 @@ func OutcomeLabel(o string) string {
 
 // failureText is a slice's error rate with its counts and its failures
 // by outcome, e.g. "2.8% failed (554 of 20000: 500 ×190, 429 ×150)".
-func failureText(s Slice) string {
+func failureText(s analyze.Slice) string {
 	t := fmt.Sprintf("%.1f%% failed (%d of %d", 100*float64(s.Failed)/float64(max(s.Requests, 1)), s.Failed, s.Requests)
 	var parts []string
 	for _, f := range s.Failures {
@@ -1001,7 +977,7 @@ func failureText(s Slice) string {
 
 // failureHeadlines give the error rate of all requests, by outcome, and
 // which requests the percentiles are over.
-func failureHeadlines(r *Result) []string {
+func failureHeadlines(r *analyze.Result) []string {
 	if len(r.Slices) == 0 || !r.Slices[0].All || r.Slices[0].Requests == 0 {
 		return nil
 	}
@@ -1013,4 +989,32 @@ func failureHeadlines(r *Result) []string {
 		s += fmt.Sprintf(" (%d aborted left out)", ab)
 	}
 	return []string{s + "."}
+}
+
+// abortedFindings says how many requests were aborted and what the server
+// spent on them after their clients left.
+func abortedFindings(r *analyze.Result) []string {
+	a := r.Aborted
+	if a.Requests == 0 {
+		return nil
+	}
+	s := fmt.Sprintf("%s aborted: the client left before the response ended (status 499, or the server went on after the tier in front of it had ended).",
+		plural(a.Requests, "request was", "requests were"))
+	if a.Unsplit > 0 {
+		s += fmt.Sprintf(" For %s the server went on generating after the gateway had closed the connection, so network and application time are unknown (–), never negative.",
+			plural(a.Unsplit, "of them", "of them"))
+	}
+	if a.WastedSome > 0 && a.WastedTotal != nil {
+		s += fmt.Sprintf(" The server worked %s in all after the client had left (wasted_ms; P50 %s, max %s, n=%d).",
+			ms(a.WastedTotal), ms(a.WastedP50), ms(a.WastedMax), a.WithWasted)
+	}
+	return []string{s}
+}
+
+// capital puts s's first letter in upper case.
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
