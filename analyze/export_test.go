@@ -34,3 +34,6 @@ func saidOf(r *Result, label string) []string {
 	}
 	return nil
 }
+
+// ChangeText is report's sentence for a trend change, set by say_test.go.
+var ChangeText func(TrendChange) string

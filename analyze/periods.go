@@ -124,7 +124,7 @@ func (f TrendFigure) Format(v *float64) string {
 	case "tok/s":
 		return fmt.Sprintf("%.1f tok/s", *v)
 	}
-	return fmtDur(*v)
+	return FormatDuration(*v)
 }
 
 // FormatSigned prints a change of the figure with its sign.
@@ -142,7 +142,7 @@ func (f TrendFigure) FormatSigned(v *float64) string {
 	case "tok/s":
 		return fmt.Sprintf("%s%.1f tok/s", sign, a)
 	}
-	return sign + fmtDur(a)
+	return sign + FormatDuration(a)
 }
 
 // Worse reports whether the change makes the figure worse.
@@ -158,44 +158,6 @@ func (f TrendFigure) Worse() bool {
 
 // Short is the change as a table cell: "P95 client E2E +1.00 s".
 func (f TrendFigure) Short() string { return f.Title() + " " + f.FormatSigned(f.Delta) }
-
-// Text says the change in a sentence, with both n, its interval and
-// whether it is larger than the noise.
-func (c TrendChange) Text() string {
-	in := "of all requests"
-	if !c.All {
-		in = "in " + c.Slice
-	}
-	v := "rose"
-	if *c.Delta < 0 {
-		v = "fell"
-	} else if *c.Delta == 0 {
-		v = "did not move"
-	}
-	abs := math.Abs(*c.Delta)
-	amount := strings.TrimPrefix(strings.TrimPrefix(c.FormatSigned(&abs), "+"), "−")
-	if *c.Delta == 0 {
-		amount = ""
-	} else {
-		amount = " " + amount
-	}
-	verdict := "within the noise"
-	if c.Significant {
-		verdict = "larger than the noise"
-		if c.Worse() {
-			verdict += " (worse)"
-		} else {
-			verdict += " (better)"
-		}
-	}
-	on := "on "
-	if strings.HasPrefix(c.Period, "week of") {
-		on = "in the "
-	}
-	return fmt.Sprintf("%s %s %s%s %s%s against %s (%s → %s, n=%d vs %d; 95%% interval %s to %s): %s.",
-		capital(c.Title()), in, v, amount, on, c.Period, c.PrevLabel, c.Format(c.PrevValue), c.Format(c.Value),
-		c.PrevN, c.N, c.FormatSigned(c.Lo), c.FormatSigned(c.Hi), verdict)
-}
 
 // PeriodLabel names a period: its UTC day, or "week of" its Monday.
 func PeriodLabel(unit string, t time.Time) string {

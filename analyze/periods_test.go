@@ -89,18 +89,18 @@ func TestTrendByDay(t *testing.T) {
 		t.Fatalf("largest change = %+v, want P95 client E2E of all requests on 2026-03-03", first)
 	}
 	want := "P95 client E2E of all requests rose 999.0 ms on 2026-03-03 against 2026-03-02 (480.0 ms → 1.48 s, n=400 vs 400; 95% interval +986.9 ms to +1.01 s): larger than the noise (worse)."
-	if got := first.Text(); got != want {
+	if got := ChangeText(first); got != want {
 		t.Errorf("largest change says\n%s\nwant\n%s", got, want)
 	}
 	for _, c := range tr.Changes[2:] {
 		if c.Significant {
-			t.Errorf("a third significant change: %s", c.Text())
+			t.Errorf("a third significant change: %s", ChangeText(c))
 		}
 	}
 	noise := false
 	for _, c := range tr.Changes {
 		if c.Period == "2026-03-02" && c.Title() == "P95 client E2E" && c.All {
-			noise = !c.Significant && strings.HasSuffix(c.Text(), "within the noise.")
+			noise = !c.Significant && strings.HasSuffix(ChangeText(c), "within the noise.")
 		}
 	}
 	if !noise {

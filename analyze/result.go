@@ -435,8 +435,10 @@ func (s *RunStats) String() string {
 // counted as one event, so that traffic where nothing changed gives no
 // finding in 19 of 20 comparisons.
 type TrendCompare struct {
-	Baseline, Target      string // the periods' labels, e.g. "week of 2026-11-23"
-	Findings              []string
+	Baseline, Target string // the periods' labels, e.g. "week of 2026-11-23"
+	// Comparison is the comparison itself, for the findings a report
+	// words of it.
+	Comparison            *Comparison
 	Significant, Compared int
 }
 

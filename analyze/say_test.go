@@ -8,6 +8,7 @@ import (
 // The report's wording, for the sentence checks of analyze's own tests
 // (export_test.go).
 func init() {
+	analyze.ChangeText = report.TrendChangeText
 	analyze.Say = func(r *analyze.Result) analyze.Words {
 		s := report.Say(r)
 		w := analyze.Words{Findings: s.Findings, DataQuality: s.DataQuality, Slices: s.Slices}

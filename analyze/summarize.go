@@ -127,7 +127,7 @@ func trendCompare(ctx context.Context, dir string, opts SummaryOptions, t *Trend
 		return nil, fmt.Errorf("%s against %s: %w", PeriodLabel(t.Unit, last), PeriodLabel(t.Unit, prev), err)
 	}
 	return &TrendCompare{Baseline: PeriodLabel(t.Unit, prev), Target: PeriodLabel(t.Unit, last),
-		Findings: cmp.Findings, Significant: cmp.Significant, Compared: cmp.Compared}, nil
+		Comparison: cmp, Significant: cmp.Significant, Compared: cmp.Compared}, nil
 }
 
 func summarizeOnce(ctx context.Context, dir string, opts SummaryOptions) (*Result, error) {

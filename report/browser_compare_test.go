@@ -40,7 +40,6 @@ func compareFixture() *analyze.Comparison {
 	return &analyze.Comparison{
 		BaselineLabel: "out/last-week", TargetLabel: "model=" + evil, BaselineN: 400, TargetN: 410, By: []string{"use_case"},
 		Slices:   []analyze.CompareSlice{slice("all requests", true), slice("use_case="+evilImg, false)},
-		Findings: []string{"Server queueing rose 1.80 s in model=" + evil + " at P95: look at capacity, not the model.", "Nothing else moved."},
 		Compared: 50, Significant: 8,
 	}
 }

@@ -32,6 +32,8 @@ type compareView struct {
 	Headline []compareRow
 	// Method is how the change is measured (analyze.CompareMethod).
 	Method string
+	// Findings word what changed, most impact first (CompareFindings).
+	Findings []string
 }
 
 type compareSliceView struct {
@@ -51,7 +53,7 @@ type compareRow struct {
 }
 
 func newCompareView(c *analyze.Comparison) *compareView {
-	v := &compareView{Comparison: c, Method: analyze.CompareMethod}
+	v := &compareView{Comparison: c, Findings: CompareFindings(c), Method: analyze.CompareMethod}
 	for _, s := range c.Slices {
 		sv := compareSliceView{CompareSlice: s}
 		for _, m := range s.Metrics {

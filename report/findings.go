@@ -936,8 +936,8 @@ func trendHeadlines(r *analyze.Result) []string {
 	if c == nil {
 		return nil
 	}
-	if len(c.Findings) > 0 {
-		return c.Findings[:min(3, len(c.Findings))]
+	if found := CompareFindings(c.Comparison); len(found) > 0 {
+		return found[:min(3, len(found))]
 	}
 	return []string{fmt.Sprintf("Between %s and %s, none of %s changed beyond the noise (judged as compare judges two windows).",
 		trendPeriod(c.Baseline), trendPeriod(c.Target), plural(int64(c.Compared), "percentile", "percentiles"))}

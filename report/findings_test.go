@@ -337,12 +337,17 @@ func TestTrendAndEpisodeHeadlines(t *testing.T) {
 	p := func(v float64) *float64 { return &v }
 	w1 := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
 	w2 := w1.AddDate(0, 0, 7)
-	r := &analyze.Result{TrendCompare: &analyze.TrendCompare{Baseline: "week of 2026-11-23", Target: "week of 2026-11-30",
-		Findings: []string{"a", "b", "c", "d"}, Significant: 4, Compared: 120}}
-	if got := trendHeadlines(r); strings.Join(got, "|") != "a|b|c" {
-		t.Errorf("trend headlines: %q, want the first three findings", got)
+	moved := wordingComparison(1000, true, true)
+	found := CompareFindings(moved)
+	if len(found) < 1 {
+		t.Fatal("the wording comparison has no finding")
 	}
-	r.TrendCompare.Findings, r.TrendCompare.Significant = nil, 0
+	r := &analyze.Result{TrendCompare: &analyze.TrendCompare{Baseline: "week of 2026-11-23", Target: "week of 2026-11-30",
+		Comparison: moved, Significant: 4, Compared: 120}}
+	if got := trendHeadlines(r); strings.Join(got, "|") != strings.Join(found[:min(3, len(found))], "|") {
+		t.Errorf("trend headlines: %q, want the first three of %q", got, found)
+	}
+	r.TrendCompare.Comparison, r.TrendCompare.Significant = &analyze.Comparison{}, 0
 	if got := trendHeadlines(r); len(got) != 1 || got[0] != "Between the week of 2026-11-23 and the week of 2026-11-30, none of 120 percentiles changed beyond the noise (judged as compare judges two windows)." {
 		t.Errorf("no change: %q", got)
 	}

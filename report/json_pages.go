@@ -204,7 +204,7 @@ func newJSONCompare(c *analyze.Comparison) *jsonCompare {
 		Baseline: newJSONCompareSide(c.Baseline, c.BaselineLabel, c.BaselineN),
 		Target:   newJSONCompareSide(c.Target, c.TargetLabel, c.TargetN),
 		By:       orEmpty(c.By), Significant: c.Significant, Compared: c.Compared,
-		Findings: orEmpty(c.Findings), Slices: []jsonCompareSlice{}}
+		Findings: orEmpty(CompareFindings(c)), Slices: []jsonCompareSlice{}}
 	for _, s := range c.Slices {
 		j.Slices = append(j.Slices, newJSONCompareSlice(s, j.By))
 	}

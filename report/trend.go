@@ -60,7 +60,7 @@ func newTrendView(t *analyze.Trend) *trendView {
 			v.More = len(t.Changes) - i
 			break
 		}
-		v.Changes = append(v.Changes, c.Text())
+		v.Changes = append(v.Changes, TrendChangeText(c))
 	}
 	for _, s := range t.Slices {
 		sv := trendSliceView{All: s.All, Label: s.Label}

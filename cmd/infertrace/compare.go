@@ -87,7 +87,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	if cmp.Verdict != nil {
 		fmt.Fprintln(e.stdout, cmp.Verdict.Text)
 	}
-	for _, f := range cmp.Findings {
+	for _, f := range report.CompareFindings(cmp) {
 		fmt.Fprintf(e.stdout, "- %s\n", f)
 	}
 	paths, err := report.WriteCompare(*out, cmp)
