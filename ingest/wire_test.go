@@ -13,6 +13,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/queries"
 )
 
 // TestWireSchema: the row types (read by tests and documented in
@@ -198,4 +199,88 @@ func wantValue(t reflect.Type, r, c int) any {
 		return fmt.Sprintf("v%d.%d", r, c)
 	}
 	panic("no test value for " + t.String())
+}
+
+// TestEmptyTierSQL keeps the third statement of each tier's columns, the
+// typed empty table analyze unions a tier's parts onto
+// (queries/empty_<tier>.sql), equal to what ingest writes: the Parquet of
+// one row, read by DuckDB, has the same column names and DuckDB types, in
+// the same order. With TestWireSchema (row type = wire type) the row type
+// in ingest/record is the one source of a tier's schema.
+func TestEmptyTierSQL(t *testing.T) {
+	t.Parallel()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, c := range []struct {
+		tier  Tier
+		write func(dir string) error
+	}{
+		{Client, func(dir string) error { return writeOne[ClientRow](dir, Client) }},
+		{Gateway, func(dir string) error { return writeOne[GatewayRow](dir, Gateway) }},
+		{Server, func(dir string) error { return writeOne[ServerRow](dir, Server) }},
+	} {
+		dir := t.TempDir()
+		if err := c.write(dir); err != nil {
+			t.Fatal(err)
+		}
+		written := describe(t, db, fmt.Sprintf("SELECT * FROM read_parquet('%s', hive_partitioning = false)", filepath.Join(dir, string(c.tier), "*", "*.parquet")))
+		empty := describe(t, db, strings.TrimSuffix(strings.TrimSpace(queries.MustGet("empty_"+string(c.tier))), ";"))
+		if c.tier == Server {
+			// The columns of the TGI match by time, which analyze fills and
+			// ingest never writes.
+			analyzeOnly := map[string]bool{"joined_by VARCHAR": true, "match_candidates INTEGER": true}
+			kept := empty[:0:0]
+			for _, col := range empty {
+				if !analyzeOnly[col] {
+					kept = append(kept, col)
+				}
+			}
+			if len(empty)-len(kept) != len(analyzeOnly) {
+				t.Errorf("queries/empty_server.sql lacks the columns analyze fills: %v", analyzeOnly)
+			}
+			empty = kept
+		}
+		if strings.Join(written, "\n") != strings.Join(empty, "\n") {
+			t.Errorf("queries/empty_%s.sql has the columns\n%s\nbut ingest writes\n%s", c.tier, strings.Join(empty, "\n"), strings.Join(written, "\n"))
+		}
+	}
+}
+
+// writeOne writes one row of a tier through the sink.
+func writeOne[T Row](dir string, tier Tier) error {
+	sk := newSink[T](dir, tier, "schema")
+	row := sk.slot()
+	*row = *new(T)
+	record.SetSource(row, "f.log", 1)
+	if err := sk.commit(); err != nil {
+		return err
+	}
+	return sk.close()
+}
+
+// describe lists the columns of query q as "name TYPE".
+func describe(t *testing.T, db *sql.DB, q string) []string {
+	t.Helper()
+	rs, err := db.Query("DESCRIBE " + q)
+	if err != nil {
+		t.Fatalf("describe %s: %v", q, err)
+	}
+	defer rs.Close()
+	cols, _ := rs.Columns()
+	var out []string
+	for rs.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rs.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%v %v", vals[0], vals[1]))
+	}
+	return out
 }

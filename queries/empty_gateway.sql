@@ -5,11 +5,11 @@ SELECT
     NULL::TIMESTAMP_NS AS end_time,             -- response fully sent
     NULL::TIMESTAMP_NS AS upstream_start_time,  -- forwarded to the inference server
     NULL::TIMESTAMP_NS AS upstream_end_time,    -- upstream response fully received
+    NULL::TIMESTAMP_NS AS upstream_first_byte_time, -- first byte of the upstream response
     NULL::INTEGER      AS status,
     NULL::VARCHAR      AS route,
     NULL::VARCHAR      AS upstream,
     NULL::VARCHAR      AS gateway,
-    NULL::TIMESTAMP_NS AS upstream_first_byte_time, -- first byte of the upstream response
     NULL::INTEGER      AS attempts,
     NULL::VARCHAR      AS response_flags,
     NULL::VARCHAR      AS model,
