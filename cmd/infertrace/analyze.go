@@ -57,34 +57,71 @@ func doAnalyzeIn(ctx context.Context, e *env, dir string, res duck.Resources, w 
 
 func cmdAnalyze(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "analyze")
-	quiet := quietFlag(fs)
-	var rsf resourceFlags
-	rsf.register(fs)
-	var wf windowFlags
-	wf.register(fs)
-	if err := parse(fs, args); err != nil {
+	var sf storeFlags
+	sf.register(fs)
+	st, err := sf.open(ctx, fs, args, true, nil)
+	if err != nil {
 		return err
+	}
+	defer st.close()
+	defer e.showProgress(*sf.quiet)()
+	return doAnalyzeIn(ctx, e, st.dir, st.res, st.window)
+}
+
+// storeFlags are the flags of a command that works on one ingested store,
+// DIR: --quiet, the resource flags and --from/--to.
+type storeFlags struct {
+	quiet *bool
+	rs    resourceFlags
+	win   windowFlags
+}
+
+func (f *storeFlags) register(fs *pflag.FlagSet) {
+	f.quiet = quietFlag(fs)
+	f.rs.register(fs)
+	f.win.register(fs)
+}
+
+// store is an ingested store a command holds locked.
+type store struct {
+	dir    string
+	res    duck.Resources
+	window analyze.Window
+	close  func()
+}
+
+// open parses args (DIR and the flags), checks them and then what check
+// adds, and locks DIR, which must hold an ingest; its window is --from/--to
+// within the store (analyzing says whether the store is to be analyzed for
+// it, see windowFlags.window).
+func (f *storeFlags) open(ctx context.Context, fs *pflag.FlagSet, args []string, analyzing bool, check func() error) (*store, error) {
+	if err := parse(fs, args); err != nil {
+		return nil, err
 	}
 	dir, err := oneDir(fs)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	res, err := rsf.resources()
+	res, err := f.rs.resources()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := wf.check(); err != nil {
-		return err
+	if err := f.win.check(); err != nil {
+		return nil, err
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return nil, err
+		}
 	}
 	lock, err := lockIngested(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer lock.Unlock()
-	w, err := wf.window(ctx, dir, res, true)
+	w, err := f.win.window(ctx, dir, res, analyzing)
 	if err != nil {
-		return err
+		lock.Unlock()
+		return nil, err
 	}
-	defer e.showProgress(*quiet)()
-	return doAnalyzeIn(ctx, e, dir, res, w)
+	return &store{dir: dir, res: res, window: w, close: func() { lock.Unlock() }}, nil
 }

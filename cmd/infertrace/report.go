@@ -88,36 +88,14 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "report")
 	var f reportFlags
 	f.register(fs)
-	quiet := quietFlag(fs)
-	var rsf resourceFlags
-	rsf.register(fs)
-	var wf windowFlags
-	wf.register(fs)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	dir, err := oneDir(fs)
+	var sf storeFlags
+	sf.register(fs)
+	st, err := sf.open(ctx, fs, args, false, f.check)
 	if err != nil {
 		return err
 	}
-	res, err := rsf.resources()
-	if err != nil {
-		return err
-	}
-	if err := wf.check(); err != nil {
-		return err
-	}
-	if err := f.check(); err != nil {
-		return err
-	}
-	lock, err := lockIngested(dir)
-	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
-	if f.window, err = wf.window(ctx, dir, res, false); err != nil {
-		return err
-	}
-	defer e.showProgress(*quiet)()
-	return doReport(ctx, e, dir, f, res)
+	defer st.close()
+	f.window = st.window
+	defer e.showProgress(*sf.quiet)()
+	return doReport(ctx, e, st.dir, f, st.res)
 }
