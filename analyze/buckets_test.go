@@ -14,6 +14,7 @@ import (
 // Requests land in the prompt and output buckets by their token counts,
 // each edge belonging to the bucket above it; no count, no bucket.
 func TestTokenBuckets(t *testing.T) {
+	t.Parallel()
 	var f analyzetest.Fixture
 	prompts := []int{0, 511, 512, 2047, 2048, 8191, 8192, 32767, 32768, 100000, -1}
 	for i, p := range prompts {
@@ -52,6 +53,7 @@ func TestTokenBuckets(t *testing.T) {
 }
 
 func TestParseTokenEdges(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want []int64
@@ -73,6 +75,7 @@ func TestParseTokenEdges(t *testing.T) {
 
 // A contract can select and slice by token bucket.
 func TestTokenBucketContract(t *testing.T) {
+	t.Parallel()
 	var f analyzetest.Fixture
 	for i, p := range []int{100, 3000, 4000, 9000} {
 		f.Clients = append(f.Clients, analyzetest.Client{

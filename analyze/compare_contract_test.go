@@ -66,6 +66,7 @@ func verdictCompare(t *testing.T, shift int64, pass int) *Comparison {
 // = 13.4 ms, so +30 ms is a worsening, within its 50 ms. The eval pass
 // rate is 380 of 400 on both sides: no change. No errors on either side.
 func TestCompareContractAccept(t *testing.T) {
+	t.Parallel()
 	cmp := verdictCompare(t, 30, 380)
 	v := cmp.Verdict
 	ks := v.Cases[0].Constraints
@@ -103,6 +104,7 @@ func TestCompareContractAccept(t *testing.T) {
 // Wilson intervals [92.4%, 96.9%] and [75.8%, 83.6%]), so the change is
 // rejected on quality, said first, whatever the latency (unchanged here).
 func TestCompareContractRejectQuality(t *testing.T) {
+	t.Parallel()
 	v := verdictCompare(t, 0, 320).Verdict
 	q := v.Cases[0].Constraints[0]
 	if q.Status != ChangeBeyond || !nearTol(q.Delta, -0.15, 1e-12) || q.Hi == nil || *q.Hi >= 0 {

@@ -13,6 +13,7 @@ import (
 // output directory, and jemalloc's background threads, without which freed
 // pages stay resident beside the buffer pool after every step that spilled.
 func TestOpenInSettings(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db, done, err := duck.Open(context.Background(), dir, duck.Resources{MemoryLimit: 256 << 20, Threads: 1})
 	if err != nil {

@@ -37,6 +37,7 @@ func TestReadManifestErrors(t *testing.T) {
 }
 
 func TestFormatWindow(t *testing.T) {
+	t.Parallel()
 	a := time.Date(2026, 3, 1, 23, 59, 59, 999_000_000, time.UTC)
 	b := a.Add(1500 * time.Millisecond)
 	if got, want := FormatWindow(&a, &a), "2026-03-01 23:59:59.999 – 23:59:59.999 UTC"; got != want {

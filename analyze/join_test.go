@@ -39,6 +39,7 @@ func checkStr(t *testing.T, rows map[string]map[string]any, id string, want map[
 // own, keyed by their source: two GenAI-Perf-like rows whose response IDs
 // join nothing, a k6-like row, and two ID-less gateway rows.
 func TestJoinEmptyIDsDoNotCollapse(t *testing.T) {
+	t.Parallel()
 	f := analyzetest.Fixture{
 		Clients: []analyzetest.Client{
 			{Start: analyzetest.At(0), End: analyzetest.At(1000), Line: 1},
@@ -91,6 +92,7 @@ func gwSrv(id string, at int64, line int) (analyzetest.Gateway, analyzetest.Serv
 // from the request ID: chatcmpl-r7 is request r7, cmpl-r8-0 (completions,
 // prompt index 0) is r8.
 func TestJoinByResponseID(t *testing.T) {
+	t.Parallel()
 	var f analyzetest.Fixture
 	for i, id := range []string{"r7", "r8", "r9"} {
 		g, s := gwSrv(id, int64(i)*5000, i+1)
@@ -140,6 +142,7 @@ func TestJoinByResponseID(t *testing.T) {
 // external cases of its test table: a client whose response_id is id joins
 // the gateway record want, not one logged under id itself.
 func TestJoinResponseIDRule(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ id, want string }{
 		{"chatcmpl-4f1c2a9e-8b7d-4e21-9c3a-5d6e7f8a9b0c", "4f1c2a9e-8b7d-4e21-9c3a-5d6e7f8a9b0c"},
 		{"chatcmpl-job-12", "job-12"},
@@ -182,6 +185,7 @@ func TestJoinResponseIDRule(t *testing.T) {
 // tiers join in start order, each tier on its own clock; different numbers
 // on the two tiers join nothing.
 func TestJoinByTraceID(t *testing.T) {
+	t.Parallel()
 	cl := func(trace string, start, end int64, line int) analyzetest.Client {
 		return analyzetest.Client{TraceID: trace, Start: analyzetest.At(start), End: analyzetest.At(end),
 			Format: "otel-client", File: "logs/client-otel.jsonl", Line: line}
@@ -270,6 +274,7 @@ func TestJoinByTraceID(t *testing.T) {
 // gateways their own TTFT (Envoy AI Gateway, Kong) and the upstream's first
 // byte.
 func TestClientAndGatewayDurations(t *testing.T) {
+	t.Parallel()
 	g, s := gwSrv("bench-0", 0, 1)
 	g.UpstreamFirstByte = analyzetest.At(280)
 	g.TTFT = analyzetest.At(275) // a logged duration: 275 ms
@@ -307,6 +312,7 @@ func TestClientAndGatewayDurations(t *testing.T) {
 // The summary gives each pair of tiers its join rate by method and, per tier
 // and format, the records that joined nothing.
 func TestSummarizeJoins(t *testing.T) {
+	t.Parallel()
 	var f analyzetest.Fixture
 	for i, id := range []string{"r1", "r2", "r3"} {
 		g, s := gwSrv(id, int64(i)*5000, i+1)

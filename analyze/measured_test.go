@@ -19,6 +19,7 @@ import (
 //	network 20, application 2660 - 2640 + 14 = 34, model 2275:
 //	20 + 34 + 351 + 2275 = 2680.
 func TestQueueIsQueueingOnly(t *testing.T) {
+	t.Parallel()
 	at := analyzetest.At
 	f := analyzetest.Fixture{
 		Clients: []analyzetest.Client{{ID: "s1", Start: at(0), End: at(2680), Line: 1}},
@@ -50,6 +51,7 @@ func TestQueueIsQueueingOnly(t *testing.T) {
 // and a2 (9 + 11 tokens) over the window of starts 0 to 1 s = 20 tokens/s;
 // a3 was cancelled (code 499).
 func TestAIPerfOnly(t *testing.T) {
+	t.Parallel()
 	at, yes := analyzetest.At, analyzetest.Bool(true)
 	f := analyzetest.Fixture{Clients: []analyzetest.Client{
 		{ID: "a1", Start: at(0), FirstToken: at(256), End: at(306), E2E: at(297), TTFT: at(256), Streamed: yes,

@@ -17,6 +17,7 @@ import (
 // record with a start), the combined rows counted under gateway/nginx as
 // records that joined nothing, with the sentence that says why.
 func TestGatewayRowsWithoutKey(t *testing.T) {
+	t.Parallel()
 	at := analyzetest.At
 	f := analyzetest.Fixture{
 		Clients: []analyzetest.Client{{ID: "r1", Start: at(0), End: at(1000), Line: 1}},

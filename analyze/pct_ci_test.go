@@ -29,6 +29,7 @@ func f64(v float64) *float64 { return &v }
 // statistics of ranks floor(nq ∓ 1.96 √(nq(1−q))) (+1 above), and a
 // percentile from fewer than 1/(1 − q) samples is too small.
 func TestPercentileIntervals(t *testing.T) {
+	t.Parallel()
 	var f analyzetest.Fixture
 	add := func(id string, i int64, e2e int64, uc string) {
 		f.Clients = append(f.Clients, analyzetest.Client{
@@ -87,6 +88,7 @@ func TestPercentileIntervals(t *testing.T) {
 // near-equal values that share a bucket, in groups of 1 to 3,000 samples,
 // and in the all-requests group that holds every other group's samples.
 func TestPercentilesMatchQuantileCont(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, err := duck.OpenMemory(ctx)
 	if err != nil {
@@ -214,6 +216,7 @@ func TestPercentilesMatchQuantileCont(t *testing.T) {
 // correlated one as a delim join that holds its whole outer input (every
 // request of every use case, for contract_members.sql) in memory.
 func TestReportQueriesHoldNoQuantileState(t *testing.T) {
+	t.Parallel()
 	holistic := regexp.MustCompile(`(?i)\b(quantile_cont|quantile_disc|quantile|percentile_cont|percentile_disc|median|mode|mad|histogram|array_agg|string_agg|group_concat)\s*\(`)
 	filtered := regexp.MustCompile(`(?is)^\s*FILTER\s*\(\s*WHERE\s+rk\s*<=\s*\d+\s*\)`)
 	for _, name := range []string{
@@ -288,6 +291,7 @@ func orderedAggregates(q string) [][2]string {
 // interval [x(183), x(198)] = [183, 198] ms; those of use case b (n = 10)
 // are too small; model (10 ms each) has its interval from its own samples.
 func TestComponentIntervals(t *testing.T) {
+	t.Parallel()
 	var f analyzetest.Fixture
 	add := func(id string, i, queue int64, uc string) {
 		start := i * 10000
@@ -348,6 +352,7 @@ func TestComponentIntervals(t *testing.T) {
 // the first second (client E2E 1..200 ms: P95 interval [183, 198]), none
 // in the next, 5 in the third (P95 from n = 5 is too small).
 func TestTimeSeriesIntervals(t *testing.T) {
+	t.Parallel()
 	var f analyzetest.Fixture
 	add := func(id string, start, e2e int64, line int) {
 		f.Clients = append(f.Clients, analyzetest.Client{

@@ -29,6 +29,7 @@ func figure(t *testing.T, p TrendPeriod, metric string, q float64) TrendFigure {
 // sqrt(2) 4.348 = 12.05 ms: Monday's +1 ms is noise, Tuesday's +999 ms is
 // not. P99 needs 1000 samples: too few.
 func TestTrendByDay(t *testing.T) {
+	t.Parallel()
 	dir, _, _ := runFixture(t, analyzetest.Trend(), analyzetest.DefaultOffsets)
 	res, err := Summarize(context.Background(), dir, SummaryOptions{Period: PeriodDay})
 	if err != nil {
@@ -114,6 +115,7 @@ func TestTrendByDay(t *testing.T) {
 // Tuesday's 1460..1499: P95 at position 0.95 x 799 = 759.05 is 500 + 0.05
 // (1460 - 500) = 548.
 func TestTrendByWeek(t *testing.T) {
+	t.Parallel()
 	dir, _, _ := runFixture(t, analyzetest.Trend(), analyzetest.DefaultOffsets)
 	res, err := Summarize(context.Background(), dir, SummaryOptions{Period: PeriodWeek, By: []string{"model"}})
 	if err != nil {
@@ -137,6 +139,7 @@ func TestTrendByWeek(t *testing.T) {
 }
 
 func TestTrendRejectsUnknownPeriod(t *testing.T) {
+	t.Parallel()
 	dir, _, _ := runFixture(t, analyzetest.Trend(), analyzetest.DefaultOffsets)
 	if _, err := Summarize(context.Background(), dir, SummaryOptions{Period: "month"}); err == nil || !strings.Contains(err.Error(), "day or week") {
 		t.Errorf("period month: err = %v, want one naming day or week", err)

@@ -14,6 +14,7 @@ import (
 // Concurrency counts the requests of the same replica with
 // arrival <= this arrival < end, this one included.
 func TestConcurrency(t *testing.T) {
+	t.Parallel()
 	srv := func(id string, arrival, end int64, replica string) analyzetest.Server {
 		return analyzetest.Server{ID: id, Arrival: analyzetest.At(arrival), Scheduled: analyzetest.At(arrival),
 			FirstToken: analyzetest.At(arrival + 10), End: analyzetest.At(end), Model: "m", Replica: replica,
@@ -79,6 +80,7 @@ func phaseFixture() (f analyzetest.Fixture, burst, cold map[string]bool) {
 }
 
 func TestPhaseDetection(t *testing.T) {
+	t.Parallel()
 	f, burst, cold := phaseFixture()
 	dir, _, rows := runFixture(t, f, analyzetest.DefaultOffsets)
 	got := map[string]int{}
@@ -206,6 +208,7 @@ func backlogFixture() (f analyzetest.Fixture, want map[string]string) {
 // A chance cluster is not a burst, and the requests that wait in the queue
 // a burst left behind belong to the burst.
 func TestPhaseBacklog(t *testing.T) {
+	t.Parallel()
 	f, want := backlogFixture()
 	_, _, rows := runFixture(t, f, analyzetest.DefaultOffsets)
 	backlog := 0
@@ -233,6 +236,7 @@ func TestPhaseBacklog(t *testing.T) {
 // there, give the same rows, on a fixture with a burst, a cold start and
 // steady traffic.
 func TestUsualRateBinsMatchFullRanking(t *testing.T) {
+	t.Parallel()
 	f, burst, _ := phaseFixture()
 	db := fixtureDB(t, f)
 	q := queries.MustGet("requests")
@@ -273,6 +277,7 @@ func TestUsualRateBinsMatchFullRanking(t *testing.T) {
 // way); the same query without local_tie gives other rows, so the fixture
 // does test it.
 func TestLocalRateTiesFollowRequestID(t *testing.T) {
+	t.Parallel()
 	base, _, _ := phaseFixture()
 	var f analyzetest.Fixture
 	for i, g := range base.Gateways {
@@ -330,6 +335,7 @@ func TestLocalRateTiesFollowRequestID(t *testing.T) {
 // values, NULLs and a replica too small to judge, srv_usual as requests.sql
 // computes it equals the same rule written with quantile_cont.
 func TestServerUsualMatchesQuantileCont(t *testing.T) {
+	t.Parallel()
 	db := fixtureDB(t, analyzetest.Fixture{})
 	// server_h: the kept server records (none dropped, no key held twice),
 	// with the columns srv_p reads. Times in ns; pseudo-random durations

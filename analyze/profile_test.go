@@ -15,6 +15,7 @@ import (
 // duck.Resources.Profile records every statement of analyze and report: a line
 // of steps.tsv (number, step, seconds) and DuckDB's JSON profile of it.
 func TestProfile(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	if err := analyzetest.Write(ctx, dir, analyzetest.Standard(), analyzetest.DefaultOffsets); err != nil {

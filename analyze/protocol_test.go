@@ -9,6 +9,7 @@ import (
 // shown: the order-statistic 95% interval and the "n too small"
 // threshold, with the numbers of queries/macros.sql.
 func TestProtocolIntervalRule(t *testing.T) {
+	t.Parallel()
 	percentiles := 0
 	for _, e := range Protocol {
 		if !strings.Contains(e.Method, "quantile_cont") {

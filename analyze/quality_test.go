@@ -158,6 +158,7 @@ func nearTol(p *float64, want, tol float64) bool {
 const fixtureEvalsCSV = "request_id,eval,score,pass\nc1,q,0.9,true\nc2,q,0.8,yes\nc3,q,0.2,false\nc4,q,1,1\nzz,q,0.5,true\n"
 
 func TestContractFixture(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, file, evals string }{
 		{"csv", "evals.csv", fixtureEvalsCSV},
 		{"jsonl", "evals.jsonl", `{"request_id":"c1","eval":"q","score":0.9,"pass":true}
@@ -313,6 +314,7 @@ func checkContractFixture(t *testing.T, res *Result) {
 
 // A bad evals file is refused with the file and the rows at fault.
 func TestEvalsErrors(t *testing.T) {
+	t.Parallel()
 	dir, _, _ := runFixture(t, contractFixture(), analyzetest.DefaultOffsets)
 	tmp := t.TempDir()
 	for _, tc := range []struct{ name, content, want string }{
@@ -337,6 +339,7 @@ func TestEvalsErrors(t *testing.T) {
 // client: span 3 s to 5.83 s = 2.83 s; 2 replicas at $3.6/h cost
 // 2 x 3.6 x 2.83 / 3600 = $0.00566, or $0.0018867 per request.
 func TestGPUHourPrices(t *testing.T) {
+	t.Parallel()
 	dir, _, _ := runFixture(t, contractFixture(), analyzetest.DefaultOffsets)
 	tmp := t.TempDir()
 	res, err := Summarize(context.Background(), dir, SummaryOptions{

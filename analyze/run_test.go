@@ -95,6 +95,7 @@ func checkMs(t *testing.T, rows map[string]map[string]any, id string, want map[s
 }
 
 func TestRunComponents(t *testing.T) {
+	t.Parallel()
 	_, st, rows := runFixture(t, analyzetest.Standard(), analyzetest.DefaultOffsets)
 
 	// r1, all times in ms on each tier's own clock (offsets cancel):
@@ -258,6 +259,7 @@ func TestRunComponents(t *testing.T) {
 
 // Shifting any tier's clock by a constant must not change any duration.
 func TestRunClockOffsetsCancel(t *testing.T) {
+	t.Parallel()
 	_, _, a := runFixture(t, analyzetest.Standard(), analyzetest.DefaultOffsets)
 	_, _, b := runFixture(t, analyzetest.Standard(), analyzetest.Offsets{
 		Client:  time.Hour + 7,
@@ -286,6 +288,7 @@ func TestRunClockOffsetsCancel(t *testing.T) {
 
 // A tier without any Parquet parts is an empty table, not an error.
 func TestRunMissingTier(t *testing.T) {
+	t.Parallel()
 	f := analyzetest.Standard()
 	f.Servers = nil
 	dir, st, rows := runFixture(t, f, analyzetest.DefaultOffsets)
@@ -307,6 +310,7 @@ func TestRunMissingTier(t *testing.T) {
 // A directory that holds no ingest output is an error, and nothing is
 // written there; an ingest that gave no rows is an empty analysis.
 func TestRunEmptyDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, d := range []string{dir, filepath.Join(dir, "nosuch")} {
 		_, err := Run(context.Background(), d)
@@ -340,6 +344,7 @@ func TestRunEmptyDir(t *testing.T) {
 // Parts whose times DuckDB reads as TIMESTAMP WITH TIME ZONE give the same
 // durations as TIMESTAMP_NS parts.
 func TestRunTimestampTZ(t *testing.T) {
+	t.Parallel()
 	_, _, a := runFixture(t, analyzetest.Standard(), analyzetest.DefaultOffsets)
 	f := analyzetest.Standard()
 	f.TimestampTZ = true
@@ -360,6 +365,7 @@ func TestRunTimestampTZ(t *testing.T) {
 // Parts written before a column existed, and parts carrying columns this
 // version does not know, still read: missing columns are NULL.
 func TestRunSchemaDrift(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	db, err := sql.Open("duckdb", "")
@@ -412,6 +418,7 @@ func TestRunSchemaDrift(t *testing.T) {
 // requests.parquet's rows are in order of start (NULLS LAST), then
 // request_id, as written: the positional assembly and the write keep it.
 func TestRequestsInStartOrder(t *testing.T) {
+	t.Parallel()
 	f, _, _ := phaseFixture()
 	std := analyzetest.Standard()
 	f.Clients = append(f.Clients, std.Clients...)

@@ -68,6 +68,7 @@ func serverFormatsFixture() analyzetest.Fixture {
 // TestServerFormats checks the server measures of duration-only, mixed and
 // annotation records and the matching of TGI rows to gateway records.
 func TestServerFormats(t *testing.T) {
+	t.Parallel()
 	_, _, rows := runFixture(t, serverFormatsFixture(), analyzetest.ServerOffsets)
 
 	// d1 (Triton-like, durations only): server_e2e 900, queue 150,
@@ -184,6 +185,7 @@ func TestServerFormats(t *testing.T) {
 // exactly (3 ms after upstream_start, 2 ms before upstream_end, like the
 // true pairs that fix the skew) stay unmatched.
 func TestServerFormatsIDRecordsNotCandidates(t *testing.T) {
+	t.Parallel()
 	f := serverFormatsFixture()
 	f.Servers = append(f.Servers, analyzetest.TGIRow(50018, 965, 5, 100, 840, 20), analyzetest.TGIRow(60023, 1245, 5, 100, 1100, 21))
 	_, _, rows := runFixture(t, f, analyzetest.ServerOffsets)
@@ -205,6 +207,7 @@ func TestServerFormatsIDRecordsNotCandidates(t *testing.T) {
 }
 
 func TestServerFormatsSummary(t *testing.T) {
+	t.Parallel()
 	dir, _, _ := runFixture(t, serverFormatsFixture(), analyzetest.ServerOffsets)
 	res, err := Summarize(context.Background(), dir, SummaryOptions{})
 	if err != nil {
@@ -264,6 +267,7 @@ func TestServerFormatsSummary(t *testing.T) {
 // own E2E, are flagged, not hidden: n1 logs e2e 100, queue -5 (a wall clock
 // stepped back) and inference 120, so overhead = 100 - (-5) - 120 = -15.
 func TestServerDurationAnomalies(t *testing.T) {
+	t.Parallel()
 	at := analyzetest.At
 	f := analyzetest.Fixture{Servers: []analyzetest.Server{
 		{ID: "n1", E2E: at(100), Queue: at(-5), Inference: at(120), Format: "vllm-otlp", Line: 1},
@@ -318,6 +322,7 @@ func TestSGLangOverheadRoundOff(t *testing.T) {
 // median, 36 ms of drift) would expect the request. Only the offset as a
 // line over time picks the true record; the decoy stays unmatched.
 func TestTGIMatchFollowsDrift(t *testing.T) {
+	t.Parallel()
 	var f analyzetest.Fixture
 	for k := int64(0); k < 10; k++ {
 		start := k * 400000
@@ -353,6 +358,7 @@ func TestTGIMatchFollowsDrift(t *testing.T) {
 // on auth before forwarding, far outside the spread: it stays unmatched,
 // which takes the TGI join rate below 90%, and the report says why.
 func TestTGIMatchEnvoyDefault(t *testing.T) {
+	t.Parallel()
 	at := analyzetest.At
 	var f analyzetest.Fixture
 	pre := []int64{2, 4, 3, 6, 5, 2, 4, 3, 60}

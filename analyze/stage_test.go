@@ -15,6 +15,7 @@ import (
 // every statement only the inline CTEs it reads (directly or through
 // another), and drops a stage's table after its last reader.
 func TestStageQuery(t *testing.T) {
+	t.Parallel()
 	q := `-- a header
 WITH
 -- a comment between CTEs
@@ -80,6 +81,7 @@ ORDER BY x;
 // one statement (as the ground-truth tests run it), on a fixture with an
 // exact duplicate, a retry, rows sharing one source line and ID-less rows.
 func TestStagedRequestsEqualOneStatement(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	f := analyzetest.Standard()
 	f.Clients = append(f.Clients,

@@ -19,6 +19,7 @@ import (
 // TestSteps: Run and Summarize name each step as they begin it, to the
 // function duck.WithStep put in their context.
 func TestSteps(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	if err := analyzetest.Write(ctx, dir, analyzetest.Standard(), analyzetest.DefaultOffsets); err != nil {
@@ -55,6 +56,7 @@ func TestSteps(t *testing.T) {
 // requests.parquet (Ctrl-C) leaves the previous requests.parquet as it was
 // and no temporary file.
 func TestRunInterrupted(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	if err := analyzetest.Write(ctx, dir, analyzetest.Standard(), analyzetest.DefaultOffsets); err != nil {
@@ -92,6 +94,7 @@ func TestRunInterrupted(t *testing.T) {
 // query over 10^10 rows, which takes over a minute here, returns an error soon
 // after the cancel.
 func TestQueryInterrupted(t *testing.T) {
+	t.Parallel()
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		t.Fatal(err)

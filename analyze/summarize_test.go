@@ -60,6 +60,7 @@ func findSlice(t *testing.T, r *Result, label string) Slice {
 // Client E2E of 1..10 ms: quantile_cont gives P50 5.5, P90 9.1, P95 9.55,
 // P99 9.91 (position q*(n-1) between ranks, interpolated linearly).
 func TestSummarizePercentiles(t *testing.T) {
+	t.Parallel()
 	var f analyzetest.Fixture
 	for i := int64(1); i <= 10; i++ {
 		f.Clients = append(f.Clients, analyzetest.Client{
@@ -92,6 +93,7 @@ func TestSummarizePercentiles(t *testing.T) {
 }
 
 func TestSummarizeStandard(t *testing.T) {
+	t.Parallel()
 	res := summarize(t, analyzetest.Standard())
 
 	wantCov := Coverage{Requests: 8, Client: 7, Gateway: 8, Server: 7, ClientGateway: 7, GatewayServer: 7, ClientServer: 6, AllTiers: 6}
@@ -257,6 +259,7 @@ func containsText(list []string, s string) bool {
 // When client time grows while model time stays flat, the findings say so
 // and point at queueing (20 requests, the fewest a P95 needs).
 func TestSummarizeFlatModelFinding(t *testing.T) {
+	t.Parallel()
 	var f analyzetest.Fixture
 	qs := make([]int64, 20)
 	qs[17], qs[18], qs[19] = 800, 900, 1000
@@ -287,6 +290,7 @@ func TestSummarizeFlatModelFinding(t *testing.T) {
 }
 
 func TestSummarizeBy(t *testing.T) {
+	t.Parallel()
 	res := summarize(t, analyzetest.Standard(), "streamed", "status")
 	var labels []string
 	for _, s := range res.Slices {
@@ -298,6 +302,7 @@ func TestSummarizeBy(t *testing.T) {
 }
 
 func TestSummarizeRejectsUnknownBy(t *testing.T) {
+	t.Parallel()
 	dir, _, _ := runFixture(t, analyzetest.Standard(), analyzetest.DefaultOffsets)
 	for _, by := range [][]string{{"prompt"}, {"model", "model); DROP TABLE requests; --"}} {
 		_, err := Summarize(context.Background(), dir, SummaryOptions{By: by})
@@ -308,6 +313,7 @@ func TestSummarizeRejectsUnknownBy(t *testing.T) {
 }
 
 func TestSummarizeNeedsRequests(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"version":1,"files":[]}`), 0o644)
 	_, err := Summarize(context.Background(), dir, SummaryOptions{})
@@ -320,6 +326,7 @@ func TestSummarizeNeedsRequests(t *testing.T) {
 // manifest (another ingest into the directory), Summarize refuses until Run
 // analyzes again; a requests.parquet without the record is refused too.
 func TestSummarizeStale(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir, _, _ := runFixture(t, analyzetest.Standard(), analyzetest.DefaultOffsets)
 	manifest := filepath.Join(dir, "manifest.json")
@@ -360,6 +367,7 @@ func TestSummarizeStale(t *testing.T) {
 // above its P95). All 31 requests: P95 at position 0.95*30 = 28.5 between
 // 108 and 109, 108.5: tail {109, 110}.
 func TestSummarizeTailPerRow(t *testing.T) {
+	t.Parallel()
 	var f analyzetest.Fixture
 	add := func(id, model string, ms int64) {
 		n := int64(len(f.Clients) + 1)

@@ -9,6 +9,7 @@ import (
 // TestDuckDBVersion: the version of the linked library, as DuckDB names
 // its releases (vMAJOR.MINOR.PATCH, maybe with a suffix for a dev build).
 func TestDuckDBVersion(t *testing.T) {
+	t.Parallel()
 	v, err := DuckDBVersion(context.Background())
 	if err != nil {
 		t.Fatal(err)

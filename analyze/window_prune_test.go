@@ -204,6 +204,7 @@ func tierDigest(ctx context.Context, db *sql.DB, view string) (digest, error) {
 // off, fail on the junk: so the row groups are skipped by the condition on
 // the time column, not by chance.
 func TestWindowSkipsRowGroups(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	out := pruneStore(t)
 	// A minute at 03:00, widened as Run widens it: 02:50 to 03:11.

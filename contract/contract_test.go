@@ -11,6 +11,7 @@ var columns = []string{"model", "use_case", "streamed", "status"}
 
 // The bundled example parses, in TOML and the same contract in YAML.
 func TestLoadExample(t *testing.T) {
+	t.Parallel()
 	c, err := Load(filepath.Join("..", "testdata", "contract", "contract.toml"), columns)
 	if err != nil {
 		t.Fatal(err)
@@ -180,6 +181,7 @@ func TestCaseLines(t *testing.T) {
 // may_worsen: in the metric's unit, a share in points, or a percentage of
 // the baseline for a metric that is no share.
 func TestMayWorsen(t *testing.T) {
+	t.Parallel()
 	c, err := Parse("c.toml", []byte(`
 [[use_case]]
 name = "chat"

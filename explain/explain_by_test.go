@@ -26,6 +26,7 @@ func explainComponent(t *testing.T, r Request, metric string) Component {
 // 1300, r2 2600, r4 1000, r6 800 ms: P50 1150 of 4. Of region eu: r1
 // 1300, r3 500, r4 1000, r6 800: P50 900 of 4.
 func TestExplainBy(t *testing.T) {
+	t.Parallel()
 	dir, _, _ := runFixture(t, analyzetest.Standard(), analyzetest.DefaultOffsets)
 	for _, tc := range []struct {
 		by    []string
@@ -52,6 +53,7 @@ func TestExplainBy(t *testing.T) {
 // request says so, and its server host gets no offset, while its
 // components still come from the TGI durations.
 func TestExplainTGIByTime(t *testing.T) {
+	t.Parallel()
 	var f analyzetest.Fixture
 	for k := int64(0); k < 10; k++ {
 		start := k * 400000
@@ -75,6 +77,7 @@ func TestExplainTGIByTime(t *testing.T) {
 // A slice's P95 from too few samples is flagged (pct_too_small): r1's
 // slice m1/chat has 4 client E2E times, enough for a P50, not a P95.
 func TestExplainSliceSmall(t *testing.T) {
+	t.Parallel()
 	dir, _, _ := runFixture(t, analyzetest.Standard(), analyzetest.DefaultOffsets)
 	ex, err := Run(context.Background(), dir, Options{IDs: []string{"r1"}})
 	if err != nil {

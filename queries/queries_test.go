@@ -7,6 +7,7 @@ import (
 
 // Every query analyze loads by name must be embedded.
 func TestExpectedQueriesExist(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{
 		"empty_client", "empty_gateway", "empty_server", "empty_rejects",
 		"requests", "coverage", "anomalies", "rejects", "slices", "slowest",
@@ -34,6 +35,7 @@ func TestExpectedQueriesExist(t *testing.T) {
 }
 
 func TestGetUnknown(t *testing.T) {
+	t.Parallel()
 	_, err := Get("no_such_query")
 	if err == nil || !strings.Contains(err.Error(), "requests") {
 		t.Errorf("Get(unknown) error = %v, want one listing the known queries", err)
@@ -48,6 +50,7 @@ func TestGetUnknown(t *testing.T) {
 
 // The duplicate/retry rule is quoted from the top of requests.sql.
 func TestRequestsDocumentsDedupRule(t *testing.T) {
+	t.Parallel()
 	q := MustGet("requests")
 	for _, s := range []string{"Exact duplicates", "latest attempt", "client_records"} {
 		if !strings.Contains(q, s) {
@@ -58,6 +61,7 @@ func TestRequestsDocumentsDedupRule(t *testing.T) {
 
 // Raw rejected lines may hold prompts: no query may read them.
 func TestNoQueryReadsRawText(t *testing.T) {
+	t.Parallel()
 	for _, n := range Names() {
 		var code []string
 		for _, l := range strings.Split(MustGet(n), "\n") {

@@ -99,6 +99,7 @@ func explainFixture() *explain.Result {
 // request's waterfall and components — in the first 900 px, nothing wider
 // than 1366 px) and markup from logs shown as text.
 func TestBrowserCompareExplain(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
 	dir := artifactDir(t)
 	work := t.TempDir()
@@ -140,6 +141,7 @@ func TestBrowserCompareExplain(t *testing.T) {
 // TestRenderCompareExplainMarkdown: the Markdown escapes log-derived
 // labels and carries both counts and the interval of every change.
 func TestRenderCompareExplainMarkdown(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := RenderCompare(&b, "md", compareFixture()); err != nil {
 		t.Fatal(err)

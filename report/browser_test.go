@@ -226,6 +226,7 @@ func openReport(t *testing.T, ctx context.Context, path, name, dir string) layou
 // network request, headlines and summary table in the first 900 px,
 // nothing wider than 1366 px, and markup from logs shown as text.
 func TestBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
 	dir := artifactDir(t)
 	work := t.TempDir()

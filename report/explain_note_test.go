@@ -12,6 +12,7 @@ import (
 // explain says which slice a request is set against (--by), and, for a
 // server record matched by time, why its server has no offset.
 func TestRenderExplainSliceAndTGI(t *testing.T) {
+	t.Parallel()
 	ex := &explain.Result{Dir: "out", By: []string{"region"}, Requests: []explain.Request{
 		{RequestID: "a", Slice: "region=eu", ServerJoin: "time", ServerHost: "tgi-0"},
 		{RequestID: "b", Slice: "region=us", ServerJoin: "id", ServerHost: "vllm-0"},
@@ -40,6 +41,7 @@ func TestRenderExplainSliceAndTGI(t *testing.T) {
 // above it: queue 1500 ms against a P95 of 300 ms from n=5 is not hot,
 // client E2E 2410 against 2000 from n=300 is.
 func TestRenderExplainSmallSlice(t *testing.T) {
+	t.Parallel()
 	p := func(v float64) *float64 { return &v }
 	ex := &explain.Result{Dir: "out", Requests: []explain.Request{{RequestID: "a", Components: []explain.Component{
 		{Metric: "client_e2e", Value: p(2410), SliceN: 300, SliceP50: p(900), SliceP95: p(2000)},

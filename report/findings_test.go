@@ -13,6 +13,7 @@ import (
 )
 
 func TestPlural(t *testing.T) {
+	t.Parallel()
 	if got := plural(1, "request is", "requests are"); got != "1 request is" {
 		t.Error(got)
 	}
@@ -22,6 +23,7 @@ func TestPlural(t *testing.T) {
 }
 
 func TestPhaseComparisons(t *testing.T) {
+	t.Parallel()
 	p := func(v float64) *float64 { return &v }
 	d := func(n int64, p95 float64) analyze.Dist { return analyze.Dist{N: n, P50: p(p95 / 2), P95: p(p95)} }
 	steady := analyze.Phase{Name: "steady", Requests: 100, ClientE2E: d(100, 1000), Model: d(100, 800), Queue: d(100, 10), Network: d(100, 100), Application: d(100, 3)}
@@ -52,6 +54,7 @@ func TestPhaseComparisons(t *testing.T) {
 // the tail's largest component, the burst and cold phases against steady
 // state, the slowest slice and the cold replica, and the data's state.
 func TestHeadlines(t *testing.T) {
+	t.Parallel()
 	p := func(v float64) *float64 { return &v }
 	d := func(n int64, p95 float64) analyze.Dist { return analyze.Dist{N: n, P50: p(p95 / 2), P95: p(p95)} }
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
@@ -201,6 +204,7 @@ func TestFindingsSmallSample(t *testing.T) {
 // intervals: a burst of n=5 is not compared with steady state; one of
 // n=500 is, and overlapping intervals are said.
 func TestPhaseComparisonsSmallSample(t *testing.T) {
+	t.Parallel()
 	p := func(v float64) *float64 { return &v }
 	// d is a Dist whose Small flags follow pct_too_small.
 	d := func(n int64, p95, lo, hi float64) analyze.Dist {
@@ -251,6 +255,7 @@ func TestPhaseComparisonsSmallSample(t *testing.T) {
 // A contract constraint whose percentile has too few samples is named with
 // its n in the headline, never with a number.
 func TestCaseHeadlineSmallSample(t *testing.T) {
+	t.Parallel()
 	v := 912.0
 	k := func(title string, pct float64, n int64, verdict string) analyze.ConstraintResult {
 		return analyze.ConstraintResult{Constraint: contract.Constraint{Kind: "latency", Metric: "client_ttft_ms", Percentile: pct, Op: "<=", Target: 800},

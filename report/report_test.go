@@ -36,6 +36,7 @@ func standardResult(t *testing.T) *analyze.Result {
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	res := standardResult(t)
 	for _, format := range []string{"md", "html"} {
 		var buf bytes.Buffer
@@ -63,6 +64,7 @@ func TestGolden(t *testing.T) {
 
 // Spot checks on the rendered numbers, independent of the goldens.
 func TestRenderedFigures(t *testing.T) {
+	t.Parallel()
 	res := standardResult(t)
 	var md bytes.Buffer
 	if err := Render(&md, "md", res); err != nil {
@@ -133,6 +135,7 @@ func TestRenderedFigures(t *testing.T) {
 
 // The HTML report must not fetch anything or run scripts.
 func TestHTMLSelfContained(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := Render(&buf, "html", standardResult(t)); err != nil {
 		t.Fatal(err)
@@ -197,6 +200,7 @@ func evilResult() *analyze.Result {
 
 // Every log-derived string is escaped in both formats.
 func TestEscaping(t *testing.T) {
+	t.Parallel()
 	res := evilResult()
 	var h bytes.Buffer
 	if err := Render(&h, "html", res); err != nil {
@@ -225,6 +229,7 @@ func TestEscaping(t *testing.T) {
 }
 
 func TestMdEscapeKeepsTablesIntact(t *testing.T) {
+	t.Parallel()
 	// The newline is shown as \x0a, its backslash escaped for Markdown.
 	if got := mdEscape("a|b\nc_d"); got != `a\|b\\x0ac\_d` {
 		t.Errorf("mdEscape = %q", got)
@@ -232,6 +237,7 @@ func TestMdEscapeKeepsTablesIntact(t *testing.T) {
 }
 
 func TestFormatting(t *testing.T) {
+	t.Parallel()
 	v := 1234.56
 	neg := -0.04
 	if fmtMs(&v) != "1234.6" || fmtMs(nil) != "–" || fmtTPS(&v) != "1234.6" || fmtMs(&neg) != "-0.0" {
@@ -240,6 +246,7 @@ func TestFormatting(t *testing.T) {
 }
 
 func TestWriteFiles(t *testing.T) {
+	t.Parallel()
 	res := standardResult(t)
 	dir := t.TempDir()
 	paths, err := WriteFiles(dir, res, nil)
@@ -274,6 +281,7 @@ func TestWriteFiles(t *testing.T) {
 // The gateway's views of TTFT appear next to client and server TTFT only
 // when a gateway logged them, and the join table lists every pair.
 func TestGatewayTTFTAndJoins(t *testing.T) {
+	t.Parallel()
 	res := standardResult(t)
 	var buf bytes.Buffer
 	if err := Render(&buf, "md", res); err != nil {
@@ -310,6 +318,7 @@ func TestGatewayTTFTAndJoins(t *testing.T) {
 // notes on where the tools differ, as the Markdown report renders
 // analyze.Glossary and analyze.GlossaryNotes.
 func TestDocsGlossary(t *testing.T) {
+	t.Parallel()
 	var md bytes.Buffer
 	if err := Render(&md, "md", standardResult(t)); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestPercentileCells(t *testing.T) {
+	t.Parallel()
 	f := func(v float64) *float64 { return &v }
 	d := analyze.Dist{N: 50, P50: f(10), P90: f(20), P95: f(30), P99: f(40),
 		P95CI: analyze.Interval{Lo: f(25), Hi: f(38.26)}, P99CI: analyze.Interval{Lo: f(35)},
@@ -43,6 +44,7 @@ func TestPercentileCells(t *testing.T) {
 // seconds later, queue 1001..1010 ms (P50 1005.5; P95 from 10 < 20
 // samples is too small).
 func TestComponentAndWindowIntervalsRendered(t *testing.T) {
+	t.Parallel()
 	var f analyzetest.Fixture
 	add := func(id string, start, queue int64, uc string, line int) {
 		f.Clients = append(f.Clients, analyzetest.Client{

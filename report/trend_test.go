@@ -34,6 +34,7 @@ func trendResult(t *testing.T) *analyze.Result {
 // after the time series and linked from the contents, and the first
 // screen (Summary) is unchanged in its place.
 func TestRenderTrend(t *testing.T) {
+	t.Parallel()
 	res := trendResult(t)
 	var md, html bytes.Buffer
 	if err := Render(&md, "md", res); err != nil {

@@ -11,6 +11,7 @@ import (
 // field and saying, in a sentence, what is wrong: no package prefix (the
 // caller adds its own), no Go slice syntax.
 func TestConfigErrors(t *testing.T) {
+	t.Parallel()
 	const formats = "server: native, vllm-otlp, tgi, triton, sglang-metrics, trtllm; gateway: native, envoy, envoy-json, nginx, nginx-combined, otel-gateway; client: native, aiperf, jsonl"
 	for _, tc := range []struct {
 		set   func(*Config)

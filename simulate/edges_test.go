@@ -95,6 +95,7 @@ func edgeFormatOf(path string) string {
 }
 
 func TestEdgeFormatsRoundTrip(t *testing.T) {
+	t.Parallel()
 	base := testConfig(t, 1500)
 	base.Seed = 5
 	run(t, base)
@@ -316,6 +317,7 @@ func otelSplitPairs(t *testing.T, dir string) int {
 }
 
 func TestEdgeFormatChoice(t *testing.T) {
+	t.Parallel()
 	c := testConfig(t, 100)
 	c.Formats = []string{"gateway=nginx", "gw-2=otel-gateway", "client=aiperf", "client-eu-west-2=jsonl", "tgi"}
 	sum, _ := run(t, c)

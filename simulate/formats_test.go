@@ -160,6 +160,7 @@ func fileFormat(path, host string) string {
 }
 
 func TestServerFormatsRoundTrip(t *testing.T) {
+	t.Parallel()
 	all := []string{FormatVLLMOTLP, FormatTGI, FormatTriton, FormatSGLangMetrics, FormatTRTLLM}
 	nat := testConfig(t, 3000)
 	fc := nat
@@ -406,6 +407,7 @@ func TestServerFormatsRoundTrip(t *testing.T) {
 }
 
 func TestServerFormatChoice(t *testing.T) {
+	t.Parallel()
 	c := testConfig(t, 200)
 	c.Formats = []string{"tgi", "triton", "llama-3.1-70b-1=vllm-otlp"}
 	sum, _ := run(t, c)
@@ -461,6 +463,7 @@ func TestServerFormatChoice(t *testing.T) {
 }
 
 func TestRustDuration(t *testing.T) {
+	t.Parallel()
 	for ns, want := range map[int64]string{
 		0: "0ns", 812: "812ns", 1000: "1µs", 42600: "42.6µs", 2_500_000: "2.5ms",
 		351_204_800: "351.2048ms", 1_000_000_000: "1s", 2_639_712_331: "2.639712331s", 1_000_000_001: "1.000000001s",
@@ -480,6 +483,7 @@ func TestRustDuration(t *testing.T) {
 // set is `simulate --requests 1000 --seed 7`, and choosing server formats
 // must not have changed a byte of what native writes.
 func TestNativeDataSetReproduced(t *testing.T) {
+	t.Parallel()
 	c := testConfig(t, 1000)
 	c.Seed = 7
 	run(t, c)

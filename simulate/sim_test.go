@@ -136,6 +136,7 @@ func dirFiles(t testing.TB, dir string) map[string][]byte {
 }
 
 func TestSameSeedSameBytes(t *testing.T) {
+	t.Parallel()
 	a := testConfig(t, 1500)
 	b := a
 	b.Out = t.TempDir()
@@ -166,6 +167,7 @@ func TestSameSeedSameBytes(t *testing.T) {
 }
 
 func TestRejectsUnknownFormat(t *testing.T) {
+	t.Parallel()
 	c := testConfig(t, 10)
 	c.Formats = []string{"native", "otel"}
 	_, err := Run(context.Background(), c, nil)
@@ -179,6 +181,7 @@ func TestRejectsUnknownFormat(t *testing.T) {
 }
 
 func TestCanceledContext(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := Run(ctx, testConfig(t, 100), nil); err != context.Canceled {
@@ -196,6 +199,7 @@ func median(xs []float64) float64 {
 }
 
 func TestTruthConsistency(t *testing.T) {
+	t.Parallel()
 	c := testConfig(t, 3000)
 	sum, _ := run(t, c)
 	rows := readTruth(t, c.Out)
@@ -299,6 +303,7 @@ func TestTruthConsistency(t *testing.T) {
 // record equal the truth (scaled by the host's drift), while differences
 // across tiers are off by exactly the hosts' offsets.
 func TestClocks(t *testing.T) {
+	t.Parallel()
 	c := testConfig(t, 2000)
 	sum, _ := run(t, c)
 	rows := readTruth(t, c.Out)
@@ -406,6 +411,7 @@ func TestClocks(t *testing.T) {
 // TestImperfectionCounts counts what is really in the files and compares it
 // with what Run reported, printed and recorded in truth.
 func TestImperfectionCounts(t *testing.T) {
+	t.Parallel()
 	c := testConfig(t, 3000)
 	sum, printed := run(t, c)
 	rows := readTruth(t, c.Out)
@@ -538,6 +544,7 @@ func containsCount(printed, kind string, n int) bool {
 // TestInFlightBounded checks the structural memory bound: the most requests
 // held at once does not grow with the number of requests generated.
 func TestInFlightBounded(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("generates 200k requests")
 	}
@@ -552,6 +559,7 @@ func TestInFlightBounded(t *testing.T) {
 }
 
 func TestStaleCompressionVariantRemoved(t *testing.T) {
+	t.Parallel()
 	c := testConfig(t, 50)
 	c.GzipOneServer = false
 	sum, _ := run(t, c)
@@ -570,6 +578,7 @@ func TestStaleCompressionVariantRemoved(t *testing.T) {
 // its own way: decode per token, a long first prefill, a model load in the
 // first request with a queue behind it, or a queue before it serves.
 func TestColdKinds(t *testing.T) {
+	t.Parallel()
 	for _, kind := range ColdKinds {
 		t.Run(kind, func(t *testing.T) {
 			c := testConfig(t, 1500)

@@ -11,6 +11,7 @@ import (
 // IDs, client starts, models and tokens — while their queues differ;
 // without it the change to the pool changes the requests too.
 func TestFixedTrafficSameRequests(t *testing.T) {
+	t.Parallel()
 	run := func(name string, fixed bool, edit func(*Config)) map[string]TruthRow {
 		cfg := DefaultConfig()
 		cfg.Out = filepath.Join(t.TempDir(), name)

@@ -34,6 +34,7 @@ func logged(rep string, off int64, arrMs, queueMs, prefillMs, decodeMs float64, 
 // two replicas' arrivals interleave, and the as-is replay (one slot each,
 // least loaded) reproduces the logged queues: none.
 func TestAnswerClockOffsetsAndAsIs(t *testing.T) {
+	t.Parallel()
 	var reqs []entry
 	for i := range 40 {
 		rep, off := "r0", int64(0)
@@ -68,6 +69,7 @@ func TestAnswerClockOffsetsAndAsIs(t *testing.T) {
 // otherwise idle replica): the as-is replay gives none, so the model does
 // not fit, and the output predicts nothing — it says so.
 func TestAnswerDoesNotFitPredictsNothing(t *testing.T) {
+	t.Parallel()
 	var reqs []entry
 	for i := range 40 {
 		at := float64(i) * 1000
@@ -133,6 +135,7 @@ func data(entries []entry) *Data {
 // log missing), one whose server records give no arrival, and a model with
 // no replica the replay could place at all.
 func TestAnswerCoverage(t *testing.T) {
+	t.Parallel()
 	var reqs []entry
 	for i := range 40 {
 		at := float64(i) * 1000

@@ -18,6 +18,7 @@ func near(t *testing.T, what string, got, want float64) {
 // before it. A runs 0–100 ms; B arrives at 10, waits until 100, runs to
 // 150; C arrives at 20, waits until 150, runs to 180.
 func TestReplayOneSlotFIFO(t *testing.T) {
+	t.Parallel()
 	reps := []Replica{{Name: "r0", Slots: 1}}
 	jobs := []Job{
 		{Arrival: 0, PrefillMs: 100},
@@ -41,6 +42,7 @@ func TestReplayOneSlotFIFO(t *testing.T) {
 // C (t=6): both slots busy, waits for A's end at 20, joins B (batch 2):
 // queue 14, ends at 20 + 25 = 45, E2E 39, TTFT 14 + 10 = 24.
 func TestReplayBatchSlowdown(t *testing.T) {
+	t.Parallel()
 	reps := []Replica{{Name: "r0", Slots: 2, Slope: 0.5}}
 	job := func(at int64) Job { return Job{Arrival: at * ms, PrefillMs: 10, BaseTPOTMs: 1, Tokens: 10} }
 	out, err := Replay(reps, []Job{job(0), job(5), job(6)}, RouteLeastLoaded)
@@ -64,6 +66,7 @@ func TestReplayBatchSlowdown(t *testing.T) {
 // first: r1 appears at 50 ms, so B (t=1) queues behind A on r0; C (t=60)
 // finds r0 busy with B and r1 empty.
 func TestReplayRoutingAndAppearance(t *testing.T) {
+	t.Parallel()
 	reps := []Replica{{Name: "r0", Slots: 1}, {Name: "r1", Slots: 1, Appear: 50 * ms}}
 	jobs := []Job{{Arrival: 0, PrefillMs: 100}, {Arrival: 1 * ms, PrefillMs: 100}, {Arrival: 150 * ms, PrefillMs: 10}, {Arrival: 160 * ms, PrefillMs: 10}}
 	out, err := Replay(reps, jobs, RouteLeastLoaded)
@@ -95,6 +98,7 @@ func TestReplayRoutingAndAppearance(t *testing.T) {
 }
 
 func TestQuantile(t *testing.T) {
+	t.Parallel()
 	xs := []float64{4, 1, math.NaN(), 3, 2}
 	for _, c := range []struct{ q, want float64 }{{0.5, 2.5}, {0.95, 3.85}, {0, 1}, {1, 4}} {
 		near(t, "quantile", *Quantile(xs, c.q), c.want)
@@ -105,6 +109,7 @@ func TestQuantile(t *testing.T) {
 }
 
 func TestParseChanges(t *testing.T) {
+	t.Parallel()
 	cs, err := ParseChanges([]string{"a=+1", "b=3", "c=-1"}, []string{"a=24"})
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +130,7 @@ func TestParseChanges(t *testing.T) {
 // A replica warming up: its first request scheduled runs 3× slower
 // (prefill 10 → 30 ms), the next at its own speed. B waits for A's 30 ms.
 func TestReplayWarmUp(t *testing.T) {
+	t.Parallel()
 	reps := []Replica{{Name: "r0", Slots: 1, WarmUp: 1, WarmFactor: 3}}
 	out, err := Replay(reps, []Job{{Arrival: 0, PrefillMs: 10}, {Arrival: 5 * ms, PrefillMs: 10}}, RouteLeastLoaded)
 	if err != nil {

@@ -27,6 +27,7 @@ func FuzzAIPerf(f *testing.F) {
 }
 
 func TestScaledNS(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in    string
 		scale int64

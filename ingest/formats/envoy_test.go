@@ -20,6 +20,7 @@ func envoyRows(t testing.TB, format, input string) ([]record.GatewayRow, []*reco
 }
 
 func TestEnvoyDerivation(t *testing.T) {
+	t.Parallel()
 	const at = "2026-01-15T10:00:00"
 	for _, c := range []struct {
 		name, format, line string
@@ -80,6 +81,7 @@ func TestEnvoyDerivation(t *testing.T) {
 }
 
 func TestEnvoyFields(t *testing.T) {
+	t.Parallel()
 	rows, rejects := envoyRows(t, "", `{"start_time":"2026-01-15T10:00:00.004Z","x-request-id":"r1","response_code":0,"response_flags":"DC","upstream_host":null,`+
 		`"route_name":"httproute/llm","upstream_request_attempt_count":"2","hostname":"gw-7","traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",`+
 		`"gen_ai.response.model":"m-served","genai_model_name_override":"m-override","genai_tokens_input":"15","token_latency_ttft":179.25}`)
@@ -112,6 +114,7 @@ func TestEnvoyFields(t *testing.T) {
 // A JSON format object maps member names to operators, nested objects
 // included, and a member may hold several operators and literals.
 func TestEnvoyJSONFormat(t *testing.T) {
+	t.Parallel()
 	format := `{"t":"%START_TIME(%s.%3f)%","ids":{"rid":"%REQ(X-REQUEST-ID)%"},"req":"%REQ(:METHOD)% %REQ(:PATH)%","d":"%DURATION%","fb":"%COMMON_DURATION(DS_RX_BEG:US_RX_BODY_BEG:us)%","k":"constant"}`
 	rows, rejects := envoyRows(t, format,
 		`{"d":2144,"fb":178800,"ids":{"rid":"r1"},"k":"constant","req":"POST /v1/chat/completions?stream=1","t":"1768471200.004"}`+"\n"+
@@ -132,6 +135,7 @@ func TestEnvoyJSONFormat(t *testing.T) {
 // With --envoy-format, a line in a default format still reads: the format
 // applies to every envoy file of the run.
 func TestEnvoyUserFormatAndDefaults(t *testing.T) {
+	t.Parallel()
 	rows, rejects := envoyRows(t, "%START_TIME(%s.%3f)% %REQ(X-REQUEST-ID)% %DURATION%",
 		"1768471200.004 r1 2144\n"+
 			`[2026-01-15T10:00:00.004Z] "POST /v1 HTTP/1.1" 200 - 1 2 2144 6 "-" "ua" "r2" "h" "u:1"`+"\n"+
@@ -151,6 +155,7 @@ func TestEnvoyUserFormatAndDefaults(t *testing.T) {
 }
 
 func TestSniffEnvoy(t *testing.T) {
+	t.Parallel()
 	for line, want := range map[string]bool{
 		`[2016-04-15T20:17:00.310Z] "POST /api/v1/locations HTTP/2" 204 - 154 0 226 100 "10.0.35.28" "nsq2http" "cc21d9b0" "locations" "tcp://10.0.2.1:80"`:                                                                                   true,
 		`[2024-06-02T13:24:57.930Z] "GET /x HTTP/2" 0 - http2.remote_reset - "-" 0 0 0 - "192.168.0.24" "Mozilla/5.0 (X11)" "9f69" "auth" "10.0.0.159:8080" outbound|80||k 10.0.1.244:35794 10.0.1.244:8443 192.168.0.24:8459 auth.example -`: true,
@@ -225,6 +230,7 @@ func benchParser(b *testing.B, p record.LineParser[record.GatewayRow], line []by
 // Among all the gateway formats registered, each shape is sniffed as its
 // own format, and native lines stay native.
 func TestGatewaySniffing(t *testing.T) {
+	t.Parallel()
 	for line, want := range map[string]string{
 		`[2026-01-15T10:00:00.004Z] "POST /v1/chat/completions HTTP/1.1" 200 - 1843 61440 2144 6 "10.0.0.15" "python-requests/2.32.3" "4f1c" "llm-gw" "10.1.4.23:8000"`: formatEnvoy,
 		`{"start_time":"2026-01-15T10:00:00.004Z","method":"POST","response_code":"200","duration":"2144","x-request-id":"4f1c","upstream_host":"10.1.4.23:8000"}`:      formatEnvoy,

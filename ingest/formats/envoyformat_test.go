@@ -17,6 +17,7 @@ import (
 
 // A bad format string stops the run before anything is written.
 func TestFormatOptionErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for opts, want := range map[[2]string]string{
 		{"envoy-format", "%START_TIME% %DURATION"}:                   "--envoy-format: envoy format at offset 13: %DURATION is not closed by '%'",
@@ -64,6 +65,7 @@ func decodeWith(t testing.TB, p record.LineParser[record.GatewayRow], input []by
 }
 
 func TestCompileEnvoyFormat(t *testing.T) {
+	t.Parallel()
 	f, err := compileEnvoyFormat(`[%START_TIME(%s.%3f)%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH):20% %PROTOCOL%" 100%% %COMMON_DURATION(US_TX_BEG:US_RX_END:us)%%RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% %DYNAMIC_METADATA(io.envoy.ai_gateway:llm_input_token)% %FOO_BAR(x)%\n`)
 	if err != nil {
 		t.Fatal(err)
@@ -116,6 +118,7 @@ func TestCompileEnvoyFormat(t *testing.T) {
 // Quoted values may hold spaces and even the quote and space that follow
 // them in the format: the matcher backtracks to the split that fits.
 func TestTemplateQuoting(t *testing.T) {
+	t.Parallel()
 	f, err := compileEnvoyFormat(`[%START_TIME%] "%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%" %DURATION%`)
 	if err != nil {
 		t.Fatal(err)
@@ -145,6 +148,7 @@ func TestTemplateQuoting(t *testing.T) {
 
 // Backtracking over a hostile line stays linear in its length.
 func TestTemplateWorkBound(t *testing.T) {
+	t.Parallel()
 	line := []byte(`[2026-01-15T10:00:00.004Z] "POST /v1 HTTP/1.1" 200 - 1 2 3 4 "-" "` + strings.Repeat(`" "`, 1<<18) + `x`)
 	p := newEnvoyParser(envoyDefaultConfig)
 	start := time.Now()
@@ -158,6 +162,7 @@ func TestTemplateWorkBound(t *testing.T) {
 }
 
 func TestStrftime(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ layout, in, want string }{
 		{"%s.%3f", "1768471200.004", "2026-01-15T10:00:00.004Z"},
 		{"%s.%6f", "1768471200.004200", "2026-01-15T10:00:00.0042Z"},
@@ -187,6 +192,7 @@ func TestStrftime(t *testing.T) {
 }
 
 func TestParseScaledDecimal(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]int64{
 		"2144": 2144e6, "0": 0, "7.7": 7_700_000, "-3": -3e6, "0.0000001": 0, "1.5e3": 1500e6, "12.3456789": 12_345_678,
 	} {

@@ -23,6 +23,7 @@ func FuzzGenAIPerf(f *testing.F) {
 // The document walker keeps the records before a cut and before a syntax
 // error, and reports where each record starts.
 func TestLgDocReader(t *testing.T) {
+	t.Parallel()
 	in := "{\"experiments\" :\n [ {\"requests\": [\n{\"timestamp\":1796032800000000000,\"response_timestamps\":[1796032801000000000]},\n" +
 		"  {\"timestamp\":1796032802000000000,\"response_timestamps\":[]}, {\"timestamp\":17960328\n"
 	rows, rejects := lgDecodeDoc(t, parseGenAIPerf, []byte(in))

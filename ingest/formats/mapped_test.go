@@ -12,6 +12,7 @@ import (
 )
 
 func TestMappingErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct{ file, text, want string }{
 		{"unknown.toml", "tier = \"client\"\n[fields]\nrequest_id = \"id\"\nstart = \"t0\"\nend = \"t1\"\nfirst_tokn = \"t2\"\n",
@@ -66,6 +67,7 @@ func TestMappingErrors(t *testing.T) {
 // Run refuses jsonl without a mapping, and a mapping with another format
 // or tier, before reading anything.
 func TestMappedInputErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte("{}\n"), 0o644)
 	m, err := record.LoadMapping("../../testdata/mappings/client.toml")

@@ -112,6 +112,7 @@ func FuzzNativeServer(f *testing.F) {
 // ends, duplicates far apart and near, blank lines and no final newline, and
 // checks every line is numbered and counted once.
 func TestLinesAcrossChunks(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	const n = 40000 // about 3 MiB: several chunks
 	wantDup, wantBlank := 0, 0
@@ -148,6 +149,7 @@ func TestLinesAcrossChunks(t *testing.T) {
 }
 
 func TestLongLine(t *testing.T) {
+	t.Parallel()
 	long := `{"request_id":"big","start":1796032800,"end":1796032801,"pad":"` + strings.Repeat("x", record.MaxLineBytes) + `"}`
 	in := `{"request_id":"a","start":1796032800,"end":1796032801}` + "\n" + long + "\n" +
 		`{"request_id":"b","start":1796032800,"end":1796032801}` + "\n"

@@ -24,6 +24,7 @@ func nginxRows(t testing.TB, format, id, input string) ([]record.GatewayRow, []*
 }
 
 func TestNginxList(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"":                               "0 <nil>",
 		"-":                              "1 <nil>",
@@ -50,6 +51,7 @@ func TestNginxList(t *testing.T) {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestNginxFormatString(t *testing.T) {
+	t.Parallel()
 	for src, want := range map[string]string{
 		`$msec $request_id`:                                            `$msec $request_id|`,
 		`log_format main '$msec '  '"$request_id"';`:                   `$msec "$request_id"|`,
@@ -79,6 +81,7 @@ func TestNginxFormatString(t *testing.T) {
 }
 
 func TestNginxDerivation(t *testing.T) {
+	t.Parallel()
 	const format = `$request_id "$http_x_request_id" $msec $request_time "$request" $status "$upstream_addr" "$upstream_header_time" "$upstream_response_time" $hostname "$http_traceparent"`
 	for _, c := range []struct {
 		name, id, line string
@@ -145,6 +148,7 @@ func TestNginxDerivation(t *testing.T) {
 }
 
 func TestSniffNginx(t *testing.T) {
+	t.Parallel()
 	for line, want := range map[string]bool{
 		`{"msec":1768471202.149,"request_id":"7c1e","request_time":2.145}`:                                                                              true,
 		`{"msec":1768471202.149,"request_id":"7c1e"}`:                                                                                                   false,
@@ -195,6 +199,7 @@ func FuzzNginx(f *testing.F) {
 // A bad log_format or request-ID choice stops the run before anything is
 // written.
 func TestNginxOptionErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for opts, want := range map[[2]string]string{
 		{"nginx-format", "$remote_addr $ $status"}:      "'$' not followed by a variable name",
@@ -219,6 +224,7 @@ func TestNginxOptionErrors(t *testing.T) {
 
 // Unquoted upstream lists are not cut at their first space.
 func TestNginxUnquotedLists(t *testing.T) {
+	t.Parallel()
 	rows, rejects := nginxRows(t, `$request_id $msec $request_time $upstream_response_time $upstream_header_time $upstream_addr`, "",
 		"r1 1768471203.871 1.354 0.003, 1.349 -, 0.152 10.1.4.22:8000, 10.1.4.23:8000\n"+
 			"r2 1768471204.210 0.210 0.004 : 0.205 0.004 : 0.200 10.1.4.23:8000 : 10.1.9.9:8080")
@@ -235,6 +241,7 @@ func TestNginxUnquotedLists(t *testing.T) {
 
 // A line full of escaped quotes costs time linear in its length.
 func TestNginxWorkBound(t *testing.T) {
+	t.Parallel()
 	cfg, err := compileNginxConfig(`$request_id "$http_user_agent" "$request" $status`, "")
 	if err != nil {
 		t.Fatal(err)

@@ -87,6 +87,7 @@ func clientParser(t testing.TB) record.DocParser[record.ClientRow] {
 // before it, whatever those units hold; further apart, the parent's row is
 // already written without it. A child that comes first waits.
 func TestOTelPairingWindow(t *testing.T) {
+	t.Parallel()
 	for _, gap := range []int{-3, 0, 1, otelHoldUnits - 1, otelHoldUnits, otelHoldUnits + 1, otelHoldUnits + 5} {
 		t.Run(fmt.Sprint(gap), func(t *testing.T) {
 			tr := "0123456789abcdef0123456789abcdef"
@@ -132,6 +133,7 @@ func TestOTelPairingWindow(t *testing.T) {
 // Children waiting for a parent, parents waiting for children and the
 // spans remembered to drop repeats stay within their bounds.
 func TestOTelPairerBounds(t *testing.T) {
+	t.Parallel()
 	emitted := 0
 	p := newSpanPairer(func(u *heldUnit[int]) error { emitted += len(u.parents); return nil })
 	var k spanKey
@@ -175,6 +177,7 @@ func TestOTelPairerBounds(t *testing.T) {
 }
 
 func TestOTelSniff(t *testing.T) {
+	t.Parallel()
 	otlp := otelLine([7]string{"0123456789abcdef0123456789abcdef", "1111111111111111", "", "2", "0", "1", otelMethod})
 	for _, c := range []struct {
 		tier  record.Tier
@@ -202,6 +205,7 @@ func TestOTelSniff(t *testing.T) {
 
 // Lines of the pre-1.0 OTLP shape are read like current ones.
 func TestOTelInstrumentationLibrarySpans(t *testing.T) {
+	t.Parallel()
 	span := func(id string) string {
 		return `{"traceId":"0123456789abcdef0123456789abcdef","spanId":"` + id + `","name":"x","kind":"SPAN_KIND_SERVER","startTimeUnixNano":"1796032800000000000","endTimeUnixNano":"1796032801000000000","attributes":[` + otelMethod + `]}`
 	}
@@ -225,6 +229,7 @@ func TestOTelInstrumentationLibrarySpans(t *testing.T) {
 // A line longer than MaxLineBytes is rejected alone; CRLF lines and blank
 // lines are read as the file exporter's.
 func TestOTelLongLine(t *testing.T) {
+	t.Parallel()
 	ok := otelLine([7]string{"0123456789abcdef0123456789abcdef", "1111111111111111", "", "2", "0", "1", otelMethod})
 	ok2 := strings.Replace(ok, "1111111111111111", "2222222222222222", 1)
 	long := `{"resourceSpans":[` + strings.Repeat(" ", record.MaxLineBytes) + `]}`
@@ -242,6 +247,7 @@ func TestOTelLongLine(t *testing.T) {
 }
 
 func TestOTelOptionErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "g.jsonl")
 	os.WriteFile(path, []byte(otelLine()+"\n"), 0o644)
@@ -268,6 +274,7 @@ func TestOTelOptionErrors(t *testing.T) {
 // No row of the OTel cases holds text of a prompt or of a status message:
 // every one of them has the word "secret", and no decoded value may.
 func TestOTelNoPromptText(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ path, file string }{
 		{"../../testdata/ingest/otel_gateway.txtar", "gw.jsonl"},
 		{"../../testdata/ingest/otel_client.txtar", "cl.jsonl"},
@@ -501,6 +508,7 @@ func FuzzOTelPairing(f *testing.F) {
 // A gzip file cut short keeps every unit read before the cut, the held
 // ones included, and records the error.
 func TestOTelTruncatedGzip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var plain bytes.Buffer
 	for i := range 3000 {

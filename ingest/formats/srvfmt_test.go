@@ -170,6 +170,7 @@ func FuzzTRTLLM(f *testing.F) {
 // The formats' sniffers claim their own first lines and nobody else's; the
 // native sniffer claims none of theirs.
 func TestServerSniffers(t *testing.T) {
+	t.Parallel()
 	firsts := map[string]string{}
 	for _, c := range []struct{ format, file, section string }{
 		{formatTGI, "tgi", "tgi.jsonl"},
@@ -221,6 +222,7 @@ func TestServerSniffers(t *testing.T) {
 // (all marked "secret", or "no id here", "cut off mid-") reaches the
 // tables or rejects.jsonl.
 func TestServerCasesLeakNoText(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"tgi", "triton", "sglang", "trtllm"} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "ingest", name+".txtar"))
 		if err != nil {

@@ -84,6 +84,7 @@ func FuzzLLMPerf(f *testing.F) {
 // text formats claim their request lines (the first line of a real log is
 // often a banner, and a rotated log starts anywhere).
 func TestTextSniffers(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		tier   record.Tier
 		format string
@@ -125,6 +126,7 @@ func TestTextSniffers(t *testing.T) {
 
 // Python reprs read as the JSON SGLang's json form would have written.
 func TestPyRepr(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{`a=1, b=-2.5, c=1e-05, d=None, e=True, f=False`, `{"a":1,"b":-2.5,"c":1e-05,"d":null,"e":true,"f":false}`},
 		{`s='it\'s', t="say \"hi\"\n", u='\x01\u00e9\U0001F600é'`, `{"s":"it's","t":"say \"hi\"\u000a","u":"\u0001é😀é"}`},
@@ -149,6 +151,7 @@ func TestPyRepr(t *testing.T) {
 // No prompt, completion, stop sequence, abort message or error body of the
 // new cases (marked "secret") reaches the tables or rejects.jsonl.
 func TestTextCasesLeakNoText(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"tgi_text", "sglang_text", "ollama", "llmperf"} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "ingest", name+".txtar"))
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 // fragment that comes after its trace was emitted early is not lost as a
 // row of its own.
 func TestTritonOpenBound(t *testing.T) {
+	t.Parallel()
 	const n = tritonMaxOpen + 5000
 	var b bytes.Buffer
 	b.WriteString("[")
@@ -42,6 +43,7 @@ func TestTritonOpenBound(t *testing.T) {
 // A late fragment of a trace emitted shortly before is rejected on its own
 // line, not turned into a second row for the same id.
 func TestTritonLateFragment(t *testing.T) {
+	t.Parallel()
 	in := `[{"id":9,"model_name":"m","request_id":"r9"},
 {"id":9,"timestamps":[{"name":"REQUEST_START","ns":10},{"name":"HTTP_RECV_START","ns":5}]},
 {"id":9,"timestamps":[{"name":"REQUEST_END","ns":40},{"name":"HTTP_SEND_END","ns":50}]},

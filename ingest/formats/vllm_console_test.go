@@ -13,6 +13,7 @@ import (
 // prints them, a float count is refused, a bad trace ID or time names its
 // field.
 func TestVLLMConsoleValues(t *testing.T) {
+	t.Parallel()
 	span := func(attrs, extra string) string {
 		return "{\n    \"name\": \"llm_request\",\n" + extra + "    \"start_time\": \"2025-01-01T00:00:00.000000Z\",\n" +
 			"    \"attributes\": {\n        \"gen_ai.request.id\": \"chatcmpl-x\"" + attrs + "\n    }\n}\n"

@@ -8,6 +8,7 @@ import (
 )
 
 func TestVLLMLogLines(t *testing.T) {
+	t.Parallel()
 	const newp = "(APIServer pid=7) INFO 11-30 10:00:00 [async_llm.py:382] "
 	const oldp = "INFO 11-30 10:00:00 async_llm_engine.py:211] "
 	for _, c := range []struct {

@@ -15,6 +15,7 @@ import (
 )
 
 func TestVLLMRequestID(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		id       string
 		internal bool
@@ -57,6 +58,7 @@ func TestVLLMRequestID(t *testing.T) {
 }
 
 func TestSecondsToNS(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		s    float64
 		want int64
@@ -91,6 +93,7 @@ func TestSecondsToNS(t *testing.T) {
 
 // Each format's sniffer claims its own first lines and no other format's.
 func TestSniffVLLM(t *testing.T) {
+	t.Parallel()
 	otlpLine := `{"resourceSpans":[{"resource":{},"scopeSpans":[]}]}`
 	cases := map[string]string{
 		otlpLine:                        formatVLLMOTLP,

@@ -25,6 +25,7 @@ func FuzzVLLMBench(f *testing.F) {
 // Each load generator's first line is claimed by its own sniffer only, and
 // native lines by none of them.
 func TestLoadGeneratorSniffers(t *testing.T) {
+	t.Parallel()
 	sniffers := map[string]func([]byte) bool{
 		formatAIPerf: sniffAIPerf, formatK6: sniffK6, formatGenAIPerf: sniffGenAIPerf,
 		formatGuideLLM: sniffGuideLLM, formatVLLMBench: sniffVLLMBench, formatNative: sniffNative(record.Client),

@@ -11,6 +11,7 @@ import (
 // their AccessLogHint order) with their flags; the registry names none by
 // itself.
 func TestSniffAccessLogHint(t *testing.T) {
+	t.Parallel()
 	saved := registry
 	t.Cleanup(func() { registry = saved })
 	lines := [][]byte{[]byte(`10.0.0.1 - - [15/Jan/2026:10:00:02 +0000] "POST /v1/chat/completions HTTP/1.1" 200 12`)}

@@ -6,6 +6,7 @@ import "testing"
 // shared option declared alike twice is one option, and one declared
 // twice differently is refused.
 func TestRegisterOption(t *testing.T) {
+	t.Parallel()
 	saved := options
 	options = map[string]Option{}
 	t.Cleanup(func() { options = saved })

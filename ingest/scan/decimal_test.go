@@ -3,6 +3,7 @@ package scan
 import "testing"
 
 func TestParseScaled(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in    string
 		scale int

@@ -53,6 +53,7 @@ func FuzzJSONObject(f *testing.F) {
 }
 
 func TestJSONObjectErrors(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{``, `   `, `{`, `{"a"`, `{"a":}`, `{"a":1,}`, `{"a":1}{`, `{"a":tru}`, `{"a":01}`, `{"a":[1,2}`, `{"a":"\x"}`} {
 		if err := Object([]byte(s), func([]byte, bool, Value) error { return nil }); err == nil {
 			t.Errorf("%q: accepted", s)

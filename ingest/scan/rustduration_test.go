@@ -12,6 +12,7 @@ import (
 )
 
 func TestRustDuration(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want int64 // -1: an error
@@ -87,6 +88,7 @@ func TestRustDuration(t *testing.T) {
 
 // The member converter names the field and reports a bad value.
 func TestRustDurationField(t *testing.T) {
+	t.Parallel()
 	_, _, err := RustDurationField("queue_time", Value{Kind: String, Raw: []byte("12 ms")})
 	if !errors.Is(err, record.ErrBadValue) || !strings.HasPrefix(err.Error(), "queue_time: ") {
 		t.Errorf("got %v", err)
@@ -126,6 +128,7 @@ func rustDebug(ns int64) string {
 }
 
 func TestRustDebugRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, ns := range []int64{0, 7, 999, 1000, 1001, 42600, 999999, 1e6, 351204800, 1e9 - 1, 1e9, 1000000001, 2639712331, 86400e9 + 1} {
 		s := rustDebug(ns)
 		got, err := rustDurationNS([]byte(s))
@@ -165,6 +168,7 @@ func FuzzRustDuration(f *testing.F) {
 }
 
 func TestDecimalNS(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want int64

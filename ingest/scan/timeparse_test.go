@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseTimeText(t *testing.T) {
+	t.Parallel()
 	base := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC).UnixNano()
 	for _, tc := range []struct {
 		in   string

@@ -8,6 +8,7 @@ import (
 
 // The shared statistical macros give the hand-computed values.
 func TestMacros(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, done, err := Open(ctx, t.TempDir(), Resources{})
 	if err != nil {

@@ -349,6 +349,7 @@ func steady(prefix string, n int, gap time.Duration) []Request {
 // The second server block's combined log is read line for line: it has no
 // request ID, so its lines are kept as rows that join nothing.
 func TestStackHappyPath(t *testing.T) {
+	t.Parallel()
 	scenario(t, func(a *attempt) {
 		t := a.T
 		run := runStack(t, Scenario{Server: ServerConfig{Slots: 8}, Requests: steady("ok", 60, 10*time.Millisecond),
@@ -386,6 +387,7 @@ func TestStackHappyPath(t *testing.T) {
 // and application stay small beside it (no queueing leaks into them), and
 // the findings name queueing.
 func TestStackQueueBurst(t *testing.T) {
+	t.Parallel()
 	scenario(t, func(a *attempt) {
 		t := a.T
 		reqs := steady("trickle", 10, 60*time.Millisecond)
@@ -422,6 +424,7 @@ func TestStackQueueBurst(t *testing.T) {
 // by a delaying proxy. Network time recovers the 200 ms, in E2E and in
 // TTFT; application and queue stay near zero; the findings name network.
 func TestStackNetworkDelay(t *testing.T) {
+	t.Parallel()
 	scenario(t, func(a *attempt) {
 		t := a.T
 		const delay = 200 * time.Millisecond
@@ -446,6 +449,7 @@ func TestStackNetworkDelay(t *testing.T) {
 // own duration, per request, as the endpoint measured it; network stays
 // near zero; the findings name application.
 func TestStackSlowAuth(t *testing.T) {
+	t.Parallel()
 	scenario(t, func(a *attempt) {
 		t := a.T
 		run := runStack(t, Scenario{Server: ServerConfig{Slots: 8, AuthDelay: 200 * time.Millisecond}, Auth: true, Requests: steady("auth", 40, 15*time.Millisecond)})
@@ -480,6 +484,7 @@ func TestStackSlowAuth(t *testing.T) {
 // (server end − client leave, one clock here); the other requests keep
 // their split.
 func TestStackClientAbort(t *testing.T) {
+	t.Parallel()
 	scenario(t, func(a *attempt) {
 		t := a.T
 		reqs := steady("ok", 20, 20*time.Millisecond)
@@ -617,6 +622,7 @@ func gatewayLines(t *testing.T, path string) map[string]gatewayLine {
 // replica's own record, and named in the findings. The other requests
 // keep an application time near zero.
 func TestStackRetry(t *testing.T) {
+	t.Parallel()
 	scenario(t, func(a *attempt) {
 		t := a.T
 		run := runStack(t, Scenario{Server: ServerConfig{Slots: 8, FailDelay: 200 * time.Millisecond}, Requests: steady("retry", 40, 15*time.Millisecond)})

@@ -7,6 +7,7 @@ import (
 )
 
 func TestEscape(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"llama-3.1-8b":          "llama-3.1-8b",
 		"a\x00b":                `a\x00b`,
@@ -27,6 +28,7 @@ func TestEscape(t *testing.T) {
 }
 
 func TestCut(t *testing.T) {
+	t.Parallel()
 	if got := Cut("abcdefghij", 5); got != "ab…ij" {
 		t.Errorf("Cut to 5 = %q", got)
 	}
