@@ -122,6 +122,9 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 		return nil, fmt.Errorf("workers: %d is out of range (1 to %d, or 0 for one per core)", opt.Workers, MaxWorkers)
 	}
 	defer tuneGC()()
+	if opt.Log != nil { // reader goroutines and the rejects log all write it
+		opt.Log = &lockedWriter{w: opt.Log}
+	}
 	files, err := expand(opt.Inputs, opt.Log)
 	if err != nil {
 		return nil, err

@@ -114,3 +114,17 @@ func cutRaw(raw []byte, paths []string) string {
 	}
 	return string(bytes.ToValidUTF8(red, []byte("\uFFFD")))
 }
+
+// lockedWriter serialises writes to a writer that is not safe for
+// concurrent use (a bytes.Buffer, a terminal shared with a progress bar),
+// so each message reaches it whole.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
