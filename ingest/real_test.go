@@ -40,6 +40,8 @@ var realSamples = map[string]realSample{
 
 	"pretty-json/ollama_generate_final.json": {tier: Server, format: "ollama-json", framing: "json-records"},
 	"pretty-json/ollama_chat_final.json":     {tier: Server, format: "ollama-json", framing: "json-records"},
+
+	"versions/aiperf_dev_2025-10_profile_export.jsonl": {tier: Client, format: "aiperf"},
 }
 
 // TestRealSamples: every real sample is read whole: its format sniffed (or
