@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"io"
 	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/infertrace/infertrace/ingest/record"
@@ -160,7 +161,7 @@ func (c *chunker) sniffLines() ([][]byte, []byte) {
 		if len(line) == 0 || line[0] == '#' || bytes.HasPrefix(line, []byte("//")) {
 			continue
 		}
-		if s := string(line); s == "{" || s == "[" || s == "[{" || s == "[ {" {
+		if s := string(line); s == "{" || s == "[" || strings.HasPrefix(s, "[{") || strings.HasPrefix(s, "[ {") {
 			doc := start
 			if len(doc) > sniffDocBytes {
 				doc = doc[:sniffDocBytes]
@@ -173,6 +174,17 @@ func (c *chunker) sniffLines() ([][]byte, []byte) {
 		out = append(out, line)
 	}
 	return out, nil
+}
+
+// documentFirst reports whether the first line of the file that is
+// neither blank nor a comment starts a JSON document ("{", "[", "[{"), as
+// peekSniffLines finds it.
+func (c *chunker) documentFirst() bool {
+	if c.pending == nil {
+		return false
+	}
+	lines, doc := c.sniffLines()
+	return doc != nil && len(lines) == 0
 }
 
 // rest returns the input not yet handed out as chunks, peeked data

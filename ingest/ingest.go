@@ -590,7 +590,17 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 		fail(err)
 		return
 	}
-	if s.format.Doc != nil {
+	if s.format.Doc == nil && s.format.NewParser != nil {
+		// A line format's records pretty-printed (`jq .`) or in an array.
+		lines, sdoc, _ := c.peekSniffLines()
+		s.jsonRecords = sdoc != nil && (s.named && c.documentFirst() ||
+			record.SniffJSONRecords(s.stats.Tier, sdoc) == s.format)
+		if s.jsonRecords {
+			s.stats.Framing = "json-records"
+			s.sniffLines, s.sniffDoc = cloneLines(lines), bytes.Clone(sdoc)
+		}
+	}
+	if s.format.Doc != nil || s.jsonRecords {
 		doc = true
 		// What the file's format is sniffed from, kept for the error of a
 		// file whose rows lack their times (the chunk goes to rest).
@@ -664,6 +674,17 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 			return err
 		}
 		doc = d
+	}
+	if s.jsonRecords {
+		np := s.format.NewParser
+		if configured, ok := opt.newParsers[s.format]; ok {
+			np = configured
+		}
+		lp, ok := np.(func() record.LineParser[T])
+		if !ok {
+			return fmt.Errorf("format %s is not a %s format", s.format.Name, s.stats.Tier)
+		}
+		doc = record.JSONRecords(lp)
 	}
 	parse, ok := doc.(record.DocParser[T])
 	if !ok {

@@ -57,6 +57,11 @@ type FileStats struct {
 	// (prefix.go): docker-compose, timestamp, kubectl, cri, syslog, several
 	// joined by "+", or regex (Options.Prefix); empty when none was.
 	Prefix string `json:"prefix,omitempty"`
+	// Framing is "json-records" when a file of a line format was a JSON
+	// document (pretty-printed records, an array of records) read record
+	// by record: its lines then count records, and a record's line is the
+	// one it starts on. Empty for one record per line.
+	Framing string `json:"framing,omitempty"`
 	// Batch is the run ID of the ingest that read the file; Fingerprint
 	// the XXH3-128 of its bytes as stored ("xxh3-128:<hex>"; with Bytes, the
 	// file's identity in the store), empty when it could not be read whole.
@@ -131,13 +136,16 @@ func writeFileAtomic(path string, b []byte) error {
 
 // source is one input file while it is being read.
 type source struct {
-	idx     int // position in the input list, names its part file
-	stats   FileStats
-	format  *record.Format
-	named   bool // format was named (FORMAT:GLOB, --map), not sniffed
-	stdin   bool // the input "-": standard input, named StdinName
-	rows    atomic.Int64
-	untimed atomic.Int64 // rows without the times of their tier (record.HasTime)
+	idx    int // position in the input list, names its part file
+	stats  FileStats
+	format *record.Format
+	named  bool // format was named (FORMAT:GLOB, --map), not sniffed
+	// jsonRecords: a line format read from a JSON document, record by
+	// record (record.JSONRecords).
+	jsonRecords bool
+	stdin       bool // the input "-": standard input, named StdinName
+	rows        atomic.Int64
+	untimed     atomic.Int64 // rows without the times of their tier (record.HasTime)
 	// sniffLines and sniffDoc, of a document-format file, are what its
 	// format is sniffed from (peekSniffLines), copied.
 	sniffLines [][]byte

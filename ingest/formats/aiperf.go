@@ -38,6 +38,15 @@ import (
 //
 // Warm-up records (benchmark_phase "warmup") are real requests that the
 // gateway and server saw too, so they are kept.
+//
+// The first schema of profile_export.jsonl (AIPerf's main branch from
+// 2025-10-03, its examples/artifacts/run1 still, before #325 merged on
+// 2025-10-09) is told by its shape: metadata.timestamp_ns (the wall
+// request start, time.time_ns()) instead of request_start_ns, credit_phase
+// instead of benchmark_phase, and no end instant. Its End is the
+// max_response_timestamp metric (the last response's wall time, in its
+// unit), else Start + request_latency; a failed request, which has
+// neither, keeps its Start and error without an End.
 
 const formatAIPerf = "aiperf"
 
@@ -46,7 +55,7 @@ func init() {
 }
 
 // sniffAIPerf accepts a line whose top-level members include a "metadata"
-// object holding request_start_ns and then "metrics": the export records,
+// object holding request_start_ns (timestamp_ns, first schema) and then "metrics": the export records,
 // not the raw records (payload, responses) AIPerf can also write.
 func sniffAIPerf(line []byte) bool {
 	if lgNativeLike(line) {
@@ -58,7 +67,7 @@ func sniffAIPerf(line []byte) bool {
 		case "metadata":
 			if complete && v.Kind == scan.ObjectKind {
 				lgSniffMembers(v.Raw, func(k []byte, _ scan.Value, _ bool) bool {
-					if string(k) == "request_start_ns" {
+					if string(k) == "request_start_ns" || string(k) == "timestamp_ns" {
 						start = true
 					}
 					return true
@@ -77,6 +86,7 @@ type aiperfParser struct{ labels scan.Labels }
 func (p *aiperfParser) ParseLine(line []byte, out *record.RowQueue[record.ClientRow]) error {
 	var r record.ClientRow
 	var ttft, e2e, osl, tokenCount *int64
+	var firstSchemaStart, lastResponse int64 // metadata.timestamp_ns, metrics.max_response_timestamp
 	var isl, errISL *int32
 	err := scan.Object(line, func(k []byte, esc bool, v scan.Value) error {
 		switch string(scan.MemberKey(k, esc)) {
@@ -89,6 +99,8 @@ func (p *aiperfParser) ParseLine(line []byte, out *record.RowQueue[record.Client
 					return lgEpochField("metadata.request_start_ns", v, 1, &r.Start)
 				case "request_end_ns":
 					return lgEpochField("metadata.request_end_ns", v, 1, &r.End)
+				case "timestamp_ns":
+					return lgEpochField("metadata.timestamp_ns", v, 1, &firstSchemaStart)
 				}
 				return nil
 			})
@@ -100,6 +112,8 @@ func (p *aiperfParser) ParseLine(line []byte, out *record.RowQueue[record.Client
 					return aiperfDuration(name, v, &ttft)
 				case "request_latency":
 					return aiperfDuration(name, v, &e2e)
+				case "max_response_timestamp":
+					return aiperfInstant(name, v, &lastResponse)
 				case "input_sequence_length":
 					return aiperfCount(name, v, &isl)
 				case "error_isl":
@@ -143,6 +157,14 @@ func (p *aiperfParser) ParseLine(line []byte, out *record.RowQueue[record.Client
 		return err
 	}
 	switch {
+	case r.Start == 0 && firstSchemaStart != 0: // the first schema: no end instant
+		r.Start = firstSchemaStart
+		switch {
+		case lastResponse != 0:
+			r.End = lastResponse
+		case e2e != nil:
+			r.End = r.Start + *e2e
+		}
 	case r.Start == 0:
 		return record.Missing("metadata.request_start_ns")
 	case r.End == 0:
@@ -194,6 +216,20 @@ func aiperfDuration(field string, v scan.Value, dst **int64) error {
 		return record.FieldErrorf(field, record.ErrBadValue, "unknown time unit %q", unit)
 	}
 	return lgDurationField(field, value, scale, dst)
+}
+
+// aiperfInstant reads a MetricValue that is a wall-clock epoch time in
+// its unit (max_response_timestamp, in "ns").
+func aiperfInstant(field string, v scan.Value, dst *int64) error {
+	value, unit, err := aiperfMetric(field, v)
+	if err != nil || value.Kind == 0 || value.Kind == scan.Null {
+		return err
+	}
+	scale, ok := lgUnitScale(string(unit))
+	if !ok {
+		return record.FieldErrorf(field, record.ErrBadValue, "unknown time unit %q", unit)
+	}
+	return lgEpochField(field, value, scale, dst)
 }
 
 func aiperfCount(field string, v scan.Value, dst **int32) error {

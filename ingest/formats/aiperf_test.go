@@ -3,6 +3,8 @@ package formats
 import (
 	"bytes"
 	"errors"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -16,7 +18,9 @@ func FuzzAIPerf(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rows, _ := lgDecodeLines(t, &aiperfParser{}, in)
 		for _, r := range rows {
-			if r.Start == 0 || r.End == 0 || r.Format != formatAIPerf {
+			// Only a first-schema record (timestamp_ns) of a failed request
+			// lacks an end, and then it has no latency either.
+			if r.Start == 0 || r.End == 0 && r.E2ENS != nil || r.Format != formatAIPerf {
 				t.Fatalf("row without its required fields: %+v", r)
 			}
 			if r.TTFTNS != nil && r.FirstToken != r.Start+*r.TTFTNS {
@@ -24,6 +28,47 @@ func FuzzAIPerf(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestAIPerfFirstSchema: records of the first profile_export.jsonl schema
+// (metadata.timestamp_ns, no end instant), from AIPerf's own example
+// artifacts (testdata/real/versions/SOURCE), read by shape: line 1 a
+// cancelled request (a start, no end), line 12 a streamed one whose end is
+// its max_response_timestamp.
+func TestAIPerfFirstSchema(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../testdata/real/versions/aiperf_dev_2025-10_profile_export.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	if !sniffAIPerf(lines[0]) || !sniffAIPerf(lines[11]) {
+		t.Fatal("the first schema is not sniffed as aiperf")
+	}
+	rows, rejects := lgDecodeLines(t, &aiperfParser{}, data)
+	if len(rows) != 16 || len(rejects) != 0 {
+		t.Fatalf("%d rows, rejects %v; want 16 rows", len(rows), rejects)
+	}
+	cancelled := record.ClientRow{RequestID: "c087da26-5552-4785-958a-cad75c7b22de", Start: 1759522419154829652,
+		Status: 499, Error: "RequestCancellationError", Format: formatAIPerf}
+	if got := rows[0]; !reflect.DeepEqual(got, cancelled) {
+		t.Errorf("line 1:\n got %+v\nwant %+v", got, cancelled)
+	}
+	// 1759522419159192408 + 1680.543782 ms = 1759522420839736190; the
+	// latency 7936.968269 ms is max_response_timestamp - start exactly.
+	streamed := record.ClientRow{RequestID: "1ed40a0d-e708-434d-bb8e-fb1b44cb8717", Start: 1759522419159192408,
+		FirstToken: 1759522420839736190, End: 1759522427096160677, Streamed: record.BoolPtr(true),
+		PromptTokens: record.Int32Ptr(550), OutputTokens: record.Int32Ptr(193),
+		E2ENS: record.NSPtr(7936968269), TTFTNS: record.NSPtr(1680543782), Format: formatAIPerf}
+	if got := rows[11]; !reflect.DeepEqual(got, streamed) {
+		t.Errorf("line 12:\n got %+v\nwant %+v", got, streamed)
+	}
+	// Without max_response_timestamp the end is start + request_latency.
+	line := bytes.Replace(lines[11], []byte(`"max_response_timestamp"`), []byte(`"other_timestamp"`), 1)
+	rows, _ = lgDecodeLines(t, &aiperfParser{}, line)
+	if len(rows) != 1 || rows[0].End != 1759522419159192408+7936968269 {
+		t.Errorf("without max_response_timestamp: %+v, want end = start + latency", rows)
+	}
 }
 
 func TestScaledNS(t *testing.T) {

@@ -27,8 +27,9 @@
 // servers' JSON arrays and text cuts), text.go (servers' text log lines:
 // ANSI codes, cutPrefix, logLineError), accesslog.go (envoy and nginx),
 // otlp.go (OTLP JSON), otel_spans.go (the OTel span formats),
-// envoyformat.go (access-log format strings) and jsonrecords.go (JSON
-// documents read as records). A general value or JSON parser belongs in
+// and envoyformat.go (access-log format strings). JSON documents
+// (pretty-printed records, arrays of records) are read as records of any
+// line format by record.JSONRecords. A general value or JSON parser belongs in
 // ingest/scan instead.
 //
 // formats imports ingest/record and ingest/scan, never ingest: readers

@@ -10,6 +10,13 @@ package formats
 // JSON format object gives to each operator, or without one the
 // conventional names of Envoy's and the gateways' docs (envoyJSONKeys).
 //
+// Matching is strict: a quoted value ("%REQ(:AUTHORITY)%") ends at the
+// first quote that the format's next literal follows, so a line with a
+// field more than its format ("%UPSTREAM_HOST%" "%UPSTREAM_CLUSTER%"
+// against the default) matches no format rather than reading `host"
+// "cluster` as one value and the cluster as the upstream host; its reject
+// says how far the line matched and that it goes on.
+//
 // Every time of a row is on the gateway's clock: Start is %START_TIME% (the
 // first byte of the request received) and the others are Start plus an
 // offset Envoy measured, taken from the richest operators logged:
@@ -94,6 +101,14 @@ type envoyConfig struct {
 	text []*envoyFormat
 	user int            // how many of text are the user's
 	json *envoyJSONNode // the user's JSON format; nil: conventional names
+}
+
+// textName names text format i, for messages.
+func (c *envoyConfig) textName(i int) string {
+	if i < c.user {
+		return "the --envoy-format string"
+	}
+	return [...]string{"Envoy's default format", "Istio's default format", "Envoy Gateway's default format"}[i-c.user]
 }
 
 // envoyJSONNode maps the member names of a JSON format object to the format
@@ -399,10 +414,34 @@ func (p *envoyParser) text(line []byte) error {
 		}
 		return nil
 	}
+	if name, extra := p.trailing(line); extra > 0 {
+		return &lfMismatch{msg: fmt.Sprintf("line matches %s, then goes on for %d more bytes (a field the format does not have, such as %%UPSTREAM_CLUSTER%% after %%UPSTREAM_HOST%%); give its format string with --envoy-format", name, extra)}
+	}
 	if p.cfg.user == 0 {
 		return &lfMismatch{msg: "line does not match Envoy's, Istio's or Envoy Gateway's default format; give its format string with --envoy-format"}
 	}
 	return &lfMismatch{msg: "line does not match the --envoy-format string, nor a default format"}
+}
+
+// trailing tells a line that one of the formats matches up to one of its
+// last few spaces: the format it matches and how many bytes follow. It is
+// looked for only once a line has matched no format, so that an extra
+// field is said as such rather than as a line of another format.
+func (p *envoyParser) trailing(line []byte) (name string, extra int) {
+	end := len(line)
+	for try := 0; try < 4; try++ {
+		k := bytes.LastIndexByte(line[:end], ' ')
+		if k <= 0 {
+			return "", 0
+		}
+		for i, f := range p.cfg.text {
+			if f.matchText(line[:k], p.vals[:len(f.ops)]) {
+				return p.cfg.textName(i), len(line) - k
+			}
+		}
+		end = k
+	}
+	return "", 0
 }
 
 func (p *envoyParser) jsonConventional(line []byte) error {

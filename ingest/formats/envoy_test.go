@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -242,5 +243,59 @@ func TestGatewaySniffing(t *testing.T) {
 		if err != nil || f.Name != want {
 			t.Errorf("%s: got %v %v, want %s", line, f, err, want)
 		}
+	}
+}
+
+// TestEnvoyExtraTrailingField: Envoy's default format with
+// "%UPSTREAM_CLUSTER%" after "%UPSTREAM_HOST%" (katanemo/plano's, lines
+// of testdata/real/strict) never matches the default format by reading
+// `host" "cluster` as one quoted value, so the cluster is not taken for
+// the upstream host: the line is rejected, saying it goes on past the
+// format; with its format string it reads, host and cluster apart.
+func TestEnvoyExtraTrailingField(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../testdata/real/strict/plano_envoy_upstream_cluster.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if l, ok := strings.CutPrefix(l, "plano-1  | [access_logs] ["); ok {
+			lines = append(lines, "["+l)
+		}
+	}
+	if len(lines) != 4 {
+		t.Fatalf("%d access lines in the sample, want 4", len(lines))
+	}
+	input := strings.Join(lines, "\n")
+	rows, rejects := envoyRows(t, "", input)
+	if len(rows) != 0 || len(rejects) != 4 {
+		t.Fatalf("default format: %d rows %+v, %d rejects; want every line rejected", len(rows), rows, len(rejects))
+	}
+	// `"input_guards"` and a space: 15 bytes; `"openai"`: 9.
+	for i, n := range []string{"15", "9", "15", "15"} {
+		want := "line matches Envoy's default format, then goes on for " + n + " more bytes"
+		if !strings.Contains(rejects[i].Error(), want) {
+			t.Errorf("line %d: %v, want %q", i+1, rejects[i], want)
+		}
+	}
+	const plano = `[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE% ` +
+		`%RESPONSE_FLAGS% %BYTES_RECEIVED% %BYTES_SENT% %DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% ` +
+		`"%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%" "%UPSTREAM_CLUSTER%"`
+	rows, rejects = envoyRows(t, plano, input)
+	if len(rows) != 4 || len(rejects) != 0 {
+		t.Fatalf("plano's format: %d rows, rejects %v; want 4 rows", len(rows), rejects)
+	}
+	for i, want := range []string{"192.168.65.254:10500", "172.66.0.243:443", "192.168.65.254:10500", "192.168.65.254:10500"} {
+		if rows[i].Upstream != want || rows[i].RequestID != "9b5c24a5-9b3d-96ce-ac30-11d212e6379a" {
+			t.Errorf("row %d: upstream %q, request ID %q; want %s", i, rows[i].Upstream, rows[i].RequestID, want)
+		}
+	}
+	// A user agent holding quotes, not followed by a quote and a space,
+	// still reads.
+	line := strings.TrimSuffix(lines[0], ` "input_guards"`)
+	rows, _ = envoyRows(t, "", strings.Replace(line, `"curl/8.7.1"`, `"curl "x"/8"`, 1))
+	if len(rows) != 1 || rows[0].Upstream != "192.168.65.254:10500" {
+		t.Errorf("quotes inside a quoted value: %+v", rows)
 	}
 }

@@ -35,6 +35,11 @@ const (
 	lfNumber                 // a number or "-": digits, sign, point, exponent
 	lfToken                  // no spaces
 	lfNoQuote                // no '"' but an escaped one (\"): NGINX's escaping
+	// lfQuoted: a field between quotes ("%REQ(:AUTHORITY)%" "…") that
+	// ends at the first occurrence of the literal after it, so that a
+	// line with more quoted fields than its format does not match by
+	// taking `a" "b` as one value (Envoy does not escape quotes in text).
+	lfQuoted
 )
 
 type lfTemplate struct {
@@ -143,10 +148,25 @@ func (t *lfTemplate) matchFrom(i int, s []byte, vals [][]byte, valid lfValid, wo
 					return true
 				}
 			}
+			if c == lfQuoted {
+				return false // no value past the first closing quote
+			}
 			off = end + 1
 		}
 	}
 	return len(s) == 0
+}
+
+// quoteFields makes each field of any value that stands between a literal
+// ending in '"' and one starting with '"' an lfQuoted field.
+func (t *lfTemplate) quoteFields() {
+	for i := 1; i+1 < len(t.parts); i++ {
+		p, before, after := t.parts[i], t.parts[i-1], t.parts[i+1]
+		if p.field >= 0 && t.class[p.field] == lfAny && before.field < 0 && after.field < 0 &&
+			bytes.HasSuffix(before.lit, []byte{'"'}) && bytes.HasPrefix(after.lit, []byte{'"'}) {
+			t.class[p.field] = lfQuoted
+		}
+	}
 }
 
 func lfNumByte(c byte) bool {
@@ -329,6 +349,7 @@ func compileEnvoyFormat(src string) (*envoyFormat, error) {
 	if len(f.ops) == 0 {
 		return nil, errors.New("envoy format has no %OPERATOR%")
 	}
+	f.tmpl.quoteFields()
 	return f, nil
 }
 

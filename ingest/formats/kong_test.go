@@ -59,7 +59,7 @@ func FuzzJSONRecords(f *testing.F) {
 	f.Add([]byte(`{"a":1}{"b":2}`))
 	f.Add([]byte(`[1, {"a":"]"}]`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		parse := jsonRecords(func() record.LineParser[record.GatewayRow] { return &liteLLMParser{} })
+		parse := record.JSONRecords(func() record.LineParser[record.GatewayRow] { return &liteLLMParser{} })
 		var units, rejected int64
 		out := &record.DocOut[record.GatewayRow]{File: "doc.json",
 			Emit:   func([]record.GatewayRow) error { return nil },

@@ -49,7 +49,7 @@ func init() {
 	record.RegisterLine(record.Gateway, formatLiteLLM, sniffLiteLLM, newParser)
 	// A pretty-printed document shows nothing telling on its first line, so
 	// litellm-json is never sniffed: the user names it.
-	record.RegisterDoc(record.Gateway, formatLiteLLMJSON, nil, jsonRecords(func() record.LineParser[record.GatewayRow] {
+	record.RegisterDoc(record.Gateway, formatLiteLLMJSON, nil, record.JSONRecords(func() record.LineParser[record.GatewayRow] {
 		return &liteLLMParser{format: formatLiteLLMJSON}
 	}))
 }

@@ -200,6 +200,11 @@ func Sniff(t Tier, file string, lines [][]byte, doc []byte) (*Format, error) {
 				return d, nil
 			}
 		}
+		// Else a line format whose record it is, pretty-printed or in an
+		// array: the file is read as records of it (JSONRecords).
+		if f := SniffJSONRecords(t, doc); f != nil {
+			return f, nil
+		}
 	}
 	for _, line := range lines {
 		variants := [][]byte{line}
@@ -343,6 +348,18 @@ func parsedLines[T Row](newParser any, lines [][]byte, keep func(*T) bool) (n in
 		}
 	}
 	return n
+}
+
+// SniffJSONRecords returns the line format of tier t that recognises the
+// first record of doc (a JSON document, compacted), nil if none does.
+func SniffJSONRecords(t Tier, doc []byte) *Format {
+	first := FirstJSONObject(doc)
+	for _, f := range registry[t] {
+		if f.NewParser != nil && f.Doc == nil && f.Sniff != nil && (f.Sniff(first) || f.Sniff(doc)) {
+			return f
+		}
+	}
+	return nil
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but the

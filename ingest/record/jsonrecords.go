@@ -1,22 +1,22 @@
-package formats
+package record
 
 import (
 	"bufio"
 	"bytes"
 	"fmt"
 	"io"
-
-	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // Some tools write their JSON records as one document rather than one
-// record per line: a pretty-printed object, an array of objects, or several
-// such values one after another. jsonRecords turns such a document format
-// into calls of a line parser, one per record (an object at the top level or
-// in a top-level array), so the same code decodes both shapes. Records are
-// read one at a time: memory is bounded by the largest record, not the file.
-func jsonRecords[T record.Row](newParser func() record.LineParser[T]) record.DocParser[T] {
-	return func(r io.Reader, file string, out *record.DocOut[T]) error {
+// record per line, and users hand over records as `jq .` shows them: a
+// pretty-printed object, an array of objects, or several such values one
+// after another. JSONRecords turns a line parser into a DocParser of such
+// documents, one call per record (an object at the top level or in a
+// top-level array), so every JSON line format reads both shapes. A
+// record's errors name the line it starts on. Records are read one at a
+// time: memory is bounded by the largest record, not the file.
+func JSONRecords[T Row](newParser func() LineParser[T]) DocParser[T] {
+	return func(r io.Reader, file string, out *DocOut[T]) error {
 		p := newParser()
 		sc := &valueScanner{r: bufio.NewReaderSize(r, 256<<10), line: 1}
 		for {
@@ -25,7 +25,11 @@ func jsonRecords[T record.Row](newParser func() record.LineParser[T]) record.Doc
 				return nil
 			}
 			if err != nil {
-				return out.Done(line, rec, fmt.Errorf("%w: %v", record.ErrSyntax, err))
+				derr := out.Done(line, rec, fmt.Errorf("%w: %v", ErrSyntax, err))
+				if sc.fatal || derr != nil {
+					return derr
+				}
+				continue // one stray value (a line of text), not the rest of the file
 			}
 			if perr := p.ParseLine(rec, &out.Queue); perr != nil {
 				if err := out.Done(line, rec, perr); err != nil {
@@ -47,6 +51,9 @@ type valueScanner struct {
 	line    int64
 	inArray bool
 	buf     []byte
+	// fatal: the last error leaves the stream where reading cannot go
+	// on (a truncated or oversized object, a nested array).
+	fatal bool
 }
 
 func (s *valueScanner) readByte() (byte, error) {
@@ -70,6 +77,7 @@ func (s *valueScanner) next() ([]byte, int64, error) {
 			continue
 		case '[':
 			if s.inArray {
+				s.fatal = true
 				return nil, s.line, fmt.Errorf("nested array at the top level")
 			}
 			s.inArray = true
@@ -98,10 +106,12 @@ func (s *valueScanner) object() ([]byte, int64, error) {
 	for depth > 0 {
 		c, err := s.readByte()
 		if err != nil {
+			s.fatal = true
 			return s.buf, line, fmt.Errorf("unexpected end of input inside an object (truncated file?)")
 		}
-		if len(s.buf) >= record.MaxLineBytes {
-			return s.buf[:1024], line, fmt.Errorf("%w: record over %d bytes", record.ErrLineTooLong, record.MaxLineBytes)
+		if len(s.buf) >= MaxLineBytes {
+			s.fatal = true
+			return s.buf[:1024], line, fmt.Errorf("%w: record over %d bytes", ErrLineTooLong, MaxLineBytes)
 		}
 		s.buf = append(s.buf, c)
 		switch {
@@ -119,4 +129,17 @@ func (s *valueScanner) object() ([]byte, int64, error) {
 		}
 	}
 	return s.buf, line, nil
+}
+
+// FirstJSONObject returns the first object of a JSON document (compacted,
+// as sniffing holds it), entering a top-level array: what a line format's
+// sniffer sees of a record. A document cut inside its first object is
+// returned from that object's start, as it is.
+func FirstJSONObject(doc []byte) []byte {
+	sc := &valueScanner{r: bufio.NewReader(bytes.NewReader(doc)), line: 1}
+	obj, _, err := sc.next()
+	if err != nil && len(obj) == 0 {
+		return doc
+	}
+	return bytes.Clone(obj)
 }

@@ -1,0 +1,239 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/infertrace/infertrace/ingest/record"
+)
+
+// realSample is one file of testdata/real (its directory's SOURCE says
+// where it comes from) and how it must be read.
+type realSample struct {
+	tier   Tier
+	format string // the format sniffed (or named, with named)
+	named  bool
+	prefix string // Options.Prefix
+	opts   map[string]string
+	// What the manifest must say of it: the collector prefix and framing
+	// found; rows > 0 unless noRows (an excerpt without request lines,
+	// which the manifest says as the file's error).
+	wantPrefix, framing string
+	noRows              bool
+	// rejects: lines that are not records of the format (a collector's
+	// own lines); such a sample is read, but not fully.
+	rejects int64
+}
+
+// realSamples lists every real sample; TestRealSamples fails on a file of
+// testdata/real missing from it, so that the count of samples read fully
+// (docs/formats.md) is the count of this table.
+var realSamples = map[string]realSample{
+	"collectors/ollama_journald.log":        {tier: Server, format: "ollama-gin", wantPrefix: "syslog"},
+	"collectors/ollama_journald_header.log": {tier: Server, format: "ollama-gin", wantPrefix: "syslog"},
+	"collectors/vllm_log_viewer.log": {tier: Server, format: "vllm-log", wantPrefix: "regex",
+		prefix: `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \| `},
+	"collectors/vllm_docker_timestamps.log": {tier: Server, format: "vllm-log", wantPrefix: "timestamp", noRows: true},
+
+	"pretty-json/ollama_generate_final.json": {tier: Server, format: "ollama-json", framing: "json-records"},
+	"pretty-json/ollama_chat_final.json":     {tier: Server, format: "ollama-json", framing: "json-records"},
+
+	"versions/aiperf_dev_2025-10_profile_export.jsonl": {tier: Client, format: "aiperf"},
+
+	"strict/plano_envoy_default.log": {tier: Gateway, format: "envoy"},
+	"strict/plano_envoy_upstream_cluster.log": {tier: Gateway, format: "envoy", named: true, wantPrefix: "regex", rejects: 2,
+		prefix: `plano-1  \| \[access_logs\] ?`, opts: map[string]string{"envoy-format": `[%START_TIME%] "%REQ(:METHOD)% ` +
+			`%REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE% %RESPONSE_FLAGS% %BYTES_RECEIVED% %BYTES_SENT% ` +
+			`%DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" ` +
+			`"%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%" "%UPSTREAM_CLUSTER%"`}},
+}
+
+// TestRealSamples: every real sample is read whole: its format sniffed (or
+// as named), its prefix and framing found, rows made, no line rejected and
+// no error. Real logs, so each case fails on a regression that fixtures
+// written from the documentation would not show.
+func TestRealSamples(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join("..", "testdata", "real")
+	files, err := filepath.Glob(filepath.Join(root, "*", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, path := range files {
+		rel := filepath.ToSlash(strings.TrimPrefix(path, root+string(filepath.Separator)))
+		if filepath.Base(path) == "SOURCE" {
+			continue
+		}
+		seen[rel] = true
+		c, ok := realSamples[rel]
+		if !ok {
+			t.Errorf("%s: a real sample missing from realSamples", rel)
+			continue
+		}
+		if src, err := os.ReadFile(filepath.Join(filepath.Dir(path), "SOURCE")); err != nil || !bytes.Contains(src, []byte(filepath.Base(path))) {
+			t.Errorf("%s: not described in its directory's SOURCE", rel)
+		}
+		t.Run(rel, func(t *testing.T) {
+			t.Parallel()
+			in := Input{Tier: c.tier, Pattern: path}
+			if c.named {
+				in.Format = c.format
+			}
+			m, err := Run(context.Background(), Options{Inputs: []Input{in}, Out: t.TempDir(), Prefix: c.prefix, FormatOptions: c.opts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := m.Files[0]
+			if f.Format != c.format || f.Prefix != c.wantPrefix || f.Framing != c.framing ||
+				(f.Rows > 0) == c.noRows || f.Rejected != c.rejects || (f.Error != "") != c.noRows || f.Decoded+f.Rejected+f.Duplicates+f.Blank != f.Lines {
+				b, _ := json.Marshal(f)
+				t.Errorf("read as %s\nwant format %s, prefix %q, framing %q, rows %v, %d rejects and no error",
+					b, c.format, c.wantPrefix, c.framing, !c.noRows, c.rejects)
+			}
+		})
+	}
+	var missing []string
+	for rel := range realSamples {
+		if !seen[rel] {
+			missing = append(missing, rel)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("realSamples names files not in testdata/real: %v", missing)
+	}
+}
+
+// TestPrettyJSONSameRecords: records of line formats pretty-printed as
+// `jq .` writes them, or wrapped in an array, read as the same rows as
+// one record per line; a record's line is the one it starts on; and the
+// lines a document repeats (`  },`) are never counted as duplicates.
+func TestPrettyJSONSameRecords(t *testing.T) {
+	t.Parallel()
+	for _, s := range []struct {
+		tier Tier
+		file string
+	}{
+		{Server, "server/tgi_json_output.jsonl"},
+		{Server, "server/sglang_request_metrics_export.jsonl"},
+		{Client, "client/aiperf_profile_export_docs.jsonl"},
+		{Gateway, "gateway/envoy_ai_gateway_json_docs.jsonl"},
+		{Gateway, "gateway/nginx_escape_json.jsonl"},
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", "samples", s.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pretty, array bytes.Buffer
+		var starts []int64 // the line each record starts on, pretty-printed
+		array.WriteString("[\n")
+		n := 0
+		for _, line := range bytes.Split(bytes.TrimSpace(data), []byte{'\n'}) {
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			starts = append(starts, int64(bytes.Count(pretty.Bytes(), []byte{'\n'}))+1)
+			if err := json.Indent(&pretty, bytes.TrimSpace(line), "", "  "); err != nil {
+				t.Fatalf("%s: %v", s.file, err)
+			}
+			pretty.WriteByte('\n')
+			if n > 0 {
+				array.WriteString(",\n")
+			}
+			array.Write(bytes.TrimSpace(line))
+			n++
+		}
+		array.WriteString("\n]\n")
+		dir := t.TempDir()
+		base := readRows(t, s.tier, filepath.Join("testdata", "samples", s.file), dir, "lines")
+		for name, doc := range map[string][]byte{"pretty.json": pretty.Bytes(), "array.json": array.Bytes()} {
+			path := filepath.Join(dir, name)
+			if err := os.WriteFile(path, doc, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got := readRows(t, s.tier, path, dir, name)
+			if got.stats.Framing != "json-records" || got.stats.Duplicates != 0 || got.stats.Lines != int64(n) ||
+				got.stats.Rows != base.stats.Rows || got.stats.Rejected != base.stats.Rejected || got.stats.Format != base.stats.Format {
+				t.Errorf("%s as %s: %+v\nwant the %d records of %+v", s.file, name, got.stats, n, base.stats)
+			}
+			if len(got.rows) != len(base.rows) {
+				continue
+			}
+			// Records are numbered from 1 in the file of lines (blank
+			// lines aside, which these samples have none of).
+			for i, row := range got.rows {
+				want := base.rows[i]
+				if row.json != want.json {
+					t.Errorf("%s as %s: row %d\n got %s\nwant %s", s.file, name, i, row.json, want.json)
+				}
+				if name == "pretty.json" && row.line != starts[want.line-1] {
+					t.Errorf("%s as %s: row %d on line %d, want %d", s.file, name, i, row.line, starts[want.line-1])
+				}
+			}
+		}
+	}
+}
+
+type readBack struct {
+	stats FileStats
+	rows  []tierRow
+}
+
+// tierRow is a row of any tier, as JSON without its source, and its line.
+type tierRow struct {
+	json string
+	line int64
+}
+
+// readRows ingests the one file path of tier into dir/name and reads its
+// rows back, in the order of their lines.
+func readRows(t *testing.T, tier Tier, path, dir, name string) readBack {
+	t.Helper()
+	out := filepath.Join(dir, name+".out")
+	m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: tier, Pattern: path}}, Out: out, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb := readBack{stats: m.Files[0]}
+	err = filepath.WalkDir(filepath.Join(out, string(tier)), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(p) != ".parquet" {
+			return err
+		}
+		switch tier {
+		case Client:
+			rb.rows, err = appendRows[ClientRow](rb.rows, p)
+		case Gateway:
+			rb.rows, err = appendRows[GatewayRow](rb.rows, p)
+		case Server:
+			rb.rows, err = appendRows[ServerRow](rb.rows, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.SliceStable(rb.rows, func(i, j int) bool { return rb.rows[i].line < rb.rows[j].line })
+	return rb
+}
+
+func appendRows[T Row](dst []tierRow, path string) ([]tierRow, error) {
+	rows, err := readParquet[T](path)
+	for i := range rows {
+		var src struct{ SourceLine int64 }
+		b, _ := json.Marshal(rows[i])
+		if err := json.Unmarshal(b, &src); err != nil {
+			return nil, err
+		}
+		record.SetSource(&rows[i], "", 0)
+		b, _ = json.Marshal(rows[i])
+		dst = append(dst, tierRow{string(b), src.SourceLine})
+	}
+	return dst, err
+}
