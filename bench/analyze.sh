@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Analyze and report time and peak memory of infertrace against a bare DuckDB
-# query on the same Parquet: the three tiers joined by request_id and per-model
-# P50/P90/P95/P99 of client E2E and three components (bench/barejoin).
+# Logs to report: the time and peak memory of infertrace's ingest, analyze
+# and report against bench/expert/expert.sql, what an expert writes with
+# DuckDB alone in an afternoon for the same job from the same raw logs
+# (read_json of each tier, one record per request ID and tier, the tiers
+# joined by request ID, the additive split, one Parquet of the requests,
+# per model × use case percentiles).
 #
 #   bench/analyze.sh [REQUESTS] [RUNS]     default 3000000 requests, 3 runs
 #
@@ -16,15 +19,16 @@ RUNS=${2:-3}
 W=${BENCH_DIR:-/tmp/infertrace-bench}
 mkdir -p "$W"
 go build -o "$W/infertrace" ./cmd/infertrace
-go build -o "$W/barejoin" ./bench/barejoin
+go build -o "$W/expert" ./bench/expert
 
 D="$W/analyze-$N"
 # Above BENCH_BATCH requests (default 10M) the store is built as batches of
 # that many with ingest --append, each its own seed, starting a day after the
 # one before ended (12 req/s), and each batch's logs are deleted once
-# ingested: a store that grows, as a weekly report reads it.
+# ingested: a store that grows, as a weekly report reads it. Up to BATCH the
+# logs are kept in $D/sim for the expert's script and the timed ingest.
 BATCH=${BENCH_BATCH:-10000000}
-if [ ! -f "$D/.done" ]; then
+if [ ! -f "$D/.done" ] || { [ "$N" -le "$BATCH" ] && [ ! -d "$D/sim" ]; }; then
   rm -rf "$D"
   left=$N k=0 t0=$(date -u -d 2026-11-30T10:00:00Z +%s)
   while [ "$left" -gt 0 ]; do
@@ -33,7 +37,7 @@ if [ ! -f "$D/.done" ]; then
     "$W/infertrace" simulate --seed $((5 + k)) --start "$start" --out "$D/sim" --requests "$n" > /dev/null
     app=""; [ "$k" -gt 0 ] && app=--append
     "$W/infertrace" ingest $app --quiet --client "$D/sim/client" --gateway "$D/sim/gateway" --server "$D/sim/server" --out "$D/data" > /dev/null 2>&1 || true
-    rm -rf "$D/sim"
+    [ "$N" -gt "$BATCH" ] && rm -rf "$D/sim"
     left=$(( left - n )) k=$(( k + 1 ))
   done
   touch "$D/.done"
@@ -55,10 +59,19 @@ row() { # name median min max kb
 
 echo "| what | median | spread | peak RSS |"
 echo "|---|---:|---:|---:|"
-read -r bare a b k < <(measure "$W/barejoin" "$D/data")
-row "bare DuckDB join" "$bare" "$a" "$b" "$k"
+ing=0 ex=""
+if [ -d "$D/sim" ]; then
+  read -r ex a b k < <(measure "$W/expert" -client "$D/sim/client/*" -gateway "$D/sim/gateway/*" -server "$D/sim/server/*" -out "$W/expert.parquet")
+  row "expert's DuckDB script" "$ex" "$a" "$b" "$k"
+  read -r ing a b k < <(measure sh -c "rm -rf '$W/ingest-out' && '$W/infertrace' ingest --quiet --client '$D/sim/client' --gateway '$D/sim/gateway' --server '$D/sim/server' --out '$W/ingest-out' || [ \$? = 1 ]")
+  row "infertrace ingest" "$ing" "$a" "$b" "$k"
+  rm -rf "$W/ingest-out"
+fi
 read -r an a b k < <(measure "$W/infertrace" analyze ${ANALYZE_FLAGS:-} "$D/data")
 row "infertrace analyze" "$an" "$a" "$b" "$k"
 read -r rep a b k < <(measure "$W/infertrace" report ${ANALYZE_FLAGS:-} "$D/data")
 row "infertrace report" "$rep" "$a" "$b" "$k"
-awk -v a="$an" -v r="$rep" -v b="$bare" 'BEGIN{printf "analyze + report = %.1f x the bare join (medians)\n", (a + r) / b}'
+if [ -n "$ex" ]; then
+  awk -v i="$ing" -v a="$an" -v r="$rep" -v e="$ex" \
+    'BEGIN{printf "logs to report: ingest + analyze + report = %.1f s = %.2f x the expert script (medians)\n", i + a + r, (i + a + r) / e}'
+fi
