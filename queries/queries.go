@@ -2,22 +2,52 @@ package queries
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
 	"strings"
+	"text/template"
 )
 
-//go:embed *.sql
+//go:embed *.sql *.sql.tmpl
 var files embed.FS
 
-// Get returns the text of the query stored in name+".sql".
+// Get returns the text of the query stored in name+".sql", with the
+// blocks it takes from the *.sql.tmpl files expanded (a query that holds
+// "{{" is a Go text/template; see tier.sql.tmpl).
 func Get(name string) (string, error) {
 	b, err := files.ReadFile(name + ".sql")
 	if err != nil {
 		return "", fmt.Errorf("queries: no query named %q (have: %s)", name, strings.Join(Names(), ", "))
 	}
-	return string(b), nil
+	if !strings.Contains(string(b), "{{") {
+		return string(b), nil
+	}
+	t, err := template.New(name).Option("missingkey=error").Funcs(template.FuncMap{"dict": dict}).ParseFS(files, "*.sql.tmpl")
+	if err == nil {
+		t, err = t.Parse(string(b))
+	}
+	var out strings.Builder
+	if err == nil {
+		err = t.Execute(&out, nil)
+	}
+	if err != nil {
+		return "", fmt.Errorf("queries: %s.sql: %w", name, err)
+	}
+	return out.String(), nil
+}
+
+// dict makes a template's argument from its name and value pairs.
+func dict(kv ...string) (map[string]string, error) {
+	if len(kv)%2 != 0 {
+		return nil, errors.New("dict: an odd number of arguments")
+	}
+	m := make(map[string]string, len(kv)/2)
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return m, nil
 }
 
 // MustGet is Get for queries that are known to exist; it panics otherwise.

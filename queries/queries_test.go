@@ -72,3 +72,36 @@ func TestNoQueryReadsRawText(t *testing.T) {
 		}
 	}
 }
+
+// TestTierTemplates: requests.sql takes each tier's deduplication, source
+// numbering and retry choice from tier.sql.tmpl, and Get expands them all,
+// once per tier, into the CTEs the later steps read.
+func TestTierTemplates(t *testing.T) {
+	t.Parallel()
+	q, err := Get("requests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(q, "{{") || strings.Contains(q, "}}") {
+		t.Fatal("requests: a template action left unexpanded")
+	}
+	want := map[string][]string{
+		"client":  {"files", "h", "dup", "drop", "u", "shared", "refn", "n", "multi", "win"},
+		"gateway": {"files", "h", "dup", "drop", "u", "shared", "refn", "n", "multi", "win"},
+		"server":  {"files", "h", "dup", "drop", "u", "multi", "win"},
+	}
+	for tier, ctes := range want {
+		for _, c := range ctes {
+			if n := strings.Count(q, "\n"+tier+"_"+c+" AS MATERIALIZED (") + strings.Count(q, "\n"+tier+"_"+c+" AS NOT MATERIALIZED ("); n != 1 {
+				t.Errorf("requests: %s_%s defined %d times, want 1", tier, c, n)
+			}
+		}
+	}
+	// The retry choice orders by each tier's own start: the server's arrival.
+	if !strings.Contains(q, "FROM server_u SEMI JOIN server_multi USING (request_id)\n    QUALIFY row_number() OVER (\n        PARTITION BY request_id\n        ORDER BY arrival_time DESC") {
+		t.Error("requests: server_win does not rank the server's records by arrival")
+	}
+	if _, err := dict("T"); err == nil {
+		t.Error("dict with an odd number of arguments: no error")
+	}
+}

@@ -46,63 +46,8 @@ client_r AS NOT MATERIALIZED (
                       nullif(trace_id, '') AS trace_id)
     FROM client
 ),
--- The tier's source files numbered in name order, so that a source
--- {'file': fid, 'line': n} orders like the file name and line it stands for.
-client_files AS MATERIALIZED (
-    SELECT source_file AS file, row_number() OVER (ORDER BY source_file) AS fid
-    FROM client WHERE source_file IS NOT NULL GROUP BY source_file
-),
--- Each row, narrow: rid, h, its source {fid, line}, and the columns the
--- keys, joins and phases read.
-client_h AS MATERIALIZED (
-    SELECT r.rid, r.h, f.fid, r.source_line AS line, r.request_id, r.response_id, r.trace_id, r.start_time, r.end_time, r.client
-    FROM (SELECT *, hash(*COLUMNS(* EXCLUDE (source_file, source_line, rid))) AS h FROM client_r) AS r
-    LEFT JOIN client_files AS f ON f.file = r.source_file
-),
-client_dup AS MATERIALIZED (
-    SELECT h FROM client_h GROUP BY h HAVING count(*) > 1
-),
--- Exact duplicates: of the rows equal in every column but the source, all
--- but the first by source are dropped (the one kept has the first source).
-client_drop AS MATERIALIZED (
-    SELECT unnest(rids[2:]) AS rid
-    FROM (SELECT r.* EXCLUDE (source_file, source_line, rid),
-                 list(r.rid ORDER BY {'file': d.fid, 'line': d.line}) AS rids
-          FROM client_r AS r
-          JOIN (SELECT rid, fid, line FROM client_h SEMI JOIN client_dup USING (h)) AS d ON d.rid = r.rid
-          GROUP BY ALL)
-),
-client_u AS NOT MATERIALIZED (
-    SELECT * EXCLUDE (h) FROM client_h ANTI JOIN client_drop USING (rid)
-),
--- Records sharing one source location (a JSON document's rows, several
--- spans of one OTLP line, the same line number of a log file appended
--- again under its name) get n, their rank by value, so that a record's
--- ref, 'file:line#n', is unique. Where the records of a source all have
--- request IDs and no two the same, the request ID (the value's first
--- column) decides the rank alone, and only the other sources' records are
--- read and ordered in full.
-client_shared AS MATERIALIZED (
-    SELECT fid, line, count(DISTINCT request_id) = count(*) AS by_id
-    FROM client_u GROUP BY fid, line HAVING count(*) > 1
-),
-client_shr AS (
-    SELECT u.rid, u.fid, u.line, u.request_id, d.by_id
-    FROM client_u AS u
-    JOIN client_shared AS d ON d.fid IS NOT DISTINCT FROM u.fid AND d.line IS NOT DISTINCT FROM u.line
-),
-client_refn AS MATERIALIZED (
-    SELECT rid, (row_number() OVER (PARTITION BY fid, line ORDER BY request_id))::VARCHAR AS n
-    FROM client_shr WHERE by_id
-    UNION ALL
-    SELECT x.rid, (row_number() OVER (PARTITION BY u.fid, u.line ORDER BY x))::VARCHAR AS n
-    FROM (SELECT * EXCLUDE (source_file, source_line) FROM client_r) AS x
-    JOIN (SELECT rid, fid, line FROM client_shr WHERE NOT by_id) AS u ON u.rid = x.rid
-),
-client_n AS MATERIALIZED (
-    SELECT u.*, sn.n
-    FROM client_u AS u LEFT JOIN client_refn AS sn ON sn.rid = u.rid
-),
+{{template "tier_dedup" (dict "T" "client" "HCols" "r.request_id, r.response_id, r.trace_id, r.start_time, r.end_time, r.client")}}
+{{template "tier_refs" (dict "T" "client")}}
 -- A gateway record with no request ID, no trace ID and no start (NGINX's
 -- combined format) is no request (see the header).
 gateway_r AS NOT MATERIALIZED (
@@ -111,119 +56,19 @@ gateway_r AS NOT MATERIALIZED (
     FROM gateway
     WHERE nullif(request_id, '') IS NOT NULL OR nullif(trace_id, '') IS NOT NULL OR start_time IS NOT NULL
 ),
--- The tier's source files numbered in name order, so that a source
--- {'file': fid, 'line': n} orders like the file name and line it stands for.
-gateway_files AS MATERIALIZED (
-    SELECT source_file AS file, row_number() OVER (ORDER BY source_file) AS fid
-    FROM gateway WHERE source_file IS NOT NULL GROUP BY source_file
-),
--- Each row, narrow: rid, h, its source {fid, line}, and the columns the
--- keys, joins and phases read.
-gateway_h AS MATERIALIZED (
-    SELECT r.rid, r.h, f.fid, r.source_line AS line, r.request_id, r.trace_id, r.start_time, r.end_time, r.gateway
-    FROM (SELECT *, hash(*COLUMNS(* EXCLUDE (source_file, source_line, rid))) AS h FROM gateway_r) AS r
-    LEFT JOIN gateway_files AS f ON f.file = r.source_file
-),
-gateway_dup AS MATERIALIZED (
-    SELECT h FROM gateway_h GROUP BY h HAVING count(*) > 1
-),
--- Exact duplicates: of the rows equal in every column but the source, all
--- but the first by source are dropped (the one kept has the first source).
-gateway_drop AS MATERIALIZED (
-    SELECT unnest(rids[2:]) AS rid
-    FROM (SELECT r.* EXCLUDE (source_file, source_line, rid),
-                 list(r.rid ORDER BY {'file': d.fid, 'line': d.line}) AS rids
-          FROM gateway_r AS r
-          JOIN (SELECT rid, fid, line FROM gateway_h SEMI JOIN gateway_dup USING (h)) AS d ON d.rid = r.rid
-          GROUP BY ALL)
-),
-gateway_u AS NOT MATERIALIZED (
-    SELECT * EXCLUDE (h) FROM gateway_h ANTI JOIN gateway_drop USING (rid)
-),
--- Records sharing one source location (a JSON document's rows, several
--- spans of one OTLP line, the same line number of a log file appended
--- again under its name) get n, their rank by value, so that a record's
--- ref, 'file:line#n', is unique. Where the records of a source all have
--- request IDs and no two the same, the request ID (the value's first
--- column) decides the rank alone, and only the other sources' records are
--- read and ordered in full.
-gateway_shared AS MATERIALIZED (
-    SELECT fid, line, count(DISTINCT request_id) = count(*) AS by_id
-    FROM gateway_u GROUP BY fid, line HAVING count(*) > 1
-),
-gateway_shr AS (
-    SELECT u.rid, u.fid, u.line, u.request_id, d.by_id
-    FROM gateway_u AS u
-    JOIN gateway_shared AS d ON d.fid IS NOT DISTINCT FROM u.fid AND d.line IS NOT DISTINCT FROM u.line
-),
-gateway_refn AS MATERIALIZED (
-    SELECT rid, (row_number() OVER (PARTITION BY fid, line ORDER BY request_id))::VARCHAR AS n
-    FROM gateway_shr WHERE by_id
-    UNION ALL
-    SELECT x.rid, (row_number() OVER (PARTITION BY u.fid, u.line ORDER BY x))::VARCHAR AS n
-    FROM (SELECT * EXCLUDE (source_file, source_line) FROM gateway_r) AS x
-    JOIN (SELECT rid, fid, line FROM gateway_shr WHERE NOT by_id) AS u ON u.rid = x.rid
-),
-gateway_n AS MATERIALIZED (
-    SELECT u.*, sn.n
-    FROM gateway_u AS u LEFT JOIN gateway_refn AS sn ON sn.rid = u.rid
-),
+{{template "tier_dedup" (dict "T" "gateway" "HCols" "r.request_id, r.trace_id, r.start_time, r.end_time, r.gateway")}}
+{{template "tier_refs" (dict "T" "gateway")}}
 server_r AS NOT MATERIALIZED (
     SELECT * REPLACE (nullif(request_id, '') AS request_id,
                       nullif(trace_id, '') AS trace_id)
     FROM server
     WHERE nullif(request_id, '') IS NOT NULL AND format IS DISTINCT FROM 'vllm-log'
 ),
--- The tier's source files numbered in name order, so that a source
--- {'file': fid, 'line': n} orders like the file name and line it stands for.
-server_files AS MATERIALIZED (
-    SELECT source_file AS file, row_number() OVER (ORDER BY source_file) AS fid
-    FROM server WHERE source_file IS NOT NULL GROUP BY source_file
-),
--- Each row, narrow: rid, h, its source {fid, line}, and the columns the
--- keys, joins and phases read.
-server_h AS MATERIALIZED (
-    SELECT r.rid, r.h, f.fid, r.source_line AS line, r.request_id, r.trace_id, r.arrival_time, r.scheduled_time, r.first_token_time, r.end_time,
-           r.replica, r.model, r.output_tokens, r.queue_ns, r.prefill_ns, r.decode_ns, r.inference_ns, r.load_ns
-    FROM (SELECT *, hash(*COLUMNS(* EXCLUDE (source_file, source_line, rid))) AS h FROM server_r) AS r
-    LEFT JOIN server_files AS f ON f.file = r.source_file
-),
-server_dup AS MATERIALIZED (
-    SELECT h FROM server_h GROUP BY h HAVING count(*) > 1
-),
--- Exact duplicates: of the rows equal in every column but the source, all
--- but the first by source are dropped (the one kept has the first source).
-server_drop AS MATERIALIZED (
-    SELECT unnest(rids[2:]) AS rid
-    FROM (SELECT r.* EXCLUDE (source_file, source_line, rid),
-                 list(r.rid ORDER BY {'file': d.fid, 'line': d.line}) AS rids
-          FROM server_r AS r
-          JOIN (SELECT rid, fid, line FROM server_h SEMI JOIN server_dup USING (h)) AS d ON d.rid = r.rid
-          GROUP BY ALL)
-),
-server_u AS NOT MATERIALIZED (
-    SELECT * EXCLUDE (h) FROM server_h ANTI JOIN server_drop USING (rid)
-),
--- The retry choice (see the header) ranks only the records of request keys
--- that a tier holds more than once; a key's only record is kept as it is.
--- (Keys held more than once are found by a hash of the key first, so that
--- only the records whose key hash repeats are grouped by the key itself.)
-server_multi AS MATERIALIZED (
-    SELECT request_id FROM server_u
-    WHERE hash(request_id) IN (SELECT hash(request_id) FROM server_u GROUP BY ALL HAVING count(*) > 1)
-    GROUP BY request_id HAVING count(*) > 1
-),
--- The kept record of each key held more than once, and how many records
--- the key has; every other record is kept as it is, with one (server_k
--- reads both, and is not written itself: each step that reads it reads
--- server_h's columns it needs).
-server_win AS MATERIALIZED (
-    SELECT *, count(*) OVER (PARTITION BY request_id) AS n_records
-    FROM server_u SEMI JOIN server_multi USING (request_id)
-    QUALIFY row_number() OVER (
-        PARTITION BY request_id
-        ORDER BY arrival_time DESC NULLS LAST, end_time DESC NULLS LAST, {'file': fid, 'line': line} DESC) = 1
-),
+{{template "tier_dedup" (dict "T" "server" "HCols" `r.request_id, r.trace_id, r.arrival_time, r.scheduled_time, r.first_token_time, r.end_time,
+           r.replica, r.model, r.output_tokens, r.queue_ns, r.prefill_ns, r.decode_ns, r.inference_ns, r.load_ns`)}}
+{{template "tier_retry" (dict "T" "server" "In" "server_u" "Start" "arrival_time")}}
+-- server_k is not written itself: each step that reads it reads the
+-- columns of server_h it needs.
 server_k AS NOT MATERIALIZED (
     SELECT *, 1::BIGINT AS n_records
     FROM server_u ANTI JOIN server_multi USING (request_id)
@@ -290,18 +135,7 @@ gateway_j AS MATERIALIZED (
     LEFT JOIN gateway_tr AS gt ON gt.rid = g.rid
     LEFT JOIN gateway_files AS f ON f.fid = g.fid
 ),
-gateway_multi AS MATERIALIZED (
-    SELECT request_id FROM gateway_j
-    WHERE hash(request_id) IN (SELECT hash(request_id) FROM gateway_j GROUP BY ALL HAVING count(*) > 1)
-    GROUP BY request_id HAVING count(*) > 1
-),
-gateway_win AS MATERIALIZED (
-    SELECT *, count(*) OVER (PARTITION BY request_id) AS n_records
-    FROM gateway_j SEMI JOIN gateway_multi USING (request_id)
-    QUALIFY row_number() OVER (
-        PARTITION BY request_id
-        ORDER BY start_time DESC NULLS LAST, end_time DESC NULLS LAST, {'file': fid, 'line': line} DESC) = 1
-),
+{{template "tier_retry" (dict "T" "gateway" "In" "gateway_j" "Start" "start_time")}}
 gateway_k AS NOT MATERIALIZED (
     SELECT *, 1::BIGINT AS n_records
     FROM gateway_j ANTI JOIN gateway_multi USING (request_id)
@@ -421,18 +255,7 @@ client_j AS MATERIALIZED (
     LEFT JOIN client_server_tr AS cs ON cs.rid = c.rid
     LEFT JOIN client_files AS f ON f.fid = c.fid
 ),
-client_multi AS MATERIALIZED (
-    SELECT request_id FROM client_j
-    WHERE hash(request_id) IN (SELECT hash(request_id) FROM client_j GROUP BY ALL HAVING count(*) > 1)
-    GROUP BY request_id HAVING count(*) > 1
-),
-client_win AS MATERIALIZED (
-    SELECT *, count(*) OVER (PARTITION BY request_id) AS n_records
-    FROM client_j SEMI JOIN client_multi USING (request_id)
-    QUALIFY row_number() OVER (
-        PARTITION BY request_id
-        ORDER BY start_time DESC NULLS LAST, end_time DESC NULLS LAST, {'file': fid, 'line': line} DESC) = 1
-),
+{{template "tier_retry" (dict "T" "client" "In" "client_j" "Start" "start_time")}}
 -- The kept client record of each key, with the columns req_cg reads.
 client_k AS NOT MATERIALIZED (
     SELECT request_id, rid, how, start_time, client, 1::BIGINT AS n_records
