@@ -171,6 +171,11 @@ func redactJSON(raw []byte, paths []string) []byte {
 		}
 		return stack[len(stack)-1].value
 	}
+	endMember := func() {
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].value = "\x00" // no path: nothing below is read
+		}
+	}
 	out := make([]byte, 0, len(raw))
 	for i := 0; i < len(raw); {
 		c := raw[i]
@@ -188,9 +193,17 @@ func redactJSON(raw []byte, paths []string) []byte {
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
 			}
+			endMember()
 			out = append(out, c)
 			i++
-		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == ':':
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ':':
+			out = append(out, c)
+			i++
+		case c == ',':
+			// A member's value ends at the comma: a string after it that
+			// is not followed by a colon is not that member's value (a
+			// line cut into pieces, words planted between members).
+			endMember()
 			out = append(out, c)
 			i++
 		case c == '"':
@@ -220,13 +233,16 @@ func redactJSON(raw []byte, paths []string) []byte {
 				}
 			case !escaped && keptValue(valuePath(), content, paths):
 				out = append(out, raw[i:next]...)
+				endMember()
 			default:
 				out = append(appendRedacted(append(out, '"'), len(content)), '"')
+				endMember()
 			}
 			i = next
 		default:
 			if e, ok := jsonScalar(raw, i); ok {
 				out = append(out, raw[i:e]...)
+				endMember()
 				i = e
 				continue
 			}

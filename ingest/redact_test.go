@@ -314,3 +314,23 @@ func TestErrorColumnKeepsClass(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactStrayStringAfterMember is the case a canary found: in a
+// pretty-printed record cut into lines, words planted after a member's
+// value are not that member's value, and neither is a string that follows
+// them, even when the member is one the formats read.
+func TestRedactStrayStringAfterMember(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"{\n  \"model_group\": \"llama\", token=\"sk12secret\"\n  \"n\": 1\n}": "{\n  \"model_group\": \"llama\", <redacted 6 bytes>\"<redacted 10 bytes>\"\n  \"n\": 1\n}",
+		`{"model": "m" "sk12secret"}`:                                          `{"model": "m" "<redacted 10 bytes>"}`,
+		`{"model": 3, "sk12secret"}`:                                           `{"model": 3, "<redacted 10 bytes>"}`,
+		`{"model": {"a": 1} "sk12secret"}`:                                     `{"model": {"a": 1} "<redacted 10 bytes>"}`,
+		`{"model": "m", "id": "r-1"}`:                                          `{"model": "m", "id": "r-1"}`,
+		`{"tries": [{"ip": "10.0.0.1"}], "x": 1}`:                              `{"tries": [{"ip": "10.0.0.1"}], "x": 1}`,
+	} {
+		if got := string(redact([]byte(in), nil)); got != want {
+			t.Errorf("redact(%q)\n got %q\nwant %q", in, got, want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -28,7 +29,10 @@ import (
 func TestSecretsNeverReachOutputs(t *testing.T) {
 	t.Parallel()
 	seed := rand.Uint64()
-	t.Logf("seed %d", seed)
+	if s, err := strconv.ParseUint(os.Getenv("SECRETS_SEED"), 10, 64); err == nil {
+		seed = s // to replay a failure: SECRETS_SEED=<the seed logged>
+	}
+	t.Logf("seed %d (replay with SECRETS_SEED=%d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	cases, _ := filepath.Glob("../testdata/ingest/*.txtar")
 	more, _ := filepath.Glob("../testdata/ingest/*/*.txtar")
