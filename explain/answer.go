@@ -33,7 +33,7 @@ func AboveP95(v, p95 float64, p95Hi *float64) bool {
 // report writes the sentence.
 type Answer struct {
 	E2E  Breakdown
-	TTFT *Breakdown // nil when no TTFT figure of the request is known
+	TTFT *Breakdown // nil when no TTFT figure of the request is known (or it was not streamed and the client logged none)
 }
 
 // Part is one component's time.
@@ -102,8 +102,10 @@ var (
 )
 
 // answer computes a request's Answer from its figures by metric (nil:
-// NULL): the Components' metrics and the not-split ones.
-func answer(v map[string]*float64) Answer {
+// NULL): the Components' metrics and the not-split ones; streamed: its
+// response was streamed or may have been (no client record); else its TTFT
+// is none without a client TTFT.
+func answer(v map[string]*float64, streamed bool) Answer {
 	var a Answer
 	total, parts := "client_e2e", e2eParts
 	if v["client_e2e"] == nil && v["gateway_e2e"] != nil {
@@ -119,9 +121,11 @@ func answer(v map[string]*float64) Answer {
 			}
 		}
 	}
+	// A response that was not streamed has no first token the client
+	// saw: its TTFT parts (ttft_queue is its queue) answer nothing.
 	known := v["client_ttft"] != nil
 	for _, p := range ttftParts {
-		known = known || v[p.metric] != nil
+		known = known || (streamed && v[p.metric] != nil)
 	}
 	if known {
 		t := breakdown("client_ttft", v, ttftParts)

@@ -154,21 +154,21 @@ func TestExplainAnswer(t *testing.T) {
 // every known part, so none may be said to dominate.
 func TestAnswerUnknown(t *testing.T) {
 	t.Parallel()
-	a := answer(map[string]*float64{"client_e2e": fp(26300), "queue": fp(15500), "model": fp(3000), "decode": fp(2900)})
+	a := answer(map[string]*float64{"client_e2e": fp(26300), "queue": fp(15500), "model": fp(3000), "decode": fp(2900), "ttft_queue": fp(15500)}, false)
 	e := a.E2E
 	if e.Top.Metric != "queue" || math.Abs(e.Share-15500.0/26300) > 1e-12 || e.UnknownMs != 7800 ||
 		!slices.Equal(e.Unknown, []string{"network", "application"}) || !e.Gap() || e.UnknownLargest() || e.Sub != nil {
 		t.Errorf("answer %+v", e)
 	}
 	if a.TTFT != nil {
-		t.Errorf("a TTFT answer %+v without a TTFT figure", a.TTFT)
+		t.Errorf("a TTFT answer %+v of a response not streamed, without a client TTFT", a.TTFT)
 	}
-	e = answer(map[string]*float64{"client_e2e": fp(10000), "queue": fp(2000), "model": fp(1000)}).E2E
+	e = answer(map[string]*float64{"client_e2e": fp(10000), "queue": fp(2000), "model": fp(1000)}, true).E2E
 	if e.Top.Metric != "queue" || e.UnknownMs != 7000 || !e.UnknownLargest() {
 		t.Errorf("answer %+v: want queue top, 7000 unknown and larger", e)
 	}
 	// Within 1 ms of the total, the parts hold it all.
-	e = answer(map[string]*float64{"client_e2e": fp(1000.5), "network": fp(0), "application": fp(0.5), "queue": fp(0), "model": fp(999.5)}).E2E
+	e = answer(map[string]*float64{"client_e2e": fp(1000.5), "network": fp(0), "application": fp(0.5), "queue": fp(0), "model": fp(999.5)}, true).E2E
 	if e.Gap() || e.Top.Metric != "model" || len(e.Unknown) != 0 {
 		t.Errorf("answer %+v: want model, no gap", e)
 	}

@@ -305,7 +305,9 @@ func explained(ctx context.Context, db *sql.DB, by []string) ([]Request, error) 
 			vals[comp.Metric] = comp.Value
 			e.Components = append(e.Components, comp)
 		}
-		e.Answer = answer(vals)
+		// Without a client record, whether it was streamed is unknown, and so
+		// is its client TTFT.
+		e.Answer = answer(vals, e.Streamed || e.ClientRecords == 0)
 		out = append(out, e)
 	}
 	return out, nil
