@@ -70,7 +70,9 @@ type Request struct {
 	ServerHost                 string
 	ClientOffset, ServerOffset Offset
 	Components                 []Component // E2E, its components and split, then TTFT's
-	Spans                      []Span      // the waterfall, on the gateway's clock
+	// Answer: the largest part of its E2E and of its TTFT, with its share.
+	Answer Answer
+	Spans  []Span // the waterfall, on the gateway's clock
 
 	// Slice is the requests it is set against, "model=m, use_case=u";
 	// ServerJoin how its server record joined ("id", or "time" for a TGI
@@ -94,6 +96,11 @@ type Component struct {
 	// SliceSmall: the slice's P50, P95 from too few samples
 	// (pct_too_small): "n too small", and nothing is called above it.
 	SliceSmall [2]bool
+	// SliceP95Hi is the upper bound of the 95% interval of SliceP95 (nil:
+	// open, fewer than 110 samples, or too small); AboveP95 the noise
+	// rule's verdict (see AboveP95): Value beyond SliceP95's noise.
+	SliceP95Hi *float64
+	AboveP95   bool
 }
 
 // Span is one box of the waterfall: [StartMs, EndMs] after the gateway's
@@ -264,6 +271,11 @@ func explained(ctx context.Context, db *sql.DB, by []string) ([]Request, error) 
 		} else {
 			span("server", "model", "s_scheduled_at", "s_end_at", e.ServerOffset.UncertaintyMs)
 		}
+		vals := map[string]*float64{}
+		for _, m := range []string{"gateway_e2e_ms", "server_e2e_ms", "upstream_ms", "network_application_ms", "unsplit_ms",
+			"ttft_network_application_ms", "ttft_unsplit_ms"} {
+			vals[strings.TrimSuffix(m, "_ms")] = duck.Float(r[m])
+		}
 		for _, c := range comps {
 			if duck.String(c["request_id"]) != e.RequestID {
 				continue
@@ -281,12 +293,21 @@ func explained(ctx context.Context, db *sql.DB, by []string) ([]Request, error) 
 				}
 				e.Slice = strings.Join(parts, ", ")
 			}
-			e.Components = append(e.Components, Component{
+			comp := Component{
 				Metric: duck.String(c["metric"]), Value: duck.Float(c["value"]), SliceN: duck.Int(c["slice_n"]),
 				SliceP50: duck.Float(c["slice_p50"]), SliceP95: duck.Float(c["slice_p95"]),
 				SliceSmall: [2]bool{c["slice_p50_small"] == true, c["slice_p95_small"] == true},
-			})
+				SliceP95Hi: duck.Float(c["slice_p95_hi"]),
+			}
+			// Never above a P95 its slice's sample cannot support.
+			comp.AboveP95 = comp.Value != nil && comp.SliceP95 != nil && !comp.SliceSmall[1] &&
+				AboveP95(*comp.Value, *comp.SliceP95, comp.SliceP95Hi)
+			vals[comp.Metric] = comp.Value
+			e.Components = append(e.Components, comp)
 		}
+		// Without a client record, whether it was streamed is unknown, and so
+		// is its client TTFT.
+		e.Answer = answer(vals, e.Streamed || e.ClientRecords == 0)
 		out = append(out, e)
 	}
 	return out, nil

@@ -12,6 +12,10 @@
 -- arrived: server records of the same replica (its own clock) that arrived
 -- before it and were scheduled after its arrival; NULL without its
 -- arrival and scheduled instants.
+-- The not-split components (upstream_ms, network_application_ms,
+-- unsplit_ms and their TTFT forms) and the gateway's and server's E2E are
+-- there for the answer (explain/answer.go): the share of the request's time
+-- its largest part took, never moving a missing tier's time elsewhere.
 -- server_join: 'time' for a TGI record matched to the gateway's by time
 -- (requests.sql): explain_records takes server records joined by ID
 -- only, so such a record's host gets no offset and its boxes no place.
@@ -46,6 +50,8 @@ SELECT x.ord, x.request_id, x.start, x.model, x.use_case, x.client, x.region, x.
     x.client_records, x.gateway_records, x.server_records,
     x.client_source, x.gateway_source, x.server_source, x.anomaly, x.aborted, x.wasted_ms,
     x.client_host, x.gateway_host, x.server_host,
+    x.gateway_e2e_ms, x.server_e2e_ms, x.upstream_ms, x.network_application_ms, x.unsplit_ms,
+    x.ttft_network_application_ms, x.ttft_unsplit_ms,
     x.client_offset_ms, x.client_offset_uncertainty_ms, x.client_offset_bounds,
     x.server_offset_ms, x.server_offset_uncertainty_ms, x.server_offset_bounds,
     (epoch_ns(x.g_up_start) - epoch_ns(x.g_start)) / 1e6 AS g_up_start_at,

@@ -7,6 +7,11 @@
 -- request and metric, in explain_ids order. slice_p50_small and
 -- slice_p95_small: pct_too_small (macros.sql) of the slice's n, so that
 -- P50 or P95 is "n too small" and no figure is called above it.
+-- slice_p95_hi: the upper bound of the 95% interval of the slice's P95,
+-- the order statistic of rank pct_hi_rank(n, 0.95) (macros.sql, as
+-- pct_ci.sql); NULL (open) when that rank is beyond n (fewer than 110
+-- samples) or the P95 is too small. explain reads it for the noise rule
+-- of "above P95" (docs/compare.md).
 WITH
 long AS (
     SELECT request_id, slice_key, streamed, unnest([
@@ -30,13 +35,16 @@ long AS (
 q AS (
     SELECT slice_key, metric,
         count(CASE WHEN k < 8 OR streamed IS TRUE THEN v END) AS slice_n,
-        quantile_cont(CASE WHEN k < 8 OR streamed IS TRUE THEN v END, [0.5, 0.95]) AS slice_q
+        quantile_cont(CASE WHEN k < 8 OR streamed IS TRUE THEN v END, [0.5, 0.95]) AS slice_q,
+        list_sort(list(v) FILTER (WHERE v IS NOT NULL AND (k < 8 OR streamed IS TRUE))) AS slice_sorted
     FROM long
     GROUP BY slice_key, metric
 )
 SELECT i.ord, l.request_id, l.slice_key, l.metric, l.k, l.v AS value, q.slice_n, q.slice_q[1] AS slice_p50, q.slice_q[2] AS slice_p95,
     coalesce(pct_too_small(q.slice_n, 0.5), true) AS slice_p50_small,
-    coalesce(pct_too_small(q.slice_n, 0.95), true) AS slice_p95_small
+    coalesce(pct_too_small(q.slice_n, 0.95), true) AS slice_p95_small,
+    CASE WHEN NOT pct_too_small(q.slice_n, 0.95) AND pct_hi_rank(q.slice_n, 0.95) <= q.slice_n
+        THEN q.slice_sorted[pct_hi_rank(q.slice_n, 0.95)::BIGINT] END AS slice_p95_hi
 FROM explain_ids AS i
 JOIN long AS l USING (request_id)
 LEFT JOIN q ON q.slice_key IS NOT DISTINCT FROM l.slice_key AND q.metric = l.metric

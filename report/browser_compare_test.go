@@ -78,10 +78,15 @@ func explainFixture() *explain.Result {
 		ClientOffset: explain.Offset{Ms: fp(-120.5), UncertaintyMs: unc, Bounds: 300},
 		ServerOffset: explain.Offset{Ms: fp(2400), UncertaintyMs: fp(0.3), Bounds: 290},
 		Components: []explain.Component{
-			{Metric: "client_e2e", Value: fp(2410), SliceN: 300, SliceP50: fp(900), SliceP95: fp(2000)},
-			{Metric: "network", Value: fp(10), SliceN: 300, SliceP50: fp(9), SliceP95: fp(20)},
-			{Metric: "queue", Value: fp(1500), SliceN: 300, SliceP50: fp(0), SliceP95: fp(300)},
+			{Metric: "client_e2e", Value: fp(2410), SliceN: 300, SliceP50: fp(900), SliceP95: fp(2000), SliceP95Hi: fp(2100), AboveP95: true},
+			{Metric: "network", Value: fp(10), SliceN: 300, SliceP50: fp(9), SliceP95: fp(20), SliceP95Hi: fp(25)},
+			{Metric: "queue", Value: fp(1500), SliceN: 300, SliceP50: fp(0), SliceP95: fp(300), SliceP95Hi: fp(340), AboveP95: true},
 		},
+		QueueDepth: func() *int64 { v := int64(80); return &v }(),
+		// As explain gives it: queue 1500 of 2410 ms, 900 ms not in a
+		// component the fixture lists.
+		Answer: explain.Answer{E2E: explain.Breakdown{Total: "client_e2e", TotalMs: fp(2410), Top: explain.Part{Metric: "queue", Ms: 1500},
+			Share: 1500.0 / 2410, UnknownMs: 900, Unknown: []string{"application", "model"}}},
 		Spans: []explain.Span{
 			{Tier: "client", Name: "request → response", StartMs: fp(-5), EndMs: fp(2405), UncertaintyMs: unc},
 			{Tier: "gateway", Name: "before forwarding", StartMs: fp(0), EndMs: fp(1), UncertaintyMs: zero},
@@ -131,7 +136,8 @@ func TestBrowserCompareExplain(t *testing.T) {
 		}
 	}
 	l = openReport(t, ctx, write("explain", func(w io.Writer) error { return RenderExplain(w, "html", explainFixture()) }), "explain", dir)
-	for _, s := range []string{evil, evilImg, "gateway: upstream", "client E2E, queue"} {
+	for _, s := range []string{evil, evilImg, "gateway: upstream", "client E2E, queue",
+		"1.50 s of its 2.41 s client E2E (62%) was queueing at the server, behind 80 request(s) waiting on replica r-1, in steady traffic"} {
 		if !strings.Contains(l.Text, s) {
 			t.Errorf("explain: %q is not shown as text", s)
 		}

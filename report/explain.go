@@ -14,9 +14,11 @@ import (
 var (
 	explainMD = texttemplate.Must(texttemplate.New("explain.md.tmpl").
 			Funcs(texttemplate.FuncMap(funcs(mdEscape))).
+			Funcs(texttemplate.FuncMap{"answer": func(r explain.Request) string { return explainAnswer(r, mdEscape) }}).
 			ParseFS(templateFS, "templates/explain.md.tmpl"))
 	explainHTML = htmltemplate.Must(htmltemplate.New("explain.html.tmpl").
 			Funcs(htmltemplate.FuncMap(funcs(func(s string) string { return s }))).
+			Funcs(htmltemplate.FuncMap{"answer": func(r explain.Request) string { return explainAnswer(r, func(s string) string { return s }) }}).
 			ParseFS(templateFS, "templates/explain.html.tmpl"))
 )
 
@@ -145,8 +147,8 @@ func newExplainView(ex *explain.Result) *explainView {
 			if row.Name == "" {
 				row.Name = c.Metric
 			}
-			// Never above a P95 its slice's sample cannot support.
-			row.AboveP95 = c.Value != nil && c.SliceP95 != nil && !c.SliceSmall[1] && *c.Value > *c.SliceP95
+			// explain's noise rule (explain.AboveP95).
+			row.AboveP95 = c.AboveP95
 			if row.AboveP95 {
 				rv.Hot = append(rv.Hot, strings.TrimSpace(row.Name))
 			}

@@ -261,8 +261,56 @@ type jsonExplained struct {
 	ServerJoin  string             `json:"server_join"` // "id" or "time"
 	Offsets     jsonRequestOffsets `json:"clock_offsets"`
 	AboveP95    []string           `json:"above_p95"`
+	Answer      jsonAnswer         `json:"answer"`
 	Components  []jsonExplainComp  `json:"components"`
 	Spans       []jsonSpan         `json:"spans"`
+}
+
+// jsonAnswer is the figures of the page's first sentence: the largest
+// part of the request's E2E and of its TTFT (null when no TTFT figure is
+// known).
+type jsonAnswer struct {
+	E2E  jsonBreakdown  `json:"e2e"`
+	TTFT *jsonBreakdown `json:"ttft"`
+}
+
+// jsonBreakdown is explain.Breakdown: total_ms of metric total (null:
+// unknown), its largest known part (top null when none), its share, and
+// the time no known component holds (unknown_ms, with the components
+// whose time is missing).
+type jsonBreakdown struct {
+	Total     string    `json:"total"`
+	Unit      string    `json:"unit"`
+	TotalMs   *float64  `json:"total_ms"`
+	Top       *jsonPart `json:"top"`
+	Share     *float64  `json:"share"`
+	Sub       *jsonPart `json:"sub"` // when top is model: the larger of prefill and decode
+	UnknownMs *float64  `json:"unknown_ms"`
+	Unknown   []string  `json:"unknown"`
+}
+
+type jsonPart struct {
+	Metric string  `json:"metric"`
+	Ms     float64 `json:"ms"`
+}
+
+func newJSONBreakdown(b explain.Breakdown) jsonBreakdown {
+	j := jsonBreakdown{Total: b.Total, Unit: "ms", TotalMs: b.TotalMs, Unknown: orEmpty(b.Unknown)}
+	if b.Top.Metric != "" {
+		j.Top = &jsonPart{Metric: b.Top.Metric, Ms: b.Top.Ms}
+		if b.TotalMs != nil {
+			share := b.Share
+			j.Share = &share
+		}
+	}
+	if b.Sub != nil {
+		j.Sub = &jsonPart{Metric: b.Sub.Metric, Ms: b.Sub.Ms}
+	}
+	if b.TotalMs != nil {
+		u := b.UnknownMs
+		j.UnknownMs = &u
+	}
+	return j
 }
 
 type jsonTierCounts struct {
@@ -308,6 +356,7 @@ type jsonSliceDist struct {
 	N        int64    `json:"n"`
 	P50      *float64 `json:"p50"`
 	P95      *float64 `json:"p95"`
+	P95Hi    *float64 `json:"p95_hi"` // the upper bound of P95's 95% interval; null: open
 	TooSmall []string `json:"too_small"`
 }
 
@@ -357,7 +406,12 @@ func newJSONExplain(ex *explain.Result) *jsonExplain {
 				Client: newJSONOffset(r.ClientHost, r.ClientOffset, true),
 				// A server record matched by time gets no offset (tgiByTime).
 				Server: newJSONOffset(r.ServerHost, r.ServerOffset, r.ServerJoin != "time")},
-			AboveP95: []string{}, Components: []jsonExplainComp{}, Spans: []jsonSpan{}}
+			AboveP95: []string{}, Components: []jsonExplainComp{}, Spans: []jsonSpan{},
+			Answer: jsonAnswer{E2E: newJSONBreakdown(r.Answer.E2E)}}
+		if r.Answer.TTFT != nil {
+			t := newJSONBreakdown(*r.Answer.TTFT)
+			jr.Answer.TTFT = &t
+		}
 		for _, c := range r.Components {
 			jc := jsonExplainComp{Metric: c.Metric, Unit: "ms", Value: c.Value,
 				Slice: jsonSliceDist{N: c.SliceN, TooSmall: []string{}}}
@@ -371,8 +425,11 @@ func newJSONExplain(ex *explain.Result) *jsonExplain {
 			} else {
 				jc.Slice.P95 = c.SliceP95
 			}
-			// As the page: never above a P95 its slice cannot support.
-			jc.AboveP95 = c.Value != nil && c.SliceP95 != nil && !c.SliceSmall[1] && *c.Value > *c.SliceP95
+			// As the page: explain's noise rule (explain.AboveP95).
+			jc.AboveP95 = c.AboveP95
+			if !c.SliceSmall[1] {
+				jc.Slice.P95Hi = c.SliceP95Hi
+			}
 			if jc.AboveP95 {
 				jr.AboveP95 = append(jr.AboveP95, c.Metric)
 			}

@@ -315,7 +315,7 @@ func TestExplainJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := renderPage(t, func(b *bytes.Buffer) error { return RenderExplain(b, "json", ex) })
-	m := checkPage(t, "explain", doc, "requests", "0", "components", "0", "value")
+	m := checkPage(t, "explain", doc, "requests", "0", "answer", "e2e", "total_ms")
 	if got := at(m, "missing"); len(got.([]any)) != 1 || at(got, "0") != "nope" {
 		t.Errorf("missing = %v, want [nope]", got)
 	}
@@ -340,12 +340,35 @@ func TestExplainJSON(t *testing.T) {
 		!slices.Equal(anyStrings(at(e2e, "slice", "too_small")), []string{"p95"}) {
 		t.Errorf("client_e2e: %v", e2e)
 	}
+	// p95_hi: open (null) from 4 samples.
+	near(t, at(e2e, "slice", "p95_hi"), nil, "slice p95_hi")
+	// The answer's figures (explain's TestExplainAnswer by hand): client
+	// E2E 1300 ms, model 1210 of it, decode 1010 of that; client TTFT 300,
+	// TTFT model 200.
+	a := at(r, "answer")
+	if at(a, "e2e", "total") != "client_e2e" || at(a, "e2e", "top", "metric") != "model" || at(a, "e2e", "sub", "metric") != "decode" ||
+		at(a, "ttft", "total") != "client_ttft" || at(a, "ttft", "top", "metric") != "ttft_model" || len(at(a, "e2e", "unknown").([]any)) != 0 {
+		t.Errorf("answer: %v", a)
+	}
+	near(t, at(a, "e2e", "total_ms"), fp(1300), "answer e2e total")
+	near(t, at(a, "e2e", "top", "ms"), fp(1210), "answer e2e top")
+	near(t, at(a, "e2e", "share"), fp(1210.0/1300), "answer e2e share")
+	near(t, at(a, "e2e", "sub", "ms"), fp(1010), "answer e2e sub")
+	near(t, at(a, "e2e", "unknown_ms"), fp(0), "answer e2e unknown")
+	near(t, at(a, "ttft", "total_ms"), fp(300), "answer ttft total")
+	near(t, at(a, "ttft", "share"), fp(200.0/300), "answer ttft share")
 	// Every figure is the Explanation's.
 	for ri, er := range ex.Requests {
 		jr := at(m, "requests", itoa(ri))
 		for ci, c := range er.Components {
 			jc := at(jr, "components", itoa(ci))
 			near(t, at(jc, "value"), c.Value, c.Metric)
+			if at(jc, "above_p95") != c.AboveP95 {
+				t.Errorf("%s: above_p95 %v, want %v", c.Metric, at(jc, "above_p95"), c.AboveP95)
+			}
+			if !c.SliceSmall[1] {
+				near(t, at(jc, "slice", "p95_hi"), c.SliceP95Hi, c.Metric+" p95_hi")
+			}
 			if at(jc, "slice", "n") != json.Number(jsonInt(c.SliceN)) {
 				t.Errorf("%s: slice n %v, want %d", c.Metric, at(jc, "slice", "n"), c.SliceN)
 			}

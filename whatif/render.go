@@ -65,15 +65,7 @@ var funcs = map[string]any{
 		return fmt.Sprintf("%.2f", v)
 	},
 	"maxAdded": func() int { return ContractMaxAdded },
-	"added": func(c *ContractResult) string {
-		var parts []string
-		for m, n := range c.Added {
-			if n > 0 {
-				parts = append(parts, fmt.Sprintf("%s +%d replica(s)", c.Models[m], n))
-			}
-		}
-		return strings.Join(parts, ", ")
-	},
+	"added":    addedText,
 	"slotsWhy": func(e ReplicaEvidence) string {
 		if e.SlotsBound {
 			return fmt.Sprintf("ran at most %d at once and never queued: a lower bound; the replay gives it its model's slots", e.MaxBatch)
@@ -138,10 +130,59 @@ func human(v *float64) string {
 	return fmt.Sprintf("%.1f s", *v/1000)
 }
 
+// addedText names the replicas the contract's search added: "m +2
+// replica(s), n +1 replica(s)".
+func addedText(c *ContractResult) string {
+	var parts []string
+	for m, n := range c.Added {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s +%d replica(s)", c.Models[m], n))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// contractClause says, with --contract, whether the contract holds in the
+// replay and with how many replicas more: "the contract holds", "the
+// contract holds only with m +2 replica(s) more", "the contract is not met
+// even with m +5 replica(s) more", or that the replay judges none of it.
+func contractClause(c *ContractResult, changed bool) string {
+	added := addedText(c)
+	more := ""
+	if changed {
+		more = " more"
+	}
+	switch {
+	case len(c.Checks) == 0:
+		return "the replay can judge none of the contract's constraints"
+	case c.Met && added == "":
+		return "the contract holds"
+	case c.Met:
+		return "the contract holds only with " + added + more
+	case added == "":
+		return "the contract is not met"
+	}
+	return "the contract is not met even with " + added + more
+}
+
 // Headline is the one sentence that answers the what-if: per model, the
 // P95 TTFT and queue as-is and predicted, or that its queue grows without
-// bound and how many replicas it needs, or why there is no prediction.
+// bound and how many replicas it needs, or why there is no prediction;
+// with a contract, whether it holds and with how many replicas more (first
+// when no change is asked: then the contract is the question).
 func (r *Result) Headline() string {
+	s := r.headline()
+	if r.Contract == nil {
+		return s
+	}
+	c := contractClause(r.Contract, r.Changed)
+	if !r.Changed {
+		return strings.ToUpper(c[:1]) + c[1:] + "; " + strings.ToLower(s[:1]) + s[1:]
+	}
+	return strings.TrimSuffix(s, ".") + "; " + c + "."
+}
+
+func (r *Result) headline() string {
 	if !r.Changed {
 		var bad []string
 		for _, m := range r.Models {
