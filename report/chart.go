@@ -527,8 +527,55 @@ type tsRect struct {
 func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
 
 // tsTickSteps are the time-axis tick steps the chart picks from, in
-// seconds.
-var tsTickSteps = []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400}
+// seconds: the smallest giving at most tsMaxTicks ticks; beyond four
+// weeks, a whole number of weeks.
+var tsTickSteps = []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200,
+	86400, 2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400}
+
+const tsMaxTicks = 8
+
+// timeTick is one tick of a time axis: its instant (Unix seconds) and
+// label.
+type timeTick struct {
+	at    float64
+	label string
+}
+
+// timeTicks are the ticks of a time axis from first (Unix seconds, UTC)
+// over span seconds: at multiples of a step from tsTickSteps, no two
+// labels alike. Labels carry the date (month-day) where the span exceeds a
+// day, or where a tick's day is not the first's; only the date for steps
+// of whole days; seconds only for steps under a minute.
+func timeTicks(first, span float64) []timeTick {
+	step := tsTickSteps[len(tsTickSteps)-1]
+	if n := math.Ceil(span / tsMaxTicks / step); n > 1 {
+		step *= n
+	}
+	for _, s := range tsTickSteps {
+		if span/s <= tsMaxTicks {
+			step = s
+			break
+		}
+	}
+	clock := "15:04"
+	if step < 60 {
+		clock = "15:04:05"
+	}
+	day0 := time.Unix(int64(math.Floor(first)), 0).UTC().Format("2006-01-02")
+	var ts []timeTick
+	for t := math.Ceil(first/step) * step; t <= first+span+1e-9; t += step {
+		at := time.Unix(0, int64(math.Round(t*1e9))).UTC()
+		layout := clock
+		switch {
+		case step >= 86400:
+			layout = "Jan 2"
+		case span > 86400 || at.Format("2006-01-02") != day0:
+			layout = "Jan 2 " + clock
+		}
+		ts = append(ts, timeTick{at: t, label: at.Format(layout)})
+	}
+	return ts
+}
 
 func newTSChart(ws []analyze.TimeWindow) tsChart {
 	c := tsChart{Width: chartWidth, Left: tsLabelWidth, Right: chartWidth - 10, TickX: tsLabelWidth - 6}
@@ -617,24 +664,15 @@ func newTSChart(ws []analyze.TimeWindow) tsChart {
 	first := ws[0].Start.UTC()
 	width := ws[0].WidthS
 	span := width * float64(len(ws))
-	step := tsTickSteps[len(tsTickSteps)-1]
-	for _, s := range tsTickSteps {
-		if span/s <= 8 {
-			step = s
-			break
-		}
-	}
-	layout := "15:04:05"
-	if step >= 60 {
-		layout = "15:04"
-	}
 	firstS := float64(first.UnixNano()) / 1e9
-	for t := math.Ceil(firstS/step) * step; t <= firstS+span+1e-9; t += step {
-		at := time.Unix(0, int64(math.Round(t*1e9))).UTC()
-		px := float64(tsLabelWidth) + (t-firstS)/span*plotW
-		c.XTicks = append(c.XTicks, tick{X: f1(px), Y: fmt.Sprint(c.AxisY + 16), Label: at.Format(layout)})
+	for _, tk := range timeTicks(firstS, span) {
+		px := float64(tsLabelWidth) + (tk.at-firstS)/span*plotW
+		c.XTicks = append(c.XTicks, tick{X: f1(px), Y: fmt.Sprint(c.AxisY + 16), Label: tk.label})
 	}
-	c.AxisTitle = fmt.Sprintf("window start, UTC, %s (windows of %s)", first.Format("2006-01-02"), fmtWidth(width))
+	c.AxisTitle = fmt.Sprintf("window start, UTC, from %s (windows of %s)", first.Format("2006-01-02"), fmtWidth(width))
+	if ws[0].AroundBurst {
+		c.AxisTitle += "; only the part of the run around the burst"
+	}
 	c.Height = c.AxisY + tsAxisSpace
 	return c
 }
