@@ -368,6 +368,9 @@ func TestBrowserSimulated(t *testing.T) {
 	if l.LegendEnd < 0 || l.LegendEnd > 768 {
 		t.Errorf("simulated: the legend of the attribution bars ends at %v px, not within the first screen (768 px)", l.LegendEnd)
 	}
+	if l.Height > 12*768 {
+		t.Errorf("simulated: the report is %v px long as it opens, %.1f screens of 768 px: want at most 12", l.Height, l.Height/768)
+	}
 	w, err := whatif.Run(context.Background(), store, whatif.Options{Replicas: []string{"llama-3.1-70b=+1"}})
 	if err != nil {
 		t.Fatal(err)
