@@ -639,6 +639,10 @@ func newTSChart(ws []analyze.TimeWindow) tsChart {
 			}
 		}
 		p.Max = f1(max) + mt.unit
+		if max > 0 && max < 1 {
+			// A slow rate (0.02/s over weeks) would read "0.0/s".
+			p.Max = fmt.Sprintf("%.2g", max) + mt.unit
+		}
 		p.Zero = "0" + mt.unit
 		if max == 0 {
 			max = 1

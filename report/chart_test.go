@@ -68,6 +68,11 @@ func TestTSChartPart(t *testing.T) {
 	if c := newTSChart(ws); c.AxisTitle != "window start, UTC, from 2026-11-30 (windows of 10 s)" {
 		t.Errorf("whole run: axis title %q", c.AxisTitle)
 	}
+	// A rate under 1/s keeps two significant digits on its axis.
+	ws[0].ArrivalsPerS = 0.0125
+	if c := newTSChart(ws); c.Panels[0].Max != "0.013/s" {
+		t.Errorf("arrivals panel's maximum reads %q, want 0.013/s", c.Panels[0].Max)
+	}
 	ws[0].AroundBurst = true
 	if c := newTSChart(ws); c.AxisTitle != "window start, UTC, from 2026-11-30 (windows of 10 s); only the part of the run around the burst" {
 		t.Errorf("around the burst: axis title %q", c.AxisTitle)
