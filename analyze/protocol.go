@@ -22,6 +22,11 @@ const (
 	ttftAgg        = "P50/P95 by quantile_cont, n shown; mean over the slowest 5% by client TTFT" + pctRule
 )
 
+// PercentileRule is the rule every percentile's interval and "n too
+// small" follow (pctRule without its "; "), for a report that states it
+// once rather than in each Method.
+var PercentileRule = pctRule[len("; "):]
+
 // CompareMethod is how compare measures a change and when it states one
 // (queries/compare.sql, the findings of compare.go); the comparison
 // prints it as its protocol.

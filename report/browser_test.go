@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -21,6 +22,8 @@ import (
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/simulate"
+	"github.com/infertrace/infertrace/whatif"
 	// The input formats, which ingest knows only once they are loaded.
 	_ "github.com/infertrace/infertrace/ingest/formats"
 )
@@ -112,24 +115,31 @@ type layout struct {
 	HeadlinesEnd float64  `json:"headlinesEnd"`
 	TableEnd     float64  `json:"tableEnd"`
 	Details      int      `json:"details"`
+	Height       float64  `json:"height"`
+	LegendEnd    float64  `json:"legendEnd"`
 	Active       []string `json:"active"`
 	Text         string   `json:"text"`
 }
 
-// measure opens every <details>, then lists elements reaching past the
-// viewport, where the headlines and the summary table end, and any element
+// measure takes the page's height as it opens (every <details> closed) and
+// where the legend of the attribution bars ends, opens every <details>,
+// then lists elements reaching past the
+// viewport (but for those inside a box that scrolls or clips them: a wide
+// table scrolls in its own box, not the page), where the headlines and the summary table end, and any element
 // that could run code or fetch (there should be none).
 const measure = `(() => {
   window.scrollTo(0, 0);
   const top = (sel) => { const e = document.querySelector(sel); return e ? e.getBoundingClientRect().top + window.scrollY : -1; };
   const end = (sel) => { const e = document.querySelector(sel); return e ? e.getBoundingClientRect().bottom + window.scrollY : -1; };
-  const r = { innerWidth: window.innerWidth, summaryTop: top('#summary'), headlinesEnd: end('#summary dl.headlines'), tableEnd: end('#summary table.summary') };
+  const r = { innerWidth: window.innerWidth, summaryTop: top('#summary'), headlinesEnd: end('#summary dl.headlines'), tableEnd: end('#summary table.summary'),
+    legendEnd: end('#legend'), height: document.documentElement.scrollHeight };
   const ds = document.querySelectorAll('details'); ds.forEach(d => d.open = true); r.details = ds.length;
   r.scrollWidth = document.documentElement.scrollWidth;
   r.wide = [];
+  const clipped = (e) => { for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) { if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(p).overflowX)) return true; } return false; };
   for (const e of document.querySelectorAll('body *')) {
     const b = e.getBoundingClientRect();
-    if (b.width > 0 && b.right > window.innerWidth + 0.5 && r.wide.length < 10) {
+    if (b.width > 0 && b.right > window.innerWidth + 0.5 && r.wide.length < 10 && !clipped(e)) {
       r.wide.push(e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className && e.className.baseVal === undefined ? '.' + e.className : '') + ' right=' + Math.round(b.right) + ': ' + (e.textContent || '').slice(0, 60));
     }
   }
@@ -138,10 +148,11 @@ const measure = `(() => {
   return r;
 })()`
 
-// openReport loads path, writes its screenshots NAME-first-screen.png
+// openPage loads path, writes its screenshots NAME-first-screen.png
 // (1366×768), NAME-first-900.png (1366×900) and NAME-full.png (the whole
-// page as it opens), and checks it at 1366×900.
-func openReport(t *testing.T, ctx context.Context, path, name, dir string) layout {
+// page as it opens), and checks it at 1366×900: no console message, no
+// request, no active element, nothing wider than 1366 px.
+func openPage(t *testing.T, ctx context.Context, path, name, dir string) layout {
 	t.Helper()
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -211,9 +222,17 @@ func openReport(t *testing.T, ctx context.Context, path, name, dir string) layou
 	if len(l.Active) > 0 {
 		t.Errorf("%s: elements that run code or fetch: %q", name, l.Active)
 	}
-	if l.ScrollWidth > l.InnerWidth || len(l.Wide) > 0 {
+	if l.ScrollWidth > 1366 || l.ScrollWidth > l.InnerWidth || len(l.Wide) > 0 {
 		t.Errorf("%s: wider than the %v px viewport (page %v px), every <details> open: %q", name, l.InnerWidth, l.ScrollWidth, l.Wide)
 	}
+	return l
+}
+
+// openReport is openPage, and checks that the headlines and the summary
+// table are in the first 900 px.
+func openReport(t *testing.T, ctx context.Context, path, name, dir string) layout {
+	t.Helper()
+	l := openPage(t, ctx, path, name, dir)
 	if l.SummaryTop < 0 || l.HeadlinesEnd < 0 || l.TableEnd < 0 {
 		t.Errorf("%s: no summary section with headlines and a summary table (%v, %v, %v)", name, l.SummaryTop, l.HeadlinesEnd, l.TableEnd)
 	} else if l.HeadlinesEnd > 900 || l.TableEnd > 900 {
@@ -265,6 +284,98 @@ func TestBrowser(t *testing.T) {
 	if p := os.Getenv(extraEnv); p != "" {
 		openReport(t, ctx, p, strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), dir)
 	}
+}
+
+// simStore simulates a stack of n requests at 0.01 requests/s (about
+// n/864 days, so more than one week) with evals, and ingests and analyzes
+// its logs into the returned store; it returns the directory of the logs
+// too.
+func simStore(t *testing.T, n int) (store, logs string) {
+	t.Helper()
+	ctx := context.Background()
+	logs, store = filepath.Join(t.TempDir(), "logs"), filepath.Join(t.TempDir(), "out")
+	cfg := simulate.DefaultConfig()
+	cfg.Out, cfg.Requests, cfg.Seed, cfg.RatePerSecond, cfg.Evals = logs, n, 7, 0.01, true
+	if _, err := simulate.Run(ctx, cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	opt := ingest.Options{Out: store}
+	for _, tier := range []ingest.Tier{ingest.Client, ingest.Gateway, ingest.Server} {
+		i, err := ingest.ParseInput(tier, "native:"+filepath.Join(logs, string(tier), "*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Inputs = append(opt.Inputs, i)
+	}
+	if _, err := ingest.Run(ctx, opt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := analyze.Run(ctx, store); err != nil {
+		t.Fatal(err)
+	}
+	return store, logs
+}
+
+// simResult is the report of a simulated store with every section: the
+// contract with evals and prices, and the trend by week.
+func simResult(t *testing.T, store, logs string) *analyze.Result {
+	t.Helper()
+	c, err := contract.Load("../testdata/contract/contract.toml", analyze.SliceColumns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := analyze.Summarize(context.Background(), store, analyze.SummaryOptions{Contract: c, Period: analyze.PeriodWeek,
+		Evals: filepath.Join(logs, "evals.csv"), Prices: "../testdata/contract/prices.csv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// simRequests is the size of the simulated run of TestBrowserSimulated:
+// large enough for every section to fill (a dozen slices, weeks of
+// trend), small enough to simulate in seconds.
+const simRequests = 6000
+
+// TestBrowserSimulated opens the report of a simulated run with every
+// section (contract, evals, prices, the trend by week) and a what-if
+// replay of it, with openReport's checks (nothing wider than 1366 px among
+// them); the report has the legend of its attribution bars within the
+// first screen (768 px) and is at most 12 screens long (12 × 768 px) as it
+// opens, its long tables closed.
+func TestBrowserSimulated(t *testing.T) {
+	t.Parallel()
+	ctx := newBrowser(t)
+	dir := artifactDir(t)
+	work := t.TempDir()
+	store, logs := simStore(t, simRequests)
+	write := func(name string, render func(io.Writer) error) string {
+		var buf bytes.Buffer
+		if err := render(&buf); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(work, name+".html")
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	res := simResult(t, store, logs)
+	if len(res.Slices) < 10 || res.Trend == nil || len(res.Trend.Periods) < 2 || res.Contract == nil {
+		t.Fatalf("the simulated run does not fill every section: %d slices, trend %v, contract %v", len(res.Slices), res.Trend != nil, res.Contract != nil)
+	}
+	l := openReport(t, ctx, write("simulated", func(w io.Writer) error { return Render(w, "html", res) }), "simulated", dir)
+	if l.LegendEnd < 0 || l.LegendEnd > 768 {
+		t.Errorf("simulated: the legend of the attribution bars ends at %v px, not within the first screen (768 px)", l.LegendEnd)
+	}
+	if l.Height > 12*768 {
+		t.Errorf("simulated: the report is %v px long as it opens, %.1f screens of 768 px: want at most 12", l.Height, l.Height/768)
+	}
+	w, err := whatif.Run(context.Background(), store, whatif.Options{Replicas: []string{"llama-3.1-70b=+1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	openPage(t, ctx, write("whatif", func(out io.Writer) error { return whatif.HTML(out, w) }), "whatif", dir)
 }
 
 // contractResult is the report of the bundled data (testdata/native)

@@ -33,12 +33,27 @@ var componentOrder = []string{"network", "application", "queue", "model"}
 // only where some slice has one: greys, as time no tier could attribute.
 var notSplitOrder = []string{"upstream (not split)", "network + application (not split)", "all (not split)"}
 
-// componentColors are fixed per component so every chart reads the same.
+// The Okabe–Ito palette (Okabe and Ito, "Color Universal Design", 2008):
+// eight colours told apart with every common colour-vision deficiency.
+const (
+	okOrange        = "#E69F00"
+	okSkyBlue       = "#56B4E9"
+	okBluishGreen   = "#009E73"
+	okYellow        = "#F0E442"
+	okBlue          = "#0072B2"
+	okVermillion    = "#D55E00"
+	okReddishPurple = "#CC79A7"
+	okBlack         = "#000000"
+)
+
+// componentColors are fixed per component so every chart reads the same:
+// Okabe–Ito colours, queue (orange) and model (blue) the furthest apart,
+// as the two a reader most often weighs against each other.
 var componentColors = map[string]string{
-	"network":                           "#4e79a7",
-	"application":                       "#f28e2b",
-	"queue":                             "#e15759",
-	"model":                             "#59a14f",
+	"network":                           okSkyBlue,
+	"application":                       okReddishPurple,
+	"queue":                             okOrange,
+	"model":                             okBlue,
 	"upstream (not split)":              "#bab0ac",
 	"network + application (not split)": "#8c8c8c",
 	"all (not split)":                   "#d9d9d9",
@@ -190,7 +205,7 @@ func newChart(slices []analyze.Slice) chart {
 			}
 			if px >= minLabelPx {
 				seg.Text, seg.TextX, seg.TextY = fmtMs(v), f1(float64(labelWidth)+pos+px/2), y+barHeight-4
-				seg.TextDark = p.Name == "application"
+				seg.TextDark = componentColors[p.Name] != okBlue // white only on the dark blue
 			}
 			row.Segments = append(row.Segments, seg)
 			pos += px
@@ -353,9 +368,13 @@ const (
 	pcBottom = 44
 )
 
-// sliceColors tell the slices apart in the percentile curves; all
-// requests is drawn in black.
-var sliceColors = []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}
+// sliceColors tell the slices apart in the percentile curves: the
+// Okabe–Ito colours but black, which draws all requests; from the eighth
+// slice on they repeat, dashed (sliceDashes).
+var sliceColors = []string{okBlue, okOrange, okBluishGreen, okVermillion, okSkyBlue, okReddishPurple, okYellow}
+
+// sliceDashes are the stroke patterns of each round of sliceColors.
+var sliceDashes = []string{"", "6 3", "2 2", "8 3 2 3"}
 
 // curveChart is a percentile curve per slice: P50, P90, P95 and P99 of one
 // metric, the percentile on a tail-stretching axis (1/(1−p), log), the
@@ -375,6 +394,7 @@ type curveChart struct {
 type curveLine struct {
 	Label  string
 	Color  string
+	Dash   string // stroke-dasharray, "" for a solid line
 	Width  string
 	Points string
 	Dots   []dot
@@ -442,9 +462,10 @@ func newCurveChart(title, unit string, rows []distRow) curveChart {
 		c.XTicks = append(c.XTicks, tick{X: f1(x(p.q)), Y: fmt.Sprint(c.Bottom + 16), Label: p.name})
 	}
 	for i, r := range rows {
-		l := curveLine{Label: r.Label, Color: "#222", Width: "2.5"}
+		l := curveLine{Label: r.Label, Color: okBlack, Width: "2.5"}
 		if i > 0 {
 			l.Color, l.Width = sliceColors[(i-1)%len(sliceColors)], "1.5"
+			l.Dash = sliceDashes[(i-1)/len(sliceColors)%len(sliceDashes)]
 		}
 		var pts []string
 		for _, p := range ps {
@@ -506,8 +527,55 @@ type tsRect struct {
 func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
 
 // tsTickSteps are the time-axis tick steps the chart picks from, in
-// seconds.
-var tsTickSteps = []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400}
+// seconds: the smallest giving at most tsMaxTicks ticks; beyond four
+// weeks, a whole number of weeks.
+var tsTickSteps = []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200,
+	86400, 2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400}
+
+const tsMaxTicks = 8
+
+// timeTick is one tick of a time axis: its instant (Unix seconds) and
+// label.
+type timeTick struct {
+	at    float64
+	label string
+}
+
+// timeTicks are the ticks of a time axis from first (Unix seconds, UTC)
+// over span seconds: at multiples of a step from tsTickSteps, no two
+// labels alike. Labels carry the date (month-day) where the span exceeds a
+// day, or where a tick's day is not the first's; only the date for steps
+// of whole days; seconds only for steps under a minute.
+func timeTicks(first, span float64) []timeTick {
+	step := tsTickSteps[len(tsTickSteps)-1]
+	if n := math.Ceil(span / tsMaxTicks / step); n > 1 {
+		step *= n
+	}
+	for _, s := range tsTickSteps {
+		if span/s <= tsMaxTicks {
+			step = s
+			break
+		}
+	}
+	clock := "15:04"
+	if step < 60 {
+		clock = "15:04:05"
+	}
+	day0 := time.Unix(int64(math.Floor(first)), 0).UTC().Format("2006-01-02")
+	var ts []timeTick
+	for t := math.Ceil(first/step) * step; t <= first+span+1e-9; t += step {
+		at := time.Unix(0, int64(math.Round(t*1e9))).UTC()
+		layout := clock
+		switch {
+		case step >= 86400:
+			layout = "Jan 2"
+		case span > 86400 || at.Format("2006-01-02") != day0:
+			layout = "Jan 2 " + clock
+		}
+		ts = append(ts, timeTick{at: t, label: at.Format(layout)})
+	}
+	return ts
+}
 
 func newTSChart(ws []analyze.TimeWindow) tsChart {
 	c := tsChart{Width: chartWidth, Left: tsLabelWidth, Right: chartWidth - 10, TickX: tsLabelWidth - 6}
@@ -524,8 +592,8 @@ func newTSChart(ws []analyze.TimeWindow) tsChart {
 		ci func(analyze.TimeWindow) (bool, analyze.Interval)
 	}
 	metrics := []metric{
-		{"arrivals/s", "#76b7b2", func(w analyze.TimeWindow) (*float64, int64) { v := w.ArrivalsPerS; return &v, w.Requests }, "/s", nil},
-		{"P95 client E2E", "#4e79a7", func(w analyze.TimeWindow) (*float64, int64) { return w.ClientE2EP95, w.ClientE2EN }, " ms",
+		{"arrivals/s", okBluishGreen, func(w analyze.TimeWindow) (*float64, int64) { v := w.ArrivalsPerS; return &v, w.Requests }, "/s", nil},
+		{"P95 client E2E", okVermillion, func(w analyze.TimeWindow) (*float64, int64) { return w.ClientE2EP95, w.ClientE2EN }, " ms",
 			func(w analyze.TimeWindow) (bool, analyze.Interval) { return w.ClientE2ESmall, w.ClientE2ECI }},
 		{"P95 queue", componentColors["queue"], func(w analyze.TimeWindow) (*float64, int64) { return w.QueueP95, w.QueueN }, " ms",
 			func(w analyze.TimeWindow) (bool, analyze.Interval) { return w.QueueSmall, w.QueueCI }},
@@ -571,6 +639,10 @@ func newTSChart(ws []analyze.TimeWindow) tsChart {
 			}
 		}
 		p.Max = f1(max) + mt.unit
+		if max > 0 && max < 1 {
+			// A slow rate (0.02/s over weeks) would read "0.0/s".
+			p.Max = fmt.Sprintf("%.2g", max) + mt.unit
+		}
 		p.Zero = "0" + mt.unit
 		if max == 0 {
 			max = 1
@@ -596,24 +668,15 @@ func newTSChart(ws []analyze.TimeWindow) tsChart {
 	first := ws[0].Start.UTC()
 	width := ws[0].WidthS
 	span := width * float64(len(ws))
-	step := tsTickSteps[len(tsTickSteps)-1]
-	for _, s := range tsTickSteps {
-		if span/s <= 8 {
-			step = s
-			break
-		}
-	}
-	layout := "15:04:05"
-	if step >= 60 {
-		layout = "15:04"
-	}
 	firstS := float64(first.UnixNano()) / 1e9
-	for t := math.Ceil(firstS/step) * step; t <= firstS+span+1e-9; t += step {
-		at := time.Unix(0, int64(math.Round(t*1e9))).UTC()
-		px := float64(tsLabelWidth) + (t-firstS)/span*plotW
-		c.XTicks = append(c.XTicks, tick{X: f1(px), Y: fmt.Sprint(c.AxisY + 16), Label: at.Format(layout)})
+	for _, tk := range timeTicks(firstS, span) {
+		px := float64(tsLabelWidth) + (tk.at-firstS)/span*plotW
+		c.XTicks = append(c.XTicks, tick{X: f1(px), Y: fmt.Sprint(c.AxisY + 16), Label: tk.label})
 	}
-	c.AxisTitle = fmt.Sprintf("window start, UTC, %s (windows of %s)", first.Format("2006-01-02"), fmtWidth(width))
+	c.AxisTitle = fmt.Sprintf("window start, UTC, from %s (windows of %s)", first.Format("2006-01-02"), fmtWidth(width))
+	if ws[0].AroundBurst {
+		c.AxisTitle += "; only the part of the run around the burst"
+	}
 	c.Height = c.AxisY + tsAxisSpace
 	return c
 }

@@ -251,9 +251,14 @@ type view struct {
 
 	ContractView *contractView // nil without --contract
 
-	Glossary      []analyze.GlossaryEntry // infertrace's metrics beside other tools'
-	GlossaryNotes []string                // where their definitions differ
-	TrendView     *trendView              // nil without --period
+	Glossary []analyze.GlossaryEntry // infertrace's metrics beside other tools'
+	// ProtocolRows are the protocol, each Method naming the percentile
+	// rule (PercentileRule, stated once above the table) instead of
+	// repeating it.
+	ProtocolRows   []analyze.ProtocolEntry
+	PercentileRule string
+	GlossaryNotes  []string   // where their definitions differ
+	TrendView      *trendView // nil without --period
 }
 
 // headlineGroup is the headlines answering one question.
@@ -353,7 +358,11 @@ func splitRows(split []analyze.Component, name string) []attrRow {
 }
 
 func newView(r *analyze.Result) *view {
-	v := &view{Result: r, Glossary: analyze.Glossary, GlossaryNotes: analyze.GlossaryNotes}
+	v := &view{Result: r, Glossary: analyze.Glossary, GlossaryNotes: analyze.GlossaryNotes, PercentileRule: analyze.PercentileRule}
+	for _, e := range r.Protocol {
+		e.Method = strings.Replace(e.Method, "; "+analyze.PercentileRule, "; intervals and “n too small” by the percentile rule", 1)
+		v.ProtocolRows = append(v.ProtocolRows, e)
+	}
 	metrics := []struct {
 		title, unit, note string
 		get               func(analyze.Slice) analyze.Dist

@@ -153,8 +153,9 @@ func TestHTMLSelfContained(t *testing.T) {
 		}
 	}
 	// Attribution, two percentile curves, time series, and a bar per row
-	// of the summary table.
-	if n, rows := strings.Count(h, "<svg"), strings.Count(h, `aria-label="attribution bars"`); n != 4+rows || rows == 0 {
+	// of the summary table (the curves' legend draws its line samples in
+	// SVGs hidden from screen readers, one per curve of the first chart).
+	if n, rows := strings.Count(h, `<svg role="img"`), strings.Count(h, `aria-label="attribution bars"`); n != 4+rows || rows == 0 || strings.Count(h, "<svg") != n+strings.Count(h, `<svg class="line" width="26" height="10" aria-hidden="true">`) {
 		t.Errorf("HTML report has %d inline SVG charts and %d summary bars, want 4 charts and a bar per summary row", n, rows)
 	}
 	// One bar per component per drawn row: 4 slices with data x 2 bars x 4
