@@ -357,9 +357,10 @@ func checkReportShowsPhases(t *testing.T, db *sql.DB, outDir string) {
 		t.Fatal(err)
 	}
 	html := string(b)
-	// Attribution, two percentile curves, time series, and a bar per row
+	// Charts (role="img"; legend swatches are not): attribution, two
+	// percentile curves, time series, and a bar per row
 	// of the summary table.
-	if n, rows := strings.Count(html, "<svg"), strings.Count(html, `aria-label="attribution bars"`); n != 4+rows || rows == 0 {
+	if n, rows := strings.Count(html, `<svg role="img"`), strings.Count(html, `aria-label="attribution bars"`); n != 4+rows || rows == 0 {
 		t.Errorf("report.html has %d SVG charts and %d summary bars, want 4 charts and a bar per summary row", n, rows)
 	}
 	// The first screen answers: the burst's queueing and the cold replica
