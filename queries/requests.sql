@@ -7,7 +7,11 @@
 -- records without one never join each other by ID. Each record gets a
 -- request key, the request_id column of the output:
 --   * server: its request ID (TGI rows get theirs by time, see below);
---   * gateway: its own request ID; else the ID of the server record of the
+--   * gateway: its own request ID; else, for a record with neither a
+--     request ID nor a trace ID, the ID of the server record analyze
+--     matched it to by time (gateway_matched.sql: Kong before 3.5, NGINX
+--     formats without $request_id; only unambiguous pairs); else the ID of
+--     the server record of the
 --     same trace (trace matching, below); else 'trace:<trace_id>' (with
 --     '#n' when the trace holds n > 1 gateway records), so a client can
 --     still join it by trace; else 'unjoined:<file>:<line>';
@@ -52,8 +56,9 @@
 --   client_join says how the client record joined the request: 'id',
 --   'response_id', 'trace_id', 'trace_order', or 'none' when the request
 --   has no other tier; gateway_join the same for the gateway record:
---   'id', 'trace_id' / 'trace_order' (to the server, else the client's
---   join to it), or 'none'; NULL without a record on the tier.
+--   'id', 'time' (matched to the server record by time), 'trace_id' /
+--   'trace_order' (to the server, else the client's join to it), or
+--   'none'; NULL without a record on the tier.
 --   client_format, gateway_format: the format of the kept record.
 --
 -- Duplicates and retries (applied to each tier on its own, before the join):
@@ -136,7 +141,7 @@
 --   * TGI rows and Ollama's final objects (format ollama-json) log no
 --     request ID, but their end and the server's own E2E duration: analyze
 --     matches them to gateway records by time before this query runs
---     (queries/tgi_candidates.sql and tgi_round.sql: both ends of the
+--     (queries/match_candidates.sql and tgi_round.sql: both ends of the
 --     gateway's upstream span, else of its own span, within tolerances
 --     estimated from the data once each host pair's clock offset is
 --     removed; one-to-one, best pair first) and fills request_id,
@@ -502,7 +507,8 @@ gateway_files AS MATERIALIZED (
 -- Each row, narrow: rid, h, its source {fid, line}, and the columns the
 -- keys, joins and phases read.
 gateway_h AS MATERIALIZED (
-    SELECT r.rid, r.h, f.fid, r.source_line AS line, r.request_id, r.trace_id, r.start_time, r.end_time, r.gateway
+    SELECT r.rid, r.h, f.fid, r.source_line AS line, r.request_id, r.trace_id, r.start_time, r.end_time, r.gateway,
+           r.joined_by = 'time' AS by_time
     FROM (SELECT *, hash(*COLUMNS(* EXCLUDE (source_file, source_line, rid))) AS h FROM gateway_r) AS r
     LEFT JOIN gateway_files AS f ON f.file = r.source_file
 ),
@@ -665,7 +671,8 @@ gateway_j AS MATERIALIZED (
                     WHEN gt.n_tr > 1 THEN 'trace:' || g.trace_id || '#' || gt.rk
                     ELSE concat('unjoined:', coalesce(f.file, '?'), ':', coalesce(g.line::VARCHAR, '?'),
                                 '#' || g.n) END AS request_id),
-           CASE WHEN g.request_id IS NOT NULL THEN 'id'
+           CASE WHEN g.by_time THEN 'time'
+                WHEN g.request_id IS NOT NULL THEN 'id'
                 ELSE coalesce(gs.how, 'none') END AS how
     FROM gateway_n AS g
     LEFT JOIN gateway_server_tr AS gs ON gs.rid = g.rid

@@ -43,16 +43,21 @@ package formats
 // "http_x_request_id" (the client's X-Request-ID), "request_id" (NGINX's
 // own, which only joins if NGINX forwards it upstream) or "auto" (the
 // default): $http_x_request_id when the line has one, else $request_id. A
-// line with neither is rejected, except a line of the combined format,
-// which logs no ID at all: its row is kept without one (and without a
-// start: combined has no $request_time, only $time_local, the second the
-// response ended), and the analysis counts it but cannot join it. Such a
-// line without its $time_local ("[]") is rejected: nothing of its row
-// would be known.
+// line with neither is rejected, except a line of a format that logs no
+// ID variable at all (combined, or a timing format such as
+// `... rt=$request_time urt="$upstream_response_time"`): its row is kept
+// without one. The analysis matches such a row to a server record by time
+// when its format logs a duration ($request_time), and counts it
+// otherwise; a combined row has no start (no $request_time, only
+// $time_local, the second the response ended) and is counted, never
+// joined. Such a line without its time ("[]") is rejected: nothing of its
+// row would be known. A format with neither an ID nor a time variable is
+// refused.
 
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -164,6 +169,10 @@ type nginxConfig struct {
 	id           int
 	lists        []bool  // per field: an upstream list
 	valid        lfValid // checks the lists while matching; nil without them
+	// noID: the format has neither $request_id nor $http_x_request_id
+	// (combined, or a timing format without an ID): its rows are kept
+	// without one.
+	noID bool
 }
 
 // compileNginxConfig compiles a log_format (empty: combined) and the
@@ -236,11 +245,23 @@ func compileNginxConfig(src, id string) (*nginxConfig, error) {
 			return nil, fmt.Errorf("--nginx-request-id http_x_request_id: the log_format has no $http_x_request_id")
 		case c.id == nginxIDOwn && !has(nvRequestID):
 			return nil, fmt.Errorf("--nginx-request-id request_id: the log_format has no $request_id")
-		case format != nginxCombined && !has(nvXRequestID) && !has(nvRequestID):
-			return nil, fmt.Errorf("--nginx-format logs no request ID: add $request_id or $http_x_request_id, which the analysis joins on")
+		case !has(nvXRequestID) && !has(nvRequestID) && !has(nvMsec) && !has(nvTimeLocal) && !has(nvTimeISO):
+			return nil, fmt.Errorf("--nginx-format logs no request ID and no time ($msec, $time_local or $time_iso8601): its rows could join nothing; add $request_id or $http_x_request_id, and $msec")
 		}
 	}
+	c.noID = !slices.Contains(c.vars, nvRequestID) && !slices.Contains(c.vars, nvXRequestID)
 	return c, nil
+}
+
+// timeName names the time variable a line of the format must have when
+// it has no ID: the first of msec, time_iso8601 and time_local it logs.
+func (c *nginxConfig) timeName() string {
+	for _, v := range []nginxVar{nvMsec, nvTimeISO, nvTimeLocal} {
+		if i := slices.Index(c.vars, v); i >= 0 {
+			return c.names[i]
+		}
+	}
+	return "msec"
 }
 
 // listValid says whether v can be the value of field i: an upstream list
@@ -411,7 +432,7 @@ type nginxRec struct {
 	hostname, traceparent    []byte
 	addr, header, resp       []byte
 	status                   int32
-	noID                     bool // a combined line: no ID to require
+	noID                     bool // the format logs no ID: none to require
 }
 
 func (p *nginxParser) ParseLine(line []byte, out *record.RowQueue[record.GatewayRow]) error {
@@ -433,7 +454,7 @@ func (p *nginxParser) ParseLine(line []byte, out *record.RowQueue[record.Gateway
 		}
 		return &lfMismatch{msg: "line does not match the --nginx-format log_format"}
 	}
-	p.rec.noID = c.src == nginxCombined && c.id == nginxIDAuto
+	p.rec.noID = c.noID
 	for i, v := range c.vars {
 		if vals[i] == nil || v == nvOpaque {
 			continue
@@ -610,9 +631,9 @@ func (p *nginxParser) row(row *record.GatewayRow) error {
 		id = r.rid
 	}
 	if id == nil && r.noID && !r.hasEnd && !r.hasCoarse {
-		// A combined line's only time is $time_local: a line without
-		// it ("[]") would be a row of nothing known.
-		return record.Missing("time_local")
+		// A line of a format without an ID and without its time (a
+		// combined line's "[]") would be a row of nothing known.
+		return record.Missing(p.cfg.timeName())
 	}
 	if id == nil && !r.noID {
 		switch p.cfg.id {
