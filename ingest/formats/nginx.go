@@ -86,7 +86,7 @@ func init() {
 		Options:   nginxOptions,
 		// An access log of an unknown format is most often NGINX with a
 		// log_format of its own: named first.
-		AccessLogHint: &record.AccessLogHint{Flag: "--nginx-format", Rank: 1},
+		AccessLogHint: &record.AccessLogHint{Flag: "--nginx-format", Rank: 1, Suggest: suggestNginxFormat},
 	})
 }
 
@@ -374,6 +374,54 @@ func nginxFormatString(src string) (format, escape string, err error) {
 		s = strings.TrimSpace(s[i+1:])
 	}
 	return b.String(), escape, nil
+}
+
+// The log_format shapes most NGINX access logs are written in, for the
+// suggestion of an unrecognised log (suggestNginxFormat), most specific
+// first: nginx.conf's main (combined and $http_x_forwarded_for), main or
+// combined with the timings of NGINX's monitoring guide (rt=, uct=, uht=,
+// urt=) or the same times quoted, and combined itself. None logs a request
+// ID: their rows are matched by time where they log $request_time, and the
+// suggestion is also the place to add $request_id.
+const nginxMain = nginxCombined + ` "$http_x_forwarded_for"`
+
+const nginxTimingsNamed = ` rt=$request_time uct="$upstream_connect_time" uht="$upstream_header_time" urt="$upstream_response_time"`
+
+const nginxTimingsQuoted = ` "$request_time" "$upstream_connect_time" "$upstream_header_time" "$upstream_response_time"`
+
+var nginxCommonFormats = []string{
+	nginxMain + nginxTimingsNamed,
+	nginxCombined + nginxTimingsNamed,
+	nginxMain + nginxTimingsQuoted,
+	nginxCombined + nginxTimingsQuoted,
+	nginxMain + " $request_time",
+	nginxCombined + " $request_time",
+	nginxMain,
+	"combined",
+}
+
+// suggestNginxFormat returns the first of nginxCommonFormats that reads
+// every non-blank one of lines into a row (at least one), else "".
+func suggestNginxFormat(lines [][]byte) string {
+	for _, src := range nginxCommonFormats {
+		p := newNginxParser(mustNginxConfig(src, ""))
+		n, ok := 0, true
+		for _, l := range lines {
+			if len(bytes.TrimSpace(l)) == 0 {
+				continue
+			}
+			var q record.RowQueue[record.GatewayRow]
+			if err := p.ParseLine(l, &q); err != nil || len(q.Rows) == 0 {
+				ok = false
+				break
+			}
+			n++
+		}
+		if ok && n > 0 {
+			return src
+		}
+	}
+	return ""
 }
 
 // sniffNginx accepts a JSON object with msec and request_time members, or a

@@ -202,10 +202,10 @@ func TestNginxOptionErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for opts, want := range map[[2]string]string{
-		{"nginx-format", "$remote_addr $ $status"}:      "'$' not followed by a variable name",
-		{"nginx-format", "$request_time $status"}:       "logs no request ID and no time",
-		{"nginx-request-id", "trace_id"}:                "want auto, http_x_request_id or request_id",
-		{"nginx-format", "'$msec $request_id"}:          "unterminated ' quote",
+		{"nginx-format", "$remote_addr $ $status"}: "'$' not followed by a variable name",
+		{"nginx-format", "$request_time $status"}:  "logs no request ID and no time",
+		{"nginx-request-id", "trace_id"}:           "want auto, http_x_request_id or request_id",
+		{"nginx-format", "'$msec $request_id"}:     "unterminated ' quote",
 	} {
 		_, err := ingest.Run(context.Background(), ingest.Options{
 			Inputs:        []ingest.Input{{Tier: record.Gateway, Pattern: "../../testdata/ingest/native.txtar"}},
