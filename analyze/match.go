@@ -69,6 +69,12 @@ func matchServers(ctx context.Context, db *sql.DB) error {
 		QUALIFY count(*) OVER (PARTITION BY g_key) = 1 AND count(*) OVER (PARTITION BY t_key) = 1`); err != nil {
 		return fmt.Errorf("match gateway records without a request ID: %w", err)
 	}
+	// Only the matches stay: the views read them.
+	for _, tbl := range []string{"match_t", "match_g", "match_cand"} {
+		if _, err := db.ExecContext(ctx, "DROP TABLE "+tbl); err != nil {
+			return err
+		}
+	}
 	if _, err := db.ExecContext(ctx, "ALTER VIEW gateway RENAME TO gateway_logged"); err != nil {
 		return fmt.Errorf("register gateway view: %w", err)
 	}

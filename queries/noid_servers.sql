@@ -2,7 +2,8 @@
 -- records that log no request ID (noid_gateways.sql) to server records
 -- (match_candidates.sql says how they are paired): the timing server
 -- records (a request ID, format not vllm-log) whose request ID no gateway
--- record logs, with an end and an E2E (e2e_ns, else end - arrival; arrival
+-- record logs, nor their trace ID (a gateway record of the trace joins
+-- them by trace), with an end and an E2E (e2e_ns, else end - arrival; arrival
 -- = end - e2e), the kept one per request ID (latest arrival, as in
 -- requests.sql). t_key is the request ID, which a matched gateway record
 -- takes (gateway_matched.sql); t_ord its hash. A server host is its
@@ -21,6 +22,8 @@ WHERE EXISTS (SELECT 1 FROM gateway
   AND s.end_time IS NOT NULL
   AND coalesce(s.e2e_ns, epoch_ns(s.end_time) - epoch_ns(s.arrival_time)) >= 0
   AND s.request_id NOT IN (SELECT request_id FROM gateway WHERE nullif(request_id, '') IS NOT NULL)
+  AND (nullif(s.trace_id, '') IS NULL
+       OR s.trace_id NOT IN (SELECT trace_id FROM gateway WHERE nullif(trace_id, '') IS NOT NULL))
 QUALIFY row_number() OVER (
     PARTITION BY s.request_id
     ORDER BY s.arrival_time DESC NULLS LAST, s.end_time DESC NULLS LAST,

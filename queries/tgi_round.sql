@@ -2,7 +2,7 @@
 -- records over the match_cand table (match_candidates.sql) into tgi_match.
 -- Among candidates whose TGI row and gateway record are both still
 -- unmatched, a pair is taken when each is the other's best (lowest score,
--- ties by t_key then request_id, one total order). analyze repeats the
+-- ties by t_key then g_key, the gateway record's request ID: one total order). analyze repeats the
 -- round until it takes no pair. The globally best remaining pair is always
 -- mutual best, so every round takes at least one while candidates remain,
 -- and the result is the greedy matching by score: best pair first, never a
