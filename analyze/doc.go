@@ -15,7 +15,11 @@
 //     Ollama's final JSON objects) are first matched one-to-one to gateway
 //     records by time, after the offset between the two hosts' clocks is
 //     estimated from the logs
-//     (queries/tgi_candidates.sql, tgi_round.sql, server_matched.sql);
+//     (queries/match_candidates.sql, tgi_rows.sql, tgi_round.sql,
+//     server_matched.sql); gateway records without a request ID (Kong
+//     before 3.5, NGINX formats without $request_id) are matched the same
+//     way to server records, only where the pair is unambiguous
+//     (noid_servers.sql, noid_gateways.sql, gateway_matched.sql);
 //     vLLM text-log rows are annotations only and never timed;
 //   - Summarize: reads requests.parquet, manifest.json, rejects.jsonl and
 //     the server tier's format column into

@@ -270,6 +270,17 @@ type TGIHost struct {
 	Records, Matched, GatewaySpans int64
 }
 
+// GatewayNoID says, for one gateway format, how its records that log no
+// request ID and no trace ID but a start (Kong's file-log before 3.5, NGINX
+// formats without $request_id) joined (queries/gateway_noid.sql): Records
+// such rows, Matched of them matched to a server record by time (only
+// unambiguous pairs), Coarse of them on gateway hosts whose every end is a
+// whole second (NGINX's $time_local without $msec), never matched.
+type GatewayNoID struct {
+	Format                   string
+	Records, Matched, Coarse int64
+}
+
 // JoinPair says how one pair of tiers joined: requests having both
 // records, out of the requests having each, by join method
 // (queries/joins.sql).
@@ -389,6 +400,9 @@ type Result struct {
 	Unjoined []UnjoinedRows
 	// TGIHosts says per TGI host how its rows were matched by time.
 	TGIHosts []TGIHost
+	// GatewayNoID says per gateway format how its records without a
+	// request ID were matched by time.
+	GatewayNoID []GatewayNoID
 	// ServerFormats lists the server formats present, most records first.
 	ServerFormats []ServerFormat
 	// Capabilities is the static list of what each server format can give.

@@ -112,7 +112,7 @@ func TestStagedRequestsEqualOneStatement(t *testing.T) {
 	if err := db.QueryRow("SELECT count(*) FROM duckdb_tables() WHERE temporary").Scan(&left); err != nil {
 		t.Fatal(err)
 	}
-	if left != 2 { // tgi_cand and tgi_match, matchServers's own
+	if left != 2 { // tgi_match and gateway_time, matchServers's own
 		t.Errorf("%d temporary tables left, want 2 (matchServers's)", left)
 	}
 }

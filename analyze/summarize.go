@@ -184,6 +184,9 @@ func summarizeOnce(ctx context.Context, dir string, opts SummaryOptions) (*Resul
 	if res.TGIHosts, err = tgiHosts(ctx, db); err != nil {
 		return nil, err
 	}
+	if res.GatewayNoID, err = gatewayNoID(ctx, db); err != nil {
+		return nil, err
+	}
 	if res.Aborted, err = aborted(ctx, db); err != nil {
 		return nil, err
 	}
@@ -360,6 +363,23 @@ func tgiHosts(ctx context.Context, db *sql.DB) ([]TGIHost, error) {
 			Records:      duck.Int(r["records"]),
 			Matched:      duck.Int(r["matched"]),
 			GatewaySpans: duck.Int(r["gateway_spans"]),
+		})
+	}
+	return out, nil
+}
+
+func gatewayNoID(ctx context.Context, db *sql.DB) ([]GatewayNoID, error) {
+	rows, err := duck.Rows(ctx, db, "gateway_noid")
+	if err != nil {
+		return nil, err
+	}
+	var out []GatewayNoID
+	for _, r := range rows {
+		out = append(out, GatewayNoID{
+			Format:  duck.String(r["format"]),
+			Records: duck.Int(r["records"]),
+			Matched: duck.Int(r["matched"]),
+			Coarse:  duck.Int(r["coarse"]),
 		})
 	}
 	return out, nil

@@ -46,6 +46,14 @@ var realSamples = map[string]realSample{
 
 	"versions/aiperf_dev_2025-10_profile_export.jsonl": {tier: Client, format: "aiperf"},
 
+	"no-request-id/nginx_main_timings.log": {tier: Gateway, format: "nginx", named: true, opts: map[string]string{"nginx-format": nginxMainTimings}},
+	"no-request-id/nginx_msec_timings.log": {tier: Gateway, format: "nginx", named: true, opts: map[string]string{"nginx-format": `` +
+		`'$remote_addr - $remote_user [$time_local] ' '"$request" $status $bytes_sent "$http_referer" ' ` +
+		`'"$http_user_agent" "$uid_got" "$uid_set" $msec ' 'adfr="$cookie_adfr" ' 'dv="$cookie_dv" dvr="$cookie_dvr" ' ` +
+		`'lv="$cookie_lv" lvr="$cookie_lvr" ' 'rt=$request_time ut="$upstream_response_time" ' ` +
+		`'cs=$upstream_cache_status ua="$upstream_addr" us="$upstream_status"'`}},
+	"no-request-id/kong_2.2_file_log.json": {tier: Gateway, format: "kong", framing: "json-records"},
+
 	"strict/plano_envoy_default.log": {tier: Gateway, format: "envoy"},
 	"strict/plano_envoy_upstream_cluster.log": {tier: Gateway, format: "envoy", named: true, wantPrefix: "regex", rejects: 2,
 		prefix: `plano-1  \| \[access_logs\] ?`, opts: map[string]string{"envoy-format": `[%START_TIME%] "%REQ(:METHOD)% ` +
@@ -53,6 +61,12 @@ var realSamples = map[string]realSample{
 			`%DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" ` +
 			`"%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%" "%UPSTREAM_CLUSTER%"`}},
 }
+
+// nginxMainTimings is NGINX's main log_format with the timings of NGINX's
+// monitoring guide and no request ID, as the suggestion for such a log
+// gives it (no-request-id/nginx_main_timings.log).
+const nginxMainTimings = `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" ` +
+	`"$http_user_agent" "$http_x_forwarded_for" rt=$request_time uct="$upstream_connect_time" uht="$upstream_header_time" urt="$upstream_response_time"`
 
 // TestRealSamples: every real sample is read whole: its format sniffed (or
 // as named), its prefix and framing found, rows made, no line rejected and

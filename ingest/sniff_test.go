@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,5 +184,99 @@ func TestSniffAccessLogHint(t *testing.T) {
 		"name it with --gateway nginx:" + path + " --nginx-format '…' (or envoy with --envoy-format)"
 	if err == nil || err.Error() != want {
 		t.Errorf("error\n%v\nwant\n%s", err, want)
+	}
+}
+
+// TestSniffSuggestsNginxFormat: an NGINX access log in one of the common
+// log_format shapes that is not combined (main, main or combined with the
+// timings of NGINX's monitoring guide or the same times quoted, main with
+// $request_time) is told with the --nginx-format string of its shape, and
+// ingesting it with that string reads every line, none rejected, each row
+// without a request ID and, where the shape logs $request_time, with a
+// start. combined itself is sniffed without a suggestion and read the
+// same way.
+func TestSniffSuggestsNginxFormat(t *testing.T) {
+	t.Parallel()
+	const combined = `10.0.0.7 - - [01/Mar/2026:12:00:02 +0000] "POST /v1/chat/completions HTTP/1.1" 200 1540 "-" "python-requests/2.31"`
+	const main = combined + ` "-"`
+	const named = ` rt=2.145 uct="0.001" uht="0.152" urt="2.140"`
+	const quoted = ` "2.145" "0.001" "0.152" "2.140"`
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, file string // file: a real sample instead of lines
+		lines      []string
+		want       string // the format suggested; "" for combined, sniffed
+		start      bool
+	}{
+		{name: "main timings named (real)", file: filepath.Join("..", "testdata", "real", "no-request-id", "nginx_main_timings.log"),
+			want: nginxMainTimings, start: true},
+		{name: "main timings named", lines: []string{main + named, strings.Replace(main+named, "12:00:02", "12:00:03", 1)}, want: nginxMainTimings, start: true},
+		{name: "combined timings named", lines: []string{combined + named},
+			want: strings.Replace(nginxMainTimings, ` "$http_x_forwarded_for"`, "", 1), start: true},
+		{name: "main timings quoted", lines: []string{main + quoted},
+			want: strings.Replace(nginxMainTimings, ` rt=$request_time uct="$upstream_connect_time" uht="$upstream_header_time" urt="$upstream_response_time"`,
+				` "$request_time" "$upstream_connect_time" "$upstream_header_time" "$upstream_response_time"`, 1), start: true},
+		{name: "main request_time", lines: []string{main + " 2.145"},
+			want: strings.Replace(nginxMainTimings, ` rt=$request_time uct="$upstream_connect_time" uht="$upstream_header_time" urt="$upstream_response_time"`,
+				` $request_time`, 1), start: true},
+		{name: "main", lines: []string{main, strings.Replace(main, " 200 ", " 502 ", 1)},
+			want: strings.Replace(nginxMainTimings, ` rt=$request_time uct="$upstream_connect_time" uht="$upstream_header_time" urt="$upstream_response_time"`, "", 1)},
+		{name: "combined", lines: []string{combined}},
+	} {
+		path := c.file
+		if path == "" {
+			path = filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".log")
+			if err := os.WriteFile(path, []byte(strings.Join(c.lines, "\n")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		name, err := sniffFile(t, Gateway, path)
+		opts := map[string]string{}
+		if c.want == "" {
+			if err != nil || name != "nginx" {
+				t.Errorf("%s: sniffed %q, %v; want nginx", c.name, name, err)
+				continue
+			}
+		} else {
+			_, q, ok := strings.Cut(fmt.Sprint(err), "--nginx-format ")
+			if !ok || !strings.HasPrefix(q, "'") || !strings.HasSuffix(q, "'") {
+				t.Errorf("%s: no --nginx-format suggested: %v", c.name, err)
+				continue
+			}
+			got := strings.ReplaceAll(q[1:len(q)-1], `'\''`, `'`)
+			if got != c.want {
+				t.Errorf("%s: suggested\n%s\nwant\n%s", c.name, got, c.want)
+				continue
+			}
+			opts["nginx-format"] = got
+		}
+		out := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".out")
+		m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Gateway, Pattern: path, Format: "nginx"}},
+			Out: out, FormatOptions: opts})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		f := m.Files[0]
+		if f.Rows != f.Lines || f.Rejected != 0 || f.Error != "" {
+			t.Errorf("%s: %d rows of %d lines, %d rejected, error %q", c.name, f.Rows, f.Lines, f.Rejected, f.Error)
+		}
+		parts, _ := filepath.Glob(filepath.Join(out, "gateway", "*", "*.parquet"))
+		more, _ := filepath.Glob(filepath.Join(out, "gateway", "*.parquet"))
+		var rows []GatewayRow
+		for _, p := range append(parts, more...) {
+			rs, err := readParquet[GatewayRow](p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows = append(rows, rs...)
+		}
+		if int64(len(rows)) != f.Rows {
+			t.Errorf("%s: read back %d rows, want %d", c.name, len(rows), f.Rows)
+		}
+		for _, r := range rows {
+			if r.RequestID != "" || (r.Start != 0) != c.start {
+				t.Errorf("%s: row with request ID %q, start %d; want none, start %v", c.name, r.RequestID, r.Start, c.start)
+			}
+		}
 	}
 }

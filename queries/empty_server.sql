@@ -2,7 +2,7 @@
 -- A server logs instants, durations it measured itself, or both (see
 -- ingest.ServerRow); format names the input format of each row. joined_by
 -- and match_candidates are never written by ingest: analyze fills them for
--- rows it matched to a gateway record by time (TGI), see tgi_candidates.sql.
+-- rows it matched to a gateway record by time (TGI), see tgi_rows.sql and match_candidates.sql.
 SELECT
     NULL::VARCHAR      AS request_id,
     NULL::VARCHAR      AS engine_request_id, -- the ID as the server logged it

@@ -56,7 +56,7 @@ gateway_r AS NOT MATERIALIZED (
     FROM gateway
     WHERE nullif(request_id, '') IS NOT NULL OR nullif(trace_id, '') IS NOT NULL OR start_time IS NOT NULL
 ),
-{{template "tier_dedup" (dict "T" "gateway" "HCols" "r.request_id, r.trace_id, r.start_time, r.end_time, r.gateway")}}
+{{template "tier_dedup" (dict "T" "gateway" "HCols" "r.request_id, r.trace_id, r.start_time, r.end_time, r.gateway, r.joined_by = 'time' AS by_time")}}
 {{template "tier_refs" (dict "T" "gateway")}}
 server_r AS NOT MATERIALIZED (
     SELECT * REPLACE (nullif(request_id, '') AS request_id,
@@ -128,7 +128,8 @@ gateway_j AS MATERIALIZED (
                     WHEN gt.n_tr > 1 THEN 'trace:' || g.trace_id || '#' || gt.rk
                     ELSE concat('unjoined:', coalesce(f.file, '?'), ':', coalesce(g.line::VARCHAR, '?'),
                                 '#' || g.n) END AS request_id),
-           CASE WHEN g.request_id IS NOT NULL THEN 'id'
+           CASE WHEN g.by_time THEN 'time'
+                WHEN g.request_id IS NOT NULL THEN 'id'
                 ELSE coalesce(gs.how, 'none') END AS how
     FROM gateway_n AS g
     LEFT JOIN gateway_server_tr AS gs ON gs.rid = g.rid

@@ -4,7 +4,7 @@
 -- request_id, joined_by = 'time' and match_candidates (how many gateway
 -- records were within the tolerance).
 -- Every other row is unchanged. The TGI key is the one of
--- tgi_candidates.sql, so exact duplicates of a matched line get the same ID
+-- tgi_rows.sql, so exact duplicates of a matched line get the same ID
 -- and collapse in requests.sql.
 WITH keyed AS (
     SELECT *,

@@ -1,5 +1,5 @@
 -- tgi_hosts.sql: per TGI host (its replica label, else its log file, as in
--- tgi_candidates.sql; Ollama's ollama-json rows count as TGI rows there),
+-- tgi_rows.sql; Ollama's ollama-json rows count as TGI rows there),
 -- the distinct TGI rows that could be matched by time
 -- (end and total time logged; exact duplicates once) and how many of them
 -- were, over server_logged and the requests view; with the gateway records

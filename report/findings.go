@@ -470,6 +470,9 @@ func joinFindings(r *analyze.Result) []string {
 			tiers++
 		}
 	}
+	for _, g := range r.GatewayNoID {
+		out = append(out, noIDFinding(r, g))
+	}
 	for _, u := range r.Unjoined {
 		if u.NoKey > 0 {
 			out = append(out, noKeyFinding(u))
@@ -481,6 +484,36 @@ func joinFindings(r *analyze.Result) []string {
 			u.NotJoined-u.NoKey, u.Records-u.NoKey, u.Tier, u.Format))
 	}
 	return out
+}
+
+// noIDFinding says how the gateway records of one format that log no
+// request ID joined, and what to log so that they join by ID.
+func noIDFinding(r *analyze.Result, g analyze.GatewayNoID) string {
+	s := fmt.Sprintf("%s of format %s log no request ID", plural(g.Records, "gateway record", "gateway records"), g.Format)
+	left := g.Records - g.Matched
+	switch {
+	case r.Coverage.Server == 0:
+		s += ", and there is no server log to match them to by time: they joined no server record"
+	case g.Matched > 0:
+		s += fmt.Sprintf(": %d were matched to a server record by time (the clock offset between the hosts estimated from the logs; taken only where one server record fits the gateway record and no other gateway record fits that server record), %d were not", g.Matched, left)
+	default:
+		s += ": none could be matched to a server record by time"
+	}
+	if g.Coarse > 0 && r.Coverage.Server > 0 {
+		s += fmt.Sprintf(" (%d of them end on whole seconds, as $time_local logs them without $msec: too coarse to match by time)", g.Coarse)
+	}
+	if left > 0 {
+		s += fmt.Sprintf(". The requests of the %d unmatched have no gateway time: their network and application time is not split (network_application_ms where a client and a server record joined), never zero and never moved into another component", left)
+	}
+	switch g.Format {
+	case "nginx":
+		s += ". To join every record by ID, add $request_id to the NGINX log_format and pass it upstream as X-Request-Id (proxy_set_header X-Request-Id $request_id), and log $msec for an end to the millisecond."
+	case "kong":
+		s += ". To join every record by ID, run Kong ≥ 3.5, whose file-log logs request.id, or have clients send an X-Request-Id header, which Kong logs among the request headers and passes upstream."
+	default:
+		s += ". To join every record by ID, log the request ID the gateway passes upstream (X-Request-Id)."
+	}
+	return s
 }
 
 // noKeyFinding says why gateway records with no request ID, no trace ID and

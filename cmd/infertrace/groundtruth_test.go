@@ -474,6 +474,11 @@ func TestGroundTruthCatchesClockMixing(t *testing.T) {
 		view := "CREATE VIEW " + tier + " AS SELECT *, NULL::BIGINT AS rid FROM (" + strings.TrimSuffix(strings.TrimSpace(queries.MustGet("empty_"+tier)), ";") +
 			") UNION ALL BY NAME SELECT *, (file_index::BIGINT << 40) + file_row_number AS rid FROM read_parquet('" +
 			filepath.Join(outDir, tier, "*", "*.parquet") + "', union_by_name = true, hive_partitioning = false)"
+		if tier == "gateway" {
+			// the column analyze's gateway view adds (gateway_matched.sql):
+			// no record here was matched by time
+			view = "CREATE VIEW gateway AS SELECT *, NULL::VARCHAR AS joined_by FROM (" + strings.TrimPrefix(view, "CREATE VIEW gateway AS ") + ")"
+		}
 		if _, err := db.Exec(view); err != nil {
 			t.Fatal(err)
 		}

@@ -31,7 +31,9 @@ import (
 // latencies.proxy is -1 when Kong answered itself (not proxied): the
 // upstream times are then absent. The request ID is the client's
 // X-Request-Id header when it sent one (that is what the other tiers log),
-// else Kong's own request.id. Model, tokens and TTFT come from the AI
+// else Kong's own request.id (Kong ≥ 3.5). A record with neither (Kong
+// before 3.5 logs no request.id) is kept without one: the analysis matches
+// it to a server record by time, else counts it. Model, tokens and TTFT come from the AI
 // plugins' ai.<plugin>.meta / usage (both the "prompt_tokens" and the 3.8
 // docs' singular "prompt_token" spellings); TTFT is Kong's own measurement.
 const formatKong = "kong"
@@ -169,9 +171,6 @@ func (p *kongParser) ParseLine(line []byte, out *record.RowQueue[record.GatewayR
 	r.RequestID = headerID
 	if r.RequestID == "" {
 		r.RequestID = kongID
-	}
-	if r.RequestID == "" {
-		return record.Missing("request.id")
 	}
 	r.Start = startedAt
 	if haveRequest {

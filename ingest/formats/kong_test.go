@@ -1,12 +1,17 @@
 package formats
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"golang.org/x/tools/txtar"
 
 	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
 // seedFromCase adds the lines of one file of a txtar case to a fuzz corpus.
@@ -72,4 +77,29 @@ func FuzzJSONRecords(f *testing.F) {
 			t.Fatalf("units %d != decoded %d + rejected %d", units, out.Decoded, rejected)
 		}
 	})
+}
+
+// Kong before 3.5 logs no request.id (Kong's documented 2.2.1 record,
+// testdata/real/no-request-id, compacted to one line): with no
+// X-Request-Id header either, the row is kept without a request ID, its
+// times placed as usual. started_at 1614232668342 = 05:57:48.342; upstream
+// start +kong 58 = .400; first byte +proxy 457 = .857; end +request 515 =
+// .857; no receive, so no upstream end (0, written as NULL).
+func TestKongWithoutRequestID(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "testdata", "real", "no-request-id", "kong_2.2_file_log.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, rejects := decodeWith(t, &kongParser{}, record.CompactJSON(bytes.TrimSpace(doc)))
+	if len(rows) != 1 || len(rejects) != 0 {
+		t.Fatalf("rows %v, rejects %v", rows, rejects)
+	}
+	r := rows[0]
+	got := strings.Join([]string{r.RequestID, scan.FormatNS(r.Start), scan.FormatNS(r.UpstreamStart), scan.FormatNS(r.UpstreamFirstByte),
+		scan.FormatNS(r.UpstreamEnd), scan.FormatNS(r.End), r.Route, strconv.Itoa(int(r.Status))}, "|")
+	want := "|2021-02-25T05:57:48.342Z|2021-02-25T05:57:48.4Z|2021-02-25T05:57:48.857Z|1970-01-01T00:00:00Z|2021-02-25T05:57:48.857Z|/log|200"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 }

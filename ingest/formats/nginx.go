@@ -43,16 +43,21 @@ package formats
 // "http_x_request_id" (the client's X-Request-ID), "request_id" (NGINX's
 // own, which only joins if NGINX forwards it upstream) or "auto" (the
 // default): $http_x_request_id when the line has one, else $request_id. A
-// line with neither is rejected, except a line of the combined format,
-// which logs no ID at all: its row is kept without one (and without a
-// start: combined has no $request_time, only $time_local, the second the
-// response ended), and the analysis counts it but cannot join it. Such a
-// line without its $time_local ("[]") is rejected: nothing of its row
-// would be known.
+// line with neither is rejected, except a line of a format that logs no
+// ID variable at all (combined, or a timing format such as
+// `... rt=$request_time urt="$upstream_response_time"`): its row is kept
+// without one. The analysis matches such a row to a server record by time
+// when its format logs a duration ($request_time), and counts it
+// otherwise; a combined row has no start (no $request_time, only
+// $time_local, the second the response ended) and is counted, never
+// joined. Such a line without its time ("[]") is rejected: nothing of its
+// row would be known. A format with neither an ID nor a time variable is
+// refused.
 
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -81,7 +86,7 @@ func init() {
 		Options:   nginxOptions,
 		// An access log of an unknown format is most often NGINX with a
 		// log_format of its own: named first.
-		AccessLogHint: &record.AccessLogHint{Flag: "--nginx-format", Rank: 1},
+		AccessLogHint: &record.AccessLogHint{Flag: "--nginx-format", Rank: 1, Suggest: suggestNginxFormat},
 	})
 }
 
@@ -164,6 +169,10 @@ type nginxConfig struct {
 	id           int
 	lists        []bool  // per field: an upstream list
 	valid        lfValid // checks the lists while matching; nil without them
+	// noID: the format has neither $request_id nor $http_x_request_id
+	// (combined, or a timing format without an ID): its rows are kept
+	// without one.
+	noID bool
 }
 
 // compileNginxConfig compiles a log_format (empty: combined) and the
@@ -236,11 +245,23 @@ func compileNginxConfig(src, id string) (*nginxConfig, error) {
 			return nil, fmt.Errorf("--nginx-request-id http_x_request_id: the log_format has no $http_x_request_id")
 		case c.id == nginxIDOwn && !has(nvRequestID):
 			return nil, fmt.Errorf("--nginx-request-id request_id: the log_format has no $request_id")
-		case format != nginxCombined && !has(nvXRequestID) && !has(nvRequestID):
-			return nil, fmt.Errorf("--nginx-format logs no request ID: add $request_id or $http_x_request_id, which the analysis joins on")
+		case !has(nvXRequestID) && !has(nvRequestID) && !has(nvMsec) && !has(nvTimeLocal) && !has(nvTimeISO):
+			return nil, fmt.Errorf("--nginx-format logs no request ID and no time ($msec, $time_local or $time_iso8601): its rows could join nothing; add $request_id or $http_x_request_id, and $msec")
 		}
 	}
+	c.noID = !slices.Contains(c.vars, nvRequestID) && !slices.Contains(c.vars, nvXRequestID)
 	return c, nil
+}
+
+// timeName names the time variable a line of the format must have when
+// it has no ID: the first of msec, time_iso8601 and time_local it logs.
+func (c *nginxConfig) timeName() string {
+	for _, v := range []nginxVar{nvMsec, nvTimeISO, nvTimeLocal} {
+		if i := slices.Index(c.vars, v); i >= 0 {
+			return c.names[i]
+		}
+	}
+	return "msec"
 }
 
 // listValid says whether v can be the value of field i: an upstream list
@@ -355,6 +376,54 @@ func nginxFormatString(src string) (format, escape string, err error) {
 	return b.String(), escape, nil
 }
 
+// The log_format shapes most NGINX access logs are written in, for the
+// suggestion of an unrecognised log (suggestNginxFormat), most specific
+// first: nginx.conf's main (combined and $http_x_forwarded_for), main or
+// combined with the timings of NGINX's monitoring guide (rt=, uct=, uht=,
+// urt=) or the same times quoted, and combined itself. None logs a request
+// ID: their rows are matched by time where they log $request_time, and the
+// suggestion is also the place to add $request_id.
+const nginxMain = nginxCombined + ` "$http_x_forwarded_for"`
+
+const nginxTimingsNamed = ` rt=$request_time uct="$upstream_connect_time" uht="$upstream_header_time" urt="$upstream_response_time"`
+
+const nginxTimingsQuoted = ` "$request_time" "$upstream_connect_time" "$upstream_header_time" "$upstream_response_time"`
+
+var nginxCommonFormats = []string{
+	nginxMain + nginxTimingsNamed,
+	nginxCombined + nginxTimingsNamed,
+	nginxMain + nginxTimingsQuoted,
+	nginxCombined + nginxTimingsQuoted,
+	nginxMain + " $request_time",
+	nginxCombined + " $request_time",
+	nginxMain,
+	"combined",
+}
+
+// suggestNginxFormat returns the first of nginxCommonFormats that reads
+// every non-blank one of lines into a row (at least one), else "".
+func suggestNginxFormat(lines [][]byte) string {
+	for _, src := range nginxCommonFormats {
+		p := newNginxParser(mustNginxConfig(src, ""))
+		n, ok := 0, true
+		for _, l := range lines {
+			if len(bytes.TrimSpace(l)) == 0 {
+				continue
+			}
+			var q record.RowQueue[record.GatewayRow]
+			if err := p.ParseLine(l, &q); err != nil || len(q.Rows) == 0 {
+				ok = false
+				break
+			}
+			n++
+		}
+		if ok && n > 0 {
+			return src
+		}
+	}
+	return ""
+}
+
 // sniffNginx accepts a JSON object with msec and request_time members, or a
 // line of the combined format.
 func sniffNginx(line []byte) bool {
@@ -411,7 +480,7 @@ type nginxRec struct {
 	hostname, traceparent    []byte
 	addr, header, resp       []byte
 	status                   int32
-	noID                     bool // a combined line: no ID to require
+	noID                     bool // the format logs no ID: none to require
 }
 
 func (p *nginxParser) ParseLine(line []byte, out *record.RowQueue[record.GatewayRow]) error {
@@ -433,7 +502,7 @@ func (p *nginxParser) ParseLine(line []byte, out *record.RowQueue[record.Gateway
 		}
 		return &lfMismatch{msg: "line does not match the --nginx-format log_format"}
 	}
-	p.rec.noID = c.src == nginxCombined && c.id == nginxIDAuto
+	p.rec.noID = c.noID
 	for i, v := range c.vars {
 		if vals[i] == nil || v == nvOpaque {
 			continue
@@ -610,9 +679,9 @@ func (p *nginxParser) row(row *record.GatewayRow) error {
 		id = r.rid
 	}
 	if id == nil && r.noID && !r.hasEnd && !r.hasCoarse {
-		// A combined line's only time is $time_local: a line without
-		// it ("[]") would be a row of nothing known.
-		return record.Missing("time_local")
+		// A line of a format without an ID and without its time (a
+		// combined line's "[]") would be a row of nothing known.
+		return record.Missing(p.cfg.timeName())
 	}
 	if id == nil && !r.noID {
 		switch p.cfg.id {

@@ -202,10 +202,10 @@ func TestNginxOptionErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for opts, want := range map[[2]string]string{
-		{"nginx-format", "$remote_addr $ $status"}:      "'$' not followed by a variable name",
-		{"nginx-format", "$msec $request_time $status"}: "logs no request ID",
-		{"nginx-request-id", "trace_id"}:                "want auto, http_x_request_id or request_id",
-		{"nginx-format", "'$msec $request_id"}:          "unterminated ' quote",
+		{"nginx-format", "$remote_addr $ $status"}: "'$' not followed by a variable name",
+		{"nginx-format", "$request_time $status"}:  "logs no request ID and no time",
+		{"nginx-request-id", "trace_id"}:           "want auto, http_x_request_id or request_id",
+		{"nginx-format", "'$msec $request_id"}:     "unterminated ' quote",
 	} {
 		_, err := ingest.Run(context.Background(), ingest.Options{
 			Inputs:        []ingest.Input{{Tier: record.Gateway, Pattern: "../../testdata/ingest/native.txtar"}},
@@ -279,5 +279,32 @@ func TestNginxCombinedEmptyFields(t *testing.T) {
 	}
 	if len(rows) != 1 || rows[0].RequestID != "" || rows[0].End == 0 || rows[0].Status != 200 || rows[0].Route != "/v1/chat/completions" {
 		t.Errorf("rows %+v, want the valid combined line, without an ID", rows)
+	}
+}
+
+// A log_format with timings but no ID variable (the common
+// `main` + rt=/uct=/uht=/urt= of NGINX's monitoring guide) is read: its rows
+// are kept without a request ID, their times placed as for any format. End
+// 12:00:02 (whole seconds: $time_local), start 2.145 s before, the last
+// attempt's 2.140 s end at the log write, its headers 0.152 s after it
+// started. A line of it without its time is rejected, naming $time_local.
+func TestNginxTimingFormatWithoutID(t *testing.T) {
+	t.Parallel()
+	const format = `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" rt=$request_time uct="$upstream_connect_time" uht="$upstream_header_time" urt="$upstream_response_time"`
+	rows, rejects := nginxRows(t, format, "",
+		`10.0.0.7 - - [01/Mar/2026:12:00:02 +0000] "POST /v1/chat/completions HTTP/1.1" 200 1540 "-" "python-requests/2.31" rt=2.145 uct="0.001" uht="0.152" urt="2.140"`+"\n"+
+			`10.0.0.7 - - [] "POST /v1/chat/completions HTTP/1.1" 200 1540 "-" "python-requests/2.31" rt=2.145 uct="0.001" uht="0.152" urt="2.140"`)
+	if len(rows) != 1 || len(rejects) != 1 {
+		t.Fatalf("rows %v, rejects %v: want 1 and 1", rows, rejects)
+	}
+	r := rows[0]
+	got := strings.Join([]string{r.RequestID, scan.FormatNS(r.Start), scan.FormatNS(r.UpstreamStart), scan.FormatNS(r.UpstreamFirstByte),
+		scan.FormatNS(r.UpstreamEnd), scan.FormatNS(r.End), r.Route, strconv.Itoa(int(r.Status))}, "|")
+	want := "|2026-03-01T11:59:59.855Z|2026-03-01T11:59:59.86Z|2026-03-01T12:00:00.012Z|2026-03-01T12:00:02Z|2026-03-01T12:00:02Z|/v1/chat/completions|200"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if e := rejects[0].Error(); !strings.Contains(e, "time_local") {
+		t.Errorf("reject %q does not name time_local", e)
 	}
 }

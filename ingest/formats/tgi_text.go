@@ -40,7 +40,7 @@ import (
 //
 // A Success line that lacks total_time or holds a bad duration or time is
 // rejected. Like the JSON form, the text form logs no request ID: the rows
-// are matched to gateway records by time (queries/tgi_candidates.sql).
+// are matched to gateway records by time (queries/tgi_rows.sql, match_candidates.sql).
 
 const formatTGIText = "tgi-text"
 

@@ -69,6 +69,10 @@ type Format struct {
 type AccessLogHint struct {
 	Flag string // the option that gives the format string: --nginx-format
 	Rank int    // the error names the formats in increasing Rank
+	// Suggest, when set, returns the format string of a common shape
+	// (NGINX's main, main with timings…) that reads every one of lines,
+	// else "": the error then gives the flag with that string.
+	Suggest func(lines [][]byte) string
 }
 
 // ConfigureFormats returns the newParser of every format that takes
@@ -245,6 +249,16 @@ func Sniff(t Tier, file string, lines [][]byte, doc []byte) (*Format, error) {
 		if len(others) > 0 {
 			flag += " (or " + strings.Join(others, ", or ") + ")"
 		}
+		for _, f := range hints {
+			if f.AccessLogHint.Suggest == nil {
+				continue
+			}
+			if s := f.AccessLogHint.Suggest(lines); s != "" {
+				near = "an access log of " + f.Name + " in a common format of its own, which it reads given the format string"
+				flag = "--" + string(t) + " " + f.Name + ":" + shellQuote(file) + " " + f.AccessLogHint.Flag + " " + shellQuote(s)
+				break
+			}
+		}
 	}
 	if file == "" {
 		flag = "FORMAT:GLOB"
@@ -270,10 +284,11 @@ func accessLogFormats(t Tier) []*Format {
 }
 
 // accessLogLike reports whether one of lines holds a quoted HTTP request
-// line (`"POST /v1/chat/completions HTTP/1.1"`), as access logs do.
+// line (`"POST /v1/chat/completions HTTP/1.1"`, a proxy's `"CONNECT
+// host:443 HTTP/1.1"`), as access logs do.
 func accessLogLike(lines [][]byte) bool {
 	for _, l := range lines {
-		for _, m := range []string{`"GET /`, `"POST /`, `"PUT /`, `"DELETE /`, `"HEAD /`, `"PATCH /`, `"OPTIONS /`} {
+		for _, m := range []string{`"GET /`, `"POST /`, `"PUT /`, `"DELETE /`, `"HEAD /`, `"PATCH /`, `"OPTIONS /`, `"CONNECT `} {
 			if strings.Contains(string(l), m) {
 				return true
 			}

@@ -1,39 +1,34 @@
--- tgi_candidates.sql: the gateway records each TGI row could be, for
--- analyze to match TGI rows (format = 'tgi', no request ID) to gateway
--- records by time. Reads the gateway view and server_logged (the server
--- tier as ingested); analyze stores the result as the tgi_cand table, picks
--- matches with tgi_round.sql and then fills request_id in the server view
--- (server_matched.sql).
---
--- Ollama's final objects (format = 'ollama-json') are matched the same way
--- and are "TGI rows" below: like TGI's Success line they log no request ID
--- but their end (created_at, the Ollama host's wall clock) and the
--- server's own E2E duration (total_duration, from the handler's start), so
--- arrival = end - e2e. An Ollama host is its log file (Ollama names no
--- replica). The key of step 1 leaves out Ollama's load, prompt eval and
--- eval durations: two of its rows are one only if they also end on the same
--- nanosecond after the same total_duration, which distinct requests do not. Ollama's GIN access lines (ollama-gin) log no instant (a local
--- time without a zone, to the second) and cannot be matched.
+-- match_candidates.sql: the pairs of a time match between records of a
+-- server host that log no key the other side knows ("TGI rows" below) and
+-- gateway records, for analyze (match.go) to match them one-to-one. It reads
+-- two tables analyze fills before it, one pair per kind of match:
+--   match_t (t_key, t_ord, t_host, replica, t_end, t_e2e): the server side,
+--     one row per record (exact duplicates once): its key, a hash that
+--     orders the sample below, its host, its replica label, its end and
+--     its E2E duration (ns, on the server host's clock);
+--   match_g (g_key, g_host, upstream, g_start, g_end): the gateway side:
+--     its key, its host, its upstream and the span it logged around the
+--     upstream call (ns, on the gateway host's clock).
+-- The two kinds (match.go): TGI and Ollama JSON rows, which log no request
+-- ID, against gateway records that have one (tgi_rows.sql,
+-- tgi_gateways.sql); and gateway records that log no request ID (Kong
+-- before 3.5, NGINX formats without $request_id) against server records
+-- that have one no gateway record logs (noid_servers.sql,
+-- noid_gateways.sql).
 --
 -- The TGI router and the gateway are different hosts, so their instants
 -- cannot be compared directly; only their offset, unknown but constant, can
 -- be estimated:
---   1. TGI rows: end_time (the Success log line, TGI host wall clock) and
---      e2e_ns (total_time); arrival = end - e2e. Exact duplicates (equal in
---      everything but the source line) are one row, t_key a hash of the
---      content. A TGI host is its replica label, else its log file.
---   2. Gateway records: the kept record per request ID (latest start, as in
---      requests.sql) whose request ID has no timing server record of its
---      own (those are already joined), with the span the gateway logged
---      around the upstream call: upstream_start and upstream_end where it
---      logged both, else its own start and end (Envoy's default format
---      logs only %START_TIME% and %DURATION%: the span then also holds the
---      gateway's own work before and after the call, which the tolerance
---      below absorbs). A gateway host is its gateway label, else its log
---      file, and records of the two kinds are separate hosts (their offsets
---      differ by the gateway's own work). When a TGI row's replica label
---      equals an upstream the gateway logged, only records of that upstream
---      are candidates.
+--   1. Server records: end t_end and E2E t_e2e; arrival = end - e2e.
+--   2. Gateway records: the span the gateway logged around the upstream
+--      call: upstream_start and upstream_end where it logged both, else its
+--      own start and end (Envoy's default format logs only %START_TIME% and
+--      %DURATION%: the span then also holds the gateway's own work before
+--      and after the call, which the tolerance below absorbs). A gateway
+--      host is its gateway label, else its log file, and records of the two
+--      kinds are separate hosts (their offsets differ by the gateway's own
+--      work). When a TGI row's replica label equals an upstream the gateway
+--      logged, only records of that upstream are candidates.
 --   3. Coarse pairs ("upstream" below is the span of step 2): gateway
 --      upstream_end within 60 s of TGI end, both
 --      ways (a larger host offset is not matched). d_end = gateway
@@ -69,51 +64,18 @@
 --      request must line up once the offset is removed. n_cand is the number
 --      of candidates of the TGI row; >= 2 is ambiguous.
 WITH
-tgi AS (
-    SELECT hash(end_time, e2e_ns, queue_ns, inference_ns, arrival_time, scheduled_time,
-                output_tokens, error, replica, model) AS t_key,
-           coalesce(any_value(replica), min(source_file)) AS t_host,
-           any_value(replica) AS replica,
-           epoch_ns(any_value(end_time)) AS t_end,
-           any_value(e2e_ns) AS t_e2e
-    FROM server_logged
-    WHERE format IN ('tgi', 'ollama-json') AND request_id IS NULL AND end_time IS NOT NULL AND e2e_ns >= 0
-    GROUP BY t_key
-),
-gw AS (
-    SELECT g.request_id,
-           coalesce(g.gateway, g.source_file)
-             || CASE WHEN g.upstream_start_time IS NOT NULL AND g.upstream_end_time IS NOT NULL
-                     THEN '' ELSE ' (start/end)' END AS g_host,
-           g.upstream,
-           CASE WHEN g.upstream_start_time IS NOT NULL AND g.upstream_end_time IS NOT NULL
-                THEN epoch_ns(g.upstream_start_time) ELSE epoch_ns(g.start_time) END AS g_start,
-           CASE WHEN g.upstream_start_time IS NOT NULL AND g.upstream_end_time IS NOT NULL
-                THEN epoch_ns(g.upstream_end_time) ELSE epoch_ns(g.end_time) END AS g_end
-    FROM gateway AS g
-    -- without TGI rows, no gateway record is read further
-    WHERE EXISTS (SELECT 1 FROM tgi)
-      AND g.request_id IS NOT NULL
-      AND ((g.upstream_start_time IS NOT NULL AND g.upstream_end_time IS NOT NULL)
-           OR (g.start_time IS NOT NULL AND g.end_time IS NOT NULL))
-      AND NOT EXISTS (SELECT 1 FROM server_logged AS s
-                      WHERE s.request_id = g.request_id AND s.format IS DISTINCT FROM 'vllm-log')
-    QUALIFY row_number() OVER (
-        PARTITION BY g.request_id
-        ORDER BY g.start_time DESC NULLS LAST, g.end_time DESC NULLS LAST,
-                 g.source_file DESC, g.source_line DESC) = 1
-),
+gw AS (SELECT * FROM match_g),
 upstreams AS (SELECT DISTINCT upstream FROM gw WHERE upstream IS NOT NULL),
 tgi_tied AS (
     SELECT t.*, u.upstream AS tied_upstream
-    FROM tgi AS t LEFT JOIN upstreams AS u ON u.upstream = t.replica
+    FROM match_t AS t LEFT JOIN upstreams AS u ON u.upstream = t.replica
 ),
 -- The offset is estimated from a sample of up to 256 rows per TGI host
--- (pseudo-random: the lowest content hashes), which keeps the coarse pairs
+-- (pseudo-random: the lowest t_ord, a hash), which keeps the coarse pairs
 -- to 256 x (gateway records in two minutes) per host.
 sample AS (
     SELECT * FROM tgi_tied
-    QUALIFY row_number() OVER (PARTITION BY t_host ORDER BY t_key) <= 256
+    QUALIFY row_number() OVER (PARTITION BY t_host ORDER BY t_ord, t_key) <= 256
 ),
 pairs AS (
     SELECT t.t_host, g.g_host, t.t_end,
@@ -210,7 +172,7 @@ gw_b AS (
     SELECT *, floor(g_end / 200000000)::BIGINT AS bucket FROM gw
 ),
 cand AS (
-    SELECT t.t_key, g.request_id,
+    SELECT t.t_key, g.g_key,
            abs(g.g_end - t.t_end - t.off_end)
              + abs(g.g_start - (t.t_end - t.t_e2e) - t.off_start) AS score,
            t.off_end, t.off_start, t.support, t.tol_end, t.tol_start
@@ -220,7 +182,7 @@ cand AS (
       AND abs(g.g_start - (t.t_end - t.t_e2e) - t.off_start) <= t.tol_start
       AND t.t_e2e <= g.g_end - g.g_start + 50000000
 )
-SELECT t_key, request_id, score,
+SELECT t_key, g_key, score,
        count(*) OVER (PARTITION BY t_key) AS n_cand,
        off_end, off_start, support, tol_end, tol_start
 FROM cand
