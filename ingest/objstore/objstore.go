@@ -43,6 +43,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/logging"
 )
 
 // Scheme begins every object URL.
@@ -105,6 +106,9 @@ func New(ctx context.Context) (*Client, error) {
 		cfg.Region = "us-east-1"
 	}
 	c := s3.NewFromConfig(cfg, func(o *s3.Options) {
+		// The SDK's notes (a response without a checksum to validate)
+		// would land in the middle of the command's output.
+		o.Logger = logging.Nop{}
 		// MinIO and Ceph serve buckets under the endpoint's path by
 		// default; R2 and GCS take either.
 		if o.BaseEndpoint != nil {
@@ -176,8 +180,11 @@ func (c *Client) list(ctx context.Context, bucket, prefix string, flat bool, obj
 			return err
 		}
 		for _, o := range page.Contents {
-			if !strings.HasSuffix(aws.ToString(o.Key), "/") {
+			switch k := aws.ToString(o.Key); {
+			case !strings.HasSuffix(k, "/"):
 				obj(object(bucket, o))
+			case flat && k != prefix: // a marker some servers list as a key
+				dir(k)
 			}
 		}
 		for _, cp := range page.CommonPrefixes {
