@@ -24,7 +24,7 @@ var floors = [][]string{
 	{"ingest"},
 	{"ingest/formats"},
 	{"ingest/scan", "ingest/internal/rowtext"},
-	{"ingest/record", "internal/duck", "contract"},
+	{"ingest/record", "ingest/objstore", "internal/duck", "contract"},
 	{"queries", "simulate", "internal/textsafe", "internal/strictconf", "internal/suggest", "internal/teststack", "analyze/analyzetest",
 		"bench/expert", "bench/duckdbcopy"},
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/infertrace/infertrace/ingest/objstore"
 	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/infertrace/infertrace/internal/textsafe"
 )
@@ -33,8 +34,12 @@ type Input struct {
 // ParseInput reads "GLOB" or "FORMAT:GLOB" for tier t. A spec whose part
 // before the first ':' is no format name of any tier, and that matches files
 // as it stands, is a path (a log named by its timestamp,
-// access-2026-11-30T10:00:00.log).
+// access-2026-11-30T10:00:00.log). An s3://BUCKET/KEYGLOB spec names
+// objects (remote.go), as does FORMAT:s3://….
 func ParseInput(t Tier, spec string) (Input, error) {
+	if objstore.IsURL(spec) {
+		return Input{Tier: t, Pattern: spec}, nil
+	}
 	if name, rest, ok := strings.Cut(spec, ":"); ok && name != "" && !strings.ContainsAny(name, `/\.*?[`) {
 		if _, err := record.Lookup(t, name); err == nil {
 			if rest == "" {
@@ -125,7 +130,7 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 	if opt.Log != nil { // reader goroutines and the rejects log all write it
 		opt.Log = &lockedWriter{w: opt.Log}
 	}
-	files, err := expand(opt.Inputs, opt.Log)
+	files, err := expand(ctx, opt.Inputs, opt.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +148,7 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 		if prev, err = appendBase(opt.Out); err != nil {
 			return nil, err
 		}
-		if files, skipped, err = dedupe(prev, files, opt.Log); err != nil {
+		if files, skipped, err = dedupe(ctx, prev, files, opt.Log); err != nil {
 			return nil, err
 		}
 		if len(files) == 0 && prev != nil { // nothing new: the store stays as it is
@@ -292,26 +297,31 @@ func removeParts(dir, run string) {
 	removeEmptyPartitions(dir)
 }
 
-// totalSize is the size on disk of the files, for Progress.Start.
+// totalSize is the size on disk (or as listed, of an object) of the files,
+// for Progress.Start. Standard input's is not known before it is read.
 func totalSize(files []*source) int64 {
 	var n int64
 	for _, s := range files {
-		if s.stdin {
-			continue // its size is not known before it is read
-		}
-		if fi, err := os.Stat(s.stats.Path); err == nil && fi.Mode().IsRegular() {
-			n += fi.Size()
-		}
+		n += max(sourceSize(s), 0)
 	}
 	return n
+}
+
+// fileSize is the size of the regular file at path, -1 for any other or
+// one that cannot be stat'ed.
+func fileSize(path string) int64 {
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		return fi.Size()
+	}
+	return -1
 }
 
 // expand turns the patterns into files, in argument order, each file once
 // per tier: a file named in two tiers (one OTLP file holding every service's
 // spans, given to --gateway and --client) is read for each, each tier keeping
 // its own records. A directory stands for the files in it (log says which
-// subdirectories it skipped).
-func expand(inputs []Input, log io.Writer) ([]*source, error) {
+// subdirectories it skipped). An s3:// input lists objects (remote.go).
+func expand(ctx context.Context, inputs []Input, log io.Writer) ([]*source, error) {
 	if len(inputs) == 0 {
 		return nil, errors.New("no input: give at least one of --client, --gateway, --server")
 	}
@@ -322,7 +332,23 @@ func expand(inputs []Input, log io.Writer) ([]*source, error) {
 	seen := map[key]bool{}
 	var out []*source
 	stdin := ""
+	var objs objects
 	for _, in := range inputs {
+		if objstore.IsURL(in.Pattern) {
+			err := objs.expand(ctx, in, log, func(url string) bool { return seen[key{in.Tier, url}] }, func(s *source) error {
+				seen[key{in.Tier, s.stats.Path}] = true
+				s.idx = len(out)
+				if err := namedFormat(s, in); err != nil {
+					return err
+				}
+				out = append(out, s)
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if in.Pattern == "-" {
 			// Standard input is read once: it cannot be two tiers' input.
 			if stdin != "" {
@@ -514,6 +540,10 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 		// Its size is what was read, when it has all been (the
 		// fingerprint's reading, below, reads it to its end).
 		defer func() { s.stats.Bytes = cr.n }()
+	} else if s.remote != nil {
+		body := s.remote.open(ctx, -1)
+		size = s.remote.obj.Size
+		rc, err = openStream(body, body, s.stats.Path, m)
 	} else {
 		rc, size, err = openInput(s.stats.Path, m)
 	}

@@ -67,6 +67,10 @@ type FileStats struct {
 	// file's identity in the store), empty when it could not be read whole.
 	Batch       string `json:"batch,omitempty"`
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// ETag is an object's entity tag as listed (an s3:// input, quotes
+	// included): with Path and Bytes, it tells an object already in the
+	// store without reading it again. Empty for a file.
+	ETag string `json:"etag,omitempty"`
 	// Error is set when the file could not be read to its end (it could not
 	// be opened, its format is unknown, its compression is corrupt); the
 	// lines before the error are still counted and kept.
@@ -143,7 +147,8 @@ type source struct {
 	// jsonRecords: a line format read from a JSON document, record by
 	// record (record.JSONRecords).
 	jsonRecords bool
-	stdin       bool // the input "-": standard input, named StdinName
+	stdin       bool    // the input "-": standard input, named StdinName
+	remote      *remote // the object of an s3:// input, named by its URL
 	rows        atomic.Int64
 	untimed     atomic.Int64 // rows without the times of their tier (record.HasTime)
 	// sniffLines and sniffDoc, of a document-format file, are what its

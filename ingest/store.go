@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -96,7 +97,11 @@ var ErrGrew = errors.New("grew since it was ingested")
 // nil) or an earlier file of the batch holds already, and refuses a file
 // that grew since it was ingested. It hashes only files whose size equals
 // another's (see the rules above).
-func dedupe(prev *Manifest, files []*source, log io.Writer) ([]*source, []SkippedFile, error) {
+//
+// An object (an s3:// input) listed with the URL, size and ETag of one in
+// the store is skipped as unchanged without being read; hashing any other
+// object reads it, once more, as a stream.
+func dedupe(ctx context.Context, prev *Manifest, files []*source, log io.Writer) ([]*source, []SkippedFile, error) {
 	type ident struct {
 		tier Tier
 		size int64
@@ -121,24 +126,39 @@ func dedupe(prev *Manifest, files []*source, log io.Writer) ([]*source, []Skippe
 			byPath[string(f.Tier)+"\x00"+f.Path] = f
 		}
 	}
-	size := make([]int64, len(files))
-	for i, s := range files {
-		size[i] = -1 // standard input's too: checkUnique compares it once read
-		if fi, err := os.Stat(s.stats.Path); !s.stdin && err == nil && fi.Mode().IsRegular() {
-			size[i] = fi.Size()
-			addSize(s.stats.Tier, fi.Size())
-		}
-	}
 	var kept []*source
 	var skipped []SkippedFile
+	size := make([]int64, len(files))
+	for i, s := range files {
+		// -1 for standard input too: checkUnique compares it once read.
+		if size[i] = sourceSize(s); size[i] >= 0 {
+			addSize(s.stats.Tier, size[i])
+		}
+	}
+	skip := func(s *source, same string) {
+		t := s.stats.Tier
+		skipped = append(skipped, SkippedFile{Tier: t, Path: s.stats.Path, SameAs: same})
+		if log != nil {
+			how := "the same content as " + textsafe.Escape(same)
+			if same == s.stats.Path {
+				how = "unchanged"
+			}
+			fmt.Fprintf(log, "note: --%s %s is in the store already (%s): skipped\n", t, textsafe.Escape(s.stats.Path), how)
+		}
+	}
 	for i, s := range files {
 		t, n := s.stats.Tier, size[i]
 		if n <= 0 { // unreadable or empty: nothing to count twice
 			kept = append(kept, s)
 			continue
 		}
-		if old, ok := byPath[string(t)+"\x00"+s.stats.Path]; ok && n > old.Bytes {
-			fp, err := hashFile(s.stats.Path, old.Bytes)
+		old, inStore := byPath[string(t)+"\x00"+s.stats.Path]
+		if inStore && s.remote != nil && old.ETag != "" && old.ETag == s.stats.ETag && old.Bytes == n {
+			skip(s, s.stats.Path)
+			continue
+		}
+		if inStore && n > old.Bytes {
+			fp, err := hashSource(ctx, s, old.Bytes)
 			if err == nil && fp == old.Fingerprint {
 				return nil, nil, fmt.Errorf("--%s %s: %w (%d bytes then, %d now): its first lines are in the store already; ingest logs once they are complete (rotated), or ingest the store again without --append",
 					t, s.stats.Path, ErrGrew, old.Bytes, n)
@@ -148,21 +168,17 @@ func dedupe(prev *Manifest, files []*source, log io.Writer) ([]*source, []Skippe
 			kept = append(kept, s)
 			continue
 		}
-		fp, err := hashFile(s.stats.Path, -1)
+		fp, err := hashSource(ctx, s, -1)
 		if err != nil { // reading it will say why
+			if ctx.Err() != nil {
+				return nil, nil, context.Cause(ctx)
+			}
 			kept = append(kept, s)
 			continue
 		}
 		id := ident{t, n, fp}
 		if same, ok := known[id]; ok {
-			skipped = append(skipped, SkippedFile{Tier: t, Path: s.stats.Path, SameAs: same})
-			if log != nil {
-				how := "the same content as " + textsafe.Escape(same)
-				if same == s.stats.Path {
-					how = "unchanged"
-				}
-				fmt.Fprintf(log, "note: --%s %s is in the store already (%s): skipped\n", t, textsafe.Escape(s.stats.Path), how)
-			}
+			skip(s, same)
 			continue
 		}
 		known[id] = s.stats.Path

@@ -34,9 +34,9 @@ type ingestFlags struct {
 }
 
 func (f *ingestFlags) register(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&f.client, "client", nil, "client logs, [FORMAT:]GLOB, or - for standard input (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Client), ", ")+")")
-	fs.StringArrayVar(&f.gateway, "gateway", nil, "gateway logs, [FORMAT:]GLOB, or - for standard input (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Gateway), ", ")+")")
-	fs.StringArrayVar(&f.server, "server", nil, "inference-server logs, [FORMAT:]GLOB, or - for standard input (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Server), ", ")+")")
+	fs.StringArrayVar(&f.client, "client", nil, "client logs, [FORMAT:]GLOB, s3://BUCKET/GLOB, or - for standard input (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Client), ", ")+")")
+	fs.StringArrayVar(&f.gateway, "gateway", nil, "gateway logs, [FORMAT:]GLOB, s3://BUCKET/GLOB, or - for standard input (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Gateway), ", ")+")")
+	fs.StringArrayVar(&f.server, "server", nil, "inference-server logs, [FORMAT:]GLOB, s3://BUCKET/GLOB, or - for standard input (repeatable; formats: "+strings.Join(ingest.Formats(ingest.Server), ", ")+")")
 	fs.StringVar(&f.out, "out", "", "output directory (required)")
 	f.fs = fs
 	fs.IntVar(&f.workers, "workers", 0, fmt.Sprintf("parallel decoders and writers, 1 to %d (default: one per core)", ingest.MaxWorkers))
@@ -81,6 +81,9 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 		return opt, usageErr("give at least one of --client, --gateway, --server")
 	}
 	for _, in := range opt.Inputs {
+		if ingest.IsObjectURL(in.Pattern) {
+			continue // objects are no local tree
+		}
 		if err := outOverlaps(f.out, in.Pattern); err != nil {
 			return opt, usageErr("--%s %s: %v", in.Tier, in.Pattern, err)
 		}
