@@ -49,7 +49,7 @@ func (f *ingestFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.maps, "map", nil, "mapping file (TOML or YAML) for the jsonl inputs of the tier it names (repeatable, one per tier)")
 	fs.BoolVar(&f.keepErrorText, "keep-error-text", false, "store error texts as logged; by default the error column keeps only their first line with numbers, quoted text, queries and credentials masked, as errors can quote a request (see docs/secrets.md)")
 	fs.StringVar(&f.prefix, "prefix", "", "remove the match of REGEX at the start of every input line (a collector's prefix not detected by itself; see docs/collectors.md), or none to strip no prefix")
-	fs.StringArrayVar(&f.timezones, "timezone", nil, "read times logged without a zone (LiteLLM's \"2025-01-24 09:20:46.847371\") in `[TIER=]ZONE`, an IANA name (Europe/Paris) or an offset (+01:00), for one tier or every tier (repeatable); without it such a time is rejected, unless its format documents a default (docs/formats.md)")
+	fs.StringArrayVar(&f.timezones, "timezone", nil, "read times logged without a zone (LiteLLM's \"2025-01-24 09:20:46.847371\") in ZONE, an IANA name (Europe/Paris) or an offset (+01:00), for TIER only or, without TIER=, for every tier (repeatable); without it such a time is rejected, unless its format documents a default (docs/formats.md)")
 	fs.BoolVar(&f.append, "append", false, "add the logs to the store in --out as a new batch, keeping earlier batches: a file already in it (same content, whatever its path) is skipped, a file that grew since it was ingested is refused")
 }
 
