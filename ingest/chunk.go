@@ -409,7 +409,11 @@ type chunkDecoder[T Row] struct {
 }
 
 func newChunkDecoder[T Row](c *chunk, p record.LineParser[T]) *chunkDecoder[T] {
-	return &chunkDecoder[T]{parser: p, file: c.file, data: c.data, line: c.firstLine, dups: c.dups}
+	d := &chunkDecoder[T]{parser: p, file: c.file, data: c.data, line: c.firstLine, dups: c.dups}
+	if c.src != nil {
+		d.queue.Zone = c.src.zone
+	}
+	return d
 }
 
 func (d *chunkDecoder[T]) Next(row *T) error {

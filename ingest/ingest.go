@@ -103,9 +103,14 @@ type Options struct {
 	Prefix string
 	// Stdin is read for the input "-" (nil: os.Stdin).
 	Stdin io.Reader
+	// TimeZones are the zones of the times logged without one, each
+	// [TIER=]ZONE (--timezone, see zone.go): an IANA name or an offset,
+	// for one tier or, without TIER=, for every tier. Run fails on a bad one.
+	TimeZones []string
 
-	prefixRE *regexp.Regexp // Prefix compiled
-	runID    string         // names this run's part files
+	prefixRE *regexp.Regexp        // Prefix compiled
+	zones    map[Tier]*record.Zone // TimeZones parsed
+	runID    string                // names this run's part files
 	// newParsers replaces the newParser of formats configured by
 	// FormatOptions (record.ConfigureFormats).
 	newParsers map[*record.Format]any
@@ -139,6 +144,9 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 		return nil, err
 	}
 	if opt.prefixRE, err = CompilePrefix(opt.Prefix); err != nil {
+		return nil, err
+	}
+	if opt.zones, err = timeZones(opt.TimeZones); err != nil {
 		return nil, err
 	}
 	opt.runID, opt.newParsers = newRunID(), newParsers
@@ -616,6 +624,7 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 			}
 		}
 	}
+	setZone(s, opt.zones)
 	if err := checkMappedFile(s, c, rejects); err != nil {
 		fail(err)
 		return
@@ -725,7 +734,8 @@ func runDoc[T Row](s *source, r io.Reader, opt Options, rejects *rejectLog) erro
 	var untimed int64
 	sk.fill = sinkFill[T](opt)
 	out := &DocOut[T]{
-		File: s.stats.Path,
+		Queue: record.RowQueue[T]{Zone: s.zone},
+		File:  s.stats.Path,
 		Emit: func(rows []T) error {
 			for i := range rows {
 				if !record.HasTime(&rows[i]) {

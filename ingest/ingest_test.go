@@ -58,10 +58,13 @@ func runCase(t *testing.T, path string, ar *txtar.Archive) []map[string]string {
 	t.Helper()
 	dir := t.TempDir()
 	inputs, opts := caseInputs(t, path, ar, dir)
+	// The option line "timezone Z1 Z2" gives --timezone Z1 --timezone Z2.
+	zones := strings.Fields(opts["timezone"])
+	delete(opts, "timezone")
 	out := filepath.Join(dir, "out")
 	var runs []map[string]string
 	for _, workers := range []int{1, 3} {
-		m, err := Run(context.Background(), Options{Inputs: inputs, Out: out, Workers: workers, FormatOptions: opts})
+		m, err := Run(context.Background(), Options{Inputs: inputs, Out: out, Workers: workers, FormatOptions: opts, TimeZones: zones})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,6 +180,9 @@ func dumpManifest(t *testing.T, m *Manifest, strip string) string {
 		}
 		if f.Incomplete {
 			b.WriteString(" incomplete")
+		}
+		if f.TimeZone != "" {
+			fmt.Fprintf(&b, " time_zone=%q", f.TimeZone)
 		}
 		b.WriteString("\n")
 	}

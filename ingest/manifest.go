@@ -62,6 +62,10 @@ type FileStats struct {
 	// by record: its lines then count records, and a record's line is the
 	// one it starts on. Empty for one record per line.
 	Framing string `json:"framing,omitempty"`
+	// TimeZone states the zone the file's times logged without one were
+	// read in: "Europe/Paris (--timezone)", "UTC (jsonl default)"; empty
+	// when none applied, and such a time was rejected (zone.go).
+	TimeZone string `json:"time_zone,omitempty"`
 	// Batch is the run ID of the ingest that read the file; Fingerprint
 	// the XXH3-128 of its bytes as stored ("xxh3-128:<hex>"; with Bytes, the
 	// file's identity in the store), empty when it could not be read whole.
@@ -147,8 +151,9 @@ type source struct {
 	// jsonRecords: a line format read from a JSON document, record by
 	// record (record.JSONRecords).
 	jsonRecords bool
-	stdin       bool    // the input "-": standard input, named StdinName
-	remote      *remote // the object of an s3:// input, named by its URL
+	stdin       bool         // the input "-": standard input, named StdinName
+	remote      *remote      // the object of an s3:// input, named by its URL
+	zone        *record.Zone // of its times logged without one (setZone); nil: none
 	rows        atomic.Int64
 	untimed     atomic.Int64 // rows without the times of their tier (record.HasTime)
 	// sniffLines and sniffDoc, of a document-format file, are what its

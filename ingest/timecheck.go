@@ -87,6 +87,7 @@ func checkFirstLines(s *source, c *chunker, newParser any) (line int64, raw []by
 		return 0, nil, nil
 	}
 	ch := *c.pending
+	ch.src = s // its zone
 	data := ch.data
 	for n := 0; len(data) > 0 && n < probeLines; {
 		var l []byte

@@ -161,7 +161,7 @@ func printCommandHelp(w io.Writer, c *command, fs *pflag.FlagSet) {
 var flagArgs = map[string]string{
 	"client": "[FORMAT:]GLOB", "gateway": "[FORMAT:]GLOB", "server": "[FORMAT:]GLOB",
 	"out": "DIR", "workers": "N", "map": "FILE",
-	"server-model": "NAME", "prefix": "REGEX", "by": "COLS", "format": "FORMATS", "memory-limit": "SIZE", "threads": "N",
+	"server-model": "NAME", "timezone": "[TIER=]ZONE", "prefix": "REGEX", "by": "COLS", "format": "FORMATS", "memory-limit": "SIZE", "threads": "N",
 	"requests": "N", "seed": "S", "start": "TIME", "formats": "FORMATS", "cold": "KINDS", "cold-delay": "DURATION",
 }
 

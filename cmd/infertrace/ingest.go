@@ -28,6 +28,7 @@ type ingestFlags struct {
 	append                  bool
 	keepErrorText           bool
 	prefix                  string
+	timezones               []string
 	// formatOptions are the settings the formats declare, by name.
 	formatOptions map[string]*string
 	fs            *pflag.FlagSet
@@ -48,6 +49,7 @@ func (f *ingestFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.maps, "map", nil, "mapping file (TOML or YAML) for the jsonl inputs of the tier it names (repeatable, one per tier)")
 	fs.BoolVar(&f.keepErrorText, "keep-error-text", false, "store error texts as logged; by default the error column keeps only their first line with numbers, quoted text, queries and credentials masked, as errors can quote a request (see docs/secrets.md)")
 	fs.StringVar(&f.prefix, "prefix", "", "remove the match of REGEX at the start of every input line (a collector's prefix not detected by itself; see docs/collectors.md), or none to strip no prefix")
+	fs.StringArrayVar(&f.timezones, "timezone", nil, "read times logged without a zone (LiteLLM's \"2025-01-24 09:20:46.847371\") in ZONE, an IANA name (Europe/Paris) or an offset (+01:00), for TIER only or, without TIER=, for every tier (repeatable); without it such a time is rejected, unless its format documents a default (docs/formats.md)")
 	fs.BoolVar(&f.append, "append", false, "add the logs to the store in --out as a new batch, keeping earlier batches: a file already in it (same content, whatever its path) is skipped, a file that grew since it was ingested is refused")
 }
 
@@ -58,12 +60,17 @@ func (f *ingestFlags) options(e *env) (ingest.Options, error) {
 	if f.fs != nil && f.fs.Changed("workers") && (f.workers < 1 || f.workers > ingest.MaxWorkers) {
 		return ingest.Options{}, usageErr("--workers %d: want 1 to %d (the default is one per core)", f.workers, ingest.MaxWorkers)
 	}
-	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr, ServerModel: f.serverModel, KeepErrorText: f.keepErrorText, Append: f.append, Prefix: f.prefix, Stdin: e.stdin, FormatOptions: map[string]string{}}
+	opt := ingest.Options{Out: f.out, Workers: f.workers, Log: e.stderr, ServerModel: f.serverModel, KeepErrorText: f.keepErrorText, Append: f.append, Prefix: f.prefix, Stdin: e.stdin, TimeZones: f.timezones, FormatOptions: map[string]string{}}
 	for name, v := range f.formatOptions {
 		opt.FormatOptions[name] = *v
 	}
 	if _, err := ingest.CompilePrefix(f.prefix); err != nil {
 		return opt, usageErr("%v", err)
+	}
+	for _, z := range f.timezones {
+		if _, _, err := ingest.ParseTimeZone(z); err != nil {
+			return opt, usageErr("%v", err)
+		}
 	}
 	for _, tier := range []struct {
 		t     ingest.Tier

@@ -95,11 +95,11 @@ func (p *liteLLMParser) ParseLine(line []byte, out *record.RowQueue[record.Gatew
 		case "trace_id":
 			return scan.Text("trace_id", v, &r.TraceID)
 		case "startTime":
-			return scan.Timestamp("startTime", v, &r.UpstreamStart)
+			return scan.TimestampIn("startTime", v, out.Zone, &r.UpstreamStart)
 		case "completionStartTime":
-			return scan.Timestamp("completionStartTime", v, &r.UpstreamFirstByte)
+			return scan.TimestampIn("completionStartTime", v, out.Zone, &r.UpstreamFirstByte)
 		case "endTime":
-			return scan.Timestamp("endTime", v, &r.End)
+			return scan.TimestampIn("endTime", v, out.Zone, &r.End)
 		case "model_group":
 			return p.labels.Label("model_group", v, &r.Model)
 		case "model":

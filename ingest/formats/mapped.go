@@ -32,8 +32,11 @@ import (
 // A path is member names joined by dots, each optionally followed by array
 // indices: "choices[0].usage.total". Times take a unit: rfc3339; s, ms, us
 // or ns since the Unix epoch; or a Go time layout (2006-01-02 15:04:05.000,
-// read as UTC when it has no zone). Without a unit a time is read as the
-// native formats read them (RFC 3339, or epoch seconds). Durations (e2e,
+// read in the zone given with --timezone when it has no zone, else in UTC,
+// the jsonl default, which the manifest then states per file; an rfc3339
+// time without a zone is read in --timezone's zone, else rejected).
+// Without a unit a time is read as the native formats read them (RFC 3339,
+// or epoch seconds). Durations (e2e,
 // ttft) need a unit: s, ms, us or ns. clock is a note for the reader (which
 // host's clock the time is on); ingest never mixes clocks either way.
 //
@@ -67,6 +70,9 @@ func loadMappingFormat(path string) (*record.Mapping, error) {
 	}
 	f := &record.Format{Tier: m.Tier, Name: formatJSONL}
 	for _, mf := range m.fields {
+		if mf.zoneless {
+			f.DefaultZone = "UTC"
+		}
 		if mf.name != "error" { // free text: it can quote a request
 			f.ReadPaths = append(f.ReadPaths, arrayIndex.ReplaceAllString(mf.path, "[]"))
 		}
@@ -213,7 +219,10 @@ type mappedField struct {
 	unit   string
 	scale  int64  // ns per unit for epoch and duration units
 	layout string // a Go time layout
-	clock  string
+	// zoneless: the layout has no zone (%z-like element): its times are
+	// read in the zone given (--timezone), else in UTC, the jsonl default.
+	zoneless bool
+	clock    string
 }
 
 // label names the field and its path in row errors.
@@ -339,6 +348,11 @@ func parseMappedField(name string, kind fieldKind, v any) (mappedField, error) {
 				return f, fmt.Errorf(".unit: bad Go time layout %q: %v", f.unit, err)
 			}
 			f.layout = f.unit
+			// A layout with a zone keeps a reference time's offset.
+			cet := time.Date(2026, 11, 30, 10, 0, 0, 0, time.FixedZone("", 3600))
+			t, err := time.Parse(f.layout, cet.Format(f.layout))
+			_, off := t.Zone()
+			f.zoneless = err != nil || off != 3600
 		default:
 			scale, ok := lgUnitScale(f.unit)
 			if !ok {
@@ -498,7 +512,7 @@ func newMappedParser[T record.Row](m *mapping, table map[string]target[T]) *mapp
 func (p *mappedParser[T]) ParseLine(line []byte, out *record.RowQueue[T]) error {
 	r := out.Next()
 	err := p.m.root.walk(scan.Value{Kind: scan.ObjectKind, Raw: line}, func(i int, v scan.Value) error {
-		return p.set(i, v, r)
+		return p.set(i, v, r, out.Zone)
 	})
 	if err != nil {
 		return err
@@ -537,7 +551,7 @@ func setFormat[T record.Row](row *T, name string) {
 }
 
 // set converts one mapped value into its column.
-func (p *mappedParser[T]) set(i int, v scan.Value, r *T) error {
+func (p *mappedParser[T]) set(i int, v scan.Value, r *T, z *record.Zone) error {
 	f := &p.m.fields[i]
 	name := f.label()
 	switch d := p.targets[i].dst(r).(type) {
@@ -550,7 +564,7 @@ func (p *mappedParser[T]) set(i int, v scan.Value, r *T) error {
 		}
 		return scan.Text(name, v, d)
 	case *int64:
-		return f.time(name, v, d)
+		return f.time(name, v, z, d)
 	case **int64:
 		return lgDurationField(name, v, f.scale, d)
 	case **int32:
@@ -563,12 +577,20 @@ func (p *mappedParser[T]) set(i int, v scan.Value, r *T) error {
 	return nil
 }
 
-func (f *mappedField) time(name string, v scan.Value, dst *int64) error {
+// time reads a time field. z is the file's zone of times without one: a
+// zone the user gave applies to every time of the file; UTC, the default
+// (z.Default), only to those of a layout without a zone, where it always
+// has.
+func (f *mappedField) time(name string, v scan.Value, z *record.Zone, dst *int64) error {
+	given := z
+	if z != nil && z.Default {
+		given = nil
+	}
 	switch {
 	case f.scale != 0:
 		return lgEpochField(name, v, f.scale, dst)
 	case f.unit == "":
-		return scan.Timestamp(name, v, dst)
+		return scan.TimestampIn(name, v, given, dst)
 	}
 	b, ok, err := scan.TextBytes(name, v)
 	if !ok || err != nil {
@@ -580,11 +602,15 @@ func (f *mappedField) time(name string, v scan.Value, dst *int64) error {
 	var ns int64
 	if f.layout == "" {
 		var perr error
-		if ns, perr = scan.ParseRFC3339(b); perr != nil {
+		if ns, perr = scan.ParseRFC3339In(b, given); perr != nil {
 			return record.FieldErrorf(name, record.ErrBadTime, "%q: %v", b, perr)
 		}
 	} else {
-		t, perr := time.Parse(f.layout, string(b))
+		loc := time.UTC
+		if z != nil && z.Loc != nil {
+			loc = z.Loc
+		}
+		t, perr := time.ParseInLocation(f.layout, string(b), loc)
 		if perr != nil {
 			return record.FieldErrorf(name, record.ErrBadTime, "%q: not in the layout %q", b, f.layout)
 		}

@@ -59,11 +59,11 @@ func (p *nativeClient) ParseLine(line []byte, out *record.RowQueue[record.Client
 		case "request_id":
 			return p.ids.Text("request_id", v, &r.RequestID)
 		case "start":
-			return scan.Timestamp("start", v, &r.Start)
+			return scan.TimestampIn("start", v, out.Zone, &r.Start)
 		case "first_token":
-			return scan.Timestamp("first_token", v, &r.FirstToken)
+			return scan.TimestampIn("first_token", v, out.Zone, &r.FirstToken)
 		case "end":
-			return scan.Timestamp("end", v, &r.End)
+			return scan.TimestampIn("end", v, out.Zone, &r.End)
 		case "status":
 			return scan.HTTPStatus("status", v, &r.Status)
 		case "error":
@@ -112,13 +112,13 @@ func (p *nativeGateway) ParseLine(line []byte, out *record.RowQueue[record.Gatew
 		case "request_id":
 			return p.ids.Text("request_id", v, &r.RequestID)
 		case "start":
-			return scan.Timestamp("start", v, &r.Start)
+			return scan.TimestampIn("start", v, out.Zone, &r.Start)
 		case "end":
-			return scan.Timestamp("end", v, &r.End)
+			return scan.TimestampIn("end", v, out.Zone, &r.End)
 		case "upstream_start":
-			return scan.Timestamp("upstream_start", v, &r.UpstreamStart)
+			return scan.TimestampIn("upstream_start", v, out.Zone, &r.UpstreamStart)
 		case "upstream_end":
-			return scan.Timestamp("upstream_end", v, &r.UpstreamEnd)
+			return scan.TimestampIn("upstream_end", v, out.Zone, &r.UpstreamEnd)
 		case "status":
 			return scan.HTTPStatus("status", v, &r.Status)
 		case "route":
@@ -157,13 +157,13 @@ func (p *nativeServer) ParseLine(line []byte, out *record.RowQueue[record.Server
 		case "request_id":
 			return p.ids.Text("request_id", v, &r.RequestID)
 		case "arrival":
-			return scan.Timestamp("arrival", v, &r.Arrival)
+			return scan.TimestampIn("arrival", v, out.Zone, &r.Arrival)
 		case "scheduled":
-			return scan.Timestamp("scheduled", v, &r.Scheduled)
+			return scan.TimestampIn("scheduled", v, out.Zone, &r.Scheduled)
 		case "first_token":
-			return scan.Timestamp("first_token", v, &r.FirstToken)
+			return scan.TimestampIn("first_token", v, out.Zone, &r.FirstToken)
 		case "end":
-			return scan.Timestamp("end", v, &r.End)
+			return scan.TimestampIn("end", v, out.Zone, &r.End)
 		case "model":
 			return p.labels.Label("model", v, &r.Model)
 		case "replica":

@@ -57,6 +57,11 @@ type Format struct {
 	// format recognises is told as an access log of its own format, to be
 	// read by the formats of its tier that set it.
 	AccessLogHint *AccessLogHint
+	// DefaultZone, when set, is the zone (an IANA name or an offset)
+	// that times this format logs without a zone are read in when the
+	// user gives none (--timezone): documented, and stated per file in
+	// the manifest.
+	DefaultZone string
 	// ReadPaths are JSON paths ("meta.model", "a[].b") whose string values
 	// this format reads as IDs, times and labels, besides those every JSON
 	// format's are known by (ingest/redact.go): a rejected line keeps

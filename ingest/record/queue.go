@@ -1,5 +1,7 @@
 package record
 
+import "time"
+
 // MaxLineBytes is the longest line accepted; a longer one is rejected
 // (its first KiB kept in rejects.jsonl) and the file goes on.
 const MaxLineBytes = 16 << 20
@@ -8,6 +10,19 @@ const MaxLineBytes = 16 << 20
 type RowQueue[T Row] struct {
 	Rows []T
 	Pos  int
+	// Zone is the zone the unit's times logged without one are read in
+	// (the user's --timezone, or the format's default); nil: none, and
+	// such a time rejects the unit. Kept across Reset.
+	Zone *Zone
+}
+
+// Zone is a time zone given for the times that a file logs without one.
+type Zone struct {
+	Name string         // as the manifest states it: "Europe/Paris", "+01:00", "UTC"
+	Loc  *time.Location // nil: such times are rejected
+	// Default: the format's documented default (Format.DefaultZone),
+	// not a zone the user gave.
+	Default bool
 }
 
 // Next appends a zero row and returns it to be filled; the pointer is good

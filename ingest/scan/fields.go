@@ -211,11 +211,17 @@ func Boolean(field string, v Value, set func(bool)) error {
 	return nil
 }
 
-func Timestamp(field string, v Value, dst *int64) error {
+// Timestamp reads a time (an RFC 3339 string with a zone, or epoch
+// seconds) into *dst; null leaves it.
+func Timestamp(field string, v Value, dst *int64) error { return TimestampIn(field, v, noZone, dst) }
+
+// TimestampIn is Timestamp for a reader that takes the user's zone: a
+// string without a zone is read in z's (see record.Zone).
+func TimestampIn(field string, v Value, z *record.Zone, dst *int64) error {
 	if v.Kind != String && v.Kind != Number && v.Kind != Null {
 		return record.FieldErrorf(field, record.ErrBadTime, "want a string or a number, got %s", KindName(v.Kind))
 	}
-	ns, ok, err := parseTimeValue(v)
+	ns, ok, err := parseTimeValueIn(v, z)
 	if err != nil {
 		return record.FieldErrorf(field, record.ErrBadTime, "%q: %v", v.Raw, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // Times in the native formats are RFC 3339 strings with any fractional
@@ -23,11 +25,22 @@ var (
 var (
 	ErrTimeSyntax = errors.New("not an RFC 3339 time or Unix epoch seconds")
 	ErrTimeRange  = errors.New("outside 2000-01-01..2100-01-01 (is it milliseconds, not seconds?)")
+	// ErrNoZone rejects a time without a zone where the reader takes
+	// none; ErrNoZoneGiven one where the user may give it (--timezone).
+	ErrNoZone      = errors.New("time has no zone (add Z or an offset like +01:00)")
+	ErrNoZoneGiven = errors.New("time has no zone, and none was given: name the zone it was logged in with --timezone [TIER=]ZONE (an IANA name such as Europe/Paris, or an offset such as +01:00 or UTC)")
 )
 
-// parseTimeValue converts a JSON time value to Unix nanoseconds. It returns
-// ok=false for null (the field is absent).
-func parseTimeValue(v Value) (ns int64, ok bool, err error) {
+// A reader that takes the user's zone (record.Zone, --timezone) reads a
+// time logged without one (LiteLLM's "2025-01-24 09:20:46.847371") as
+// wall-clock time in it: a nil *record.Zone, or one with a nil Loc,
+// rejects such a time with ErrNoZoneGiven. A reader that takes no zone
+// passes noZone and rejects it with ErrNoZone.
+var noZone = &record.Zone{}
+
+// parseTimeValueIn converts a JSON time value to Unix nanoseconds. It
+// returns ok=false for null (the field is absent).
+func parseTimeValueIn(v Value, z *record.Zone) (ns int64, ok bool, err error) {
 	switch v.Kind {
 	case Null:
 		return 0, false, nil
@@ -37,19 +50,25 @@ func parseTimeValue(v Value) (ns int64, ok bool, err error) {
 	case String:
 		if v.Escaped {
 			b, _ := Unquote(v.Raw, true)
-			return ParseTimeText(b)
+			return ParseTimeTextIn(b, z)
 		}
-		return ParseTimeText(v.Raw)
+		return ParseTimeTextIn(v.Raw, z)
 	}
 	return 0, false, ErrTimeSyntax
 }
 
-func ParseTimeText(b []byte) (int64, bool, error) {
+// ParseTimeText parses an RFC 3339 time or epoch seconds; a time without
+// a zone is rejected (ErrNoZone).
+func ParseTimeText(b []byte) (int64, bool, error) { return ParseTimeTextIn(b, noZone) }
+
+// ParseTimeTextIn is ParseTimeText reading a time without a zone in z's
+// (see record.Zone).
+func ParseTimeTextIn(b []byte, z *record.Zone) (int64, bool, error) {
 	if len(b) == 0 {
 		return 0, false, nil
 	}
 	if c := b[0]; '0' <= c && c <= '9' && len(b) >= 5 && b[4] == '-' {
-		ns, err := ParseRFC3339(b)
+		ns, err := ParseRFC3339In(b, z)
 		return ns, err == nil, err
 	}
 	ns, err := ParseEpochSeconds(b)
@@ -100,9 +119,18 @@ func ParseEpochSeconds(b []byte) (int64, error) {
 }
 
 // ParseRFC3339 parses YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM) without
-// allocating. 't' and ' ' are accepted for 'T', and 'z' for 'Z'.
-func ParseRFC3339(b []byte) (int64, error) {
-	if len(b) < 20 {
+// allocating. 't' and ' ' are accepted for 'T', and 'z' for 'Z'. A time
+// without a zone is rejected (ErrNoZone).
+func ParseRFC3339(b []byte) (int64, error) { return ParseRFC3339In(b, noZone) }
+
+// ParseRFC3339In is ParseRFC3339 reading a time without a zone as wall-clock
+// time in z's zone (see record.Zone). A wall time that a change of
+// offset skips or repeats is read as Go's time.Date reads it: in
+// Europe/Paris, 02:30 of the night clocks go forward reads as 01:30 UTC (the
+// offset before the change), and 02:30 of the night they go back, which
+// happens twice, as 01:30 UTC too (the second time, after the change).
+func ParseRFC3339In(b []byte, z *record.Zone) (int64, error) {
+	if len(b) < 19 {
 		return 0, ErrTimeSyntax
 	}
 	num := func(s []byte) (int, bool) { // two digits
@@ -133,7 +161,7 @@ func ParseRFC3339(b []byte) (int64, error) {
 		}
 	}
 	if i >= len(b) {
-		return 0, errors.New("time has no zone (add Z or an offset like +01:00)")
+		return wallTime(z, year, month, day, hour, min, sec, frac)
 	}
 	var offset int
 	switch b[i] {
@@ -169,6 +197,24 @@ func ParseRFC3339(b []byte) (int64, error) {
 		return 0, ErrTimeRange
 	}
 	return unix*1e9 + frac, nil
+}
+
+// wallTime is the instant of a wall-clock time in z's zone.
+func wallTime(z *record.Zone, year, month, day, hour, min, sec int, frac int64) (int64, error) {
+	if z == noZone {
+		return 0, ErrNoZone
+	}
+	if z == nil || z.Loc == nil {
+		return 0, ErrNoZoneGiven
+	}
+	if sec == 60 {
+		sec, frac = 59, 1e9-1
+	}
+	t := time.Date(year, time.Month(month), day, hour, min, sec, int(frac), z.Loc)
+	if u := t.Unix(); u < MinEpochSec || u > MaxEpochSec {
+		return 0, ErrTimeRange
+	}
+	return t.UnixNano(), nil
 }
 
 // fraction reads the digits of a decimal fraction starting at b[i] as
