@@ -46,6 +46,17 @@ var realSamples = map[string]realSample{
 
 	"versions/aiperf_dev_2025-10_profile_export.jsonl": {tier: Client, format: "aiperf"},
 
+	"ollama/api_generate_no_stream.json":          {tier: Server, format: "ollama-json", framing: "json-records"},
+	"ollama/api_generate_structured_outputs.json": {tier: Server, format: "ollama-json", framing: "json-records"},
+	"ollama/api_generate_json_mode.json":          {tier: Server, format: "ollama-json", framing: "json-records"},
+	"ollama/api_generate_images.json":             {tier: Server, format: "ollama-json", framing: "json-records"},
+	"ollama/api_generate_reproducible.json":       {tier: Server, format: "ollama-json", framing: "json-records"},
+	"ollama/api_generate_options.json":            {tier: Server, format: "ollama-json", framing: "json-records"},
+	"ollama/api_generate_load_model.json":         {tier: Server, format: "ollama-json", framing: "json-records", noRows: true},
+	"ollama/api_chat_no_stream.json":              {tier: Server, format: "ollama-json", framing: "json-records"},
+	"ollama/api_chat_tools_no_stream.json":        {tier: Server, format: "ollama-json", framing: "json-records"},
+	"ollama/api_chat_reproducible.json":           {tier: Server, format: "ollama-json", framing: "json-records"},
+
 	"strict/plano_envoy_default.log": {tier: Gateway, format: "envoy"},
 	"strict/plano_envoy_upstream_cluster.log": {tier: Gateway, format: "envoy", named: true, wantPrefix: "regex", rejects: 2,
 		prefix: `plano-1  \| \[access_logs\] ?`, opts: map[string]string{"envoy-format": `[%START_TIME%] "%REQ(:METHOD)% ` +
