@@ -57,6 +57,8 @@ var realSamples = map[string]realSample{
 	"ollama/api_chat_tools_no_stream.json":        {tier: Server, format: "ollama-json", framing: "json-records"},
 	"ollama/api_chat_reproducible.json":           {tier: Server, format: "ollama-json", framing: "json-records"},
 
+	"litellm/spend_logs_payload.json": {tier: Gateway, format: "litellm-json", noRows: true, rejects: 1},
+
 	"strict/plano_envoy_default.log": {tier: Gateway, format: "envoy"},
 	"strict/plano_envoy_upstream_cluster.log": {tier: Gateway, format: "envoy", named: true, wantPrefix: "regex", rejects: 2,
 		prefix: `plano-1  \| \[access_logs\] ?`, opts: map[string]string{"envoy-format": `[%START_TIME%] "%REQ(:METHOD)% ` +
