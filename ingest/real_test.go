@@ -59,6 +59,9 @@ var realSamples = map[string]realSample{
 
 	"litellm/spend_logs_payload.json": {tier: Gateway, format: "litellm-json", noRows: true, rejects: 1},
 
+	"vllm/issue_8031_added_requests.log":     {tier: Server, format: "vllm-log"},
+	"vllm/issue_2731_received_no_prompt.log": {tier: Server, format: "vllm-log"},
+
 	"strict/plano_envoy_default.log": {tier: Gateway, format: "envoy"},
 	"strict/plano_envoy_upstream_cluster.log": {tier: Gateway, format: "envoy", named: true, wantPrefix: "regex", rejects: 2,
 		prefix: `plano-1  \| \[access_logs\] ?`, opts: map[string]string{"envoy-format": `[%START_TIME%] "%REQ(:METHOD)% ` +
