@@ -21,6 +21,7 @@ type realSample struct {
 	named  bool
 	prefix string // Options.Prefix
 	opts   map[string]string
+	zones  []string // Options.TimeZones (--timezone)
 	// What the manifest must say of it: the collector prefix and framing
 	// found; rows > 0 unless noRows (an excerpt without request lines,
 	// which the manifest says as the file's error).
@@ -53,6 +54,23 @@ var realSamples = map[string]realSample{
 		`'lv="$cookie_lv" lvr="$cookie_lvr" ' 'rt=$request_time ut="$upstream_response_time" ' ` +
 		`'cs=$upstream_cache_status ua="$upstream_addr" us="$upstream_status"'`}},
 	"no-request-id/kong_2.2_file_log.json": {tier: Gateway, format: "kong", framing: "json-records"},
+
+	"ollama/api_generate_no_stream.json":          {tier: Server, format: "ollama-json", framing: "json-records"},
+	"ollama/api_generate_structured_outputs.json": {tier: Server, format: "ollama-json", framing: "json-records"},
+	"ollama/api_generate_json_mode.json":          {tier: Server, format: "ollama-json", framing: "json-records"},
+	"ollama/api_generate_images.json":             {tier: Server, format: "ollama-json", framing: "json-records"},
+	"ollama/api_generate_reproducible.json":       {tier: Server, format: "ollama-json", framing: "json-records"},
+	"ollama/api_generate_options.json":            {tier: Server, format: "ollama-json", framing: "json-records"},
+	"ollama/api_generate_load_model.json":         {tier: Server, format: "ollama-json", framing: "json-records", noRows: true},
+	"ollama/api_chat_no_stream.json":              {tier: Server, format: "ollama-json", framing: "json-records"},
+	"ollama/api_chat_tools_no_stream.json":        {tier: Server, format: "ollama-json", framing: "json-records"},
+	"ollama/api_chat_reproducible.json":           {tier: Server, format: "ollama-json", framing: "json-records"},
+
+	// LiteLLM writes its spend logs' times without a zone: read in UTC.
+	"litellm/spend_logs_payload.json": {tier: Gateway, format: "litellm-json", zones: []string{"UTC"}},
+
+	"vllm/issue_8031_added_requests.log":     {tier: Server, format: "vllm-log"},
+	"vllm/issue_2731_received_no_prompt.log": {tier: Server, format: "vllm-log"},
 
 	"strict/plano_envoy_default.log": {tier: Gateway, format: "envoy"},
 	"strict/plano_envoy_upstream_cluster.log": {tier: Gateway, format: "envoy", named: true, wantPrefix: "regex", rejects: 2,
@@ -100,7 +118,7 @@ func TestRealSamples(t *testing.T) {
 			if c.named {
 				in.Format = c.format
 			}
-			m, err := Run(context.Background(), Options{Inputs: []Input{in}, Out: t.TempDir(), Prefix: c.prefix, FormatOptions: c.opts})
+			m, err := Run(context.Background(), Options{Inputs: []Input{in}, Out: t.TempDir(), Prefix: c.prefix, FormatOptions: c.opts, TimeZones: c.zones})
 			if err != nil {
 				t.Fatal(err)
 			}

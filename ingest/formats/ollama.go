@@ -40,7 +40,8 @@ import (
 // QueueNS, Scheduled and FirstToken stay NULL (load + prefill is close to a
 // TTFT but not one). Objects with "done": false (stream chunks), the answers
 // to a request that only loads or unloads a model (done_reason "load",
-// "unload": no prompt, no durations) and error objects ({"error": "…"},
+// "unload", or, from releases before done_reason, an object with no
+// duration and no count: no prompt was run) and error objects ({"error": "…"},
 // which carry no time) give zero rows; "response",
 // "message", "thinking" and "context" hold the completion and are skipped
 // unread. The load, prompt eval and eval durations are kept as measured,
@@ -129,6 +130,13 @@ func (p *ollamaJSON) ParseLine(line []byte, out *record.RowQueue[record.ServerRo
 	})
 	if err != nil || !done || reason == "load" || reason == "unload" {
 		return err
+	}
+	if reason == "" && created.Kind != 0 && total.Kind == 0 && load.Kind == 0 && promptDur.Kind == 0 &&
+		evalDur.Kind == 0 && prompt == nil && evalN == nil {
+		// The answer to a load or unload request from an Ollama that
+		// did not yet write done_reason (docs/api.md's "Load a model"
+		// example): a model, a time and "done", nothing measured.
+		return nil
 	}
 	r := out.Next()
 	r.Format = formatOllamaJSON
