@@ -29,7 +29,10 @@ import (
 //	UpstreamStart/End the start and end of the upstream CLIENT span: a child of the SERVER
 //	                  span (same trace, parentSpanId = its spanId) with HTTP or peer attributes
 //	                  and no rpc.system (an ext_authz or rate-limit gRPC call is not the
-//	                  upstream). With several (retries), the one that started last
+//	                  upstream), or a GenAI span (a gateway calling its model through an SDK that
+//	                  OpenLLMetry or the GenAI instrumentations trace: the HTTP span is then
+//	                  under the GenAI span, not under the SERVER span). With several
+//	                  (retries), the one that started last
 //	Attempts          the number of such children, when there is at least one
 //	UpstreamFirstByte the first byte of the upstream response, from a span event: Envoy's
 //	                  first_upstream_rx_byte_received (verbose tracing; Envoy's Zipkin tracer
@@ -52,7 +55,12 @@ import (
 //	Gateway           resource service.instance.id, k8s.pod.name, host.name or service.name
 //	ResponseFlags     response_flags (Envoy)
 //	Model, tokens     gen_ai.request.model (or response model), gen_ai.usage.input_tokens /
-//	                  output_tokens (old prompt_tokens / completion_tokens), for LLM gateways
+//	                  output_tokens (old prompt_tokens / completion_tokens), for LLM gateways:
+//	                  of the SERVER span, else of the upstream span
+//	TTFTNS            the first streamed chunk − Start: the SERVER span's start plus its
+//	                  gen_ai.response.time_to_first_chunk, or its first chunk event
+//	                  (llm.content.completion.chunk, gen_ai.content.chunk: see chunkEvents);
+//	                  else the same of the upstream span. A stream flag has no gateway column
 //
 // All times are the gateway's own span times. Span events and attributes
 // other than those above are never copied.
@@ -86,6 +94,7 @@ type gwSpan struct {
 	model      string
 	prompt     *int32
 	output     *int32
+	firstChunk int64 // the first streamed chunk, see firstChunk; 0 when unknown
 }
 
 func otelGatewayParser(cfg *otelConfig) record.DocParser[record.GatewayRow] {
@@ -114,7 +123,7 @@ func otelGatewayParser(cfg *otelConfig) record.DocParser[record.GatewayRow] {
 				switch {
 				case kind == ptrace.SpanKindServer && isHTTPSpan(a):
 					v.server = true
-				case kind == ptrace.SpanKindClient && isUpstreamSpan(a) && !sp.ParentSpanID().IsEmpty():
+				case kind == ptrace.SpanKindClient && (isUpstreamSpan(a) || isGenAISpan(a)) && !sp.ParentSpanID().IsEmpty():
 				default:
 					spans = append(spans, taken{&pendingSpan[gwSpan]{key: keyOf(sp.TraceID(), sp.SpanID())}, kind})
 					return nil
@@ -203,6 +212,9 @@ func gatewaySpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *scan.Labe
 	} else {
 		v.firstByte = eventTime(sp, envoyFirstUpstreamByte, otelhttptraceFirstByte)
 	}
+	if v.firstChunk, _, err = firstChunk(sp, v.start); err != nil {
+		return err
+	}
 	v.requestID = otelRequestID(a, cfg)
 	if s, ok := attrStr(a, "upstream_address"); ok {
 		v.upstream = lb.Intern(scan.URLLabel([]byte(s)))
@@ -220,7 +232,11 @@ func gatewaySpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *scan.Labe
 				break
 			}
 		}
-		return nil
+		if s, ok := genAIModel(a); ok {
+			v.model = lb.Intern([]byte(s))
+		}
+		v.prompt, v.output, err = genAITokens(a)
+		return err
 	}
 	if v.status, err = attrHTTPStatus(a, "http.response.status_code", "http.status_code"); err != nil {
 		return err
@@ -298,6 +314,7 @@ func gatewayRow(s *pendingSpan[gwSpan], r *record.GatewayRow) {
 			last = &c.v
 		}
 	}
+	r.TTFTNS = gatewayTTFT(v.start, v, last)
 	if last == nil {
 		return
 	}
@@ -312,4 +329,23 @@ func gatewayRow(s *pendingSpan[gwSpan], r *record.GatewayRow) {
 	if r.RequestID == "" {
 		r.RequestID = last.requestID
 	}
+	if r.Model == "" {
+		r.Model = last.model
+	}
+	if r.PromptTokens == nil && r.OutputTokens == nil {
+		r.PromptTokens, r.OutputTokens = last.prompt, last.output
+	}
+}
+
+// gatewayTTFT is the time from the SERVER span's start to the first
+// streamed chunk, of the SERVER span, else of the last upstream span.
+func gatewayTTFT(start int64, server, upstream *gwSpan) *int64 {
+	first := server.firstChunk
+	if first == 0 && upstream != nil {
+		first = upstream.firstChunk
+	}
+	if first == 0 || start == 0 || first < start {
+		return nil
+	}
+	return record.NSPtr(first - start)
 }
