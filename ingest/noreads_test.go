@@ -1,0 +1,105 @@
+package ingest
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNoRowsCause: a file that makes no row is told with the cause its
+// first lines show, naming the file and the line that shows it, instead
+// of asking for another format; with no cause told, the format is asked
+// for as before.
+func TestNoRowsCause(t *testing.T) {
+	t.Parallel()
+	const (
+		vllmReq  = `INFO 01-01 00:00:00 [logger.py:49] Received request chatcmpl-7f3c: params: SamplingParams(n=1, temperature=0.7, max_tokens=128), lora_request: None.`
+		vllmGen  = `INFO 01-01 00:00:02 [logger.py:78] Generated response chatcmpl-7f3c: output: 'Sure', output_token_ids: [40], finish_reason: length`
+		uvicorn  = `(APIServer pid=90211) INFO:     10.0.0.17:51408 - "POST /v1/chat/completions HTTP/1.1" 200 OK`
+		sglRecv  = `[2025-01-01 00:00:00] Receive: obj=GenerateReqInput(rid='5b1f0c7e9d2a4e6f8a3b1c0d2e4f6a8b', text='Hello', sampling_params={'max_new_tokens': 128}, stream=False)`
+		sglRecv2 = `[2025-01-01 00:00:01] Receive: obj=GenerateReqInput(rid='6c2a1d8f0e3b5f7a9b4c2d1e3f5a7b9c', text='Hi', sampling_params={'max_new_tokens': 64}, stream=True)`
+	)
+	cases := []struct {
+		name, file, format, prefix string
+		lines                      []string
+		want                       string // the error after "0 of N lines were F records: "; FILE is the file's path
+	}{{
+		name: "vLLM log with access lines only",
+		file: "vllm.log",
+		lines: []string{
+			`(APIServer pid=90211) INFO 01-01 00:00:00 [api_server.py:1885] vLLM API server version 0.11.0`,
+			`(APIServer pid=90211) INFO:     Started server process [90211]`,
+			`(APIServer pid=90211) INFO:     Application startup complete.`,
+			uvicorn,
+			`(APIServer pid=90211) INFO 01-01 00:00:05 [loggers.py:123] Engine 000: Avg prompt throughput: 51.2 tokens/s, Avg generation throughput: 12.8 tokens/s, Running: 0 reqs, Waiting: 0 reqs`,
+			`(APIServer pid=90211) INFO:     10.0.0.17:51410 - "POST /v1/chat/completions HTTP/1.1" 200 OK`,
+		},
+		want: "0 of 6 lines were vllm-log records: FILE:4 is a uvicorn access line, and no line is one of vLLM's request lines " +
+			"(Received request, Generated response, aborted…), which it writes only when started with --enable-log-requests " +
+			"(older builds: unless --disable-log-requests); access lines have no request ID to read",
+	}, {
+		name:   "uvicorn lines named as vllm-log",
+		file:   "access.log",
+		format: "vllm-log",
+		lines:  []string{"", `INFO:     10.0.0.17:51408 - "POST /v1/chat/completions HTTP/1.1" 200 OK`},
+		want:   "0 of 1 lines were vllm-log records: FILE:2 is a uvicorn access line, and no line is one of vLLM's request lines (Received request, Generated response, aborted…), which it writes only when started with --enable-log-requests (older builds: unless --disable-log-requests); access lines have no request ID to read",
+	}, {
+		name:  "SGLang Receive lines without Finish lines",
+		file:  "sglang.log",
+		lines: []string{`[2025-01-01 00:00:00] INFO:     Started server process [4242]`, sglRecv, sglRecv2},
+		want: "0 of 3 lines were sglang-text records: FILE:2 is an SGLang Receive: line, and no line is a Finish: line, the one SGLang writes " +
+			"with a request's timings when it ends: was the log cut before any request ended, or its Finish: lines filtered out?",
+	}, {
+		name:   "a docker-compose prefix kept by --prefix none",
+		file:   "compose.log",
+		format: "vllm-log",
+		prefix: PrefixNone,
+		lines:  []string{"vllm-1  | " + vllmReq, "vllm-1  | " + vllmGen},
+		want:   "0 of 2 lines were vllm-log records: FILE:1 starts with a docker-compose prefix before its vllm-log record, kept by --prefix none: drop --prefix none",
+	}, {
+		name:   "a docker-compose prefix on too few lines to be detected",
+		file:   "up.log",
+		format: "vllm-log",
+		lines:  []string{"[+] Running 2/2", " ✔ Container llm-vllm-1  Created", "Attaching to vllm-1", "vllm-1  | " + vllmReq, "vllm-1  | " + vllmGen},
+		want: "0 of 5 lines were vllm-log records: FILE:4 starts with a docker-compose prefix before its vllm-log record, not detected " +
+			"(detection wants it on more than half of the first 16 lines): remove it with --prefix '.{10}' (it is 10 bytes on every line that has it)",
+	}, {
+		name:   "a prefix of no known shape",
+		file:   "shipped.log",
+		format: "vllm-log",
+		lines:  []string{"[vllm-0] " + vllmReq, "[vllm-12] " + vllmGen},
+		want: "0 of 2 lines were vllm-log records: FILE:1 has 9 bytes before its vllm-log record: a collector prefix of no shape " +
+			"infertrace detects; remove it with --prefix REGEX (a regular expression matching it at the start of every line)",
+	}, {
+		name:   "a prefix --prefix does not remove whole",
+		file:   "shipped2.log",
+		format: "vllm-log",
+		prefix: `\[vllm-\d+\]`,
+		lines:  []string{"[vllm-0] " + vllmReq},
+		want:   "0 of 1 lines were vllm-log records: FILE:1 still has 1 bytes before its vllm-log record once what --prefix matches is removed: correct the expression",
+	}, {
+		name:   "no cause told",
+		file:   "other.log",
+		format: "vllm-log",
+		lines:  []string{"something else", "entirely"},
+		want:   "0 of 2 lines were vllm-log records: is it another format? Name it as FORMAT:GLOB",
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, c.file)
+			writeInput(t, path, []byte(strings.Join(c.lines, "\n")+"\n"))
+			in := Input{Tier: Server, Format: c.format, Pattern: path}
+			m, err := Run(context.Background(), Options{Inputs: []Input{in}, Out: filepath.Join(dir, "out"), Prefix: c.prefix})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.ReplaceAll(c.want, "FILE", path)
+			if got := m.Files[0].Error; got != want {
+				t.Errorf("error\n got %s\nwant %s", got, want)
+			}
+		})
+	}
+}
