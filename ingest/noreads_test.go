@@ -103,3 +103,48 @@ func TestNoRowsCause(t *testing.T) {
 		})
 	}
 }
+
+// TestNoRowsCauseRealSample: vLLM through a log viewer that writes
+// "YYYY-MM-DD HH:MM:SS.mmm | " before each line (a real excerpt,
+// testdata/real/collectors/SOURCE), named as vllm-log without --prefix:
+// the error gives the prefix's length and the --prefix that removes it,
+// and with that --prefix the excerpt is read.
+func TestNoRowsCauseRealSample(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join("..", "testdata", "real", "collectors", "vllm_log_viewer.log")
+	in := Input{Tier: Server, Format: "vllm-log", Pattern: path}
+	m, err := Run(context.Background(), Options{Inputs: []Input{in}, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "0 of 3 lines were vllm-log records: " + path + ":2 has 26 bytes before its vllm-log record: a collector prefix of no shape " +
+		"infertrace detects; remove it with --prefix '.{26}' (it is 26 bytes on every line that has it)"
+	if got := m.Files[0].Error; got != want {
+		t.Errorf("error\n got %s\nwant %s", got, want)
+	}
+	m, err = Run(context.Background(), Options{Inputs: []Input{in}, Out: t.TempDir(), Prefix: ".{26}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := m.Files[0]; f.Rows == 0 || f.Rejected != 0 || f.Error != "" {
+		t.Errorf("with the --prefix the error gives: %+v, want rows and no error", f)
+	}
+}
+
+// TestNoRowsCauseVLLMStartup: a real excerpt of vLLM's start-up route
+// listing through docker logs --timestamps (the prefix detected and
+// removed) is a vLLM log without request lines, and is told as such.
+func TestNoRowsCauseVLLMStartup(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join("..", "testdata", "real", "collectors", "vllm_docker_timestamps.log")
+	m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Server, Pattern: path}}, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "0 of 12 lines were vllm-log records: " + path + ":1 is a line of vLLM's log, and no line is one of vLLM's request lines " +
+		"(Received request, Generated response, aborted…), which it writes only when started with --enable-log-requests " +
+		"(older builds: unless --disable-log-requests)"
+	if f := m.Files[0]; f.Error != want || f.Prefix != "timestamp" {
+		t.Errorf("prefix %q, error\n got %s\nwant %s", f.Prefix, f.Error, want)
+	}
+}
