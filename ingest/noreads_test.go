@@ -1,10 +1,14 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/infertrace/infertrace/ingest/record"
 )
 
 // TestNoRowsCause: a file that makes no row is told with the cause its
@@ -147,4 +151,54 @@ func TestNoRowsCauseVLLMStartup(t *testing.T) {
 	if f := m.Files[0]; f.Error != want || f.Prefix != "timestamp" {
 		t.Errorf("prefix %q, error\n got %s\nwant %s", f.Prefix, f.Error, want)
 	}
+}
+
+// FuzzNoRowsCauses: whatever a file's first lines, telling why it could
+// make no row never fails for any line format of any tier, and a cause
+// names the file and one of the lines it was told from.
+func FuzzNoRowsCauses(f *testing.F) {
+	f.Add([]byte("vllm-1  | INFO 01-01 00:00:00 [logger.py:49] Received request chatcmpl-1: params: SamplingParams(n=1).\n"))
+	f.Add([]byte("[vllm-0] INFO 01-01 00:00:00 [logger.py:49] Received request x.\n\n[vllm-12] {\"request_id\":\"r\"}\n"))
+	f.Add([]byte("[2025-01-01 00:00:00] Receive: obj=GenerateReqInput(rid='5b1f', text='Hello')\n"))
+	f.Add([]byte("(APIServer pid=1) INFO:     10.0.0.17:51408 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n"))
+	f.Add([]byte("2025-05-30 09:55:22.282 | INFO 05-30 07:55:22 [async_llm.py:261] Added request chatcmpl-b3d5.\r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, setting := range []string{"", PrefixNone, `\S+ `} {
+			c := newChunker("f.log", bytes.NewReader(data))
+			if setting != "" {
+				re, _ := CompilePrefix(setting)
+				c.setPrefix(re)
+			}
+			if _, err := c.peekFirstLine(); err != nil {
+				t.Fatal(err)
+			}
+			h := c.head(causeLines)
+			for _, tier := range []Tier{Client, Gateway, Server} {
+				for _, name := range record.Formats(tier) {
+					format, err := record.Lookup(tier, name)
+					if err != nil || format.NewParser == nil {
+						continue
+					}
+					s := &source{format: format, stats: FileStats{Path: "f.log"}}
+					prefix, own := noRowsCauses(s, c, Options{Prefix: setting})
+					for _, cause := range []string{prefix, own} {
+						if cause != "" && !namesHeadLine(cause, h) {
+							t.Fatalf("%s (%s): cause %q names no line of %v", name, setting, cause, h.Nums)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// namesHeadLine reports whether a cause starts with "f.log:N " for a
+// line number N of h.
+func namesHeadLine(cause string, h record.Head) bool {
+	for _, n := range h.Nums {
+		if strings.HasPrefix(cause, "f.log:"+strconv.FormatInt(n, 10)+" ") {
+			return true
+		}
+	}
+	return false
 }
