@@ -266,10 +266,14 @@ func Run(ctx context.Context, opt Options) (*Manifest, error) {
 			st.Format = s.format.Name
 		}
 		if units := st.Lines - st.Blank - st.Duplicates; st.Error == "" && st.Rows == 0 && units > 0 && st.Format != "" {
-			st.Error = noRowsError(s.format, units)
+			cause := s.prefixCause
+			if cause == "" && st.Rejected == 0 {
+				cause = s.formatCause
+			}
+			st.Error = noRowsError(s.format, units, cause)
 		}
 		if st.Error == "" && st.Lines == 0 && s.nonBlank { // a document format that found no record
-			st.Error = noRowsError(s.format, 0)
+			st.Error = noRowsError(s.format, 0, "")
 		}
 		if err := checkAllRows(s); st.Error == "" && err != nil {
 			st.Error = err.Error()
@@ -665,6 +669,7 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 		rejectWholeFile(s, c, rejects, line, raw, err)
 		return
 	}
+	s.prefixCause, s.formatCause = noRowsCauses(s, c, opt)
 	for {
 		ch, err := c.next()
 		if ch != nil {

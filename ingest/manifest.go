@@ -163,4 +163,7 @@ type source struct {
 	nonBlank   bool // a document-format file has a line that is neither blank nor a comment
 	decoded    atomic.Int64
 	rejected   atomic.Int64
+	// prefixCause and formatCause say why the file may make no row, found
+	// from its first lines (noRowsCauses); "" when nothing is told.
+	prefixCause, formatCause string
 }

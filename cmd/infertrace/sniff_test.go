@@ -66,6 +66,24 @@ func TestNamedFormatNoRows(t *testing.T) {
 	}
 }
 
+// TestNoRowsCauseSaid: a file that makes no row for a cause its lines show
+// (here SGLang's Receive: lines without their Finish: lines) is said once
+// on stderr with that cause, naming the file and the line.
+func TestNoRowsCauseSaid(t *testing.T) {
+	t.Chdir(t.TempDir())
+	os.WriteFile("sglang.log", []byte("[2025-01-01 00:00:00] Receive: obj=GenerateReqInput(rid='5b1f0c7e', text='Hello', stream=False)\n"+
+		"[2025-01-01 00:00:01] Receive: obj=GenerateReqInput(rid='6c2a1d8f', text='Hi', stream=True)\n"), 0o644)
+	code, stdout, stderr := runCLI(t, "ingest", "--server", "sglang.log", "--out", "out")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	want := "sglang.log: 0 of 2 lines were sglang-text records: sglang.log:1 is an SGLang Receive: line, and no line is a Finish: line, " +
+		"the one SGLang writes with a request's timings when it ends: was the log cut before any request ended, or its Finish: lines filtered out?"
+	if got := linesNaming(stderr, "Receive:"); len(got) != 1 || got[0] != want {
+		t.Errorf("stderr does not say the cause once:\n%s", stderr)
+	}
+}
+
 // TestNginxNamedOnNativeGateway: native gateway JSON given as
 // nginx:FILE decodes into rows without times; the file is refused on one
 // line of stderr naming it, the format, the counts and the format

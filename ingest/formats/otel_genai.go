@@ -32,11 +32,14 @@ import (
 // Mapping:
 //
 //	Start, End    the span's start and end
-//	TTFTNS        gen_ai.response.time_to_first_chunk (float seconds); FirstToken = Start + it
+//	TTFTNS        gen_ai.response.time_to_first_chunk (float seconds), else the time of the
+//	              span's first chunk event (OpenLLMetry's llm.content.completion.chunk, or
+//	              gen_ai.content.chunk; see chunkEvents) − Start; FirstToken = Start + it
 //	Model         gen_ai.request.model, else gen_ai.response.model
 //	PromptTokens  gen_ai.usage.input_tokens, old gen_ai.usage.prompt_tokens
 //	OutputTokens  gen_ai.usage.output_tokens, old gen_ai.usage.completion_tokens
-//	Streamed      gen_ai.request.stream
+//	Streamed      gen_ai.request.stream, else OpenLLMetry's gen_ai.is_streaming or
+//	              llm.is_streaming; true for a span with a chunk event and none of these
 //	ResponseID    gen_ai.response.id
 //	Status        http.response.status_code (old http.status_code) of the HTTP child that
 //	              started last (the SDK's last retry), else of the span itself, else
@@ -49,8 +52,8 @@ import (
 //	TraceID       the trace ID, hex
 //	Client        resource service.instance.id, k8s.pod.name, host.name or service.name
 //
-// Prompts and completions (gen_ai.prompt, gen_ai.input.messages, events)
-// are never read.
+// Prompts and completions (gen_ai.prompt, gen_ai.input.messages, the
+// attributes of any event) are never read: of a chunk event, only its time.
 const formatOTelClient = "otel-client"
 
 func init() {
@@ -230,18 +233,34 @@ func clientSpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *scan.Label
 	if s, ok := attrStr(a, "gen_ai.response.id"); ok {
 		v.responseID = s
 	}
-	if v.streamed, err = attrBool(a, "gen_ai.request.stream"); err != nil {
+	if v.streamed, err = genAIStreamed(a); err != nil {
 		return err
 	}
-	ns, ok, err := attrSeconds(a, "gen_ai.response.time_to_first_chunk")
+	first, chunked, err := firstChunk(sp, v.start)
 	if err != nil {
 		return err
 	}
-	if ok {
-		v.ttft = record.NSPtr(ns)
+	if first != 0 {
+		v.ttft = record.NSPtr(first - v.start)
+	}
+	if v.streamed == nil && chunked {
+		v.streamed = record.BoolPtr(true)
 	}
 	v.prompt, v.output, err = genAITokens(a)
 	return err
+}
+
+// genAIStreamed reads whether the request asked for a stream: the GenAI
+// conventions' gen_ai.request.stream, else OpenLLMetry's gen_ai.is_streaming
+// (its newer name) or llm.is_streaming (its older one).
+func genAIStreamed(a pcommon.Map) (*bool, error) {
+	for _, k := range []string{"gen_ai.request.stream", "gen_ai.is_streaming", "llm.is_streaming"} {
+		b, err := attrBool(a, k)
+		if b != nil || err != nil {
+			return b, err
+		}
+	}
+	return nil, nil
 }
 
 // attrBool reads a boolean attribute (or "true"/"false" in a string).

@@ -29,7 +29,10 @@ import (
 //	UpstreamStart/End the start and end of the upstream CLIENT span: a child of the SERVER
 //	                  span (same trace, parentSpanId = its spanId) with HTTP or peer attributes
 //	                  and no rpc.system (an ext_authz or rate-limit gRPC call is not the
-//	                  upstream). With several (retries), the one that started last
+//	                  upstream). With several (retries), the one that started last. A GenAI
+//	                  CLIENT span (a gateway calling its model through an SDK that OpenLLMetry or
+//	                  the GenAI instrumentations trace) is the upstream span when the SERVER span
+//	                  has no HTTP child (the SDK's HTTP spans are then under it)
 //	Attempts          the number of such children, when there is at least one
 //	UpstreamFirstByte the first byte of the upstream response, from a span event: Envoy's
 //	                  first_upstream_rx_byte_received (verbose tracing; Envoy's Zipkin tracer
@@ -52,7 +55,13 @@ import (
 //	Gateway           resource service.instance.id, k8s.pod.name, host.name or service.name
 //	ResponseFlags     response_flags (Envoy)
 //	Model, tokens     gen_ai.request.model (or response model), gen_ai.usage.input_tokens /
-//	                  output_tokens (old prompt_tokens / completion_tokens), for LLM gateways
+//	                  output_tokens (old prompt_tokens / completion_tokens), for LLM gateways:
+//	                  of the SERVER span, else of its last GenAI child, else of the upstream span
+//	TTFTNS            the first streamed chunk − Start: the SERVER span's start plus its
+//	                  gen_ai.response.time_to_first_chunk, or its first chunk event
+//	                  (llm.content.completion.chunk, gen_ai.content.chunk: see chunkEvents);
+//	                  else the same of its last GenAI child, else of the upstream span. A
+//	                  stream flag has no gateway column
 //
 // All times are the gateway's own span times. Span events and attributes
 // other than those above are never copied.
@@ -86,6 +95,8 @@ type gwSpan struct {
 	model      string
 	prompt     *int32
 	output     *int32
+	firstChunk int64 // the first streamed chunk, see firstChunk; 0 when unknown
+	genAI      bool  // an upstream span of the GenAI conventions
 }
 
 func otelGatewayParser(cfg *otelConfig) record.DocParser[record.GatewayRow] {
@@ -114,6 +125,8 @@ func otelGatewayParser(cfg *otelConfig) record.DocParser[record.GatewayRow] {
 				switch {
 				case kind == ptrace.SpanKindServer && isHTTPSpan(a):
 					v.server = true
+				case kind == ptrace.SpanKindClient && isGenAISpan(a) && !sp.ParentSpanID().IsEmpty():
+					v.genAI = true
 				case kind == ptrace.SpanKindClient && isUpstreamSpan(a) && !sp.ParentSpanID().IsEmpty():
 				default:
 					spans = append(spans, taken{&pendingSpan[gwSpan]{key: keyOf(sp.TraceID(), sp.SpanID())}, kind})
@@ -203,6 +216,9 @@ func gatewaySpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *scan.Labe
 	} else {
 		v.firstByte = eventTime(sp, envoyFirstUpstreamByte, otelhttptraceFirstByte)
 	}
+	if v.firstChunk, _, err = firstChunk(sp, v.start); err != nil {
+		return err
+	}
 	v.requestID = otelRequestID(a, cfg)
 	if s, ok := attrStr(a, "upstream_address"); ok {
 		v.upstream = lb.Intern(scan.URLLabel([]byte(s)))
@@ -220,7 +236,11 @@ func gatewaySpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *scan.Labe
 				break
 			}
 		}
-		return nil
+		if s, ok := genAIModel(a); ok {
+			v.model = lb.Intern([]byte(s))
+		}
+		v.prompt, v.output, err = genAITokens(a)
+		return err
 	}
 	if v.status, err = attrHTTPStatus(a, "http.response.status_code", "http.status_code"); err != nil {
 		return err
@@ -287,15 +307,41 @@ func gatewayRow(s *pendingSpan[gwSpan], r *record.GatewayRow) {
 	r.PromptTokens, r.OutputTokens = v.prompt, v.output
 	r.Upstream = v.upstream
 	r.UpstreamFirstByte = v.firstByte
-	var last *gwSpan
-	n := 0
+	// The upstream attempts are the HTTP children; the GenAI children are
+	// when there are none (the SDK's HTTP spans are under its GenAI span).
+	// A GenAI child gives the model, tokens and first chunk either way.
+	var lastHTTP, lastGenAI *gwSpan
+	nHTTP, nGenAI := 0, 0
 	for _, c := range s.children {
-		if c.v.server {
-			continue
+		switch {
+		case c.v.server:
+		case c.v.genAI:
+			nGenAI++
+			if lastGenAI == nil || c.v.start > lastGenAI.start {
+				lastGenAI = &c.v
+			}
+		default:
+			nHTTP++
+			if lastHTTP == nil || c.v.start > lastHTTP.start {
+				lastHTTP = &c.v
+			}
 		}
-		n++
-		if last == nil || c.v.start > last.start {
-			last = &c.v
+	}
+	last, n := lastHTTP, nHTTP
+	if last == nil {
+		last, n = lastGenAI, nGenAI
+	}
+	gen := lastGenAI
+	if gen == nil {
+		gen = last
+	}
+	r.TTFTNS = gatewayTTFT(v.start, v, gen)
+	if gen != nil {
+		if r.Model == "" {
+			r.Model = gen.model
+		}
+		if r.PromptTokens == nil && r.OutputTokens == nil {
+			r.PromptTokens, r.OutputTokens = gen.prompt, gen.output
 		}
 	}
 	if last == nil {
@@ -312,4 +358,17 @@ func gatewayRow(s *pendingSpan[gwSpan], r *record.GatewayRow) {
 	if r.RequestID == "" {
 		r.RequestID = last.requestID
 	}
+}
+
+// gatewayTTFT is the time from the SERVER span's start to the first
+// streamed chunk, of the SERVER span, else of the upstream span gen.
+func gatewayTTFT(start int64, server, gen *gwSpan) *int64 {
+	first := server.firstChunk
+	if first == 0 && gen != nil {
+		first = gen.firstChunk
+	}
+	if first == 0 || start == 0 || first < start {
+		return nil
+	}
+	return record.NSPtr(first - start)
 }

@@ -668,6 +668,56 @@ func eventTime(sp ptrace.Span, names ...string) int64 {
 	return 0
 }
 
+// chunkEvents are the span events that mark a streamed chunk of the
+// response. OpenLLMetry (traceloop) adds llm.content.completion.chunk to its
+// GenAI span for every chunk of a stream, with no attributes in Python and
+// only chunk.type in JavaScript; gen_ai.content.chunk is the name other
+// SDKs give the same event. The GenAI semantic conventions define no chunk
+// event (their events, gen_ai.client.inference.operation.details and the
+// deprecated gen_ai.choice, gen_ai.content.completion…, carry content and
+// come once the response is complete), so none of theirs marks a first
+// token. Only the event's time is read, never its attributes.
+var chunkEvents = []string{"llm.content.completion.chunk", "gen_ai.content.chunk"}
+
+// firstChunk returns the time of the span's first chunk: the span start
+// plus gen_ai.response.time_to_first_chunk when set, else the earliest
+// chunk event no earlier than the span start; 0 when neither. chunked
+// tells whether the span has a chunk event (it was streamed).
+func firstChunk(sp ptrace.Span, start int64) (t int64, chunked bool, err error) {
+	ns, ok, err := attrSeconds(sp.Attributes(), "gen_ai.response.time_to_first_chunk")
+	if err != nil {
+		return 0, false, err
+	}
+	if ok {
+		t = after(start, &ns)
+	}
+	evs := sp.Events()
+	for i := 0; i < evs.Len(); i++ {
+		ev := evs.At(i)
+		if !isChunkEvent(ev.Name()) {
+			continue
+		}
+		chunked = true
+		e := uint64(ev.Timestamp())
+		if ok || plausibleNS("timeUnixNano", e) != nil || int64(e) < start {
+			continue
+		}
+		if t == 0 || int64(e) < t {
+			t = int64(e)
+		}
+	}
+	return t, chunked, nil
+}
+
+func isChunkEvent(name string) bool {
+	for _, n := range chunkEvents {
+		if name == n {
+			return true
+		}
+	}
+	return false
+}
+
 // isHTTPSpan: a span of the HTTP conventions, old or new names.
 func isHTTPSpan(a pcommon.Map) bool {
 	_, _, ok := attrAny(a, "http.request.method", "http.method")

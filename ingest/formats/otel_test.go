@@ -278,6 +278,8 @@ func TestOTelNoPromptText(t *testing.T) {
 	for _, c := range []struct{ path, file string }{
 		{"../../testdata/ingest/otel_gateway.txtar", "gw.jsonl"},
 		{"../../testdata/ingest/otel_client.txtar", "cl.jsonl"},
+		{"../../testdata/ingest/otel_streaming.txtar", "cl.jsonl"},
+		{"../../testdata/ingest/otel_streaming.txtar", "gw.jsonl"},
 	} {
 		data := otelFixture(t, c.path, c.file)
 		if !bytes.Contains(data, []byte("secret")) {
@@ -363,6 +365,9 @@ func FuzzOTelGateway(f *testing.F) {
 			}
 			if (r.UpstreamStart != 0) != (r.Attempts != nil) || r.Attempts != nil && *r.Attempts < 1 {
 				t.Fatalf("upstream times without attempts: %+v", r)
+			}
+			if r.TTFTNS != nil && (*r.TTFTNS < 0 || r.Start > 1<<62-*r.TTFTNS) {
+				t.Fatalf("a TTFT out of range: %+v", r)
 			}
 		}
 	})

@@ -34,7 +34,36 @@ import (
 const formatSGLangText = "sglang-text"
 
 func init() {
-	record.RegisterLine(record.Server, formatSGLangText, sniffSGLangText, func() record.LineParser[record.ServerRow] { return &sglangTextParser{} })
+	record.Register(&record.Format{
+		Tier:        record.Server,
+		Name:        formatSGLangText,
+		Sniff:       sniffSGLangText,
+		NewParser:   func() record.LineParser[record.ServerRow] { return &sglangTextParser{} },
+		NoRowsCause: sglangTextNoRows,
+	})
+}
+
+// sglangTextNoRows tells a log of Receive: lines without a Finish: line:
+// SGLang writes Receive: when a request arrives and Finish:, with every
+// timing, when it ends, so a log cut before any request ended, or
+// filtered to the Receive: lines, has nothing to read.
+func sglangTextNoRows(h record.Head) (int64, string, bool) {
+	first := -1
+	for i, l := range h.Lines {
+		msg, ok := sglangTextMessage(bytes.TrimSpace(l))
+		switch {
+		case !ok:
+		case bytes.HasPrefix(msg, []byte("Finish: ")):
+			return 0, "", false
+		case first < 0 && bytes.HasPrefix(msg, []byte("Receive: ")):
+			first = i
+		}
+	}
+	if first < 0 {
+		return 0, "", false
+	}
+	return h.Nums[first], "is an SGLang Receive: line, and no line is a Finish: line, the one SGLang writes " +
+		"with a request's timings when it ends: was the log cut before any request ended, or its Finish: lines filtered out?", true
 }
 
 func sniffSGLangText(line []byte) bool {

@@ -34,6 +34,16 @@ import (
 //	EngineRequestID the trace id; "P/ID" for a child of trace P
 //	Model        model_name (model_version is not kept: Replica names a server instance)
 //
+// A trace whose info fragment (the one with model_name) is missing, or names
+// no model, because
+// it was written to a file rotated away or not given, or was lost when the
+// server died, keeps the durations its timestamps give, with Model NULL (the
+// model unknown) and no RequestID (also in the info fragment): its row joins
+// no gateway record, but it counts in the server's own distributions. A
+// trace with neither an info fragment nor a duration is rejected
+// (missing_field model_name), as is one whose info fragment names no model
+// and that gives no duration: either would be a row of nothing.
+//
 // When a name appears more than once in a trace, starts take the earliest
 // and ends the latest. Children of ensembles and BLS (parent_id) are kept
 // as rows with an EngineRequestID "P/ID" and no RequestID, so that they never
@@ -354,10 +364,7 @@ func (st *tritonState) emit(t *tritonTrace) error {
 
 func (st *tritonState) fill(t *tritonTrace, r *record.ServerRow) error {
 	r.Format = formatTriton
-	if t.model == "" { // no info fragment, or an empty name
-		return record.Missing("model_name")
-	}
-	r.Model = t.model
+	r.Model = t.model // "" (NULL) without an info fragment: see the file's comment
 	if t.hasParent {
 		r.EngineRequestID = strconv.FormatUint(t.parent, 10) + "/" + strconv.FormatUint(t.id, 10)
 	} else {
@@ -389,6 +396,10 @@ func (st *tritonState) fill(t *tritonTrace, r *record.ServerRow) error {
 		if r.InferenceNS, err = scan.Between("compute", t.ts[tComputeStart], t.ts[tComputeEnd]); err != nil {
 			return err
 		}
+	}
+	if t.model == "" && r.E2ENS == nil && r.QueueNS == nil && r.InferenceNS == nil {
+		return record.FieldErrorf("model_name", record.ErrMissingField,
+			"trace %d has no model name and no pair of timestamps that gives a duration", t.id)
 	}
 	return nil
 }

@@ -49,12 +49,48 @@ const formatVLLMLog = "vllm-log"
 
 func init() {
 	record.Register(&record.Format{
-		Tier:      record.Server,
-		Name:      formatVLLMLog,
-		Sniff:     sniffVLLMLog,
-		NewParser: func() record.LineParser[record.ServerRow] { return &vllmLog{} },
-		Untimed:   true, // annotations: no row has a time
+		Tier:        record.Server,
+		Name:        formatVLLMLog,
+		Sniff:       sniffVLLMLog,
+		NewParser:   func() record.LineParser[record.ServerRow] { return &vllmLog{} },
+		Untimed:     true, // annotations: no row has a time
+		NoRowsCause: vllmLogNoRows,
 	})
+}
+
+// uvicornAccess matches the access line uvicorn writes for each HTTP
+// request to vLLM's API server, with vLLM's "(APIServer pid=N) " before it
+// in newer builds: `INFO:     10.0.0.17:51408 - "POST /v1/chat/completions
+// HTTP/1.1" 200 OK`.
+var uvicornAccess = regexp.MustCompile(`^(?:\([^()]* pid=\d+\) )?INFO: +\S+ - "[A-Z]+ \S+ HTTP/[0-9.]+" \d{3}\b`)
+
+// vllmLogNoRows tells a vLLM log that has none of the request lines
+// vllm-log reads (the file made no row and rejected no line): vLLM writes
+// those only when asked. The line shown is the first of uvicorn's access
+// lines, which users take for request lines, else the first of vLLM's own.
+func vllmLogNoRows(h record.Head) (int64, string, bool) {
+	first, access := -1, false
+	for i, l := range h.Lines {
+		if bytes.IndexByte(l, 0x1b) >= 0 {
+			l = ansiEscape.ReplaceAll(l, nil)
+		}
+		if uvicornAccess.Match(l) {
+			first, access = i, true
+			break
+		}
+		if _, _, ok := vllmLogMessage(l); ok && first < 0 {
+			first = i
+		}
+	}
+	if first < 0 {
+		return 0, "", false
+	}
+	const why = "no line is one of vLLM's request lines (Received request, Generated response, aborted…), " +
+		"which it writes only when started with --enable-log-requests (older builds: unless --disable-log-requests)"
+	if access {
+		return h.Nums[first], "is a uvicorn access line, and " + why + "; access lines have no request ID to read", true
+	}
+	return h.Nums[first], "is a line of vLLM's log, and " + why, true
 }
 
 // vllmLogPrefix matches logger.py's prefix once ANSI colour codes are

@@ -48,6 +48,13 @@ type Format struct {
 	// through this format asks instead of naming another format (TGI's
 	// JSON reader given TGI's default text output).
 	NoRowsHint string
+	// NoRowsCause, when set, tells from the first lines of a file (see
+	// Head) why this format would make no row of it, for the error of a
+	// file that made none and rejected no line: the number of the line
+	// that shows it, and the cause, which the error gives after
+	// "FILE:LINE " ("is a Receive: line, and …"). ok is false when the
+	// lines show no cause it knows. It must not quote the lines.
+	NoRowsCause func(h Head) (line int64, cause string, ok bool)
 	// Untimed marks a format whose rows carry no time by design
 	// (vllm-log's annotations): a file of them is not refused for lacking
 	// times (HasTime).
@@ -67,6 +74,15 @@ type Format struct {
 	// format's are known by (ingest/redact.go): a rejected line keeps
 	// them in rejects.jsonl.
 	ReadPaths []string
+}
+
+// Head is the first non-blank lines of a file as its format reads them
+// (collector prefixes removed), with their line numbers.
+type Head struct {
+	Lines [][]byte
+	Nums  []int64
+	// Whole: these are all of the file's non-blank lines.
+	Whole bool
 }
 
 // AccessLogHint is how the error of an unrecognised access log names a
