@@ -669,7 +669,7 @@ func newJSONPrediction(r *whatif.Result, m whatif.ModelResult) jsonPrediction {
 
 func newJSONWhatIf(r *whatif.Result) *jsonWhatIf {
 	j := &jsonWhatIf{SchemaVersion: SchemaVersion, Dir: r.Dir, Changes: orEmpty(r.Changes), Traffic: r.Traffic,
-		Changed: r.Changed, Fits: r.Fits, Headline: r.Headline(), Replayed: r.Replayed, LeftOut: r.LeftOut,
+		Changed: r.Changed, Fits: r.Fits, Headline: WhatIfHeadline(r), Replayed: r.Replayed, LeftOut: r.LeftOut,
 		Tolerance: jsonTolerance{Percent: whatif.TolerancePct, Ms: whatif.ToleranceMs},
 		Models:    []jsonWhatIfModel{},
 		Pool: jsonPool{Routing: []jsonRouting{}, Replicas: []jsonReplica{}, DecodeFits: []jsonDecodeFit{},

@@ -1,9 +1,7 @@
 package whatif
 
 import (
-	"bytes"
 	"math"
-	"strings"
 	"testing"
 	"time"
 )
@@ -86,18 +84,10 @@ func TestAnswerDoesNotFitPredictsNothing(t *testing.T) {
 	if m.Fits || res.Fits || len(m.Misfits) == 0 {
 		t.Fatalf("fits=%v misfits=%v, want a misfit", m.Fits, m.Misfits)
 	}
-	var b bytes.Buffer
-	if err := Markdown(&b, res); err != nil {
-		t.Fatal(err)
-	}
-	md := b.String()
-	for _, want := range []string{"**does not fit** the data well enough to predict: P50 queue: as-is replay 0.0 ms against 500.0 ms logged", "No prediction is given for it.", "| queue | P50 | 500.0 | 0.0 | doesn't fit |"} {
-		if !strings.Contains(md, want) {
-			t.Errorf("whatif.md lacks %q:\n%s", want, md)
-		}
-	}
-	if strings.Contains(md, "Predicted over") {
-		t.Errorf("whatif.md claims a prediction:\n%s", md)
+	// The misfit is the queue no slot limit explains; report words the
+	// rest (TestWhatIfDoesNotFit).
+	if m.Misfits[0] != "P50 queue: as-is replay 0.0 ms against 500.0 ms logged" {
+		t.Errorf("misfits %q, want the P50 queue first", m.Misfits)
 	}
 }
 
@@ -216,12 +206,8 @@ func TestAnswerRoutingEstimate(t *testing.T) {
 	if len(m.ByPolicy) != 2 || m.Low.E2E[1] == nil || *m.Low.E2E[1] > *m.High.E2E[1] {
 		t.Errorf("prediction under %d policies, range %v – %v", len(m.ByPolicy), m.Low.E2E, m.High.E2E)
 	}
-	var b bytes.Buffer
-	if err := Markdown(&b, res); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "The logs leave least loaded and round robin plausible") {
-		t.Errorf("whatif.md does not say the logs leave both policies open:\n%s", b.String())
+	if r.Plausible[0] != RouteLeastLoaded || r.Plausible[1] != RouteRoundRobin {
+		t.Errorf("plausible %v, want least loaded, then round robin", r.Plausible)
 	}
 }
 
@@ -255,14 +241,8 @@ func TestAnswerSaturation(t *testing.T) {
 		if s == nil || math.Abs(s.Load-c.load) > 1e-6 || s.Needed != c.needed || s.Replicas != 2 || s.Slots != 1 {
 			t.Fatalf("×%g: saturation %+v, want load %.4f and %d replicas needed", c.traffic, s, c.load, c.needed)
 		}
-		var b bytes.Buffer
-		if err := Markdown(&b, res); err != nil {
-			t.Fatal(err)
-		}
-		md := b.String()
-		want := "**With traffic ×3 (every model), m cannot keep up — its queue grows without bound (171% of what its 2 × 1 slots serve): it needs at least 4 replicas.**"
-		if got := strings.Contains(md, want) && strings.Contains(md, "| queue | P50 | 0.0 | 0.0 | grows without bound |"); got != s.Saturated() {
-			t.Errorf("×%g: saturated %v, but whatif.md says so: %v\n%s", c.traffic, s.Saturated(), got, md)
+		if s.Saturated() != (c.traffic == 3) {
+			t.Errorf("×%g: saturated %v, want only ×3 saturated", c.traffic, s.Saturated())
 		}
 	}
 }

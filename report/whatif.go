@@ -1,29 +1,27 @@
-package whatif
+package report
 
 import (
-	"embed"
 	"fmt"
 	htmltemplate "html/template"
 	"io"
 	"math"
 	"strings"
-	"text/template"
+	texttemplate "text/template"
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/whatif"
 )
 
-//go:embed templates/*.tmpl
-var templates embed.FS
-
-// funcs are the templates' functions, for Markdown and HTML alike.
-var funcs = map[string]any{
+// whatIfFuncs are the what-if templates' functions, for Markdown and HTML
+// alike.
+var whatIfFuncs = map[string]any{
 	"join":   strings.Join,
-	"tolPct": func() float64 { return TolerancePct },
-	"tolMs":  func() float64 { return ToleranceMs },
+	"tolPct": func() float64 { return whatif.TolerancePct },
+	"tolMs":  func() float64 { return whatif.ToleranceMs },
 	"figs":   func() []string { return []string{"queue", "TTFT", "E2E"} },
 	"pcts":   func() []string { return []string{"P50", "P95", "P99"} },
-	"fig": func(f Figures, i, k int) *float64 {
+	"fig": func(f whatif.Figures, i, k int) *float64 {
 		return [3][3]*float64{f.Queue, f.TTFT, f.E2E}[i][k]
 	},
 	"ms": func(v *float64) string {
@@ -52,21 +50,21 @@ var funcs = map[string]any{
 		}
 		return from.UTC().Format(time.RFC3339Nano) + " … " + to.UTC().Format(time.RFC3339Nano)
 	},
-	"slots":      func(e ReplicaEvidence) int64 { return e.MaxBatch },
-	"routeShown": func() float64 { return RouteShown },
-	"minRoute":   func() int { return MinRouteEvidence },
-	"missRatio":  func() string { return fmt.Sprintf("%g×", RouteMissRatio) },
-	"policies":   policyList,
-	"predCell":   predCell,
+	"slots":      func(e whatif.ReplicaEvidence) int64 { return e.MaxBatch },
+	"routeShown": func() float64 { return whatif.RouteShown },
+	"minRoute":   func() int { return whatif.MinRouteEvidence },
+	"missRatio":  func() string { return fmt.Sprintf("%g×", whatif.RouteMissRatio) },
+	"policies":   whatIfPolicies,
+	"predCell":   whatIfPredCell,
 	"r2": func(v float64) string {
 		if math.IsNaN(v) {
 			return "–"
 		}
 		return fmt.Sprintf("%.2f", v)
 	},
-	"maxAdded": func() int { return ContractMaxAdded },
-	"added":    addedText,
-	"slotsWhy": func(e ReplicaEvidence) string {
+	"maxAdded": func() int { return whatif.ContractMaxAdded },
+	"added":    whatIfAdded,
+	"slotsWhy": func(e whatif.ReplicaEvidence) string {
 		if e.SlotsBound {
 			return fmt.Sprintf("ran at most %d at once and never queued: a lower bound; the replay gives it its model's slots", e.MaxBatch)
 		}
@@ -79,12 +77,19 @@ var funcs = map[string]any{
 }
 
 var (
-	mdTemplate   = template.Must(template.New("whatif.md.tmpl").Funcs(funcs).ParseFS(templates, "templates/whatif.md.tmpl"))
-	htmlTemplate = htmltemplate.Must(htmltemplate.New("whatif.html.tmpl").Funcs(funcs).ParseFS(templates, "templates/whatif.html.tmpl"))
+	whatIfMD   = texttemplate.Must(texttemplate.New("whatif.md.tmpl").Funcs(whatIfFuncs).ParseFS(templateFS, "templates/whatif.md.tmpl"))
+	whatIfHTML = htmltemplate.Must(htmltemplate.New("whatif.html.tmpl").Funcs(whatIfFuncs).ParseFS(templateFS, "templates/whatif.html.tmpl"))
 )
 
-// policyList names the policies: "least loaded, round robin and random".
-func policyList(ps []Policy) string {
+// whatIfView is a what-if's answer with its headline worded.
+type whatIfView struct {
+	*whatif.Result
+	Headline string
+}
+
+// whatIfPolicies names the policies: "least loaded, round robin and
+// random".
+func whatIfPolicies(ps []whatif.Policy) string {
 	var names []string
 	for _, p := range ps {
 		names = append(names, p.String())
@@ -95,14 +100,14 @@ func policyList(ps []Policy) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// predCell is a model's predicted figure i (queue, TTFT, E2E) at
+// whatIfPredCell is a model's predicted figure i (queue, TTFT, E2E) at
 // percentile k: its value, "low – high" under several plausible policies,
 // or why there is none.
-func predCell(m ModelResult, i, k int) string {
+func whatIfPredCell(m whatif.ModelResult, i, k int) string {
 	if !m.Fits {
 		return "doesn't fit"
 	}
-	at := func(f Figures) *float64 { return [3][3]*float64{f.Queue, f.TTFT, f.E2E}[i][k] }
+	at := func(f whatif.Figures) *float64 { return [3][3]*float64{f.Queue, f.TTFT, f.E2E}[i][k] }
 	if !m.Untouched && m.Saturation.Saturated() {
 		return "grows without bound"
 	}
@@ -119,8 +124,8 @@ func predCell(m ModelResult, i, k int) string {
 	return "–"
 }
 
-// dur is a duration in ms as people say it: "372 ms", "12.3 s".
-func human(v *float64) string {
+// humanMs is a duration in ms as people say it: "372 ms", "12.3 s".
+func humanMs(v *float64) string {
 	switch {
 	case v == nil:
 		return "–"
@@ -130,9 +135,9 @@ func human(v *float64) string {
 	return fmt.Sprintf("%.1f s", *v/1000)
 }
 
-// addedText names the replicas the contract's search added: "m +2
+// whatIfAdded names the replicas the contract's search added: "m +2
 // replica(s), n +1 replica(s)".
-func addedText(c *ContractResult) string {
+func whatIfAdded(c *whatif.ContractResult) string {
 	var parts []string
 	for m, n := range c.Added {
 		if n > 0 {
@@ -146,8 +151,8 @@ func addedText(c *ContractResult) string {
 // replay and with how many replicas more: "the contract holds", "the
 // contract holds only with m +2 replica(s) more", "the contract is not met
 // even with m +5 replica(s) more", or that the replay judges none of it.
-func contractClause(c *ContractResult, changed bool) string {
-	added := addedText(c)
+func contractClause(c *whatif.ContractResult, changed bool) string {
+	added := whatIfAdded(c)
 	more := ""
 	if changed {
 		more = " more"
@@ -165,13 +170,13 @@ func contractClause(c *ContractResult, changed bool) string {
 	return "the contract is not met even with " + added + more
 }
 
-// Headline is the one sentence that answers the what-if: per model, the
-// P95 TTFT and queue as-is and predicted, or that its queue grows without
-// bound and how many replicas it needs, or why there is no prediction;
-// with a contract, whether it holds and with how many replicas more (first
-// when no change is asked: then the contract is the question).
-func (r *Result) Headline() string {
-	s := r.headline()
+// WhatIfHeadline is the one sentence that answers the what-if: per model,
+// the P95 TTFT and queue as-is and predicted, or that its queue grows
+// without bound and how many replicas it needs, or why there is no
+// prediction; with a contract, whether it holds and with how many replicas
+// more (first when no change is asked: then the contract is the question).
+func WhatIfHeadline(r *whatif.Result) string {
+	s := whatIfPrediction(r)
 	if r.Contract == nil {
 		return s
 	}
@@ -182,7 +187,8 @@ func (r *Result) Headline() string {
 	return strings.TrimSuffix(s, ".") + "; " + c + "."
 }
 
-func (r *Result) headline() string {
+// whatIfPrediction is the headline without the contract's clause.
+func whatIfPrediction(r *whatif.Result) string {
 	if !r.Changed {
 		var bad []string
 		for _, m := range r.Models {
@@ -207,10 +213,10 @@ func (r *Result) headline() string {
 				m.Model, 100*m.Saturation.Load, m.Saturation.Replicas, m.Saturation.Slots, m.Saturation.Needed))
 		case len(m.ByPolicy) > 1:
 			parts = append(parts, fmt.Sprintf("%s's P95 TTFT would go from %s to %s – %s (P95 queue %s → %s – %s), depending on the routing, which the logs do not show",
-				m.Model, human(m.AsIs.TTFT[1]), human(m.Low.TTFT[1]), human(m.High.TTFT[1]), human(m.AsIs.Queue[1]), human(m.Low.Queue[1]), human(m.High.Queue[1])))
+				m.Model, humanMs(m.AsIs.TTFT[1]), humanMs(m.Low.TTFT[1]), humanMs(m.High.TTFT[1]), humanMs(m.AsIs.Queue[1]), humanMs(m.Low.Queue[1]), humanMs(m.High.Queue[1])))
 		default:
 			parts = append(parts, fmt.Sprintf("%s's P95 TTFT would go from %s to %s (P95 queue %s → %s)",
-				m.Model, human(m.AsIs.TTFT[1]), human(m.Predicted.TTFT[1]), human(m.AsIs.Queue[1]), human(m.Predicted.Queue[1])))
+				m.Model, humanMs(m.AsIs.TTFT[1]), humanMs(m.Predicted.TTFT[1]), humanMs(m.AsIs.Queue[1]), humanMs(m.Predicted.Queue[1])))
 		}
 	}
 	if len(same) > 0 {
@@ -219,13 +225,19 @@ func (r *Result) headline() string {
 	return "With " + strings.Join(r.Changes, "; ") + ", " + strings.Join(parts, "; ") + "."
 }
 
-// Markdown writes the what-if's answer.
-func Markdown(w io.Writer, r *Result) error {
-	return mdTemplate.Execute(w, r)
-}
-
-// HTML writes the what-if's answer as one self-contained page (no script,
-// no file or address it loads), every string of the logs escaped.
-func HTML(w io.Writer, r *Result) error {
-	return htmlTemplate.Execute(w, r)
+// RenderWhatIf writes a what-if's answer as Markdown ("md"), as one
+// self-contained HTML page ("html": no script, no file or address it
+// loads, every string of the logs escaped) or as JSON ("json"), opening
+// with WhatIfHeadline.
+func RenderWhatIf(w io.Writer, format string, r *whatif.Result) error {
+	v := &whatIfView{Result: r, Headline: WhatIfHeadline(r)}
+	switch format {
+	case "md":
+		return whatIfMD.Execute(w, v)
+	case "html":
+		return whatIfHTML.Execute(w, v)
+	case "json":
+		return RenderWhatIfJSON(w, r)
+	}
+	return fmt.Errorf("unknown format %q", format)
 }
