@@ -62,8 +62,10 @@ var whatIfFuncs = map[string]any{
 		}
 		return fmt.Sprintf("%.2f", v)
 	},
-	"maxAdded": func() int { return whatif.ContractMaxAdded },
-	"added":    whatIfAdded,
+	"maxAdded":  func() int { return whatif.ContractMaxAdded },
+	"added":     whatIfAdded,
+	"misfits":   func(ms []whatif.Misfit) string { return strings.Join(whatIfMisfits(ms), "; ") },
+	"notJudged": whatIfNotJudged,
 	"slotsWhy": func(e whatif.ReplicaEvidence) string {
 		if e.SlotsBound {
 			return fmt.Sprintf("ran at most %d at once and never queued: a lower bound; the replay gives it its model's slots", e.MaxBatch)
@@ -81,10 +83,67 @@ var (
 	whatIfHTML = htmltemplate.Must(htmltemplate.New("whatif.html.tmpl").Funcs(whatIfFuncs).ParseFS(templateFS, "templates/whatif.html.tmpl"))
 )
 
-// whatIfView is a what-if's answer with its headline worded.
+// whatIfView is a what-if's answer with its headline and changes worded
+// (Changes hides the Result's).
 type whatIfView struct {
 	*whatif.Result
 	Headline string
+	Changes  []string
+}
+
+// whatIfChanges words the changes asked: "llama-3.1-70b: +1 replica(s)",
+// "traffic ×3 (every model)".
+func whatIfChanges(r *whatif.Result) []string {
+	var out []string
+	for _, c := range r.Changes {
+		out = append(out, c.String())
+	}
+	if r.Traffic != 1 && r.Traffic != 0 {
+		out = append(out, fmt.Sprintf("traffic ×%g (every model)", r.Traffic))
+	}
+	return out
+}
+
+// whatIfMisfit says why a model's as-is replay does not fit its logs.
+func whatIfMisfit(m whatif.Misfit) string {
+	pct := func() float64 { return 100 * float64(m.Missing) / float64(m.Of) }
+	switch m.Kind {
+	case whatif.MisfitFigure:
+		return fmt.Sprintf("%s %s: as-is replay %.1f ms against %.1f ms logged", m.Quantile, m.Figure, m.AsIsMs, m.LoggedMs)
+	case whatif.MisfitUnreplayed:
+		return fmt.Sprintf("%d of its %d server records (%.0f%%) give no arrival instant, queue or server E2E and are not replayed", m.Missing, m.Of, pct())
+	case whatif.MisfitUnlogged:
+		return fmt.Sprintf("%d of its %d forwarded requests (%.0f%%) have no server record: a replica whose log is missing would be missing from the pool replayed", m.Missing, m.Of, pct())
+	case whatif.MisfitNoRequest:
+		return "no request of the model in the window"
+	case whatif.MisfitUnplaced:
+		return "none of its requests could be placed on a replica, so the pool replayed lacks it"
+	}
+	return fmt.Sprintf("misfit %d", m.Kind)
+}
+
+func whatIfMisfits(ms []whatif.Misfit) []string {
+	out := []string{}
+	for _, m := range ms {
+		out = append(out, whatIfMisfit(m))
+	}
+	return out
+}
+
+// whatIfNotJudged says which case or constraint of the contract the replay
+// does not judge, and why.
+func whatIfNotJudged(n whatif.NotJudged) string {
+	switch n.Reason {
+	case whatif.NotKept:
+		return fmt.Sprintf("%s: matches on %s, which the replay does not keep", n.Case, n.Column)
+	case whatif.SlicesBy:
+		return fmt.Sprintf("%s: its slices by %s are not judged, only the case as a whole", n.Case, strings.Join(n.By, ", "))
+	case whatif.NotReplayed:
+		return fmt.Sprintf("%s: %s is not a server queue, TTFT or E2E percentile the replay gives", n.Case, n.Metric)
+	case whatif.ModelMisfit:
+		return fmt.Sprintf("%s: %s of it on %s, whose as-is replay does not fit", n.Case, n.Metric, n.Model)
+	}
+	return fmt.Sprintf("%s: not judged (%d)", n.Case, n.Reason)
 }
 
 // whatIfPolicies names the policies: "least loaded, round robin and
@@ -222,7 +281,7 @@ func whatIfPrediction(r *whatif.Result) string {
 	if len(same) > 0 {
 		parts = append(parts, strings.Join(same, ", ")+" would not change (neither its pool nor its traffic does)")
 	}
-	return "With " + strings.Join(r.Changes, "; ") + ", " + strings.Join(parts, "; ") + "."
+	return "With " + strings.Join(whatIfChanges(r), "; ") + ", " + strings.Join(parts, "; ") + "."
 }
 
 // RenderWhatIf writes a what-if's answer as Markdown ("md"), as one
@@ -230,7 +289,7 @@ func whatIfPrediction(r *whatif.Result) string {
 // loads, every string of the logs escaped) or as JSON ("json"), opening
 // with WhatIfHeadline.
 func RenderWhatIf(w io.Writer, format string, r *whatif.Result) error {
-	v := &whatIfView{Result: r, Headline: WhatIfHeadline(r)}
+	v := &whatIfView{Result: r, Headline: WhatIfHeadline(r), Changes: whatIfChanges(r)}
 	switch format {
 	case "md":
 		return whatIfMD.Execute(w, v)
@@ -240,4 +299,12 @@ func RenderWhatIf(w io.Writer, format string, r *whatif.Result) error {
 		return RenderWhatIfJSON(w, r)
 	}
 	return fmt.Errorf("unknown format %q", format)
+}
+
+func whatIfNotJudgedList(ns []whatif.NotJudged) []string {
+	out := []string{}
+	for _, n := range ns {
+		out = append(out, whatIfNotJudged(n))
+	}
+	return out
 }

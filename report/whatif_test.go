@@ -54,7 +54,7 @@ func TestWhatIfHeadlineContract(t *testing.T) {
 	} {
 		r := &whatif.Result{Changed: tc.changed, Models: []whatif.ModelResult{model}, Contract: tc.c}
 		if tc.changed {
-			r.Changes = []string{"m: +1 replica(s)"}
+			r.Changes = []whatif.Change{{Model: "m", Relative: true, Delta: 1}}
 		}
 		if got := WhatIfHeadline(r); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
@@ -67,10 +67,10 @@ func TestWhatIfHeadlineContract(t *testing.T) {
 // whatif.html say why, in its table and below it.
 func TestWhatIfDoesNotFit(t *testing.T) {
 	t.Parallel()
-	m := whatif.ModelResult{Model: "m", Misfits: []string{"P50 queue: as-is replay 0.0 ms against 500.0 ms logged"},
+	m := whatif.ModelResult{Model: "m", Misfits: []whatif.Misfit{{Kind: whatif.MisfitFigure, Quantile: "P50", Figure: "queue", AsIsMs: 0, LoggedMs: 500}},
 		Observed: whatIfFigures([2]*float64{fp(500), fp(500)}, [2]*float64{fp(520), fp(520)}),
 		AsIs:     whatIfFigures([2]*float64{fp(0), fp(0)}, [2]*float64{fp(20), fp(20)})}
-	r := &whatif.Result{Dir: "out", Changed: true, Traffic: 1, Changes: []string{"m: +1 replica(s)"}, Pool: &whatif.Pool{}, Models: []whatif.ModelResult{m}}
+	r := &whatif.Result{Dir: "out", Changed: true, Traffic: 1, Changes: []whatif.Change{{Model: "m", Relative: true, Delta: 1}}, Pool: &whatif.Pool{}, Models: []whatif.ModelResult{m}}
 	md := renderWhatIf(t, "md", r)
 	for _, want := range []string{
 		"**With m: +1 replica(s), m gets no prediction (its as-is replay does not fit the logs).**",
@@ -101,7 +101,7 @@ func TestWhatIfRoutingRange(t *testing.T) {
 		ByPolicy: []whatif.PolicyFigures{{Policy: whatif.RouteLeastLoaded, Figures: fig(0, 10)}, {Policy: whatif.RouteRoundRobin, Figures: fig(0, 30)}}}
 	pool := &whatif.Pool{Routing: []whatif.RoutingEvidence{{Model: "m", LLN: 79, LeastLoaded: 40.0 / 79, RRN: 79, RoundRobin: 1,
 		Plausible: []whatif.Policy{whatif.RouteLeastLoaded, whatif.RouteRoundRobin}}}}
-	r := &whatif.Result{Dir: "out", Changed: true, Traffic: 1, Changes: []string{"m: +1 replica(s)"}, Pool: pool, Models: []whatif.ModelResult{m}}
+	r := &whatif.Result{Dir: "out", Changed: true, Traffic: 1, Changes: []whatif.Change{{Model: "m", Relative: true, Delta: 1}}, Pool: pool, Models: []whatif.ModelResult{m}}
 	md := renderWhatIf(t, "md", r)
 	for _, want := range []string{
 		"m's P95 TTFT would go from 60 ms to 30 ms – 50 ms (P95 queue 40 ms → 10 ms – 30 ms), depending on the routing, which the logs do not show",
@@ -125,11 +125,58 @@ func TestWhatIfSaturation(t *testing.T) {
 		fig := whatIfFigures([2]*float64{fp(0), fp(0)}, [2]*float64{fp(20), fp(20)})
 		m := whatif.ModelResult{Model: "m", Fits: true, Observed: fig, AsIs: fig, Predicted: fig, PredReplicas: 2, PredSlots: "1",
 			Saturation: &whatif.Saturation{Load: c.load, SpanS: 1.3, WorkS: 4.4, Replicas: 2, Slots: 1, Needed: 4}}
-		r := &whatif.Result{Dir: "out", Changed: true, Traffic: 3, Changes: []string{"traffic ×3 (every model)"}, Pool: &whatif.Pool{}, Models: []whatif.ModelResult{m}}
+		r := &whatif.Result{Dir: "out", Changed: true, Traffic: 3, Pool: &whatif.Pool{}, Models: []whatif.ModelResult{m}}
 		md := renderWhatIf(t, "md", r)
 		head := "**With traffic ×3 (every model), m cannot keep up — its queue grows without bound (171% of what its 2 × 1 slots serve): it needs at least 4 replicas.**"
 		if got := strings.Contains(md, head) && strings.Contains(md, "| queue | P50 | 0.0 | 0.0 | grows without bound |"); got != c.saturated {
 			t.Errorf("load %g: whatif.md says the queue grows without bound: %v, want %v\n%s", c.load, got, c.saturated, md)
 		}
+	}
+}
+
+// whatif gives why a model does not fit and why a constraint is not judged
+// as data; these are their sentences, in whatif.md, whatif.html and
+// whatif.json alike.
+func TestWhatIfMisfitAndNotJudgedWording(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		m    whatif.Misfit
+		want string
+	}{
+		{whatif.Misfit{Kind: whatif.MisfitFigure, Quantile: "P95", Figure: "TTFT", AsIsMs: 180.04, LoggedMs: 240}, "P95 TTFT: as-is replay 180.0 ms against 240.0 ms logged"},
+		// 10 / 50 = 20%; 3 / 53 = 5.66%, shown 6%.
+		{whatif.Misfit{Kind: whatif.MisfitUnreplayed, Missing: 10, Of: 50}, "10 of its 50 server records (20%) give no arrival instant, queue or server E2E and are not replayed"},
+		{whatif.Misfit{Kind: whatif.MisfitUnlogged, Missing: 3, Of: 53}, "3 of its 53 forwarded requests (6%) have no server record: a replica whose log is missing would be missing from the pool replayed"},
+		{whatif.Misfit{Kind: whatif.MisfitNoRequest}, "no request of the model in the window"},
+		{whatif.Misfit{Kind: whatif.MisfitUnplaced}, "none of its requests could be placed on a replica, so the pool replayed lacks it"},
+	} {
+		if got := whatIfMisfit(c.m); got != c.want {
+			t.Errorf("misfit %+v:\n got %s\nwant %s", c.m, got, c.want)
+		}
+	}
+	nj := []whatif.NotJudged{
+		{Case: "chat", Reason: whatif.NotKept, Column: "region"},
+		{Case: "chat", Reason: whatif.SlicesBy, By: []string{"model", "region"}},
+		{Case: "rag", Reason: whatif.NotReplayed, Metric: "tps_user"},
+		{Case: "rag", Reason: whatif.ModelMisfit, Metric: "server_ttft_ms", Model: "m"},
+	}
+	want := []string{
+		"chat: matches on region, which the replay does not keep",
+		"chat: its slices by model, region are not judged, only the case as a whole",
+		"rag: tps_user is not a server queue, TTFT or E2E percentile the replay gives",
+		"rag: server_ttft_ms of it on m, whose as-is replay does not fit",
+	}
+	r := &whatif.Result{Dir: "out", Traffic: 1, Pool: &whatif.Pool{}, Contract: &whatif.ContractResult{File: "c.toml", Met: true, Added: []int{0}, Models: []string{"m"}, NotJudged: nj}}
+	md, html := renderWhatIf(t, "md", r), renderWhatIf(t, "html", r)
+	for _, w := range want {
+		if !strings.Contains(md, "- not judged: "+w+"\n") {
+			t.Errorf("whatif.md lacks %q", w)
+		}
+		if !strings.Contains(html, "Not judged: "+w) {
+			t.Errorf("whatif.html lacks %q", w)
+		}
+	}
+	if got := whatIfNotJudgedList(nj); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("not judged for JSON: %q", got)
 	}
 }

@@ -82,12 +82,12 @@ func TestAnswerDoesNotFitPredictsNothing(t *testing.T) {
 	}
 	m := res.Models[0]
 	if m.Fits || res.Fits || len(m.Misfits) == 0 {
-		t.Fatalf("fits=%v misfits=%v, want a misfit", m.Fits, m.Misfits)
+		t.Fatalf("fits=%v misfits=%+v, want a misfit", m.Fits, m.Misfits)
 	}
 	// The misfit is the queue no slot limit explains; report words the
 	// rest (TestWhatIfDoesNotFit).
-	if m.Misfits[0] != "P50 queue: as-is replay 0.0 ms against 500.0 ms logged" {
-		t.Errorf("misfits %q, want the P50 queue first", m.Misfits)
+	if m.Misfits[0] != (Misfit{Kind: MisfitFigure, Quantile: "P50", Figure: "queue", AsIsMs: 0, LoggedMs: 500}) {
+		t.Errorf("misfits %+v, want the P50 queue first", m.Misfits)
 	}
 }
 
@@ -145,11 +145,11 @@ func TestAnswerCoverage(t *testing.T) {
 	}
 	m, other := res.Models[0], res.Models[1]
 	if m.Fits || len(m.Misfits) != 2 ||
-		m.Misfits[0] != "10 of its 50 server records (20%) give no arrival instant, queue or server E2E and are not replayed" ||
-		m.Misfits[1] != "3 of its 53 forwarded requests (6%) have no server record: a replica whose log is missing would be missing from the pool replayed" {
-		t.Errorf("m: fits=%v misfits %q", m.Fits, m.Misfits)
+		m.Misfits[0] != (Misfit{Kind: MisfitUnreplayed, Missing: 10, Of: 50}) ||
+		m.Misfits[1] != (Misfit{Kind: MisfitUnlogged, Missing: 3, Of: 53}) {
+		t.Errorf("m: fits=%v misfits %+v", m.Fits, m.Misfits)
 	}
-	if other.Model != "other" || other.Fits || len(other.Misfits) != 2 {
+	if other.Model != "other" || other.Fits || len(other.Misfits) != 2 || other.Misfits[1].Kind != MisfitUnplaced {
 		t.Errorf("other: %+v", other)
 	}
 	if res.Pool.Unlogged != 3 {
