@@ -215,8 +215,8 @@ type SliceResult struct {
 
 // Result is a what-if's answer.
 type Result struct {
-	Dir     string
-	Window  analyze.Window
+	Dir    string
+	Window analyze.Window
 	// Changes are the changes asked, in order; Traffic the traffic factor
 	// (1: unchanged), a change of every model when it is not 1.
 	Changes []Change
