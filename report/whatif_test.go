@@ -180,3 +180,23 @@ func TestWhatIfMisfitAndNotJudgedWording(t *testing.T) {
 		t.Errorf("not judged for JSON: %q", got)
 	}
 }
+
+// whatif.md and whatif.html open with the one sentence that answers: the
+// line after the title, the paragraph after the heading.
+func TestWhatIfOpensWithTheAnswer(t *testing.T) {
+	t.Parallel()
+	fig := whatIfFigures([2]*float64{fp(0), fp(4000)}, [2]*float64{fp(20), fp(4200)})
+	pred := whatIfFigures([2]*float64{fp(0), fp(1700)}, [2]*float64{fp(20), fp(1900)})
+	r := &whatif.Result{Dir: "out", Changed: true, Traffic: 1, Changes: []whatif.Change{{Model: "m", Relative: true, Delta: 1}}, Pool: &whatif.Pool{},
+		Models: []whatif.ModelResult{{Model: "m", Fits: true, Observed: fig, AsIs: fig, Predicted: pred}}}
+	answer := "With m: +1 replica(s), m's P95 TTFT would go from 4.2 s to 1.9 s (P95 queue 4.0 s → 1.7 s)."
+	if got := WhatIfHeadline(r); got != answer {
+		t.Fatalf("headline %q, want %q", got, answer)
+	}
+	if lines := strings.Split(renderWhatIf(t, "md", r), "\n"); len(lines) < 3 || lines[0] != "# What if: m: +1 replica(s)" || lines[2] != "**"+answer+"**" {
+		t.Errorf("whatif.md does not open with its answer: %q", lines[:min(3, len(lines))])
+	}
+	if html := renderWhatIf(t, "html", r); !strings.Contains(html, "</h1>\n<p class=\"answer\" id=\"answer\">With m: &#43;1 replica(s), m&#39;s P95 TTFT would go from 4.2 s to 1.9 s (P95 queue 4.0 s → 1.7 s).</p>") {
+		t.Errorf("whatif.html does not open with its answer")
+	}
+}
