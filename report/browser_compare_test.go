@@ -125,6 +125,11 @@ func TestBrowserCompareExplain(t *testing.T) {
 			t.Errorf("compare: %q is not shown as text", s)
 		}
 	}
+	// The chart's key (its colours, baseline pale and target solid) is
+	// above the chart, on the first screen.
+	if l.LegendEnd < 0 || l.LegendEnd > 768 {
+		t.Errorf("compare: the chart's key ends at %v px, not within the first screen (768 px)", l.LegendEnd)
+	}
 	// The verdict against a contract, first; its use case named from a
 	// contract file is shown as text too.
 	cv := compareFixture()

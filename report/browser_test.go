@@ -375,7 +375,7 @@ func TestBrowserSimulated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	openPage(t, ctx, write("whatif", func(out io.Writer) error { return whatif.HTML(out, w) }), "whatif", dir)
+	openPage(t, ctx, write("whatif", func(out io.Writer) error { return RenderWhatIf(out, "html", w) }), "whatif", dir)
 }
 
 // contractResult is the report of the bundled data (testdata/native)

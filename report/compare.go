@@ -146,7 +146,8 @@ type compareChart struct {
 }
 
 type compareBar struct {
-	Label                string
+	Label, Name          string // "queue P95", "queue"
+	Color                string // the component's colour (componentColors), black for client E2E
 	Y, TextY             int
 	BaselineW, TargetW   string
 	BaselineY, TargetY   int
@@ -190,7 +191,11 @@ func newCompareChart(all analyze.CompareSlice) compareChart {
 			}
 			return f1(math.Max(sc.at(*p), 0))
 		}
-		b := compareBar{Label: m.Name + " P95", Y: y, TextY: y + 24,
+		color, ok := componentColors[n]
+		if !ok {
+			color = okBlack
+		}
+		b := compareBar{Label: m.Name + " P95", Name: m.Name, Color: color, Y: y, TextY: y + 24,
 			BaselineY: y + 4, TargetY: y + 22,
 			BaselineW: w(q.Baseline), TargetW: w(q.Target),
 			BaselineT: fmtMs(q.Baseline) + " ms (n=" + fmt.Sprint(q.BaselineN) + ")",

@@ -15,6 +15,9 @@
 // server overhead under model and application where known, and the server
 // formats behind each figure), the slowest requests, the protocol and what
 // each server format can give.
+// It renders the other pages alike: compare's (RenderCompare), explain's
+// (RenderExplain) and the what-if's (RenderWhatIf, opening with
+// WhatIfHeadline), whose packages return figures and no sentences.
 // It never parses logs and runs no SQL; every number it prints comes from
 // the Result. Log-derived strings (model names, file paths, request IDs,
 // reasons) are escaped in both formats.

@@ -65,11 +65,28 @@ type wfBox struct {
 	X, W                 string
 	Color                string
 	Marker               bool   // a point in time (first token), not a span
+	Whole                bool   // a span of several components, drawn pale
 	WhiskerX1, WhiskerX2 string // the placement's uncertainty, when > 0
 	Whisker              bool
 }
 
-var tierColor = map[string]string{"client": "#4a7ab0", "gateway": "#8a6fb0", "server": "#c0392b"}
+// spanColor colours a waterfall box by the component it is, as every
+// chart of the report does (componentColors): the gateway's own work before
+// and after the upstream is application, the server's queue queue, and its
+// prefill, decode or model time model. The spans that hold several
+// components (the client's request → response, the gateway's upstream) and
+// the first token's instant are black, drawn pale as wholes.
+func spanColor(s explain.Span) (color string, whole bool) {
+	switch {
+	case s.Tier == "gateway" && s.Name != "upstream":
+		return componentColors["application"], false
+	case s.Tier == "server" && s.Name == "queue":
+		return componentColors["queue"], false
+	case s.Tier == "server":
+		return componentColors["model"], false
+	}
+	return okBlack, s.StartMs == nil || s.EndMs == nil || *s.StartMs != *s.EndMs
+}
 
 func newWaterfall(r explain.Request) (waterfall, bool) {
 	const left, px, rowH = 230, 640.0, 22
@@ -99,7 +116,8 @@ func newWaterfall(r explain.Request) (waterfall, bool) {
 			continue
 		}
 		a, b := *s.StartMs, *s.EndMs
-		box := wfBox{Label: s.Tier + ": " + s.Name, Y: y, TextY: y + 13, Color: tierColor[s.Tier],
+		color, whole := spanColor(s)
+		box := wfBox{Label: s.Tier + ": " + s.Name, Y: y, TextY: y + 13, Color: color, Whole: whole,
 			X: f1(x(a)), W: f1(math.Max(x(b)-x(a), 1.5)), Marker: a == b,
 			Title: fmt.Sprintf("%s %s: %.1f → %.1f ms (%.1f ms)", s.Tier, s.Name, a, b, b-a)}
 		if s.UncertaintyMs != nil && *s.UncertaintyMs > 0 {

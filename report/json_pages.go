@@ -668,8 +668,8 @@ func newJSONPrediction(r *whatif.Result, m whatif.ModelResult) jsonPrediction {
 }
 
 func newJSONWhatIf(r *whatif.Result) *jsonWhatIf {
-	j := &jsonWhatIf{SchemaVersion: SchemaVersion, Dir: r.Dir, Changes: orEmpty(r.Changes), Traffic: r.Traffic,
-		Changed: r.Changed, Fits: r.Fits, Headline: r.Headline(), Replayed: r.Replayed, LeftOut: r.LeftOut,
+	j := &jsonWhatIf{SchemaVersion: SchemaVersion, Dir: r.Dir, Changes: orEmpty(whatIfChanges(r)), Traffic: r.Traffic,
+		Changed: r.Changed, Fits: r.Fits, Headline: WhatIfHeadline(r), Replayed: r.Replayed, LeftOut: r.LeftOut,
 		Tolerance: jsonTolerance{Percent: whatif.TolerancePct, Ms: whatif.ToleranceMs},
 		Models:    []jsonWhatIfModel{},
 		Pool: jsonPool{Routing: []jsonRouting{}, Replicas: []jsonReplica{}, DecodeFits: []jsonDecodeFit{},
@@ -688,7 +688,7 @@ func newJSONWhatIf(r *whatif.Result) *jsonWhatIf {
 		}
 	}
 	for _, m := range r.Models {
-		jm := jsonWhatIfModel{Model: m.Model, Window: window(m.From, m.To), Fits: m.Fits, Misfits: orEmpty(m.Misfits),
+		jm := jsonWhatIfModel{Model: m.Model, Window: window(m.From, m.To), Fits: m.Fits, Misfits: whatIfMisfits(m.Misfits),
 			Replicas: m.Replicas, Slots: m.Slots, PredictedReplicas: m.PredReplicas, PredictedSlots: m.PredSlots,
 			Observed: newJSONFigures(m.Observed), AsIs: newJSONFigures(m.AsIs), Prediction: newJSONPrediction(r, m),
 			UseCases: []jsonWhatIfUseCase{}}
@@ -711,7 +711,7 @@ func newJSONWhatIf(r *whatif.Result) *jsonWhatIf {
 	}
 	if c := r.Contract; c != nil {
 		jc := &jsonWhatIfContract{File: c.File, Met: c.Met, Added: []jsonAdded{}, Steps: c.Steps,
-			Checks: []jsonWhatIfCheck{}, NotJudged: orEmpty(c.NotJudged)}
+			Checks: []jsonWhatIfCheck{}, NotJudged: whatIfNotJudgedList(c.NotJudged)}
 		for i, n := range c.Added {
 			if i < len(c.Models) {
 				jc.Added = append(jc.Added, jsonAdded{Model: c.Models[i], Replicas: n})

@@ -446,7 +446,7 @@ func TestWhatIfJSON(t *testing.T) {
 	}
 	doc := buf.Bytes()
 	m := checkPage(t, "whatif", doc, "models", "0", "observed", "queue", "p95")
-	if at(m, "changed") != true || at(m, "headline") != r.Headline() || !slices.Equal(anyStrings(at(m, "changes")), r.Changes) {
+	if at(m, "changed") != true || at(m, "headline") != WhatIfHeadline(r) || !slices.Equal(anyStrings(at(m, "changes")), []string{"llama-3.1-70b: +1 replica(s)"}) {
 		t.Errorf("changed %v, headline %v, changes %v", at(m, "changed"), at(m, "headline"), at(m, "changes"))
 	}
 	if len(r.Models) != 2 {

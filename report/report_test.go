@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"html"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -75,7 +76,9 @@ func TestRenderedFigures(t *testing.T) {
 		// all requests, client E2E: n 7, P50 1000; P90, P95 and P99 need
 		// 10, 20 and 100 samples, so they are "n too small", without an
 		// interval.
-		"| all requests | 7 | 1000.0 | n too small | n too small |  | n too small |  | 2026-03-01 12:00:00.000 – 12:00:08.000 UTC |",
+		// The slice's window is not repeated in each latency table: it
+		// is stated once, in the service-wide table below.
+		"| all requests | 7 | 1000.0 | n too small | n too small |  | n too small |  |\n",
 		// 705 output tokens over 8 s.
 		"| all requests | 8 | 705 | 8.000 | 88.1 | 2026-03-01 12:00:00.000 – 12:00:08.000 UTC |",
 		// queue 5 10 10 50 50 100 300: P50 50; its P95 (100 + 0.7*200 =
@@ -339,5 +342,39 @@ func TestDocsGlossary(t *testing.T) {
 		got := filepath.Join(t.TempDir(), "glossary.md")
 		os.WriteFile(got, []byte(glossary+"\n"), 0o644)
 		t.Errorf("docs/report.md does not hold the report's glossary (written to %s); paste it under \"Metric glossary\"", got)
+	}
+}
+
+// Both reports state the percentile rule once, above the protocol, and no
+// sentence of the protocol's Aggregation column is repeated; each slice's
+// window is given once in the Markdown report's Latency by slice (in the
+// service-wide table), not again in each metric's table.
+func TestProtocolStatesEachRuleOnce(t *testing.T) {
+	t.Parallel()
+	res := standardResult(t)
+	window := analyze.FormatWindow(res.Slices[0].WindowFirst, res.Slices[0].WindowLast)
+	for _, format := range []string{"md", "html"} {
+		var buf bytes.Buffer
+		if err := Render(&buf, format, res); err != nil {
+			t.Fatal(err)
+		}
+		s := buf.String()
+		if format == "html" {
+			s = html.UnescapeString(s)
+		}
+		if n := strings.Count(s, analyze.PercentileRule); n != 1 {
+			t.Errorf("%s: the percentile rule is stated %d times, want once", format, n)
+		}
+		// Its distinctive clause, to catch a copy that differs in a word.
+		if n := strings.Count(s, "is \"n too small\", never a number"); n != 1 {
+			t.Errorf("%s: \"n too small, never a number\" appears %d times, want once", format, n)
+		}
+		if format != "md" {
+			continue
+		}
+		latency, _, _ := strings.Cut(s[strings.Index(s, "## Latency by slice"):], "## Phases")
+		if n := strings.Count(latency, window); n != 1 {
+			t.Errorf("md: the window of all requests appears %d times under Latency by slice, want once", n)
+		}
 	}
 }

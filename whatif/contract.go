@@ -1,9 +1,7 @@
 package whatif
 
 import (
-	"fmt"
 	"math"
-	"strings"
 
 	"github.com/infertrace/infertrace/contract"
 )
@@ -24,7 +22,34 @@ type ContractResult struct {
 	Steps  int // replays the search ran
 	Checks []ContractCheck
 	// NotJudged says which constraints the replay cannot judge, and why.
-	NotJudged []string
+	NotJudged []NotJudged
+}
+
+// NotJudgedReason is why the replay cannot judge a contract's case or
+// constraint.
+type NotJudgedReason int
+
+const (
+	// NotKept: the case matches on Column, which the replay does not keep.
+	NotKept NotJudgedReason = iota
+	// SlicesBy: the case's slices (by By) are not judged, only the case.
+	SlicesBy
+	// NotReplayed: Metric is not a server queue, TTFT or E2E percentile.
+	NotReplayed
+	// ModelMisfit: Metric of the case is on Model, whose as-is replay does
+	// not fit.
+	ModelMisfit
+)
+
+// NotJudged is a case or constraint of the contract the replay does not
+// judge.
+type NotJudged struct {
+	Case   string
+	Reason NotJudgedReason
+	Column string   // NotKept
+	By     []string // SlicesBy
+	Metric string   // NotReplayed, ModelMisfit
+	Model  string   // ModelMisfit
 }
 
 // ContractCheck is one judged constraint at the change found (or at the
@@ -69,18 +94,18 @@ func searchContract(c *contract.Contract, p *Pool, jobs []placed, pred []Job, re
 				j.model = m.Value
 			default:
 				ok = false
-				res.NotJudged = append(res.NotJudged, fmt.Sprintf("%s: matches on %s, which the replay does not keep", cs.Name, m.Column))
+				res.NotJudged = append(res.NotJudged, NotJudged{Case: cs.Name, Reason: NotKept, Column: m.Column})
 			}
 		}
 		if !ok {
 			continue
 		}
 		if len(cs.By) > 0 {
-			res.NotJudged = append(res.NotJudged, fmt.Sprintf("%s: its slices by %s are not judged, only the case as a whole", cs.Name, strings.Join(cs.By, ", ")))
+			res.NotJudged = append(res.NotJudged, NotJudged{Case: cs.Name, Reason: SlicesBy, By: cs.By})
 		}
 		for _, k := range cs.Constraints {
 			if _, ok := whatifMetrics[k.Metric]; !ok || k.Percentile <= 0 {
-				res.NotJudged = append(res.NotJudged, fmt.Sprintf("%s: %s is not a server queue, TTFT or E2E percentile the replay gives", cs.Name, k.Metric))
+				res.NotJudged = append(res.NotJudged, NotJudged{Case: cs.Name, Reason: NotReplayed, Metric: k.Metric})
 				continue
 			}
 			j.c = k
@@ -97,7 +122,7 @@ func searchContract(c *contract.Contract, p *Pool, jobs []placed, pred []Job, re
 			}
 		}
 		if bad != "" {
-			res.NotJudged = append(res.NotJudged, fmt.Sprintf("%s: %s of it on %s, whose as-is replay does not fit", j.cs, j.c.Metric, bad))
+			res.NotJudged = append(res.NotJudged, NotJudged{Case: j.cs, Reason: ModelMisfit, Metric: j.c.Metric, Model: bad})
 			continue
 		}
 		usable = append(usable, j)

@@ -10,8 +10,9 @@
 // predicted — then with the changes of Options: more or fewer replicas,
 // other slots, traffic played faster; a model the changes leave alone
 // keeps its as-is figures, and a changed pool that cannot keep up gets a
-// saturation verdict instead of percentiles. Markdown and HTML render the
-// answer, opening with Result.Headline.
+// saturation verdict instead of percentiles. whatif returns figures (a
+// Result); report words them (report.WhatIfHeadline, report.RenderWhatIf:
+// whatif.md, whatif.html, whatif.json).
 //
 // The input is Data (queries/whatif_*.sql); for a change
 // such as

@@ -100,6 +100,37 @@ func (c Change) String() string {
 	return fmt.Sprintf("%s: %d replicas", c.Model, c.Count)
 }
 
+// MisfitKind is why a model's as-is replay does not fit its logs.
+type MisfitKind int
+
+const (
+	// MisfitFigure: the as-is replay's P50 or P95 of a figure is beyond
+	// the tolerance of the logged one.
+	MisfitFigure MisfitKind = iota
+	// MisfitUnreplayed: more than MaxUncovered of the model's server
+	// records give no arrival instant, queue or server E2E.
+	MisfitUnreplayed
+	// MisfitUnlogged: more than MaxUncovered of the model's forwarded
+	// requests have no server record (a replica's log missing).
+	MisfitUnlogged
+	// MisfitNoRequest: no request of the model in the window.
+	MisfitNoRequest
+	// MisfitUnplaced: none of its requests could be placed on a replica.
+	MisfitUnplaced
+)
+
+// Misfit is one reason a model's as-is replay does not fit its logs.
+type Misfit struct {
+	Kind MisfitKind
+	// MisfitFigure: the percentile ("P50", "P95"), the figure ("queue",
+	// "TTFT", "E2E"), and the as-is replay's and the logs' values in ms.
+	Quantile, Figure string
+	AsIsMs, LoggedMs float64
+	// MisfitUnreplayed, MisfitUnlogged: Missing of Of server records or
+	// forwarded requests.
+	Missing, Of int64
+}
+
 // Figures are P50, P95 and P99 of queue, TTFT and E2E at the server (ms)
 // over N requests (NTTFT of them with a first token).
 type Figures struct {
@@ -113,7 +144,7 @@ type ModelResult struct {
 	Observed, AsIs, Predicted Figures
 	From, To                  *time.Time // the first and last start of the observed requests
 	Fits                      bool
-	Misfits                   []string // why not, one figure each
+	Misfits                   []Misfit // why not, one figure or gap of coverage each
 	Replicas, PredReplicas    int
 	Slots, PredSlots          string
 	// Slices are the same figures per use case (the as-is check is the
@@ -184,9 +215,11 @@ type SliceResult struct {
 
 // Result is a what-if's answer.
 type Result struct {
-	Dir     string
-	Window  analyze.Window
-	Changes []string
+	Dir    string
+	Window analyze.Window
+	// Changes are the changes asked, in order; Traffic the traffic factor
+	// (1: unchanged), a change of every model when it is not 1.
+	Changes []Change
 	Traffic float64
 	Pool    *Pool
 	// Policies route each model's requests in the prediction (the first
@@ -238,16 +271,15 @@ func Answer(d *Data, changes []Change, o Options) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c, err)
 		}
-		res.Changes = append(res.Changes, c.String())
+		res.Changes = append(res.Changes, c)
 		touched[m] = touched[m] || !(c.Relative && c.Delta == 0)
 	}
 	if res.Traffic != 1 {
-		res.Changes = append(res.Changes, fmt.Sprintf("traffic ×%g (every model)", res.Traffic))
 		for m := range touched {
 			touched[m] = true
 		}
 	}
-	res.Changed = len(res.Changes) > 0
+	res.Changed = len(res.Changes) > 0 || res.Traffic != 1
 	base := make([]Job, len(jobs))
 	for i := range jobs {
 		base[i] = jobs[i].job
@@ -384,7 +416,7 @@ func Answer(d *Data, changes []Change, o Options) (*Result, error) {
 		mr.Misfits = append(coverage(d, name), misfits(mr.Observed, mr.AsIs)...)
 		mr.Fits = len(mr.Misfits) == 0 && mr.Observed.N > 0
 		if mr.Observed.N == 0 {
-			mr.Misfits = append(mr.Misfits, "no request of the model in the window")
+			mr.Misfits = append(mr.Misfits, Misfit{Kind: MisfitNoRequest})
 		}
 		res.Fits = res.Fits && mr.Fits
 		mr.Replicas, mr.Slots = countSlots(pool.Replicas, m)
@@ -407,7 +439,7 @@ func Answer(d *Data, changes []Change, o Options) (*Result, error) {
 	for _, name := range unplacedModels(d, pool) {
 		res.Fits = false
 		res.Models = append(res.Models, ModelResult{Model: name,
-			Misfits: append(coverage(d, name), "none of its requests could be placed on a replica, so the pool replayed lacks it")})
+			Misfits: append(coverage(d, name), Misfit{Kind: MisfitUnplaced})})
 	}
 	return res, nil
 }
@@ -420,7 +452,7 @@ const MaxUncovered = 0.05
 
 // coverage says why the replay of the model rests on too few of its
 // requests, if it does.
-func coverage(d *Data, model string) []string {
+func coverage(d *Data, model string) []Misfit {
 	var placed, unlogged int64
 	for i := range d.Requests {
 		if d.Requests[i].Model == model {
@@ -433,12 +465,12 @@ func coverage(d *Data, model string) []string {
 		}
 	}
 	records := d.ServerRecords[model]
-	var out []string
+	var out []Misfit
 	if left := records - placed; records > 0 && float64(left) > MaxUncovered*float64(records) {
-		out = append(out, fmt.Sprintf("%d of its %d server records (%.0f%%) give no arrival instant, queue or server E2E and are not replayed", left, records, 100*float64(left)/float64(records)))
+		out = append(out, Misfit{Kind: MisfitUnreplayed, Missing: left, Of: records})
 	}
 	if all := records + unlogged; all > 0 && float64(unlogged) > MaxUncovered*float64(all) {
-		out = append(out, fmt.Sprintf("%d of its %d forwarded requests (%.0f%%) have no server record: a replica whose log is missing would be missing from the pool replayed", unlogged, all, 100*float64(unlogged)/float64(all)))
+		out = append(out, Misfit{Kind: MisfitUnlogged, Missing: unlogged, Of: all})
 	}
 	return out
 }
@@ -520,8 +552,8 @@ func figures(rows [][3]float64) Figures {
 
 // misfits lists the P50 and P95 figures where the as-is replay is beyond
 // the tolerance of the logged value.
-func misfits(obs, as Figures) []string {
-	var out []string
+func misfits(obs, as Figures) []Misfit {
+	var out []Misfit
 	for _, m := range []struct {
 		name string
 		o, a [3]*float64
@@ -532,7 +564,7 @@ func misfits(obs, as Figures) []string {
 				continue
 			}
 			if math.Abs(*a-*o) > math.Max(TolerancePct/100*math.Abs(*o), ToleranceMs) {
-				out = append(out, fmt.Sprintf("%s %s: as-is replay %.1f ms against %.1f ms logged", q, m.name, *a, *o))
+				out = append(out, Misfit{Kind: MisfitFigure, Quantile: q, Figure: m.name, AsIsMs: *a, LoggedMs: *o})
 			}
 		}
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -70,21 +69,18 @@ func cmdWhatIf(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *out == "" {
-		return whatif.Markdown(e.stdout, r)
+		return report.RenderWhatIf(e.stdout, "md", r)
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	for _, w := range []struct {
-		name   string
-		render func(io.Writer, *whatif.Result) error
-	}{{"whatif.md", whatif.Markdown}, {"whatif.html", whatif.HTML}, {"whatif.json", report.RenderWhatIfJSON}} {
-		path := filepath.Join(*out, w.name)
+	for _, format := range []string{"md", "html", "json"} {
+		path := filepath.Join(*out, "whatif."+format)
 		f, err := os.Create(path)
 		if err != nil {
 			return err
 		}
-		if err := w.render(f, r); err != nil {
+		if err := report.RenderWhatIf(f, format, r); err != nil {
 			f.Close()
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/contract"
+	"github.com/infertrace/infertrace/report"
 	"github.com/infertrace/infertrace/simulate"
 	"github.com/infertrace/infertrace/whatif"
 )
@@ -191,7 +192,7 @@ func TestWhatIfAgainstSimulatedTruth(t *testing.T) {
 			if s := res.Models[0].Saturation; res.Models[0].Model != "llama-3.1-70b" || !s.Saturated() || s.Needed <= s.Replicas {
 				t.Errorf("traffic ×3: %s saturation %+v, want the queue growing and more replicas needed", res.Models[0].Model, s)
 			} else {
-				t.Logf("traffic ×3: %s", res.Headline())
+				t.Logf("traffic ×3: %s", report.WhatIfHeadline(res))
 			}
 		})
 	}

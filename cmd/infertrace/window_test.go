@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// Every --from and --to takes HH:MM[:SS] on the data's first day, a date
-// or RFC 3339; a reversed or empty window is refused with the data's own
+// Every --from and --to (report, explain, compare's sides, whatif,
+// analyze) takes HH:MM[:SS] on the data's first day, a date or RFC 3339; a reversed or empty window is refused with the data's own
 // window (testdata/native: requests start from 09:59:58.158496 to
 // 10:00:47.887992 on 2026-11-30), before anything is rewritten.
 func TestWindowSyntax(t *testing.T) {
@@ -24,6 +24,7 @@ func TestWindowSyntax(t *testing.T) {
 		{"report", out, "--from", "2026-11-30", "--to", "2026-11-30T10:00:30Z", "--format", "md", "--quiet"},
 		{"explain", out, "--from", "2026-11-30", "--to", "10:00:30", "--limit", "1", "--quiet"},
 		{"compare", out, "--baseline", "2026-11-30/10:00:20", "--target", "10:00:20-10:01", "--quiet"},
+		{"whatif", out, "--from", "10:00", "--to", "2026-11-30T10:00:40Z", "--quiet"},
 	} {
 		if code, _, stderr := runCLI(t, args...); code != 0 {
 			t.Errorf("%v: exit %d: %s", args, code, stderr)
@@ -42,6 +43,10 @@ func TestWindowSyntax(t *testing.T) {
 			"infertrace explain: no request starts in the window […, 2026-11-30T09:00:00Z): " + data},
 		{[]string{"compare", out, "--baseline", "10:00-10:00:20", "--target", "2026-12-01/2026-12-02"},
 			"infertrace compare: --target 2026-12-01/2026-12-02: no request starts in the window [2026-12-01T00:00:00Z, 2026-12-02T00:00:00Z): " + data},
+		{[]string{"whatif", out, "--from", "10:01", "--to", "10:00:10"},
+			"infertrace whatif: the window is empty: --from 2026-11-30T10:01:00Z is not before --to 2026-11-30T10:00:10Z; " + data},
+		{[]string{"whatif", out, "--from", "2026-12-01"},
+			"infertrace whatif: no request starts in the window [2026-12-01T00:00:00Z, …): " + data},
 		{[]string{"analyze", out, "--from", "11:00"},
 			"infertrace analyze: no request starts in the window [2026-11-30T11:00:00Z, …): the data's records start from 2026-11-30T09:59:58.066347Z to 2026-11-30T10:00:49.698722Z\n"},
 		{[]string{"analyze", out, "--from", "tomorrow"},
