@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/infertrace/infertrace/contract"
@@ -128,10 +129,7 @@ func (c ConstraintResult) Format(v *float64) string {
 	case "ms":
 		return fmt.Sprintf("%.1f ms", *v)
 	case "USD":
-		if *v != 0 && *v < 0.01 && *v > -0.01 {
-			return fmt.Sprintf("$%.6f", *v)
-		}
-		return fmt.Sprintf("$%.4f", *v)
+		return FormatUSD(*v)
 	case "score":
 		return fmt.Sprintf("%.3f", *v)
 	}
@@ -169,3 +167,15 @@ func (c ConstraintResult) Shown() string {
 }
 
 func trimFloat(f float64) string { return fmt.Sprintf("%g", f) }
+
+// FormatUSD prints dollars with four decimals, and an amount below a cent
+// with two significant digits ($0.00021, not $0.0002 or $0.0000: the cost
+// of one request is often a fraction of a cent).
+func FormatUSD(v float64) string {
+	a := math.Abs(v)
+	if a == 0 || a >= 0.01 {
+		return fmt.Sprintf("$%.4f", v)
+	}
+	decimals := 1 - int(math.Floor(math.Log10(a)))
+	return fmt.Sprintf("$%.*f", decimals, v)
+}

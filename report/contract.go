@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/infertrace/infertrace/analyze"
@@ -124,17 +123,10 @@ func passShare(q analyze.SliceQuality) string {
 	return s
 }
 
-// usd prints dollars with four decimals, and an amount below a cent with
-// two significant digits ($0.00021, not $0.0002 or $0.0000: the cost of
-// one request is often a fraction of a cent); nil as "–".
+// usd prints dollars as analyze.FormatUSD does; nil as "–".
 func usd(p *float64) string {
 	if p == nil {
 		return "–"
 	}
-	a := math.Abs(*p)
-	if a == 0 || a >= 0.01 {
-		return fmt.Sprintf("$%.4f", *p)
-	}
-	decimals := 1 - int(math.Floor(math.Log10(a)))
-	return fmt.Sprintf("$%.*f", decimals, *p)
+	return analyze.FormatUSD(*p)
 }
