@@ -25,6 +25,7 @@ func FuzzTGIText(f *testing.F) {
 
 func FuzzSGLangText(f *testing.F) {
 	fixtureSeeds(f, "sglang_text")
+	fixtureSeeds(f, "sglang_text_bare")
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rows, _ := decodeServerLines(t, formatSGLangText, in)
 		for i := range rows {
