@@ -302,6 +302,9 @@ func TestRealCollectorSamples(t *testing.T) {
 		{"ollama_journald_header.log", "", "syslog", "ollama-gin", true},
 		{"vllm_log_viewer.log", `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \| `, "regex", "vllm-log", true},
 		{"vllm_docker_timestamps.log", "", "timestamp", "vllm-log", false},
+		{"vllm_compose_2947.log", "", "docker-compose", "vllm-log", true},
+		{"ollama_journald_fr.log", "", "syslog", "ollama-gin", true},
+		{"ollama_journald_masked.log", "", "syslog", "ollama-gin", true},
 	} {
 		path := filepath.Join("..", "testdata", "real", "collectors", c.file)
 		m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Server, Pattern: path}}, Out: t.TempDir(), Prefix: c.prefixOpt})
