@@ -99,6 +99,9 @@ var realSamples = map[string]realSample{
 	"envoy/gateway_direct_response_jq.json":    {tier: Gateway, format: "envoy", framing: "json-records"},
 	"envoy/ai_gateway_accesslog_docs.json":     {tier: Gateway, format: "envoy", framing: "json-records"},
 	"envoy/ai_gateway_mcp_accesslog_docs.json": {tier: Gateway, format: "envoy", framing: "json-records"},
+	// A json_format of its own: lowerCamelCase names, no request ID (not
+	// sniffed: named envoy).
+	"envoy/issue_17432_camel_case_no_id.json": {tier: Gateway, format: "envoy", named: true},
 
 	"litellm/standard_logging_payload.json": {tier: Gateway, format: "litellm-json", zones: []string{"UTC"}},
 
