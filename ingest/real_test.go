@@ -84,6 +84,10 @@ var realSamples = map[string]realSample{
 
 	"ollama-serve/issue_5816_windows_gin.log": {tier: Server, format: "ollama-gin"},
 	"ollama-serve/issue_8983_serve_mixed.log": {tier: Server, format: "ollama-gin"},
+	// GIN's colours as "^[[…m" (a terminal's caret notation); its GIN
+	// lines come after 13 lines of llama.cpp output, past what sniffing
+	// reads: named ollama-gin.
+	"ollama-serve/issue_2839_caret_colours.log": {tier: Server, format: "ollama-gin", named: true},
 
 	// SGLang's Finish lines without "[time] ", behind a log console's
 	// "<epoch ms>\t<ISO time>\t" prefix (no collector infertrace knows).

@@ -48,9 +48,7 @@ func sniffSGLangText(line []byte) bool {
 // sglangTextMessage returns the message after SGLang's "[time] " prefix,
 // or the line itself when it is a request line without one.
 func sglangTextMessage(line []byte) ([]byte, bool) {
-	if bytes.IndexByte(line, 0x1b) >= 0 {
-		line = ansiEscape.ReplaceAll(line, nil)
-	}
+	line = stripANSI(line)
 	if bytes.HasPrefix(line, []byte("Finish: obj=")) || bytes.HasPrefix(line, []byte("Receive: obj=")) {
 		return line, true
 	}

@@ -17,6 +17,7 @@ import (
 
 func FuzzTGIText(f *testing.F) {
 	fixtureSeeds(f, "tgi_text")
+	fixtureSeeds(f, "ansi_written_out")
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rows, _ := decodeServerLines(t, formatTGIText, in)
 		checkTGIRows(t, rows)
@@ -40,6 +41,7 @@ func FuzzSGLangText(f *testing.F) {
 
 func FuzzOllama(f *testing.F) {
 	fixtureSeeds(f, "ollama")
+	fixtureSeeds(f, "ansi_written_out")
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rows, _ := decodeServerLines(t, formatOllamaJSON, in)
 		for i := range rows {
