@@ -92,6 +92,8 @@ var realSamples = map[string]realSample{
 	// SGLang's Finish lines without "[time] ", behind a log console's
 	// "<epoch ms>\t<ISO time>\t" prefix (no collector infertrace knows).
 	"sglang/issue_25887_finish_bare.log": {tier: Server, format: "sglang-text", wantPrefix: "regex", prefix: `\d{13}\t\S+\t`},
+	// A Receive line only: the request's Finish line is not in the excerpt.
+	"sglang/issue_4045_receive_only.log": {tier: Server, format: "sglang-text", noRows: true},
 
 	"guidellm/benchmarks_stripped_2025-06-12.json": {tier: Client, format: "guidellm"},
 	"guidellm/benchmarks_stripped_2025-06-26.json": {tier: Client, format: "guidellm"},
