@@ -184,6 +184,9 @@ func dumpManifest(t *testing.T, m *Manifest, strip string) string {
 		if f.TimeZone != "" {
 			fmt.Fprintf(&b, " time_zone=%q", f.TimeZone)
 		}
+		if f.Prefix != "" {
+			fmt.Fprintf(&b, " prefix=%s", f.Prefix)
+		}
 		b.WriteString("\n")
 	}
 	return b.String()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/infertrace/infertrace/ingest/record"
 )
@@ -20,7 +22,8 @@ import (
 //	2026-11-30T10:00:00.123456789Z INFO 11-30 …                      timestamp (docker logs -t, kubectl logs --timestamps)
 //	[pod/vllm-7d9f/vllm] INFO 11-30 …                                 kubectl (kubectl logs --prefix)
 //	2026-11-30T10:00:00.123456789Z stdout F INFO 11-30 …             cri (containerd and CRI-O log files)
-//	Dec 11 09:58:58 host ollama[1543]: time=2026-12-11T09:58:58 …    syslog (journalctl, syslog files)
+//	Dec 11 09:58:58 host ollama[1543]: time=2026-12-11T09:58:58 …    syslog (journalctl, syslog files;
+//	                                                                  the month as the locale writes it)
 //
 // Prefixes stack (kubectl logs --prefix --timestamps writes the pod before
 // the time): detection peels up to maxPrefixLayers of them. A CRI line
@@ -301,25 +304,50 @@ func syslogPrefix(l []byte) int {
 var months = []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 
 // bsdTime matches "Mmm dd hh:mm:ss" (the day padded with a space or a
-// zero) and returns its length, or -1.
+// zero) and returns its length, or -1. journalctl writes the month as the
+// host's locale abbreviates it (strftime's %b): "janv.", "févr.", "Mär",
+// "août"; a word of 3 to 6 letters, with or without a final '.', is taken
+// as a month when the rest of the prefix follows.
 func bsdTime(l []byte) int {
-	if len(l) < 15 || l[3] != ' ' {
+	m := bsdMonth(l)
+	if m < 0 || len(l) < m+12 || l[m] != ' ' {
 		return -1
 	}
-	ok := false
-	for _, m := range months {
-		if string(l[:3]) == m {
-			ok = true
-			break
+	if !(l[m+1] == ' ' || isDigit(l[m+1])) || !isDigit(l[m+2]) || l[m+3] != ' ' {
+		return -1
+	}
+	if !clock(l[m+4 : m+12]) {
+		return -1
+	}
+	return m + 12
+}
+
+// bsdMonth returns the length of the month abbreviation at the start of
+// l: an English one, or 3 to 6 letters (any script) and an optional '.'.
+func bsdMonth(l []byte) int {
+	if len(l) >= 3 {
+		for _, m := range months {
+			if string(l[:3]) == m {
+				return 3
+			}
 		}
 	}
-	if !ok || !(l[4] == ' ' || isDigit(l[4])) || !isDigit(l[5]) || l[6] != ' ' {
+	i, n := 0, 0
+	for i < len(l) && n <= 6 {
+		r, size := utf8.DecodeRune(l[i:])
+		if !unicode.IsLetter(r) {
+			break
+		}
+		i += size
+		n++
+	}
+	if n < 3 || n > 6 {
 		return -1
 	}
-	if !clock(l[7:15]) {
-		return -1
+	if i < len(l) && l[i] == '.' {
+		i++
 	}
-	return 15
+	return i
 }
 
 // rfc3339 matches "YYYY-MM-DDThh:mm:ss[.frac](Z|±hh:mm|±hhmm)" at the start

@@ -32,6 +32,10 @@ func TestDetectPrefix(t *testing.T) {
 		{"journalctl", "Dec 11 09:58:58 gpu-3 ollama[1543]: time=2026-12-11T09:58:58.123Z level=INFO", "syslog", "time=2026-12-11T09:58:58.123Z level=INFO"},
 		{"journalctl padded day", "Dec  1 09:58:58 gpu-3 ollama[1543]: [GIN] x", "syslog", "[GIN] x"},
 		{"journalctl no pid", "Dec 11 09:58:58 gpu-3 vllm: INFO x", "syslog", "INFO x"},
+		{"journalctl fr_FR", "janv. 20 23:15:37 jarvis-server ollama[1232]: [GIN] x", "syslog", "[GIN] x"},
+		{"journalctl fr_FR accent", "févr. 03 08:00:01 h ollama[1]: x", "syslog", "x"},
+		{"journalctl de_DE padded", "Mär  5 09:58:58 gpu-3 ollama[1543]: x", "syslog", "x"},
+		{"a long word is no month", "WARNING 12 10:00:00 gpu-3 job: x", "", ""},
 		{"journalctl short-iso", "2026-12-11T09:58:58+0000 gpu-3 ollama[1543]: x", "syslog", "x"},
 		{"vllm", "INFO 11-30 10:00:00 [loggers.py:116] Engine 000", "", ""},
 		{"vllm apiserver", "(APIServer pid=90211) INFO 11-30 10:01:00 [logger.py:49] x", "", ""},
@@ -298,6 +302,9 @@ func TestRealCollectorSamples(t *testing.T) {
 		{"ollama_journald_header.log", "", "syslog", "ollama-gin", true},
 		{"vllm_log_viewer.log", `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \| `, "regex", "vllm-log", true},
 		{"vllm_docker_timestamps.log", "", "timestamp", "vllm-log", false},
+		{"vllm_compose_2947.log", "", "docker-compose", "vllm-log", true},
+		{"ollama_journald_fr.log", "", "syslog", "ollama-gin", true},
+		{"ollama_journald_masked.log", "", "syslog", "ollama-gin", true},
 	} {
 		path := filepath.Join("..", "testdata", "real", "collectors", c.file)
 		m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Server, Pattern: path}}, Out: t.TempDir(), Prefix: c.prefixOpt})
@@ -326,6 +333,7 @@ func FuzzStripLines(f *testing.F) {
 	f.Add([]byte("vllm-1  | x\nvllm-1  |\n\nother\r\nvllm-1  | y"))
 	f.Add([]byte("[pod/a/b] 2026-11-30T10:00:00.123456789Z x\n[pod/a/b] 2026-11-30T10:00:00.123456789Z x\n"))
 	f.Add([]byte("Dec 11 09:58:58 h o[1]: x\nDec 11 09:58:58 h o[1]:\n"))
+	f.Add([]byte("janv. 20 23:15:37 h o[1]: x\nfévr. 03 08:00:01 h o[1]:\nMär  5 09:58:58 h o: y\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, _ := chunkLines(t, bytes.NewReader(data))
 		want := int64(bytes.Count(data, []byte{'\n'}))

@@ -72,6 +72,50 @@ var realSamples = map[string]realSample{
 	"vllm/issue_8031_added_requests.log":     {tier: Server, format: "vllm-log"},
 	"vllm/issue_2731_received_no_prompt.log": {tier: Server, format: "vllm-log"},
 
+	"vllm/issue_34503_apiserver_pid.log": {tier: Server, format: "vllm-log"},
+	"vllm/issue_2484_aborted.log":        {tier: Server, format: "vllm-log"},
+	"vllm/issue_16361_v1_received.log":   {tier: Server, format: "vllm-log"},
+	"vllm/librechat_5116_aborted.log":    {tier: Server, format: "vllm-log"},
+	"vllm/kserve_4470_wrapped.log":       {tier: Server, format: "vllm-log"},
+
+	"collectors/vllm_compose_2947.log":      {tier: Server, format: "vllm-log", wantPrefix: "docker-compose"},
+	"collectors/ollama_journald_fr.log":     {tier: Server, format: "ollama-gin", wantPrefix: "syslog"},
+	"collectors/ollama_journald_masked.log": {tier: Server, format: "ollama-gin", wantPrefix: "syslog"},
+
+	"ollama-serve/issue_5816_windows_gin.log": {tier: Server, format: "ollama-gin"},
+	"ollama-serve/issue_8983_serve_mixed.log": {tier: Server, format: "ollama-gin"},
+	// GIN's colours as "^[[…m" (a terminal's caret notation); its GIN
+	// lines come after 13 lines of llama.cpp output, past what sniffing
+	// reads: named ollama-gin.
+	"ollama-serve/issue_2839_caret_colours.log": {tier: Server, format: "ollama-gin", named: true},
+
+	// SGLang's Finish lines without "[time] ", behind a log console's
+	// "<epoch ms>\t<ISO time>\t" prefix (no collector infertrace knows).
+	"sglang/issue_25887_finish_bare.log": {tier: Server, format: "sglang-text", wantPrefix: "regex", prefix: `\d{13}\t\S+\t`},
+	// A Receive line only: the request's Finish line is not in the excerpt.
+	"sglang/issue_4045_receive_only.log": {tier: Server, format: "sglang-text", noRows: true},
+
+	"guidellm/benchmarks_stripped_2025-06-12.json": {tier: Client, format: "guidellm"},
+	"guidellm/benchmarks_stripped_2025-06-26.json": {tier: Client, format: "guidellm"},
+	"guidellm/benchmarks_stripped_2025-07-23.json": {tier: Client, format: "guidellm"},
+
+	"aiperf/profile_export_docs_success.json":   {tier: Client, format: "aiperf", framing: "json-records"},
+	"aiperf/profile_export_docs_cancelled.json": {tier: Client, format: "aiperf", framing: "json-records"},
+
+	"envoy/gateway_direct_response_jq.json":    {tier: Gateway, format: "envoy", framing: "json-records"},
+	"envoy/ai_gateway_accesslog_docs.json":     {tier: Gateway, format: "envoy", framing: "json-records"},
+	"envoy/ai_gateway_mcp_accesslog_docs.json": {tier: Gateway, format: "envoy", framing: "json-records"},
+	// A json_format of its own: lowerCamelCase names, no request ID (not
+	// sniffed: named envoy).
+	"envoy/issue_17432_camel_case_no_id.json": {tier: Gateway, format: "envoy", named: true},
+
+	"litellm/standard_logging_payload.json": {tier: Gateway, format: "litellm-json", zones: []string{"UTC"}},
+
+	// A documentation excerpt of timestamps without the trace's info
+	// fragment: whether it is a request or an ensemble's child cannot be
+	// told, so it is rejected rather than guessed.
+	"triton/docs_timestamps_only.json": {tier: Server, format: "triton"},
+
 	"strict/plano_envoy_default.log": {tier: Gateway, format: "envoy"},
 	"strict/plano_envoy_upstream_cluster.log": {tier: Gateway, format: "envoy", named: true, wantPrefix: "regex", rejects: 2,
 		prefix: `plano-1  \| \[access_logs\] ?`, opts: map[string]string{"envoy-format": `[%START_TIME%] "%REQ(:METHOD)% ` +

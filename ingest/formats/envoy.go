@@ -8,7 +8,8 @@ package formats
 // default. JSON lines (json_format, typed or all-strings, Envoy
 // Gateway, Envoy AI Gateway) are read by member name: the names the user's
 // JSON format object gives to each operator, or without one the
-// conventional names of Envoy's and the gateways' docs (envoyJSONKeys).
+// conventional names of Envoy's and the gateways' docs (envoyJSONKeys),
+// snake_case or lowerCamelCase ("start_time", "startTime").
 //
 // Matching is strict: a quoted value ("%REQ(:AUTHORITY)%") ends at the
 // first quote that the format's next literal follows, so a line with a
@@ -41,9 +42,12 @@ package formats
 // makes a derived time up to 1 ms early; a layout such as
 // %START_TIME(%s.%6f)% and COMMON_DURATION in us or ns avoid that.
 //
-// RequestID is x-request-id (%STREAM_ID% when it is not logged); a line
-// without one is rejected, as the analysis joins tiers by it and Envoy sets
-// it on every request it proxies unless told not to. Status is
+// RequestID is x-request-id (%STREAM_ID% when it is not logged). A line
+// whose format logs the ID but holds "-" or null there is rejected: Envoy
+// sets it on every request it proxies unless told not to, so it is a probe
+// or a local reply. A format that logs neither (a json_format of its own
+// without the member, a text format without the operator) keeps its rows
+// without an ID, for the analysis to match them by time as it does NGINX's. Status is
 // %RESPONSE_CODE% (0 or "-" is NULL), ResponseFlags %RESPONSE_FLAGS% ("-"
 // is NULL), Upstream %UPSTREAM_HOST%, Route the request path without its
 // query (%ROUTE_NAME% without a path), Attempts
@@ -58,6 +62,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/infertrace/infertrace/ingest/record"
@@ -252,8 +257,40 @@ var envoyJSONKeys = func() map[string]envoyOp {
 	set(erInputTokens, "genai_tokens_input", "gen_ai.usage.input_tokens", "llm_input_token", "input_tokens")
 	set(erOutputTokens, "genai_tokens_output", "gen_ai.usage.output_tokens", "llm_output_token", "output_tokens")
 	set(erTTFT, "token_latency_ttft", "genai_token_latency_ttft")
+	// json_format objects written in lowerCamelCase ("startTime",
+	// "responseCode", "upstreamServiceTime", "xRequestId"): every name
+	// of words joined by '_' or '-' is also read in that spelling.
+	for k, o := range m {
+		if c := lowerCamel(k); c != k {
+			if _, taken := m[c]; !taken {
+				m[c] = o
+			}
+		}
+	}
 	return m
 }()
+
+// lowerCamel spells a name of words joined by '_' or '-' in lowerCamelCase
+// ("x-request-id" → "xRequestId"); any other name is returned as it is.
+func lowerCamel(name string) string {
+	if strings.ContainsAny(name, ".: ") || !strings.ContainsAny(name, "_-") {
+		return name
+	}
+	var b strings.Builder
+	up := false
+	for _, r := range name {
+		switch {
+		case r == '_' || r == '-':
+			up = b.Len() > 0
+		case up:
+			b.WriteRune(unicode.ToUpper(r))
+			up = false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
 
 // sniffEnvoy accepts a line of one of the default text formats, or a JSON
 // object with start_time and an x-request-id-like member (and no NGINX
@@ -268,9 +305,9 @@ func sniffEnvoy(line []byte) bool {
 		var start, id, ngx bool
 		err := scan.Object(line, func(k []byte, esc bool, _ scan.Value) error {
 			switch string(scan.MemberKey(k, esc)) {
-			case "start_time":
+			case "start_time", "startTime":
 				start = true
-			case "x-request-id", "x_request_id", "request_id":
+			case "x-request-id", "x_request_id", "request_id", "xRequestId", "requestId":
 				id = true
 			case "msec", "request_time":
 				ngx = true
@@ -357,6 +394,7 @@ type envoyRec struct {
 	edges       [40]envoyEdge
 	nedges      int
 	rid, sid    []byte
+	idLogged    bool // the line's format logs a request or stream ID, "-" or not
 	path, route []byte
 	upstream    []byte
 	flags       []byte
@@ -454,6 +492,7 @@ func (p *envoyParser) jsonConventional(line []byte) error {
 			}
 			op = envoyJSONKeys["start_time"] // start_time_us and the like
 		}
+		p.sawOp(&op)
 		b, ok, err := memberText(key, v)
 		if !ok || err != nil {
 			return err
@@ -473,6 +512,9 @@ func (p *envoyParser) jsonNode(obj []byte, node *envoyJSONNode, depth int) error
 				return nil
 			}
 			return p.jsonNode(v.Raw, m.nested, depth+1)
+		}
+		for i := range m.format.ops {
+			p.sawOp(&m.format.ops[i])
 		}
 		b, ok, err := memberText(scan.MemberKey(k, esc), v)
 		if !ok || err != nil {
@@ -499,6 +541,7 @@ func (p *envoyParser) jsonNode(obj []byte, node *envoyJSONNode, depth int) error
 
 // set records one operator's value; "-" and "" are Envoy's missing value.
 func (p *envoyParser) set(op *envoyOp, v []byte) error {
+	p.sawOp(op)
 	if len(v) == 0 || len(v) == 1 && v[0] == '-' {
 		return nil
 	}
@@ -650,6 +693,14 @@ func (r *envoyRec) points() (off [numPoints]int64, unit [numPoints]int64) {
 	}
 }
 
+// sawOp notes that the line's format logs a request or stream ID, whatever
+// its value.
+func (p *envoyParser) sawOp(op *envoyOp) {
+	if op.role == erRequestID || op.role == erStreamID {
+		p.rec.idLogged = true
+	}
+}
+
 func (p *envoyParser) row(row *record.GatewayRow) error {
 	r := &p.rec
 	if !r.hasStart {
@@ -659,7 +710,9 @@ func (p *envoyParser) row(row *record.GatewayRow) error {
 	if id == nil {
 		id = r.sid
 	}
-	if id == nil {
+	if id == nil && r.idLogged {
+		// A line of a format that logs the ID, without it: a probe or a
+		// local reply Envoy was told not to trace, not a proxied request.
 		return record.Missing("x-request-id")
 	}
 	off, unit := r.points()

@@ -1,7 +1,9 @@
 package formats
 
 import (
+	"bytes"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -96,7 +98,7 @@ func TestEnvoyFields(t *testing.T) {
 		t.Errorf("%s", rowtext.Render(&r, ""))
 	}
 	for line, reason := range map[string]string{
-		`{"start_time":"2026-01-15T10:00:00.004Z","duration":5}`:                                            "x-request-id: missing required field",
+		`{"start_time":"2026-01-15T10:00:00.004Z","x-request-id":null,"duration":5}`:                        "x-request-id: missing required field",
 		`{"x-request-id":"r1","duration":5}`:                                                                "START_TIME: missing required field",
 		`{"start_time":"2026-01-15T10:00:00.004","x-request-id":"r1"}`:                                      "START_TIME: bad time",
 		`{"start_time":"2026-01-15T10:00:00.004Z","x-request-id":"r1","duration":"soon"}`:                   "DURATION: bad value",
@@ -108,6 +110,60 @@ func TestEnvoyFields(t *testing.T) {
 		_, rejects := envoyRows(t, "", line)
 		if len(rejects) != 1 || !strings.Contains(rejects[0].Error(), reason) {
 			t.Errorf("%s: got %v, want %q", line, rejects, reason)
+		}
+	}
+}
+
+// A format that logs no request ID (a json_format without the member, a
+// text format without the operator) keeps its rows without one, to be
+// matched by time; a line of a format that logs the ID, with "-" or null
+// there, is still rejected. JSON member names are also read in
+// lowerCamelCase.
+func TestEnvoyWithoutRequestID(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, format, line string
+		want               string // request ID, start, end, status, flags, route
+	}{
+		{"json without the member", "", `{"start_time":"2026-01-15T10:00:00.004Z","duration":5,"response_code":200}`,
+			" 10:00:00.004 10:00:00.009 200  "},
+		{"camelCase json", "", `{"startTime":"2026-01-15T10:00:00.004Z","duration":"55","responseCode":"503","responseFlags":"UF,URX",` +
+			`"requestPath":"/v1/x?y=1","upstreamServiceTime":"-"}`,
+			" 10:00:00.004 10:00:00.059 503 UF,URX /v1/x"},
+		{"camelCase json with an ID", "", `{"startTime":"2026-01-15T10:00:00.004Z","xRequestId":"r9","duration":1,"responseCode":200}`,
+			"r9 10:00:00.004 10:00:00.005 200  "},
+		{"text format without the operator", `[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE% %DURATION%`,
+			`[2026-01-15T10:00:01.000Z] "POST /v1/chat/completions HTTP/1.1" 200 812`,
+			" 10:00:01 10:00:01.812 200  /v1/chat/completions"},
+	} {
+		rows, rejects := envoyRows(t, c.format, c.line)
+		if len(rejects) > 0 || len(rows) != 1 {
+			t.Errorf("%s: rows %v, rejects %v", c.name, rows, rejects)
+			continue
+		}
+		r := rows[0]
+		clock := func(ns int64) string {
+			return strings.TrimSuffix(strings.TrimPrefix(scan.FormatNS(ns), "2026-01-15T"), "Z")
+		}
+		got := strings.Join([]string{r.RequestID, clock(r.Start), clock(r.End), strconv.Itoa(int(r.Status)), r.ResponseFlags, r.Route}, " ")
+		if got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+	for _, line := range []string{
+		`{"startTime":"2026-01-15T10:00:00.004Z","xRequestId":null,"duration":5}`,
+		`{"start_time":"2026-01-15T10:00:00.004Z","request_id":"-","duration":5}`,
+	} {
+		if _, rejects := envoyRows(t, "", line); len(rejects) != 1 || !strings.Contains(rejects[0].Error(), "x-request-id: missing required field") {
+			t.Errorf("%s: %v, want the missing ID rejected", line, rejects)
+		}
+	}
+	if got := lowerCamel("x-envoy-upstream-service-time"); got != "xEnvoyUpstreamServiceTime" {
+		t.Errorf("lowerCamel: %q", got)
+	}
+	for _, k := range []string{"gen_ai.usage.input_tokens", ":path", "duration"} {
+		if got := lowerCamel(k); got != k {
+			t.Errorf("lowerCamel(%q) = %q, want it unchanged", k, got)
 		}
 	}
 }
@@ -195,16 +251,29 @@ func FuzzEnvoyJSON(f *testing.F) {
 		`{"start_time":"2026-01-15T10:00:00.004Z","start_time_us":"1768471200.004200","x-request-id":"4f1c","path":"/v1/chat/completions","response_code":200,"response_flags":"-","upstream_host":"10.1.4.23:8000","upstream_request_attempt_count":1,"duration":2144,"request_duration":0,"request_tx_duration":2,"response_duration":7,"response_tx_duration":2137,"us_rx_body_beg_ms":178,"ds_tx_end_ms":2144,"gen_ai.request.model":"m","gen_ai.usage.input_tokens":512,"gen_ai.usage.output_tokens":256,"token_latency_ttft":179,"token_latency_itl":7.7}`,
 		`{"start_time":"2026-01-15T10:00:00.004Z","method":"POST","x-envoy-origin-path":"/v1/chat/completions","response_code":"200","duration":"2144","x-envoy-upstream-service-time":"6","user-agent":"a "b"","x-request-id":"4f1c","upstream_host":"10.1.4.23:8000"}`,
 		`{":authority":"api","bytes_received":105,"duration":1526,"genai_model_name":"gpt-4o-mini","genai_tokens_input":15,"genai_tokens_output":7,"response_code":200,"start_time":"2025-08-30T16:51:37.894Z","x-request-id":"83b6"}`,
+		`{"requestPath":"/v1/chat/completions","upstreamServiceTime":"-","startTime":"2021-07-21T09:42:36.514Z","responseFlags":"UF,URX","responseCode":"503","duration":"55"}`,
+		`{"startTime":"2026-01-15T10:00:00.004Z","xRequestId":null,"duration":5}`,
 	)
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rows, _ := decodeWith(t, newEnvoyParser(envoyDefaultConfig), in)
+		lines := bytes.Split(in, []byte("\n"))
 		for _, r := range rows {
-			if r.RequestID == "" || r.Start == 0 {
-				t.Fatalf("row without its required fields: %+v", r)
+			if r.Start == 0 {
+				t.Fatalf("row without its start: %+v", r)
+			}
+			// Only a JSON record that names no ID member makes a row
+			// without an ID.
+			if r.RequestID == "" && r.SourceLine >= 1 && int(r.SourceLine) <= len(lines) {
+				if l := bytes.TrimSpace(lines[r.SourceLine-1]); len(l) == 0 || l[0] != '{' || envoyIDMember.Match(l) {
+					t.Fatalf("row without an ID from %q: %+v", l, r)
+				}
 			}
 		}
 	})
 }
+
+// envoyIDMember finds a request or stream ID member of a JSON line.
+var envoyIDMember = regexp.MustCompile(`"(x-request-id|x_request_id|request_id|requestid|request-id|stream_id|xRequestId|requestId|streamId)"\s*:`)
 
 func BenchmarkEnvoyText(b *testing.B) {
 	line := []byte(`[2026-01-15T10:00:00.004Z] "POST /v1/chat/completions HTTP/1.1" 200 - 1843 61440 2144 6 "10.0.0.15" "python-requests/2.32.3" "4f1c2a9e-8b7d-4e21-9c3a-5d6e7f8a9b0c" "llm-gw.example.internal" "10.1.4.23:8000"`)

@@ -199,10 +199,7 @@ func ollamaInferencePath(path []byte) bool {
 }
 
 func (p *ollamaGin) ParseLine(line []byte, out *record.RowQueue[record.ServerRow]) error {
-	if bytes.IndexByte(line, 0x1b) >= 0 {
-		line = ansiEscape.ReplaceAll(line, nil)
-	}
-	line = bytes.TrimRight(line, " \r")
+	line = bytes.TrimRight(stripANSI(line), " \r")
 	if !cutPrefix(&line, "[GIN] ") {
 		return nil
 	}
@@ -211,7 +208,10 @@ func (p *ollamaGin) ParseLine(line []byte, out *record.RowQueue[record.ServerRow
 	for i := range 4 {
 		k := bytes.Index(line, []byte(" |"))
 		if k < 0 {
-			return nil // not an access line (gin's debug output)
+			// gin writes "[GIN] " before access lines only (its debug
+			// output is "[GIN-debug] "): this one is cut short or not in
+			// gin's default format.
+			return logLineError(`GIN access line cut short, or not in gin's default format (time | status | latency | client | method and quoted path)`)
 		}
 		f[i], line = bytes.TrimSpace(line[:k]), line[k+2:]
 	}

@@ -19,7 +19,10 @@ import (
 //	  'prompt_tokens': 512, 'completion_tokens': 128, 'e2e_latency': 2.6398,
 //	  'request_received_ts': 1796032800.0, 'queue_time': 0.3512, …}}
 //
-// (one line). obj and out are Python reprs: a dataclass as Name(field=value,
+// (one line). SGLang 0.5.10 was seen writing them without the "[time] "
+// prefix (the message alone, sglang issue #25887: testdata/real/sglang):
+// a line that starts with "Finish: obj=" or "Receive: obj=" is read as
+// that message. obj and out are Python reprs: a dataclass as Name(field=value,
 // …), dicts, lists and tuples, 'strings' (or "strings" when they hold a
 // quote) with Python escapes, numbers, None, True and False. They are read
 // as the JSON the --log-requests-format json line holds, and a "Finish:"
@@ -71,10 +74,12 @@ func sniffSGLangText(line []byte) bool {
 	return ok && (bytes.HasPrefix(msg, []byte("Finish: obj=")) || bytes.HasPrefix(msg, []byte("Receive: obj=")))
 }
 
-// sglangTextMessage returns the message after SGLang's "[time] " prefix.
+// sglangTextMessage returns the message after SGLang's "[time] " prefix,
+// or the line itself when it is a request line without one.
 func sglangTextMessage(line []byte) ([]byte, bool) {
-	if bytes.IndexByte(line, 0x1b) >= 0 {
-		line = ansiEscape.ReplaceAll(line, nil)
+	line = stripANSI(line)
+	if bytes.HasPrefix(line, []byte("Finish: obj=")) || bytes.HasPrefix(line, []byte("Receive: obj=")) {
+		return line, true
 	}
 	if len(line) < 2 || line[0] != '[' || line[1] < '0' || line[1] > '9' {
 		return nil, false

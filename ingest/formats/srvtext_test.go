@@ -17,6 +17,7 @@ import (
 
 func FuzzTGIText(f *testing.F) {
 	fixtureSeeds(f, "tgi_text")
+	fixtureSeeds(f, "ansi_written_out")
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rows, _ := decodeServerLines(t, formatTGIText, in)
 		checkTGIRows(t, rows)
@@ -25,6 +26,7 @@ func FuzzTGIText(f *testing.F) {
 
 func FuzzSGLangText(f *testing.F) {
 	fixtureSeeds(f, "sglang_text")
+	fixtureSeeds(f, "sglang_text_bare")
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rows, _ := decodeServerLines(t, formatSGLangText, in)
 		for i := range rows {
@@ -39,6 +41,7 @@ func FuzzSGLangText(f *testing.F) {
 
 func FuzzOllama(f *testing.F) {
 	fixtureSeeds(f, "ollama")
+	fixtureSeeds(f, "ansi_written_out")
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rows, _ := decodeServerLines(t, formatOllamaJSON, in)
 		for i := range rows {

@@ -12,8 +12,19 @@ import (
 // known words off a line, and logLineError, a malformed log line.
 
 // ansiEscape matches an ANSI escape sequence, such as the colour codes a
-// logger writes around the level when its output is a terminal.
-var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+// logger writes around the level when its output is a terminal: ESC
+// itself, or ESC as it reaches a file written out ("#033", syslog's escape
+// of control characters; "^[", the caret notation of cat -v and of
+// terminals a log is copied from).
+var ansiEscape = regexp.MustCompile("(?:\x1b|#033|\\^\\[)\\[[0-9;]*[A-Za-z]")
+
+// stripANSI returns line without its ANSI escape sequences.
+func stripANSI(line []byte) []byte {
+	if bytes.IndexByte(line, 0x1b) >= 0 || bytes.Contains(line, []byte("#033[")) || bytes.Contains(line, []byte("^[[")) {
+		return ansiEscape.ReplaceAll(line, nil)
+	}
+	return line
+}
 
 // logLineError is a malformed text log line (vLLM, Ollama, SGLang); Kind
 // "syntax".

@@ -2,7 +2,6 @@ package formats
 
 import (
 	"bytes"
-	"regexp"
 
 	"github.com/infertrace/infertrace/ingest/record"
 	"github.com/infertrace/infertrace/ingest/scan"
@@ -12,7 +11,7 @@ import (
 // --json-output), tracing-subscriber's "full" text format with the file and
 // line of each event, as the launcher forwards it. ANSI colours are on
 // unless LOG_COLORIZE=1, and are removed before reading (also when a log
-// shipper wrote ESC as "#033"):
+// shipper wrote ESC as "#033", or a terminal as "^["):
 //
 //	2026-11-30T10:00:02.639812Z  INFO generate{parameters=GenerateParameters { … } total_time="2.639712331s"
 //	  validation_time="13.106171ms" queue_time="351.2048ms" inference_time="2.275403112s"
@@ -48,22 +47,11 @@ func init() {
 	record.RegisterLine(record.Server, formatTGIText, sniffTGIText, func() record.LineParser[record.ServerRow] { return &tgiTextParser{} })
 }
 
-// tgiANSI matches the SGR sequences tracing-subscriber writes, also with
-// ESC logged as "#033" (syslog's escape of control characters).
-var tgiANSI = regexp.MustCompile("(?:\x1b|#033)\\[[0-9;]*m")
-
 // sniffTGIText accepts a full-format tracing line of a TGI component.
 func sniffTGIText(line []byte) bool {
-	line = tgiStripANSI(bytes.TrimSpace(line))
+	line = stripANSI(bytes.TrimSpace(line))
 	_, _, rest, ok := tgiTextHead(line)
 	return ok && bytes.Contains(rest, []byte("text_generation"))
-}
-
-func tgiStripANSI(line []byte) []byte {
-	if bytes.IndexByte(line, 0x1b) >= 0 || bytes.Contains(line, []byte("#033[")) {
-		return tgiANSI.ReplaceAll(line, nil)
-	}
-	return line
 }
 
 // tgiTextHead splits off the timestamp (an RFC 3339 word) and the level.
@@ -90,7 +78,7 @@ func (p *tgiTextParser) ParseLine(line []byte, out *record.RowQueue[record.Serve
 	if !bytes.Contains(line, []byte("Success")) && !bytes.Contains(line, []byte("ERROR")) {
 		return nil // cheap test: only these lines give rows
 	}
-	line = tgiStripANSI(bytes.TrimRight(line, " \r\n"))
+	line = stripANSI(bytes.TrimRight(line, " \r\n"))
 	ts, level, rest, ok := tgiTextHead(line)
 	if !ok {
 		return nil

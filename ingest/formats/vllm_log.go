@@ -107,9 +107,7 @@ func sniffVLLMLog(first []byte) bool {
 // vllmLogMessage returns the message of a vLLM log line and whether its
 // prefix is the bracketed (newer) one.
 func vllmLogMessage(line []byte) (msg []byte, bracketed, ok bool) {
-	if bytes.IndexByte(line, 0x1b) >= 0 {
-		line = ansiEscape.ReplaceAll(line, nil)
-	}
+	line = stripANSI(line)
 	m := vllmLogPrefix.FindSubmatchIndex(line)
 	if m == nil {
 		return nil, false, false
