@@ -19,7 +19,7 @@ import (
 var floors = [][]string{
 	{"cmd/infertrace"},
 	{"report"},
-	{"explain", "whatif"},
+	{"compare", "explain", "whatif"},
 	{"analyze"},
 	{"ingest"},
 	{"ingest/formats"},

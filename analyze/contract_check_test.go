@@ -51,31 +51,3 @@ func TestContractSelectsNothing(t *testing.T) {
 		}
 	}
 }
-
-// compare judges the contract on each side: a use case that selects no
-// request there is an error naming the side, not a use case left out of
-// the verdict.
-func TestCompareContractSelectsNothing(t *testing.T) {
-	t.Parallel()
-	bf, _ := analyzetest.Chat("b", 0, 380)
-	tf, _ := analyzetest.Chat("t", 0, 380)
-	base, _, _ := runFixture(t, bf, analyzetest.DefaultOffsets)
-	target, _, _ := runFixture(t, tf, analyzetest.DefaultOffsets)
-	c, err := contract.Parse("contract.toml", []byte(verdictContract+`
-[[use_case]]
-name = "rag"
-  [[use_case.constraint]]
-  metric = "error_rate"
-  op = "<="
-  target = "1%"
-`), SliceColumns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = Compare(context.Background(), CompareOptions{Baseline: CompareSide{Dir: base}, Target: CompareSide{Dir: target}, Contract: c})
-	want := `contract on the baseline: contract.toml:20: use case "rag": match use_case="rag" selects no request; use_case values present: chat`
-	var ce *contract.Error
-	if !errors.As(err, &ce) || err.Error() != want {
-		t.Errorf("error %v\nwant  %s", err, want)
-	}
-}

@@ -13,6 +13,17 @@ import (
 	"github.com/infertrace/infertrace/queries"
 )
 
+// JudgeContract judges opts.Contract over the requests view of db, with
+// the evals and prices of opts, as Summarize does (nil without a
+// contract).
+func JudgeContract(ctx context.Context, db *sql.DB, opts SummaryOptions) (*ContractResult, error) {
+	var res Result
+	if err := quality(ctx, db, opts, &res); err != nil {
+		return nil, err
+	}
+	return res.Contract, nil
+}
+
 // quality joins evals and prices to the requests and judges the contract,
 // where opts names any of them: per slice quality and cost
 // (Slice.Quality), how the evals joined (Result.Evals), and the contract

@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/internal/duck"
@@ -83,52 +82,18 @@ func ValidateBy(by []string) ([]string, error) {
 // Summarize reads dir/requests.parquet (written by Run), dir/manifest.json
 // and dir/rejects.jsonl, and computes everything a report shows. It fails
 // (ErrStale) when requests.parquet was not analyzed from that manifest.
+// What changed in a trend's latest period (Result.TrendCompare) is
+// compare's to judge (compare.Trend), as it judges two windows.
 func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, error) {
-	res, err := summarizeOnce(ctx, dir, opts)
-	if err != nil || res.Trend == nil || len(res.Trend.Periods) < 2 {
-		return res, err
-	}
-	// What changed in the latest period, judged as compare judges two
-	// windows, once the summary's database is closed.
-	if res.TrendCompare, err = trendCompare(ctx, dir, opts, res.Trend); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return summarizeOnce(ctx, dir, opts)
 }
 
-// trendCompare compares the last period of t with the one before it.
-func trendCompare(ctx context.Context, dir string, opts SummaryOptions, t *Trend) (*TrendCompare, error) {
-	span := func(start time.Time) (from, to *time.Time) {
-		end := start.AddDate(0, 0, 1)
-		if t.Unit == PeriodWeek {
-			end = start.AddDate(0, 0, 7)
-		}
-		if w := opts.Window; !w.From.IsZero() && w.From.After(start) {
-			start = w.From
-		}
-		if w := opts.Window; !w.To.IsZero() && w.To.Before(end) {
-			end = w.To
-		}
-		return &start, &end
-	}
-	prev, last := t.Periods[len(t.Periods)-2], t.Periods[len(t.Periods)-1]
-	bf, bt := span(prev)
-	tf, tt := span(last)
-	cmp, err := Compare(ctx, CompareOptions{
-		Baseline:  CompareSide{Dir: dir, From: bf, To: bt},
-		Target:    CompareSide{Dir: dir, From: tf, To: tt},
-		By:        opts.By,
-		Resources: opts.Resources,
-	})
-	if errors.Is(err, ErrNoRequests) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s against %s: %w", PeriodLabel(t.Unit, last), PeriodLabel(t.Unit, prev), err)
-	}
-	return &TrendCompare{Baseline: PeriodLabel(t.Unit, prev), Target: PeriodLabel(t.Unit, last),
-		Comparison: cmp, Significant: cmp.Significant, Compared: cmp.Compared}, nil
-}
+// IsSliceColumn reports whether c is one of SliceColumns.
+func IsSliceColumn(c string) bool { return sliceColumnSet[c] }
+
+// SliceExpr is the SQL expression of slice column c over the requests
+// view (the token buckets at DefaultTokenEdges).
+func SliceExpr(c string) string { return sliceExpr(c, nil) }
 
 func summarizeOnce(ctx context.Context, dir string, opts SummaryOptions) (*Result, error) {
 	by, err := ValidateBy(opts.By)

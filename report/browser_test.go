@@ -20,10 +20,12 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/ingest"
 	"github.com/infertrace/infertrace/simulate"
 	"github.com/infertrace/infertrace/whatif"
+
 	// The input formats, which ingest knows only once they are loaded.
 	_ "github.com/infertrace/infertrace/ingest/formats"
 )
@@ -324,8 +326,12 @@ func simResult(t *testing.T, store, logs string) *analyze.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := analyze.Summarize(context.Background(), store, analyze.SummaryOptions{Contract: c, Period: analyze.PeriodWeek,
-		Evals: filepath.Join(logs, "evals.csv"), Prices: "../testdata/contract/prices.csv"})
+	opts := analyze.SummaryOptions{Contract: c, Period: analyze.PeriodWeek,
+		Evals: filepath.Join(logs, "evals.csv"), Prices: "../testdata/contract/prices.csv"}
+	res, err := analyze.Summarize(context.Background(), store, opts)
+	if err == nil {
+		err = compare.Trend(context.Background(), store, opts, res) // the weekly page's "what changed"
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

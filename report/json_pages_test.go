@@ -16,6 +16,7 @@ import (
 
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/analyze/analyzetest"
+	"github.com/infertrace/infertrace/compare"
 	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/explain"
 	"github.com/infertrace/infertrace/ingest"
@@ -185,7 +186,7 @@ func TestCompareJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmp, err := analyze.Compare(context.Background(), analyze.CompareOptions{Baseline: analyze.CompareSide{Dir: base},
+	cmp, err := compare.Run(context.Background(), compare.Options{Baseline: analyze.CompareSide{Dir: base},
 		Target: analyze.CompareSide{Dir: target}, Contract: c, Evals: evals})
 	if err != nil {
 		t.Fatal(err)
@@ -284,7 +285,7 @@ func TestCompareJSONWindows(t *testing.T) {
 	t.Parallel()
 	dir := analyzedFixture(t, analyzetest.Standard())
 	from, mid, to := analyzetest.Base, analyzetest.Base.Add(4500*1e6), analyzetest.Base.Add(9000*1e6)
-	cmp, err := analyze.Compare(context.Background(), analyze.CompareOptions{
+	cmp, err := compare.Run(context.Background(), compare.Options{
 		Baseline: analyze.CompareSide{Dir: dir, From: &from, To: &mid}, Target: analyze.CompareSide{Dir: dir, From: &mid, To: &to}})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 	"github.com/infertrace/infertrace/ingest"
 	"github.com/infertrace/infertrace/internal/duck"
 	"github.com/infertrace/infertrace/report"
@@ -72,7 +73,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 		}
 		sides[i] = side
 	}
-	cmp, err := analyze.Compare(e.progress.steps(ctx, "compare"), analyze.CompareOptions{Baseline: sides[0], Target: sides[1], By: *by, Resources: res,
+	cmp, err := compare.Run(e.progress.steps(ctx, "compare"), compare.Options{Baseline: sides[0], Target: sides[1], By: *by, Resources: res,
 		Contract: qf.loaded, Evals: qf.evals, Prices: qf.prices})
 	e.progress.done()
 	if err != nil {

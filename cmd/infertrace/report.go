@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 	"github.com/infertrace/infertrace/internal/duck"
 	"github.com/infertrace/infertrace/report"
 )
@@ -62,8 +63,12 @@ func doReport(ctx context.Context, e *env, dir string, f reportFlags, rs duck.Re
 		return err
 	}
 	period, _ := f.periodFlags.unit() // checked above
-	res, err := analyze.Summarize(e.progress.steps(ctx, "report"), dir, analyze.SummaryOptions{By: f.by, Resources: rs, Window: f.window,
-		Evals: f.evals, Prices: f.prices, Contract: f.loaded, TokenEdges: f.edges, Period: period})
+	opts := analyze.SummaryOptions{By: f.by, Resources: rs, Window: f.window,
+		Evals: f.evals, Prices: f.prices, Contract: f.loaded, TokenEdges: f.edges, Period: period}
+	res, err := analyze.Summarize(e.progress.steps(ctx, "report"), dir, opts)
+	if err == nil { // what changed in the latest period, once the summary's database is closed
+		err = compare.Trend(e.progress.steps(ctx, "report"), dir, opts, res)
+	}
 	if err != nil {
 		e.progress.done()
 		return err

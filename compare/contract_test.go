@@ -1,13 +1,16 @@
-package analyze
+package compare
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/analyze/analyzetest"
 	"github.com/infertrace/infertrace/contract"
 )
@@ -33,21 +36,21 @@ name = "chat"
   target = "1%"
 `
 
-func verdictCompare(t *testing.T, shift int64, pass int) *Comparison {
+func verdictCompare(t *testing.T, shift int64, pass int) *analyze.Comparison {
 	t.Helper()
 	bf, be := analyzetest.Chat("b", 0, 380)
 	tf, te := analyzetest.Chat("t", shift, pass)
-	base, _, _ := runFixture(t, bf, analyzetest.DefaultOffsets)
-	target, _, _ := runFixture(t, tf, analyzetest.DefaultOffsets)
+	base := runFixture(t, bf)
+	target := runFixture(t, tf)
 	evals := filepath.Join(t.TempDir(), "evals.csv")
 	if err := os.WriteFile(evals, []byte("request_id,pass\n"+be+te), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := contract.Parse("contract.toml", []byte(verdictContract), SliceColumns)
+	c, err := contract.Parse("contract.toml", []byte(verdictContract), analyze.SliceColumns)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmp, err := Compare(context.Background(), CompareOptions{Baseline: CompareSide{Dir: base}, Target: CompareSide{Dir: target},
+	cmp, err := Run(context.Background(), Options{Baseline: analyze.CompareSide{Dir: base}, Target: analyze.CompareSide{Dir: target},
 		Contract: c, Evals: evals})
 	if err != nil {
 		t.Fatal(err)
@@ -70,19 +73,19 @@ func TestCompareContractAccept(t *testing.T) {
 	cmp := verdictCompare(t, 30, 380)
 	v := cmp.Verdict
 	ks := v.Cases[0].Constraints
-	if ks[0].Status != ChangeNone || !nearTol(ks[0].Delta, 0, 1e-12) || ks[0].Kind() != "quality" {
+	if ks[0].Status != analyze.ChangeNone || !nearTol(ks[0].Delta, 0, 1e-12) || ks[0].Kind() != "quality" {
 		t.Errorf("eval pass rate: %+v, want no significant change", ks[0])
 	}
 	ttft := ks[1]
 	half := contractZ * math.Sqrt2 * 19 / (2 * contractZ)
-	if ttft.Status != ChangeWithin || !nearTol(ttft.Delta, 30, 1e-6) || !nearTol(ttft.Lo, 30-half, 1e-6) || !nearTol(ttft.Hi, 30+half, 1e-6) || ttft.Allowed != 50 {
+	if ttft.Status != analyze.ChangeWithin || !nearTol(ttft.Delta, 30, 1e-6) || !nearTol(ttft.Lo, 30-half, 1e-6) || !nearTol(ttft.Hi, 30+half, 1e-6) || ttft.Allowed != 50 {
 		t.Errorf("client TTFT P95: %s %s [%s, %s] allowed %v, want worsened within 50 ms by 30 ± %.2f",
 			ttft.Status, fmtp(ttft.Delta), fmtp(ttft.Lo), fmtp(ttft.Hi), ttft.Allowed, half)
 	}
-	if ks[2].Status != ChangeNone {
+	if ks[2].Status != analyze.ChangeNone {
 		t.Errorf("error rate: %+v, want no significant change", ks[2])
 	}
-	if v.Verdict != VerdictAccept || !v.Cases[0].QualityHolds {
+	if v.Verdict != analyze.VerdictAccept || !v.Cases[0].QualityHolds {
 		t.Errorf("verdict %s (%s), want accept", v.Verdict, v.Text)
 	}
 	want := "ACCEPT: chat: quality holds and every worsening is allowed (client TTFT P95 +30.0 ms, within its allowance of 50.0 ms)."
@@ -92,10 +95,10 @@ func TestCompareContractAccept(t *testing.T) {
 
 	// The same +30 ms with an allowance of 5% of the baseline's 479.05
 	// (23.95 ms) is beyond it.
-	c, _ := contract.Parse("c.toml", []byte(strings.Replace(verdictContract, `may_worsen = "50ms"`, `may_worsen = "5%"`, 1)), SliceColumns)
+	c, _ := contract.Parse("c.toml", []byte(strings.Replace(verdictContract, `may_worsen = "50ms"`, `may_worsen = "5%"`, 1)), analyze.SliceColumns)
 	b, tr := cmp.Verdict.Cases[0].Constraints[1].Baseline, cmp.Verdict.Cases[0].Constraints[1].Target
 	b.Constraint, tr.Constraint = c.Cases[0].Constraints[1], c.Cases[0].Constraints[1]
-	if ch := constraintChange(b, tr); ch.Status != ChangeBeyond || math.Abs(ch.Allowed-0.05*479.05) > 1e-6 {
+	if ch := constraintChange(b, tr); ch.Status != analyze.ChangeBeyond || math.Abs(ch.Allowed-0.05*479.05) > 1e-6 {
 		t.Errorf("5%% of the baseline: %s allowed %v, want beyond 23.95", ch.Status, ch.Allowed)
 	}
 }
@@ -107,17 +110,72 @@ func TestCompareContractRejectQuality(t *testing.T) {
 	t.Parallel()
 	v := verdictCompare(t, 0, 320).Verdict
 	q := v.Cases[0].Constraints[0]
-	if q.Status != ChangeBeyond || !nearTol(q.Delta, -0.15, 1e-12) || q.Hi == nil || *q.Hi >= 0 {
+	if q.Status != analyze.ChangeBeyond || !nearTol(q.Delta, -0.15, 1e-12) || q.Hi == nil || *q.Hi >= 0 {
 		t.Errorf("eval pass rate: %s %s [%s, %s], want a drop beyond the noise", q.Status, fmtp(q.Delta), fmtp(q.Lo), fmtp(q.Hi))
 	}
-	if v.Cases[0].Constraints[1].Status != ChangeNone {
+	if v.Cases[0].Constraints[1].Status != analyze.ChangeNone {
 		t.Errorf("client TTFT: %s, want no significant change", v.Cases[0].Constraints[1].Status)
 	}
-	if v.Verdict != VerdictReject || v.Cases[0].QualityHolds {
+	if v.Verdict != analyze.VerdictReject || v.Cases[0].QualityHolds {
 		t.Errorf("verdict %s, want reject", v.Verdict)
 	}
 	if !strings.HasPrefix(v.Text, "REJECT: chat quality drops (constraint 1): eval pass rate 95.0% → 80.0% (−15.0 pp, 95% interval ") ||
 		!strings.HasSuffix(v.Text, "n=400 vs 400), allowance none.") {
 		t.Errorf("verdict says %q", v.Text)
 	}
+}
+
+// compare judges the contract on each side: a use case that selects no
+// request there is an error naming the side, not a use case left out of
+// the verdict.
+func TestCompareContractSelectsNothing(t *testing.T) {
+	t.Parallel()
+	bf, _ := analyzetest.Chat("b", 0, 380)
+	tf, _ := analyzetest.Chat("t", 0, 380)
+	base := runFixture(t, bf)
+	target := runFixture(t, tf)
+	c, err := contract.Parse("contract.toml", []byte(verdictContract+`
+[[use_case]]
+name = "rag"
+  [[use_case.constraint]]
+  metric = "error_rate"
+  op = "<="
+  target = "1%"
+`), analyze.SliceColumns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), Options{Baseline: analyze.CompareSide{Dir: base}, Target: analyze.CompareSide{Dir: target}, Contract: c})
+	want := `contract on the baseline: contract.toml:20: use case "rag": match use_case="rag" selects no request; use_case values present: chat`
+	var ce *contract.Error
+	if !errors.As(err, &ce) || err.Error() != want {
+		t.Errorf("error %v\nwant  %s", err, want)
+	}
+}
+
+// runFixture writes f into a fresh directory, analyzes it and returns the
+// directory.
+func runFixture(t *testing.T, f analyzetest.Fixture) string {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := analyzetest.Write(ctx, dir, f, analyzetest.DefaultOffsets); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := analyze.Run(ctx, dir); err != nil {
+		t.Fatalf("analyze: %v", err)
+	}
+	return dir
+}
+
+// nearTol reports whether *p is within tol of want.
+func nearTol(p *float64, want, tol float64) bool {
+	return p != nil && math.Abs(*p-want) < tol
+}
+
+func fmtp(p *float64) string {
+	if p == nil {
+		return "NULL"
+	}
+	return fmt.Sprint(*p)
 }

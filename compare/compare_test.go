@@ -1,4 +1,4 @@
-package analyze
+package compare
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // compareNetwork runs queries/compare.sql over two sides of 100 requests
 // each whose network times the caller gives, with their start times in
 // seconds, and returns the change of network time at P50.
-func compareNetwork(t *testing.T, baseline, target [][2]float64) QuantileChange {
+func compareNetwork(t *testing.T, baseline, target [][2]float64) analyze.QuantileChange {
 	t.Helper()
 	ctx := context.Background()
 	db, err := duck.OpenMemory(ctx)
@@ -36,7 +37,7 @@ func compareNetwork(t *testing.T, baseline, target [][2]float64) QuantileChange 
 			t.Fatal(err)
 		}
 	}
-	slices, err := compareGrouping(ctx, db, nil)
+	slices, err := grouping(ctx, db, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

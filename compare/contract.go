@@ -1,4 +1,4 @@
-package analyze
+package compare
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/internal/textsafe"
 )
@@ -36,119 +37,35 @@ import (
 // worsening is allowed. The change is accepted only when every use case
 // is.
 const (
-	ChangeImproved     = "improved"
-	ChangeWithin       = "worsened within its allowance"
-	ChangeBeyond       = "worsened beyond its allowance"
-	ChangeNone         = "no significant change"
-	ChangeCannotTell   = "cannot tell"
-	VerdictAccept      = "accept"
-	VerdictReject      = "reject"
-	VerdictUndecided   = "undecided"
 	contractZ          = 1.959964
 	contractQualityKey = "quality"
 )
 
-// The contract's constraints on both sides, compare's verdict.
-
-// ContractVerdict is compare's verdict on the change against the
-// contract.
-type ContractVerdict struct {
-	File    string
-	Verdict string // VerdictAccept, VerdictReject or VerdictUndecided
-	Text    string // the verdict in a sentence, said first
-	Cases   []CaseChange
-}
-
-// CaseChange is one use case of the contract on both sides.
-type CaseChange struct {
-	Name, Match                string
-	BaselineN, TargetN         int64 // the use case's requests on each side
-	Verdict                    string
-	Reason                     string // why, in a sentence
-	Constraints                []ConstraintChange
-	QualityHolds, QualityKnown bool
-}
-
-// ConstraintChange is one constraint measured on both sides.
-type ConstraintChange struct {
-	Baseline, Target ConstraintResult
-	Delta, Lo, Hi    *float64
-	// Allowed is the allowance in the metric's unit (may_worsen, or its
-	// fraction of the baseline's value); 0: none.
-	Allowed float64
-	Status  string // ChangeImproved, ChangeWithin, ChangeBeyond, ChangeNone, ChangeCannotTell
-	Why     string // for ChangeCannotTell: "n too small on the target", ...
-}
-
-// Name is the constraint as a label ("client TTFT P95").
-func (c ConstraintChange) Name() string { return c.Target.Name() }
-
-// Kind is the constraint's kind ("quality").
-func (c ConstraintChange) Kind() string { return c.Target.Kind }
-
-// FormatChange prints a change of the constraint's metric with its sign:
-// "+30.0 ms", "−8.0 pp", "+$0.0100".
-func (c ConstraintChange) FormatChange(v *float64) string {
-	if v == nil {
-		return "–"
-	}
-	sign, a := "+", *v
-	if a < 0 {
-		sign, a = "−", -a
-	}
-	if c.Target.Unit == "share" {
-		return fmt.Sprintf("%s%.1f pp", sign, 100*a)
-	}
-	return sign + c.Target.Format(&a)
-}
-
-// Interval prints the change's 95% interval, "" without one.
-func (c ConstraintChange) Interval() string {
-	if c.Lo == nil || c.Hi == nil {
-		return ""
-	}
-	return c.FormatChange(c.Lo) + " to " + c.FormatChange(c.Hi)
-}
-
-// AllowanceText says how much the constraint may worsen.
-func (c ConstraintChange) AllowanceText() string {
-	k := c.Target.Constraint
-	if k.MayWorsen == 0 {
-		return "none"
-	}
-	a := c.Allowed
-	s := strings.TrimPrefix(c.FormatChange(&a), "+")
-	if k.MayWorsenRel {
-		return fmt.Sprintf("%g%% of the baseline (%s)", 100*k.MayWorsen, s)
-	}
-	return s
-}
-
 // compareContract judges the contract on each side and the change.
-func compareContract(ctx context.Context, db *sql.DB, opts CompareOptions) (*ContractVerdict, error) {
-	var sides [2]*ContractResult
+func judgeContract(ctx context.Context, db *sql.DB, opts Options) (*analyze.ContractVerdict, error) {
+	var sides [2]*analyze.ContractResult
 	for i, name := range []string{"baseline", "target"} {
 		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE VIEW requests AS SELECT * FROM "+name+"_requests"); err != nil {
 			return nil, fmt.Errorf("contract on the %s: %w", name, err)
 		}
 		// quality also measures each slice (unused here): over no column.
-		if err := RegisterSliced(ctx, db, nil, nil); err != nil {
+		if err := analyze.RegisterSliced(ctx, db, nil, nil); err != nil {
 			return nil, err
 		}
-		var res Result
-		if err := quality(ctx, db, SummaryOptions{Evals: opts.Evals, Prices: opts.Prices, Contract: opts.Contract}, &res); err != nil {
+		r, err := analyze.JudgeContract(ctx, db, analyze.SummaryOptions{Evals: opts.Evals, Prices: opts.Prices, Contract: opts.Contract})
+		if err != nil {
 			return nil, fmt.Errorf("contract on the %s: %w", name, err)
 		}
-		sides[i] = res.Contract
+		sides[i] = r
 	}
 	return judgeChange(opts.Contract, sides[0], sides[1]), nil
 }
 
 // judgeChange sets each use case's constraints of the target against
 // the baseline's.
-func judgeChange(c *contract.Contract, b, t *ContractResult) *ContractVerdict {
-	v := &ContractVerdict{File: t.File}
-	whole := func(r *ContractResult, name string) *CaseResult {
+func judgeChange(c *contract.Contract, b, t *analyze.ContractResult) *analyze.ContractVerdict {
+	v := &analyze.ContractVerdict{File: t.File}
+	whole := func(r *analyze.ContractResult, name string) *analyze.CaseResult {
 		for i := range r.Cases {
 			if r.Cases[i].Name == name && r.Cases[i].Slice == "" {
 				return &r.Cases[i]
@@ -161,7 +78,7 @@ func judgeChange(c *contract.Contract, b, t *ContractResult) *ContractVerdict {
 		if bc == nil || tc == nil {
 			continue
 		}
-		cc := CaseChange{Name: tc.Name, Match: tc.Match, BaselineN: bc.Requests, TargetN: tc.Requests, QualityHolds: true, QualityKnown: true}
+		cc := analyze.CaseChange{Name: tc.Name, Match: tc.Match, BaselineN: bc.Requests, TargetN: tc.Requests, QualityHolds: true, QualityKnown: true}
 		for i := range tc.Constraints {
 			if i >= len(bc.Constraints) {
 				break
@@ -175,15 +92,15 @@ func judgeChange(c *contract.Contract, b, t *ContractResult) *ContractVerdict {
 	return v
 }
 
-func constraintChange(b, t ConstraintResult) ConstraintChange {
-	ch := ConstraintChange{Baseline: b, Target: t}
-	cannot := func(why string) ConstraintChange {
-		ch.Status, ch.Why = ChangeCannotTell, why
+func constraintChange(b, t analyze.ConstraintResult) analyze.ConstraintChange {
+	ch := analyze.ConstraintChange{Baseline: b, Target: t}
+	cannot := func(why string) analyze.ConstraintChange {
+		ch.Status, ch.Why = analyze.ChangeCannotTell, why
 		return ch
 	}
 	for _, s := range []struct {
 		side string
-		r    ConstraintResult
+		r    analyze.ConstraintResult
 	}{{"baseline", b}, {"target", t}} {
 		switch {
 		case s.r.Verdict == "n too small":
@@ -201,7 +118,7 @@ func constraintChange(b, t ConstraintResult) ConstraintChange {
 	}
 	if b.CILo == nil || b.CIHi == nil || t.CILo == nil || t.CIHi == nil {
 		if d == 0 {
-			ch.Status = ChangeNone
+			ch.Status = analyze.ChangeNone
 			return ch
 		}
 		return cannot("no interval to tell the change from the noise")
@@ -214,32 +131,32 @@ func constraintChange(b, t ConstraintResult) ConstraintChange {
 	worse := (lowerIsBetter && d > 0) || (!lowerIsBetter && d < 0)
 	switch {
 	case lo <= 0 && hi >= 0:
-		ch.Status = ChangeNone
+		ch.Status = analyze.ChangeNone
 	case !worse:
-		ch.Status = ChangeImproved
+		ch.Status = analyze.ChangeImproved
 	case math.Abs(d) <= ch.Allowed:
-		ch.Status = ChangeWithin
+		ch.Status = analyze.ChangeWithin
 	default:
-		ch.Status = ChangeBeyond
+		ch.Status = analyze.ChangeBeyond
 	}
 	return ch
 }
 
 // judgeCase sets the use case's verdict and reason.
-func judgeCase(cc *CaseChange) {
+func judgeCase(cc *analyze.CaseChange) {
 	first := -1
 	var open []string
 	for i, k := range cc.Constraints {
 		quality := k.Kind() == contractQualityKey
 		switch k.Status {
-		case ChangeBeyond:
+		case analyze.ChangeBeyond:
 			if quality {
 				cc.QualityHolds = false
 			}
 			if first < 0 || (quality && cc.Constraints[first].Kind() != contractQualityKey) {
 				first = i
 			}
-		case ChangeCannotTell:
+		case analyze.ChangeCannotTell:
 			if quality {
 				cc.QualityKnown = false
 			}
@@ -255,19 +172,19 @@ func judgeCase(cc *CaseChange) {
 		} else {
 			what += " worsens beyond its allowance"
 		}
-		cc.Verdict = VerdictReject
+		cc.Verdict = analyze.VerdictReject
 		cc.Reason = fmt.Sprintf("%s %s (constraint %d): %s", cc.Name, what, first+1, changeSentence(k))
 	case len(open) > 0:
-		cc.Verdict = VerdictUndecided
+		cc.Verdict = analyze.VerdictUndecided
 		cc.Reason = fmt.Sprintf("%s: nothing worsened beyond its allowance, but %s cannot tell", cc.Name, strings.Join(open, ", "))
 	default:
-		cc.Verdict = VerdictAccept
+		cc.Verdict = analyze.VerdictAccept
 		var moved []string
 		for _, k := range cc.Constraints {
 			switch k.Status {
-			case ChangeWithin:
+			case analyze.ChangeWithin:
 				moved = append(moved, fmt.Sprintf("%s %s, within its allowance of %s", k.Name(), k.FormatChange(k.Delta), k.AllowanceText()))
-			case ChangeImproved:
+			case analyze.ChangeImproved:
 				moved = append(moved, fmt.Sprintf("%s improved %s", k.Name(), k.FormatChange(k.Delta)))
 			}
 		}
@@ -280,7 +197,7 @@ func judgeCase(cc *CaseChange) {
 
 // changeSentence is "eval pass rate 95.0% → 80.0% (−15.0 pp, 95% interval
 // −20.5 pp to −9.5 pp; n=400 vs 400), allowance none".
-func changeSentence(k ConstraintChange) string {
+func changeSentence(k analyze.ConstraintChange) string {
 	return fmt.Sprintf("%s %s → %s (%s, 95%% interval %s; n=%d vs %d), allowance %s",
 		k.Name(), k.Baseline.Format(k.Baseline.Value), k.Target.Format(k.Target.Value), k.FormatChange(k.Delta),
 		k.Interval(), k.Baseline.N, k.Target.N, k.AllowanceText())
@@ -289,30 +206,30 @@ func changeSentence(k ConstraintChange) string {
 // overall is the change's verdict: reject when a use case rejects (the
 // first whose quality drops, else the first in the contract's order),
 // undecided when one cannot be decided, else accept.
-func overall(cases []CaseChange) (string, string) {
+func overall(cases []analyze.CaseChange) (string, string) {
 	reject := -1
 	for i, c := range cases {
-		if c.Verdict == VerdictReject && (reject < 0 || (!c.QualityHolds && cases[reject].QualityHolds)) {
+		if c.Verdict == analyze.VerdictReject && (reject < 0 || (!c.QualityHolds && cases[reject].QualityHolds)) {
 			reject = i
 		}
 	}
 	if reject >= 0 {
-		return VerdictReject, "REJECT: " + cases[reject].Reason + "."
+		return analyze.VerdictReject, "REJECT: " + cases[reject].Reason + "."
 	}
 	var undecided, accepted []string
 	for _, c := range cases {
 		switch c.Verdict {
-		case VerdictUndecided:
+		case analyze.VerdictUndecided:
 			undecided = append(undecided, c.Reason)
-		case VerdictAccept:
+		case analyze.VerdictAccept:
 			accepted = append(accepted, c.Reason)
 		}
 	}
 	if len(undecided) > 0 {
-		return VerdictUndecided, "UNDECIDED: " + strings.Join(undecided, "; ") + "."
+		return analyze.VerdictUndecided, "UNDECIDED: " + strings.Join(undecided, "; ") + "."
 	}
 	if len(accepted) == 0 {
-		return VerdictUndecided, "UNDECIDED: no use case of the contract has requests on both sides."
+		return analyze.VerdictUndecided, "UNDECIDED: no use case of the contract has requests on both sides."
 	}
-	return VerdictAccept, "ACCEPT: " + strings.Join(accepted, "; ") + "."
+	return analyze.VerdictAccept, "ACCEPT: " + strings.Join(accepted, "; ") + "."
 }

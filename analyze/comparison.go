@@ -1,0 +1,314 @@
+package analyze
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/infertrace/infertrace/internal/duck"
+)
+
+// What a comparison of two sets of requests returns (the compare package
+// computes it; report words it): per slice, the change of every figure,
+// and the change judged against the product contract.
+
+// CompareSide is one side of a comparison: the requests of Dir, optionally
+// only those starting in [From, To) (on the first tier's clock, as the
+// report's windows), or only those whose slice column Column has Value.
+type CompareSide struct {
+	Dir      string
+	From, To *time.Time
+	Column   string
+	Value    string
+}
+
+// Label says which requests the side holds, e.g. "out/last-week",
+// "10:00:00–10:30:00 UTC" or "model=llama-3.1-70b".
+func (s CompareSide) Label() string {
+	switch {
+	case s.Column != "":
+		return s.Column + "=" + s.Value
+	case s.From != nil && s.To != nil:
+		return FormatWindow(s.From, s.To)
+	}
+	return s.Dir
+}
+
+// CompareDims are the columns Compare also slices by one at a time, to
+// find where a change is: a change in one region shows in its region's
+// slice, not in every model's.
+var CompareDims = []string{"model", "region", "use_case", "gateway", "replica", "client"}
+
+// Comparison is what compare shows: per slice, the change of every figure
+// from the baseline to the target (report words its findings).
+type Comparison struct {
+	Baseline, Target      CompareSide
+	BaselineLabel         string
+	TargetLabel           string
+	By                    []string
+	BaselineN, TargetN    int64          // requests on each side
+	Slices                []CompareSlice // all requests, then the --by slices, most requests first
+	Dims                  []CompareSlice // the one-column slices of CompareDims
+	Significant, Compared int            // quantile changes significant / compared (all requests and --by slices)
+	// Verdict is the change judged against the contract (nil without
+	// one).
+	Verdict *ContractVerdict
+}
+
+// CompareSlice is one slice of a comparison.
+type CompareSlice struct {
+	All       bool
+	Columns   []string
+	Values    []string
+	Label     string // "all requests" or "model=m, use_case=u"
+	BaselineN int64  // requests in the slice on each side
+	TargetN   int64
+	Metrics   []MetricChange // in CompareMetrics order
+}
+
+// MetricChange is the change of one metric's quantiles.
+type MetricChange struct {
+	Metric string // "client_e2e", "queue", "ttft_network", ...
+	Name   string // "client E2E", "queue", "TTFT network"
+	Unit   string // "ms" or "tok/s"
+	// HigherIsBetter: a rise is an improvement (tokens/s).
+	HigherIsBetter bool
+	Points         []QuantileChange // P50, P95, P99
+}
+
+// QuantileChange is the change of one quantile, with its 95% interval
+// (queries/compare.sql says how it is computed). A nil Lo or Hi is an
+// open bound: the samples cannot bound the change on that side.
+type QuantileChange struct {
+	P                   float64
+	BaselineN, TargetN  int64
+	Baseline, Target    *float64
+	Delta, Lo, Hi       *float64
+	Significant, TooFew bool
+	// Strong: the 99.9% interval excludes 0 too; findings need it.
+	Strong bool
+	// LoIndep, HiIndep: the 95% interval as if the requests were
+	// independent samples, only to set slices of one comparison side by
+	// side (mostIn): they share the same time and its bursts.
+	LoIndep, HiIndep *float64
+	// BaselineD, TargetD: each side's design effect, how many requests
+	// count as one independent sample given how they cluster in time
+	// (1: independent); nil without samples.
+	BaselineD, TargetD *float64
+}
+
+// EffectiveN is each side's number of samples over its design effect:
+// what its interval rests on.
+func (q QuantileChange) EffectiveN() (baseline, target float64) {
+	eff := func(n int64, d *float64) float64 {
+		if d == nil || *d < 1 {
+			return float64(n)
+		}
+		return float64(n) / *d
+	}
+	return eff(q.BaselineN, q.BaselineD), eff(q.TargetN, q.TargetD)
+}
+
+// Label is "P50", "P95" or "P99".
+func (q QuantileChange) Label() string { return fmt.Sprintf("P%g", q.P*100) }
+
+// CompareMetrics lists the compared metrics in the order a comparison
+// shows them: the headline figures, the E2E attribution, the split of
+// model time, the TTFT attribution.
+var CompareMetrics = []struct{ Metric, Name, Unit string }{
+	{"client_e2e", "client E2E", "ms"},
+	{"client_ttft", "client TTFT", "ms"},
+	{"tps_user", "per-user tokens/s", "tok/s"},
+	{"network", "network", "ms"},
+	{"application", "application", "ms"},
+	{"queue", "queue", "ms"},
+	{"model", "model", "ms"},
+	{"prefill", "prefill", "ms"},
+	{"decode", "decode", "ms"},
+	{"ttft_network", "TTFT network", "ms"},
+	{"ttft_application", "TTFT application", "ms"},
+	{"ttft_queue", "TTFT queue", "ms"},
+	{"ttft_model", "TTFT model", "ms"},
+}
+
+// Metric returns the change of one metric ("queue"), or false.
+func (s *CompareSlice) Metric(name string) (MetricChange, bool) {
+	for _, m := range s.Metrics {
+		if m.Metric == name {
+			return m, true
+		}
+	}
+	return MetricChange{}, false
+}
+
+// Point returns metric's quantile change at p in s (the zero change when
+// s has none).
+func (s *CompareSlice) Point(metric string, p float64) QuantileChange {
+	m, _ := s.Metric(metric)
+	for _, q := range m.Points {
+		if q.P == p {
+			return q
+		}
+	}
+	return QuantileChange{}
+}
+
+// ParseWindow reads a time window for a side of compare:
+// "HH:MM[:SS]-HH:MM[:SS]" (UTC times of the data's first day, which
+// firstDay gives; an end at or before the start is on the next day), or
+// FROM/TO, each end as ParseTime reads it (HH:MM[:SS], a date, RFC 3339).
+// It reports false when s looks like no window.
+func ParseWindow(s string, firstDay func() (time.Time, error)) (from, to time.Time, ok bool, err error) {
+	if a, b, found := strings.Cut(s, "/"); found {
+		from, err = ParseTime(a, firstDay)
+		if err == nil {
+			to, err = ParseTime(b, firstDay)
+		}
+		if err != nil {
+			return from, to, true, fmt.Errorf("window %q: %w", s, err)
+		}
+		if !to.After(from) {
+			return from, to, true, fmt.Errorf("window %q ends before it starts", s)
+		}
+		return from, to, true, nil
+	}
+	m := windowRE.FindStringSubmatch(s)
+	if m == nil {
+		return from, to, false, nil
+	}
+	if from, err = ParseTime(m[1], firstDay); err == nil {
+		to, err = ParseTime(m[2], firstDay)
+	}
+	if err != nil {
+		return from, to, true, fmt.Errorf("window %q: %w", s, err)
+	}
+	if !to.After(from) {
+		to = to.Add(24 * time.Hour)
+	}
+	return from, to, true, nil
+}
+
+var windowRE = regexp.MustCompile(`^(\d{1,2}:\d{2}(?::\d{2})?)-(\d{1,2}:\d{2}(?::\d{2})?)$`)
+
+// FirstStart returns the earliest request start of an analyzed dir, for
+// the day of a time-of-day window; nil without requests.
+func FirstStart(ctx context.Context, dir string, res duck.Resources) (*time.Time, error) {
+	db, closeDB, err := duck.Open(ctx, dir, res)
+	if err != nil {
+		return nil, err
+	}
+	defer closeDB()
+	if err := registerRequests(ctx, db, filepath.Join(dir, RequestsFile)); err != nil {
+		return nil, err
+	}
+	var t sql.NullTime
+	if err := db.QueryRowContext(ctx, "SELECT min(start) FROM requests").Scan(&t); err != nil {
+		return nil, fmt.Errorf("first start: %w", err)
+	}
+	if !t.Valid {
+		return nil, nil
+	}
+	u := t.Time.UTC()
+	return &u, nil
+}
+
+// FormatDuration prints a duration in ms as "150.0 ms", or from a second
+// up as "1.80 s": how compare and the trend say an amount of time.
+func FormatDuration(v float64) string {
+	if math.Abs(v) >= 1000 {
+		return fmt.Sprintf("%.2f s", v/1000)
+	}
+	return fmt.Sprintf("%.1f ms", v)
+}
+
+// The statuses of a constraint's change and the verdicts on a change
+// (compare's rules, stated in the compare package and docs/compare.md).
+const (
+	ChangeImproved     = "improved"
+	ChangeWithin       = "worsened within its allowance"
+	ChangeBeyond       = "worsened beyond its allowance"
+	ChangeNone         = "no significant change"
+	ChangeCannotTell   = "cannot tell"
+	VerdictAccept      = "accept"
+	VerdictReject      = "reject"
+	VerdictUndecided   = "undecided"
+)
+
+// ContractVerdict is compare's verdict on the change against the
+// contract.
+type ContractVerdict struct {
+	File    string
+	Verdict string // VerdictAccept, VerdictReject or VerdictUndecided
+	Text    string // the verdict in a sentence, said first
+	Cases   []CaseChange
+}
+
+// CaseChange is one use case of the contract on both sides.
+type CaseChange struct {
+	Name, Match                string
+	BaselineN, TargetN         int64 // the use case's requests on each side
+	Verdict                    string
+	Reason                     string // why, in a sentence
+	Constraints                []ConstraintChange
+	QualityHolds, QualityKnown bool
+}
+
+// ConstraintChange is one constraint measured on both sides.
+type ConstraintChange struct {
+	Baseline, Target ConstraintResult
+	Delta, Lo, Hi    *float64
+	// Allowed is the allowance in the metric's unit (may_worsen, or its
+	// fraction of the baseline's value); 0: none.
+	Allowed float64
+	Status  string // ChangeImproved, ChangeWithin, ChangeBeyond, ChangeNone, ChangeCannotTell
+	Why     string // for ChangeCannotTell: "n too small on the target", ...
+}
+
+// Name is the constraint as a label ("client TTFT P95").
+func (c ConstraintChange) Name() string { return c.Target.Name() }
+
+// Kind is the constraint's kind ("quality").
+func (c ConstraintChange) Kind() string { return c.Target.Kind }
+
+// FormatChange prints a change of the constraint's metric with its sign:
+// "+30.0 ms", "−8.0 pp", "+$0.0100".
+func (c ConstraintChange) FormatChange(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	sign, a := "+", *v
+	if a < 0 {
+		sign, a = "−", -a
+	}
+	if c.Target.Unit == "share" {
+		return fmt.Sprintf("%s%.1f pp", sign, 100*a)
+	}
+	return sign + c.Target.Format(&a)
+}
+
+// Interval prints the change's 95% interval, "" without one.
+func (c ConstraintChange) Interval() string {
+	if c.Lo == nil || c.Hi == nil {
+		return ""
+	}
+	return c.FormatChange(c.Lo) + " to " + c.FormatChange(c.Hi)
+}
+
+// AllowanceText says how much the constraint may worsen.
+func (c ConstraintChange) AllowanceText() string {
+	k := c.Target.Constraint
+	if k.MayWorsen == 0 {
+		return "none"
+	}
+	a := c.Allowed
+	s := strings.TrimPrefix(c.FormatChange(&a), "+")
+	if k.MayWorsenRel {
+		return fmt.Sprintf("%g%% of the baseline (%s)", 100*k.MayWorsen, s)
+	}
+	return s
+}
