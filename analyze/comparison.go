@@ -244,7 +244,10 @@ const (
 type ContractVerdict struct {
 	File    string
 	Verdict string // VerdictAccept, VerdictReject or VerdictUndecided
-	Text    string // the verdict in a sentence, said first
+	// Deciding is the index in Cases of the use case that decides a
+	// reject (the first whose quality drops, else the first rejected in
+	// the contract's order); -1 when the change is not rejected.
+	Deciding int
 	Cases   []CaseChange
 }
 
@@ -253,7 +256,10 @@ type CaseChange struct {
 	Name, Match                string
 	BaselineN, TargetN         int64 // the use case's requests on each side
 	Verdict                    string
-	Reason                     string // why, in a sentence
+	// Deciding is the index in Constraints of the constraint that rejects
+	// the use case (the first beyond its allowance, a quality one before
+	// any other); -1 when the use case is not rejected.
+	Deciding                   int
 	Constraints                []ConstraintChange
 	QualityHolds, QualityKnown bool
 }

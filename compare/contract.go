@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/contract"
@@ -88,7 +87,7 @@ func judgeChange(c *contract.Contract, b, t *analyze.ContractResult) *analyze.Co
 		judgeCase(&cc)
 		v.Cases = append(v.Cases, cc)
 	}
-	v.Verdict, v.Text = overall(v.Cases)
+	v.Verdict, v.Deciding = overall(v.Cases)
 	return v
 }
 
@@ -142,10 +141,10 @@ func constraintChange(b, t analyze.ConstraintResult) analyze.ConstraintChange {
 	return ch
 }
 
-// judgeCase sets the use case's verdict and reason.
+// judgeCase sets the use case's verdict, and the constraint that decides
+// a reject (report words the reason).
 func judgeCase(cc *analyze.CaseChange) {
-	first := -1
-	var open []string
+	first, open := -1, false
 	for i, k := range cc.Constraints {
 		quality := k.Kind() == contractQualityKey
 		switch k.Status {
@@ -160,53 +159,26 @@ func judgeCase(cc *analyze.CaseChange) {
 			if quality {
 				cc.QualityKnown = false
 			}
-			open = append(open, k.Name()+" ("+k.Why+")")
+			open = true
 		}
 	}
+	cc.Deciding = first
 	switch {
 	case first >= 0:
-		k := cc.Constraints[first]
-		what := k.Kind()
-		if what == contractQualityKey {
-			what = "quality drops"
-		} else {
-			what += " worsens beyond its allowance"
-		}
 		cc.Verdict = analyze.VerdictReject
-		cc.Reason = fmt.Sprintf("%s %s (constraint %d): %s", cc.Name, what, first+1, changeSentence(k))
-	case len(open) > 0:
+	case open:
 		cc.Verdict = analyze.VerdictUndecided
-		cc.Reason = fmt.Sprintf("%s: nothing worsened beyond its allowance, but %s cannot tell", cc.Name, strings.Join(open, ", "))
 	default:
 		cc.Verdict = analyze.VerdictAccept
-		var moved []string
-		for _, k := range cc.Constraints {
-			switch k.Status {
-			case analyze.ChangeWithin:
-				moved = append(moved, fmt.Sprintf("%s %s, within its allowance of %s", k.Name(), k.FormatChange(k.Delta), k.AllowanceText()))
-			case analyze.ChangeImproved:
-				moved = append(moved, fmt.Sprintf("%s improved %s", k.Name(), k.FormatChange(k.Delta)))
-			}
-		}
-		cc.Reason = cc.Name + ": quality holds and every worsening is allowed"
-		if len(moved) > 0 {
-			cc.Reason += " (" + strings.Join(moved, "; ") + ")"
-		}
 	}
-}
-
-// changeSentence is "eval pass rate 95.0% → 80.0% (−15.0 pp, 95% interval
-// −20.5 pp to −9.5 pp; n=400 vs 400), allowance none".
-func changeSentence(k analyze.ConstraintChange) string {
-	return fmt.Sprintf("%s %s → %s (%s, 95%% interval %s; n=%d vs %d), allowance %s",
-		k.Name(), k.Baseline.Format(k.Baseline.Value), k.Target.Format(k.Target.Value), k.FormatChange(k.Delta),
-		k.Interval(), k.Baseline.N, k.Target.N, k.AllowanceText())
 }
 
 // overall is the change's verdict: reject when a use case rejects (the
 // first whose quality drops, else the first in the contract's order),
-// undecided when one cannot be decided, else accept.
-func overall(cases []analyze.CaseChange) (string, string) {
+// undecided when one cannot be decided or none has requests on both
+// sides, else accept; and the index of the use case that decides a reject
+// (-1 otherwise).
+func overall(cases []analyze.CaseChange) (string, int) {
 	reject := -1
 	for i, c := range cases {
 		if c.Verdict == analyze.VerdictReject && (reject < 0 || (!c.QualityHolds && cases[reject].QualityHolds)) {
@@ -214,22 +186,19 @@ func overall(cases []analyze.CaseChange) (string, string) {
 		}
 	}
 	if reject >= 0 {
-		return analyze.VerdictReject, "REJECT: " + cases[reject].Reason + "."
+		return analyze.VerdictReject, reject
 	}
-	var undecided, accepted []string
+	accepted := 0
 	for _, c := range cases {
 		switch c.Verdict {
 		case analyze.VerdictUndecided:
-			undecided = append(undecided, c.Reason)
+			return analyze.VerdictUndecided, -1
 		case analyze.VerdictAccept:
-			accepted = append(accepted, c.Reason)
+			accepted++
 		}
 	}
-	if len(undecided) > 0 {
-		return analyze.VerdictUndecided, "UNDECIDED: " + strings.Join(undecided, "; ") + "."
+	if accepted == 0 {
+		return analyze.VerdictUndecided, -1
 	}
-	if len(accepted) == 0 {
-		return analyze.VerdictUndecided, "UNDECIDED: no use case of the contract has requests on both sides."
-	}
-	return analyze.VerdictAccept, "ACCEPT: " + strings.Join(accepted, "; ") + "."
+	return analyze.VerdictAccept, -1
 }

@@ -54,9 +54,8 @@ func verdictFixture() *analyze.ContractVerdict {
 	side := func(k contract.Constraint, unit, title string, v, lo, hi float64) analyze.ConstraintResult {
 		return analyze.ConstraintResult{Constraint: k, Title: title, Unit: unit, N: 400, Value: fp(v), CILo: fp(lo), CIHi: fp(hi), Verdict: "pass"}
 	}
-	return &analyze.ContractVerdict{File: "contract.toml", Verdict: analyze.VerdictReject,
-		Text: "REJECT: " + evil + " quality drops (constraint 1): eval pass rate 95.0% → 80.0% (−15.0 pp, 95% interval −20.0 pp to −10.0 pp; n=400 vs 400), allowance none.",
-		Cases: []analyze.CaseChange{{Name: evil, Match: "use_case=" + evil, BaselineN: 400, TargetN: 400, Verdict: analyze.VerdictReject,
+	return &analyze.ContractVerdict{File: "contract.toml", Verdict: analyze.VerdictReject, Deciding: 0,
+		Cases: []analyze.CaseChange{{Name: evil, Match: "use_case=" + evil, BaselineN: 400, TargetN: 400, Verdict: analyze.VerdictReject, Deciding: 0,
 			Constraints: []analyze.ConstraintChange{
 				{Baseline: side(q, "share", "eval pass rate", 0.95, 0.924, 0.969), Target: side(q, "share", "eval pass rate", 0.8, 0.758, 0.836),
 					Delta: fp(-0.15), Lo: fp(-0.2), Hi: fp(-0.1), Status: analyze.ChangeBeyond},

@@ -209,10 +209,10 @@ func newJSONCompare(c *analyze.Comparison) *jsonCompare {
 		j.Slices = append(j.Slices, newJSONCompareSlice(s, j.By))
 	}
 	if v := c.Verdict; v != nil {
-		jv := &jsonCompareVerdict{File: v.File, Verdict: v.Verdict, Text: v.Text, Cases: []jsonCaseChange{}}
+		jv := &jsonCompareVerdict{File: v.File, Verdict: v.Verdict, Text: VerdictText(v), Cases: []jsonCaseChange{}}
 		for _, cc := range v.Cases {
 			jc := jsonCaseChange{UseCase: cc.Name, Match: cc.Match, Baseline: cc.BaselineN, Target: cc.TargetN,
-				Verdict: cc.Verdict, Reason: cc.Reason, QualityHolds: cc.QualityHolds, QualityKnown: cc.QualityKnown,
+				Verdict: cc.Verdict, Reason: CaseReason(cc), QualityHolds: cc.QualityHolds, QualityKnown: cc.QualityKnown,
 				Constraints: []jsonConstraintChange{}}
 			for _, k := range cc.Constraints {
 				jc.Constraints = append(jc.Constraints, jsonConstraintChange{Name: k.Name(), Kind: k.Kind(), Unit: k.Target.Unit,

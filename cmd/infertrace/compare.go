@@ -86,7 +86,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 		return qf.changeRejected(cmp.Verdict)
 	}
 	if cmp.Verdict != nil {
-		fmt.Fprintln(e.stdout, cmp.Verdict.Text)
+		fmt.Fprintln(e.stdout, report.VerdictText(cmp.Verdict))
 	}
 	for _, f := range report.CompareFindings(cmp) {
 		fmt.Fprintf(e.stdout, "- %s\n", f)
