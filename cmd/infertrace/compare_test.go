@@ -26,11 +26,18 @@ type incidentDir struct {
 	err  string
 }
 
-// removeIncidentDirs removes what simulated wrote; TestMain calls it.
+// removeIncidentDirs removes what simulated and chatAnalyzed wrote;
+// TestMain calls it.
 func removeIncidentDirs() {
 	incidentDirs.Range(func(_, v any) bool {
 		if d := v.(*incidentDir); d.root != "" {
 			os.RemoveAll(d.root)
+		}
+		return true
+	})
+	chatSides.Range(func(_, v any) bool { // compare_contract_test.go
+		if c := v.(*chatSide); c.root != "" {
+			os.RemoveAll(c.root)
 		}
 		return true
 	})
@@ -105,6 +112,7 @@ func wantFirst(t *testing.T, fs []string, parts ...string) {
 // finding is server queueing, most of it on the 70B model, whose replicas
 // the burst overloads most.
 func TestCompareBurst(t *testing.T) {
+	t.Parallel()
 	dir := simulated(t, "burst")
 	fs := compareFindings(t, dir, "--baseline", "10:00:05-10:00:35", "--target", "10:00:40-10:00:55")
 	wantFirst(t, fs, "Server queueing rose", "most in model=llama-3.1-70b")
@@ -114,6 +122,7 @@ func TestCompareBurst(t *testing.T) {
 // against the same stack without it: network time, in region=eu-west, with
 // the model flat.
 func TestCompareRegionNetwork(t *testing.T) {
+	t.Parallel()
 	base := simulated(t, "steady", "--burst-multiplier", "1")
 	target := simulated(t, "eu-west-delay", "--burst-multiplier", "1", "--region-delay", "eu-west=150ms")
 	fs := compareFindings(t, base, target)
@@ -123,6 +132,7 @@ func TestCompareRegionNetwork(t *testing.T) {
 // TestCompareSlowAuth: half the requests on a gateway auth path 150 ms
 // slower: application time, in all requests, with the model flat.
 func TestCompareSlowAuth(t *testing.T) {
+	t.Parallel()
 	base := simulated(t, "steady", "--burst-multiplier", "1")
 	target := simulated(t, "slow-auth", "--burst-multiplier", "1", "--slow-auth-rate", "0.5", "--slow-auth-delay", "150ms")
 	fs := compareFindings(t, base, target)
@@ -132,6 +142,7 @@ func TestCompareSlowAuth(t *testing.T) {
 // TestCompareNoChange: two runs of the same stack with other seeds differ
 // only by chance: compare finds no change.
 func TestCompareNoChange(t *testing.T) {
+	t.Parallel()
 	base := simulated(t, "steady", "--burst-multiplier", "1")
 	other := simulated(t, "steady-seed6", "--burst-multiplier", "1", "--seed", "6")
 	fs := compareFindings(t, base, other)
