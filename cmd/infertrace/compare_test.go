@@ -43,8 +43,8 @@ func removeIncidentDirs() {
 	})
 }
 
-// simulated simulates with the flags given (seed 5, no cold replica) and
-// runs the pipeline, once per name for the whole test binary.
+// simulated simulates with the flags given (seed 5, no cold replica),
+// ingests and analyzes the logs, once per name for the whole test binary.
 func simulated(t *testing.T, name string, flags ...string) string {
 	t.Helper()
 	v, _ := incidentDirs.LoadOrStore(name, &incidentDir{})
@@ -62,9 +62,15 @@ func simulated(t *testing.T, name string, flags ...string) string {
 			d.err = "simulate: " + stderr
 			return
 		}
-		if code, _, stderr := runCLI(t, "run", "--quiet", "--format", "md", "--client", "native:"+filepath.Join(sim, "client"),
+		// ingest and analyze: what compare and explain read (no test
+		// here reads the report run would write).
+		if code, _, stderr := runCLI(t, "ingest", "--quiet", "--client", "native:"+filepath.Join(sim, "client"),
 			"--gateway", "native:"+filepath.Join(sim, "gateway"), "--server", "native:"+filepath.Join(sim, "server"), "--out", out); code != 0 {
-			d.err = "run: " + stderr
+			d.err = "ingest: " + stderr
+			return
+		}
+		if code, _, stderr := runCLI(t, "analyze", "--quiet", out); code != 0 {
+			d.err = "analyze: " + stderr
 			return
 		}
 		d.dir = out
