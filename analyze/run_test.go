@@ -18,12 +18,12 @@ import (
 
 // runFixture writes f with the given clock offsets into a fresh directory,
 // runs Run and returns the directory, the stats and requests.parquet as
-// request_id -> column -> value. The standard fixture at the default
-// offsets is analyzed once and copied (runStandard).
+// request_id -> column -> value. The fixtures several tests read (at the
+// default offsets) are analyzed once and copied (runShared).
 func runFixture(t *testing.T, f analyzetest.Fixture, off analyzetest.Offsets) (string, *RunStats, map[string]map[string]any) {
 	t.Helper()
-	if isStandard(f, off) {
-		return runStandard(t)
+	if r := sharedFixture(f, off); r != nil {
+		return runShared(t, r)
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
