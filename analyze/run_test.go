@@ -18,9 +18,13 @@ import (
 
 // runFixture writes f with the given clock offsets into a fresh directory,
 // runs Run and returns the directory, the stats and requests.parquet as
-// request_id -> column -> value.
+// request_id -> column -> value. The fixtures several tests read (at the
+// default offsets) are analyzed once and copied (runShared).
 func runFixture(t *testing.T, f analyzetest.Fixture, off analyzetest.Offsets) (string, *RunStats, map[string]map[string]any) {
 	t.Helper()
+	if r := sharedFixture(f, off); r != nil {
+		return runShared(t, r)
+	}
 	ctx := context.Background()
 	dir := t.TempDir()
 	if err := analyzetest.Write(ctx, dir, f, off); err != nil {

@@ -41,8 +41,11 @@ const (
 	extraEnv     = "INFERTRACE_BROWSER_REPORT"
 )
 
-// newBrowser starts headless Chromium with a fresh profile, or skips the
-// test where it is not installed (failing it under CI, INFERTRACE_CI set).
+// newBrowser returns a context on the headless Chromium shared by the
+// tests of the package (started on first use, with a fresh profile, and
+// stopped by TestMain), or skips the test where it is not installed
+// (failing it under CI, INFERTRACE_CI set). Each page opens in a tab of
+// its own (openPage).
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
 	path := chromium
@@ -56,11 +59,33 @@ func newBrowser(t *testing.T) context.Context {
 		}
 		path = p
 	}
+	browser.once.Do(func() { browser.err = startBrowser(path) })
+	if browser.err != nil {
+		t.Fatalf("headless Chromium %s: %v", path, browser.err)
+	}
 	// A timeout so a hung browser fails the test instead of CI; no
 	// assertion depends on time.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(browser.ctx, 2*time.Minute)
 	t.Cleanup(cancel)
-	actx, acancel := chromedp.NewExecAllocator(ctx,
+	return ctx
+}
+
+// browser is the headless Chromium of the package's tests.
+var browser struct {
+	once    sync.Once
+	ctx     context.Context // a chromedp context with the browser started
+	cancel  func()          // stops it
+	profile string          // its user data directory
+	err     error
+}
+
+// startBrowser starts headless Chromium at path into browser.
+func startBrowser(path string) error {
+	profile, err := os.MkdirTemp("", "infertrace-chromium-")
+	if err != nil {
+		return err
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(path),
 		chromedp.Flag("headless", true),
 		chromedp.Flag("no-sandbox", true),
@@ -70,13 +95,28 @@ func newBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1366, 900),
 	)
-	t.Cleanup(acancel)
 	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(bcancel)
-	return bctx
+	browser.ctx, browser.profile = bctx, profile
+	browser.cancel = func() {
+		chromedp.Cancel(bctx)
+		bcancel()
+		acancel()
+		os.RemoveAll(profile)
+	}
+	// A browser that does not start within the tests' timeout fails them.
+	timer := time.AfterFunc(2*time.Minute, bcancel)
+	defer timer.Stop()
+	return chromedp.Do(bctx)
+}
+
+// stopBrowser stops the shared browser, if a test started it.
+func stopBrowser() {
+	if browser.cancel != nil {
+		browser.cancel()
+	}
 }
 
 func artifactDir(t *testing.T) string {
@@ -386,40 +426,17 @@ func TestBrowserSimulated(t *testing.T) {
 
 // contractResult is the report of the bundled data (testdata/native)
 // judged against testdata/contract with its evals and prices, as the
-// contract example of docs/contract.md runs it.
+// contract example of docs/contract.md runs it (once per test binary; each
+// caller gets its own copy).
 func contractResult(t *testing.T) *analyze.Result {
 	t.Helper()
-	ctx := context.Background()
-	out := t.TempDir()
-	opt := ingest.Options{Out: out}
-	for _, in := range []struct {
-		tier ingest.Tier
-		spec string
-	}{{ingest.Client, "../testdata/native/client/*.jsonl"}, {ingest.Gateway, "../testdata/native/gateway/*.jsonl"}, {ingest.Server, "../testdata/native/server/*"}} {
-		i, err := ingest.ParseInput(in.tier, in.spec)
+	return sharedResult(t, "contract", func() (*analyze.Result, error) {
+		out := nativeDir(t)
+		c, err := contract.Load("../testdata/contract/contract.toml", analyze.SliceColumns)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		opt.Inputs = append(opt.Inputs, i)
-	}
-	if _, err := ingest.Run(ctx, opt); err != nil {
-		t.Fatal(err)
-	}
-	st, err := analyze.Run(ctx, out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Coverage.Requests != 1000 {
-		t.Fatalf("the bundled data gave %d requests, want 1000", st.Coverage.Requests)
-	}
-	c, err := contract.Load("../testdata/contract/contract.toml", analyze.SliceColumns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := analyze.Summarize(ctx, out, analyze.SummaryOptions{Contract: c,
-		Evals: "../testdata/contract/evals.csv", Prices: "../testdata/contract/prices.csv"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+		return analyze.Summarize(context.Background(), out, analyze.SummaryOptions{Contract: c,
+			Evals: "../testdata/contract/evals.csv", Prices: "../testdata/contract/prices.csv"})
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -283,7 +284,7 @@ func TestCompareJSON(t *testing.T) {
 // window.
 func TestCompareJSONWindows(t *testing.T) {
 	t.Parallel()
-	dir := analyzedFixture(t, analyzetest.Standard())
+	dir := standardDir(t)
 	from, mid, to := analyzetest.Base, analyzetest.Base.Add(4500*1e6), analyzetest.Base.Add(9000*1e6)
 	cmp, err := compare.Run(context.Background(), compare.Options{
 		Baseline: analyze.CompareSide{Dir: dir, From: &from, To: &mid}, Target: analyze.CompareSide{Dir: dir, From: &mid, To: &to}})
@@ -310,7 +311,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // P50 1150, P95 from too few samples), and every figure the Explanation's.
 func TestExplainJSON(t *testing.T) {
 	t.Parallel()
-	dir := analyzedFixture(t, analyzetest.Standard())
+	dir := standardDir(t)
 	ex, err := explain.Run(context.Background(), dir, explain.Options{IDs: []string{"r1", "nope"}})
 	if err != nil {
 		t.Fatal(err)
@@ -390,30 +391,32 @@ func jsonInt(n int64) string {
 	return string(b)
 }
 
-// nativeDir ingests and analyzes the bundled data set (1000 requests of
-// two models on five replicas).
+// nativeDir is a copy of the bundled data set (1000 requests of two models
+// on five replicas), ingested and analyzed once per test binary.
 func nativeDir(t *testing.T) string {
 	t.Helper()
-	ctx := context.Background()
-	out := t.TempDir()
-	opt := ingest.Options{Out: out}
-	for _, in := range []struct {
-		tier ingest.Tier
-		spec string
-	}{{ingest.Client, "../testdata/native/client/*.jsonl"}, {ingest.Gateway, "../testdata/native/gateway/*.jsonl"}, {ingest.Server, "../testdata/native/server/*"}} {
-		i, err := ingest.ParseInput(in.tier, in.spec)
-		if err != nil {
-			t.Fatal(err)
+	return sharedDir(t, "native", func(out string) error {
+		ctx := context.Background()
+		opt := ingest.Options{Out: out}
+		for _, in := range []struct {
+			tier ingest.Tier
+			spec string
+		}{{ingest.Client, "../testdata/native/client/*.jsonl"}, {ingest.Gateway, "../testdata/native/gateway/*.jsonl"}, {ingest.Server, "../testdata/native/server/*"}} {
+			i, err := ingest.ParseInput(in.tier, in.spec)
+			if err != nil {
+				return err
+			}
+			opt.Inputs = append(opt.Inputs, i)
 		}
-		opt.Inputs = append(opt.Inputs, i)
-	}
-	if _, err := ingest.Run(ctx, opt); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := analyze.Run(ctx, out); err != nil {
-		t.Fatal(err)
-	}
-	return out
+		if _, err := ingest.Run(ctx, opt); err != nil {
+			return err
+		}
+		st, err := analyze.Run(ctx, out)
+		if err == nil && st.Coverage.Requests != 1000 {
+			err = fmt.Errorf("the bundled data gave %d requests, want 1000", st.Coverage.Requests)
+		}
+		return err
+	})
 }
 
 // whatifContract judges the replay's server TTFT of chat.

@@ -18,22 +18,29 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden reports in testdata/")
 
-// standardResult runs the real pipeline on the shared eight-request fixture.
+// standardResult runs the real pipeline on the shared eight-request
+// fixture (once per test binary; each caller gets its own copy).
 func standardResult(t *testing.T) *analyze.Result {
 	t.Helper()
+	return sharedResult(t, "standard", func() (*analyze.Result, error) {
+		return analyze.Summarize(context.Background(), standardDir(t), analyze.SummaryOptions{})
+	})
+}
+
+// standardDir is a copy of the shared eight-request fixture, analyzed.
+func standardDir(t *testing.T) string {
+	t.Helper()
+	return sharedDir(t, "standard", func(dir string) error { return analyzeFixture(dir, analyzetest.Standard()) })
+}
+
+// analyzeFixture writes f into dir and analyzes it.
+func analyzeFixture(dir string, f analyzetest.Fixture) error {
 	ctx := context.Background()
-	dir := t.TempDir()
-	if err := analyzetest.Write(ctx, dir, analyzetest.Standard(), analyzetest.DefaultOffsets); err != nil {
-		t.Fatal(err)
+	if err := analyzetest.Write(ctx, dir, f, analyzetest.DefaultOffsets); err != nil {
+		return err
 	}
-	if _, err := analyze.Run(ctx, dir); err != nil {
-		t.Fatal(err)
-	}
-	res, err := analyze.Summarize(ctx, dir, analyze.SummaryOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	_, err := analyze.Run(ctx, dir)
+	return err
 }
 
 func TestGolden(t *testing.T) {

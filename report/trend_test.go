@@ -11,22 +11,14 @@ import (
 )
 
 // trendResult is the three-day fixture (analyzetest.Trend: Tuesday slower
-// at P95, Monday a 1 ms shift) summarized with a trend by day.
+// at P95, Monday a 1 ms shift) summarized with a trend by day (once per
+// test binary; each caller gets its own copy).
 func trendResult(t *testing.T) *analyze.Result {
 	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	if err := analyzetest.Write(ctx, dir, analyzetest.Trend(), analyzetest.DefaultOffsets); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := analyze.Run(ctx, dir); err != nil {
-		t.Fatal(err)
-	}
-	res, err := analyze.Summarize(ctx, dir, analyze.SummaryOptions{Period: analyze.PeriodDay})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return sharedResult(t, "trend", func() (*analyze.Result, error) {
+		dir := sharedDir(t, "trend", func(dir string) error { return analyzeFixture(dir, analyzetest.Trend()) })
+		return analyze.Summarize(context.Background(), dir, analyze.SummaryOptions{Period: analyze.PeriodDay})
+	})
 }
 
 // The trend section: the slower Tuesday's P95 rise listed first, beyond

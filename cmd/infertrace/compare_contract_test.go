@@ -2,18 +2,65 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
 )
 
+// chatSide is one side of compareContract, written and analyzed once per
+// test binary (chatAnalyzed); each comparison reads a copy of it.
+type chatSide struct {
+	once  sync.Once
+	root  string // removed by TestMain (removeIncidentDirs)
+	dir   string
+	evals string
+	err   string
+}
+
+var chatSides sync.Map // "name shift pass" -> *chatSide
+
+// chatAnalyzed writes analyzetest.Chat(name, shift, pass) into a directory
+// and analyzes it, once per test binary.
+func chatAnalyzed(t *testing.T, name string, shift int64, pass int) *chatSide {
+	t.Helper()
+	v, _ := chatSides.LoadOrStore(fmt.Sprint(name, shift, pass), &chatSide{})
+	c := v.(*chatSide)
+	c.once.Do(func() {
+		c.err = "the test that analyzed it stopped"
+		root, err := os.MkdirTemp("", "infertrace-chat-")
+		if err != nil {
+			c.err = err.Error()
+			return
+		}
+		c.root = root
+		f, e := analyzetest.Chat(name, shift, pass)
+		dir := filepath.Join(root, name)
+		if err := analyzetest.Write(context.Background(), dir, f, analyzetest.DefaultOffsets); err != nil {
+			c.err = err.Error()
+			return
+		}
+		if code, _, stderr := runCLI(t, "analyze", "--quiet", dir); code != 0 {
+			c.err = "analyze: " + stderr
+			return
+		}
+		c.dir, c.evals, c.err = dir, e, ""
+	})
+	if c.err != "" {
+		t.Fatal(c.err)
+	}
+	return c
+}
+
 // compareContract writes a baseline and a target of 400 chat requests
 // each (analyzetest.Chat: the target's TTFT shifted by shift ms, pass of
 // its 400 requests passing their eval against 380 on the baseline),
-// analyzes both and runs compare --contract on them.
+// analyzes both (once per test binary, chatAnalyzed) and runs compare
+// --contract on copies of them.
 func compareContract(t *testing.T, shift int64, pass int, extra ...string) (int, string, string) {
 	t.Helper()
 	root := t.TempDir()
@@ -25,15 +72,12 @@ func compareContract(t *testing.T, shift int64, pass int, extra ...string) (int,
 		shift int64
 		pass  int
 	}{{"b", 0, 380}, {"t", shift, pass}} {
-		f, e := analyzetest.Chat(side.name, side.shift, side.pass)
+		a := chatAnalyzed(t, side.name, side.shift, side.pass)
 		dir := filepath.Join(root, side.name)
-		if err := analyzetest.Write(context.Background(), dir, f, analyzetest.DefaultOffsets); err != nil {
+		if err := os.CopyFS(dir, os.DirFS(a.dir)); err != nil {
 			t.Fatal(err)
 		}
-		if code, _, stderr := runCLI(t, "analyze", "--quiet", dir); code != 0 {
-			t.Fatalf("analyze: %s", stderr)
-		}
-		evals.WriteString(e)
+		evals.WriteString(a.evals)
 		dirs = append(dirs, dir)
 	}
 	contract := filepath.Join(root, "contract.toml")
@@ -63,6 +107,7 @@ name = "chat"
 // 30 ms within its 50 ms and quality holds; reject, on quality, when the
 // eval pass rate drops from 95% to 80%.
 func TestCompareContractVerdict(t *testing.T) {
+	t.Parallel()
 	code, md, stderr := compareContract(t, 30, 380)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

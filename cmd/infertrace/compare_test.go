@@ -26,7 +26,8 @@ type incidentDir struct {
 	err  string
 }
 
-// removeIncidentDirs removes what simulated wrote; TestMain calls it.
+// removeIncidentDirs removes what simulated and chatAnalyzed wrote;
+// TestMain calls it.
 func removeIncidentDirs() {
 	incidentDirs.Range(func(_, v any) bool {
 		if d := v.(*incidentDir); d.root != "" {
@@ -34,10 +35,16 @@ func removeIncidentDirs() {
 		}
 		return true
 	})
+	chatSides.Range(func(_, v any) bool { // compare_contract_test.go
+		if c := v.(*chatSide); c.root != "" {
+			os.RemoveAll(c.root)
+		}
+		return true
+	})
 }
 
-// simulated simulates with the flags given (seed 5, no cold replica) and
-// runs the pipeline, once per name for the whole test binary.
+// simulated simulates with the flags given (seed 5, no cold replica),
+// ingests and analyzes the logs, once per name for the whole test binary.
 func simulated(t *testing.T, name string, flags ...string) string {
 	t.Helper()
 	v, _ := incidentDirs.LoadOrStore(name, &incidentDir{})
@@ -55,9 +62,15 @@ func simulated(t *testing.T, name string, flags ...string) string {
 			d.err = "simulate: " + stderr
 			return
 		}
-		if code, _, stderr := runCLI(t, "run", "--quiet", "--format", "md", "--client", "native:"+filepath.Join(sim, "client"),
+		// ingest and analyze: what compare and explain read (no test
+		// here reads the report run would write).
+		if code, _, stderr := runCLI(t, "ingest", "--quiet", "--client", "native:"+filepath.Join(sim, "client"),
 			"--gateway", "native:"+filepath.Join(sim, "gateway"), "--server", "native:"+filepath.Join(sim, "server"), "--out", out); code != 0 {
-			d.err = "run: " + stderr
+			d.err = "ingest: " + stderr
+			return
+		}
+		if code, _, stderr := runCLI(t, "analyze", "--quiet", out); code != 0 {
+			d.err = "analyze: " + stderr
 			return
 		}
 		d.dir = out
@@ -105,6 +118,7 @@ func wantFirst(t *testing.T, fs []string, parts ...string) {
 // finding is server queueing, most of it on the 70B model, whose replicas
 // the burst overloads most.
 func TestCompareBurst(t *testing.T) {
+	t.Parallel()
 	dir := simulated(t, "burst")
 	fs := compareFindings(t, dir, "--baseline", "10:00:05-10:00:35", "--target", "10:00:40-10:00:55")
 	wantFirst(t, fs, "Server queueing rose", "most in model=llama-3.1-70b")
@@ -114,6 +128,7 @@ func TestCompareBurst(t *testing.T) {
 // against the same stack without it: network time, in region=eu-west, with
 // the model flat.
 func TestCompareRegionNetwork(t *testing.T) {
+	t.Parallel()
 	base := simulated(t, "steady", "--burst-multiplier", "1")
 	target := simulated(t, "eu-west-delay", "--burst-multiplier", "1", "--region-delay", "eu-west=150ms")
 	fs := compareFindings(t, base, target)
@@ -123,6 +138,7 @@ func TestCompareRegionNetwork(t *testing.T) {
 // TestCompareSlowAuth: half the requests on a gateway auth path 150 ms
 // slower: application time, in all requests, with the model flat.
 func TestCompareSlowAuth(t *testing.T) {
+	t.Parallel()
 	base := simulated(t, "steady", "--burst-multiplier", "1")
 	target := simulated(t, "slow-auth", "--burst-multiplier", "1", "--slow-auth-rate", "0.5", "--slow-auth-delay", "150ms")
 	fs := compareFindings(t, base, target)
@@ -132,6 +148,7 @@ func TestCompareSlowAuth(t *testing.T) {
 // TestCompareNoChange: two runs of the same stack with other seeds differ
 // only by chance: compare finds no change.
 func TestCompareNoChange(t *testing.T) {
+	t.Parallel()
 	base := simulated(t, "steady", "--burst-multiplier", "1")
 	other := simulated(t, "steady-seed6", "--burst-multiplier", "1", "--seed", "6")
 	fs := compareFindings(t, base, other)

@@ -19,6 +19,7 @@ import (
 // clock offset against its gateway within a few ms of the skew the
 // simulator injected (clocks.csv), estimated from the logs alone.
 func TestExplainTruth(t *testing.T) {
+	t.Parallel()
 	out := simulated(t, "steady", "--burst-multiplier", "1")
 	sim := filepath.Join(filepath.Dir(out), "sim")
 	ctx := context.Background()

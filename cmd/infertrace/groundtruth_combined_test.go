@@ -25,6 +25,7 @@ import (
 // application) is NULL. The report says why the gateway records joined
 // nothing.
 func TestGroundTruthNginxCombined(t *testing.T) {
+	t.Parallel()
 	simDir, outDir := simulateAndRunN(t, 29, 3000, "--formats", "gateway="+simulate.FormatNginxCombined)
 	db := openTruthDB(t, simDir, outDir)
 	if _, err := db.Exec(`CREATE VIEW truth_ng AS SELECT * REPLACE (false AS has_gateway) FROM truth`); err != nil {

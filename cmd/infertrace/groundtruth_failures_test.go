@@ -16,6 +16,7 @@ import (
 // its percentiles are those of the truly successful requests (checkTruth),
 // and the Summary and the Failed requests table say so.
 func TestGroundTruthErrorMix(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	simDir, outDir := simulateAndRunN(t, 21, gtRequests, "--errors", "500:0.03,503:0.03,429:0.02,408:0.03")
 	db := openTruthDB(t, simDir, outDir)

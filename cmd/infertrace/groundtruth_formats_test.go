@@ -204,6 +204,7 @@ func gtfTGIMatched(t *testing.T, db *sql.DB) int64 {
 }
 
 func TestGroundTruthServerFormats(t *testing.T) {
+	t.Parallel()
 	db := gtfSimulateAndRun(t, gtfRequests, 21, gtfFormats)
 	if n := gtfQueryInt(t, db, "SELECT count(DISTINCT format) FROM replica_format"); n != int64(len(gtfFormats)) {
 		t.Fatalf("%d server formats written, want %d", n, len(gtfFormats))
@@ -293,6 +294,7 @@ func (f *floatList) Scan(src any) error {
 // 3000 requests keep it fast and still give thousands of steady records and
 // hundreds in the burst.
 func TestGroundTruthTGIFleet(t *testing.T) {
+	t.Parallel()
 	db := gtfSimulateAndRun(t, 3000, 22, []string{simulate.FormatTGI})
 	tgiMatched := gtfTGIMatched(t, db)
 	t.Run("tgi", func(t *testing.T) { gtfCheckFormat(t, db, simulate.FormatTGI, tgiMatched) })
@@ -524,6 +526,7 @@ func gtfTGIAccuracy(t *testing.T, db *sql.DB, minSteady float64) {
 // matched right at steady load with this seed, none to another request);
 // the test asks for 95%.
 func TestGroundTruthTGIBehindEnvoyDefault(t *testing.T) {
+	t.Parallel()
 	db := gtfSimulateAndRun(t, 3000, 23, []string{simulate.FormatTGI, "gateway=" + simulate.FormatEnvoy})
 	if gtfTGIMatched(t, db) == 0 {
 		t.Fatal("no TGI record is matched to a request behind Envoy's default log")

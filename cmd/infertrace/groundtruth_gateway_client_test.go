@@ -380,6 +380,7 @@ func gcCheck(t *testing.T, db *sql.DB, fr gcFormatRun) {
 }
 
 func TestGroundTruthEnvoyNginxAIPerf(t *testing.T) {
+	t.Parallel()
 	fr := gcFormatRun{
 		formats:  []string{"gw-1=" + simulate.FormatEnvoy, "gw-2=" + simulate.FormatNginx, "client=" + simulate.FormatAIPerf},
 		gateways: map[string]string{"gw-1": simulate.FormatEnvoy, "gw-2": simulate.FormatNginx},
@@ -400,6 +401,7 @@ func TestGroundTruthEnvoyNginxAIPerf(t *testing.T) {
 }
 
 func TestGroundTruthEnvoyJSONOTelJSONL(t *testing.T) {
+	t.Parallel()
 	fr := gcFormatRun{
 		formats:  []string{"gw-1=" + simulate.FormatEnvoyJSON, "gw-2=" + simulate.FormatOTelGateway, "client=" + simulate.FormatJSONL},
 		gateways: map[string]string{"gw-1": simulate.FormatEnvoyJSON, "gw-2": simulate.FormatOTelGateway},

@@ -20,6 +20,7 @@ import (
 const gtPhaseRequests = 20000
 
 func TestGroundTruthPhases(t *testing.T) {
+	t.Parallel()
 	simDir, outDir := simulateAndRunN(t, 1, gtPhaseRequests)
 	db := openTruthDB(t, simDir, outDir)
 	checkPhases(t, db)
@@ -31,8 +32,10 @@ func TestGroundTruthPhases(t *testing.T) {
 // Each kind of warm-up the simulator can give its late replica is found
 // from that replica's own first requests against its later ones.
 func TestGroundTruthColdKinds(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"decode", "prefill", "load", "queue", "decode,prefill,load,queue"} {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			// A 10 s delay gives load and queue a dozen cold requests.
 			simDir, outDir := simulateAndRunN(t, 3, 5000, "--cold", kind, "--cold-delay", "10s")
 			db := openTruthDB(t, simDir, outDir)

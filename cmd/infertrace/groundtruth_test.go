@@ -271,6 +271,7 @@ func openTruthDB(t *testing.T, simDir, outDir string) *sql.DB {
 }
 
 func TestGroundTruth(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	simDir, outDir := simulateAndRun(t, 11)
 	db := openTruthDB(t, simDir, outDir)
@@ -447,6 +448,7 @@ func checkPhases(t *testing.T, db *sql.DB) {
 // gateway-to-server hop; across the simulated host clocks it is off by the
 // hosts' offset. The checker must report it.
 func TestGroundTruthCatchesClockMixing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	simDir, outDir := simulateAndRun(t, 12)
 	db := openTruthDB(t, simDir, outDir)
@@ -547,6 +549,7 @@ func shiftScheduled(t *testing.T, line string, d time.Duration) string {
 // 7 ms late, as a host whose clock handling is broken for one field would.
 // The check must flag that replica's queue and model time, and only those.
 func TestGroundTruthCatchesOneSkewedReplica(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	simDir := filepath.Join(t.TempDir(), "sim")
 	if code, stdout, stderr := runCLI(t, "simulate", "--out", simDir, "--requests", fmt.Sprint(gtRequests), "--seed", "13"); code != 0 {

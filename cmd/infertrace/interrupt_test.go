@@ -31,6 +31,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	removeIncidentDirs() // compare_test.go
+	removeBigRun()       // resources_test.go
 	os.Exit(code)
 }
 

@@ -38,6 +38,7 @@ import (
 //	stream-1: 553.396068 − 552 = 1.396068;  552 − 550.851674 = 1.148326
 //	retry-1:  347.457516 − 347 = 0.457516;  347 − 345.546257 = 1.453743
 func TestNginxRealByHand(t *testing.T) {
+	t.Parallel()
 	ar, err := txtar.ParseFile("../../testdata/ingest/nginx_real.txtar")
 	if err != nil {
 		t.Fatal(err)
@@ -148,6 +149,7 @@ func TestNginxRealByHand(t *testing.T) {
 // cost the server nothing it logged: wasted_ms NULL, not 0, and no network
 // time (the gateway's record ends when it noticed).
 func TestAbortedBeforeTheServer(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	client := filepath.Join(dir, "client.jsonl")
 	gateway := filepath.Join(dir, "gateway.jsonl")

@@ -15,6 +15,7 @@ import (
 // no anomaly. A writer that stores a NULL time as 0 in a 64-row block gives
 // 992 requests a first token at 1970-01-01 and a TTFT of about -1.8e12 ms.
 func TestSparseFirstTokens(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var b strings.Builder
 	const t0 = 1796032800 // 2026-12-01T10:00:00Z

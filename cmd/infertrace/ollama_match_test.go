@@ -137,6 +137,7 @@ func ollamaRows(t *testing.T, db *sql.DB, cols ...string) map[string]map[string]
 // the data, as for TGI), the direct request and the gateway's 429 are left
 // alone, and the components of two requests are as computed by hand.
 func TestOllamaMatchedByTime(t *testing.T) {
+	t.Parallel()
 	db, report := ollamaStack(t)
 	// Data quality: 24 of the 25 distinct final objects matched (the
 	// direct request is the 25th), none ambiguous; the 24 GIN lines join
@@ -228,6 +229,7 @@ func TestOllamaMatchedByTime(t *testing.T) {
 // host's warm-up; request 2 is not slow and ends it. So o01 is cold and
 // every other request steady; o01's prefill is its prompt eval alone.
 func TestOllamaColdLoad(t *testing.T) {
+	t.Parallel()
 	db, _ := ollamaStack(t)
 	got := ollamaRows(t, db, "phase", "load_ms", "prefill_ms", "queue_ms")
 	for k := 1; k <= 24; k++ {

@@ -22,6 +22,7 @@ import (
 // (Monday to Wednesday) in one week; without either flag the report has no
 // trend.
 func TestReportPeriodSimulatedDays(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	var flags []string
 	for i, day := range []int{0, 1, 2} {

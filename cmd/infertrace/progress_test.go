@@ -98,6 +98,7 @@ func TestProgressShown(t *testing.T) {
 // --quiet on a terminal gives the same stderr as that, for every command
 // that shows progress.
 func TestProgressOff(t *testing.T) {
+	t.Parallel()
 	in := progressInput(t)
 	out := filepath.Join(t.TempDir(), "out")
 	for _, args := range [][]string{

@@ -42,7 +42,7 @@ func procStatusKB(t *testing.T, key string) int64 {
 // reader, Go's heap). At 1M requests the same command peaks at about 200
 // MiB (bench/RESULTS.md).
 func TestReportWithinMemoryLimit(t *testing.T) {
-	_, out := simulateAndRunN(t, 5, 50000)
+	out := bigRunCopy(t)
 	roomy, err := os.ReadFile(filepath.Join(out, "report.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -28,12 +28,68 @@ func dirBytes(dir string) int64 {
 	return n
 }
 
+// bigRun is a simulation of 50,000 requests (seed 5) with the whole
+// pipeline run on it, built once for the tests that need a store larger
+// than a tight memory limit; each gets a copy of its own (bigRunCopy).
+var bigRun struct {
+	once sync.Once
+	root string // removed by TestMain (removeBigRun)
+	out  string
+	err  string
+}
+
+// bigRunCopy returns a copy of bigRun's output directory in the test's
+// own temporary directory.
+func bigRunCopy(t *testing.T) string {
+	t.Helper()
+	bigRun.once.Do(func() {
+		bigRun.err = "the test that simulated it stopped"
+		root, err := os.MkdirTemp("", "infertrace-big-")
+		if err != nil {
+			bigRun.err = err.Error()
+			return
+		}
+		bigRun.root = root
+		sim, out := filepath.Join(root, "sim"), filepath.Join(root, "out")
+		if code, stdout, stderr := runCLI(t, "simulate", "--out", sim, "--requests", "50000", "--seed", "5"); code != 0 {
+			bigRun.err = fmt.Sprintf("simulate: exit %d\n%s\n%s", code, stdout, stderr)
+			return
+		}
+		code, stdout, stderr := runCLI(t, "run",
+			"--client", filepath.Join(sim, "client", "*"),
+			"--gateway", filepath.Join(sim, "gateway", "*"),
+			"--server", filepath.Join(sim, "server", "*"),
+			"--out", out)
+		if code != 0 {
+			bigRun.err = fmt.Sprintf("run: exit %d\n%s\n%s", code, stdout, stderr)
+			return
+		}
+		t.Logf("simulated 50000 requests with seed 5; %s", strings.TrimSpace(stdout))
+		bigRun.out, bigRun.err = out, ""
+	})
+	if bigRun.err != "" {
+		t.Fatal(bigRun.err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if err := os.CopyFS(out, os.DirFS(bigRun.out)); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// removeBigRun removes what bigRunCopy simulated; TestMain calls it.
+func removeBigRun() {
+	if bigRun.root != "" {
+		os.RemoveAll(bigRun.root)
+	}
+}
+
 // TestAnalyzeSpillsWithinMemoryLimit: with a memory limit far below what
 // the analysis of 50,000 requests holds, analyze spills into DIR/.duckdb-tmp
 // instead of failing, writes the same requests.parquet row for row as a run
 // without a tight limit, and removes the spill directory when it is done.
 func TestAnalyzeSpillsWithinMemoryLimit(t *testing.T) {
-	_, out := simulateAndRunN(t, 5, 50000)
+	out := bigRunCopy(t)
 	roomy := filepath.Join(t.TempDir(), "roomy.parquet")
 	if code, stdout, stderr := runCLI(t, "analyze", "--memory-limit", "8GB", out); code != 0 {
 		t.Fatalf("analyze: exit %d\n%s\n%s", code, stdout, stderr)

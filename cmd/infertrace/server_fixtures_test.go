@@ -23,6 +23,7 @@ import (
 // application. Rows that log no request ID (TGI, TensorRT-LLM) are given
 // one from their source line, so that every row becomes a request.
 func TestServerFixturesByHand(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	type want struct{ e2e, queue, prefill, decode, overhead, model, ttftOverhead float64 }
 	for _, c := range []struct {

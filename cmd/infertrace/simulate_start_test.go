@@ -12,6 +12,7 @@ import (
 // batch can follow another in an appended store; a time that is not RFC
 // 3339 is a usage error.
 func TestSimulateStart(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "sim")
 	start := time.Date(2027, 1, 5, 6, 0, 0, 0, time.UTC)
 	if code, _, stderr := runCLI(t, "simulate", "--out", out, "--requests", "200", "--start", start.Format(time.RFC3339)); code != 0 {

@@ -51,6 +51,7 @@ func writeLabelled(t *testing.T, dir, label string) []string {
 // TestReportCutsLongLabels: a 1 MiB model name (and use case, replica,
 // request ID) gives a report of a few tens of KiB, not tens of MiB.
 func TestReportCutsLongLabels(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	label := strings.Repeat("m", 1<<20)
 	if code, stdout, stderr := runCLI(t, writeLabelled(t, dir, label)...); code != 0 {
@@ -75,6 +76,7 @@ func TestReportCutsLongLabels(t *testing.T) {
 // sequence, bidi overrides and a zero-width space in labels are shown as
 // escapes in Markdown and HTML; a Markdown table cell's pipe is escaped.
 func TestReportEscapesControlCharacters(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	label := "llama\x00|\n\t\x1b[31m\u202eevil\u2066\u200b"
 	if code, stdout, stderr := runCLI(t, writeLabelled(t, dir, label)...); code != 0 {

@@ -104,6 +104,7 @@ var whatifFigures = [6]string{"P50 queue", "P95 queue", "P50 TTFT", "P95 TTFT", 
 // fit, the routing estimated must be the simulator's, and a model the
 // change leaves alone must keep its as-is figures.
 func TestWhatIfAgainstSimulatedTruth(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("simulates 80,000 requests, ingests and analyzes 40,000")
 	}

@@ -1,0 +1,89 @@
+package analyze
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/infertrace/infertrace/analyze/analyzetest"
+)
+
+// TestMain removes the shared analyses of the fixtures.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, r := range sharedRuns {
+		if r.dir != "" {
+			os.RemoveAll(r.dir)
+		}
+	}
+	os.Exit(code)
+}
+
+// sharedRun is a fixture at analyzetest.DefaultOffsets, written and
+// analyzed once per test binary for the tests that read it (runFixture
+// hands each a copy of its own).
+type sharedRun struct {
+	fixture func() analyzetest.Fixture
+	once    sync.Once
+	dir     string // removed by TestMain
+	st      RunStats
+	err     error
+}
+
+// sharedRuns are the fixtures several tests analyze.
+var sharedRuns = []*sharedRun{{fixture: analyzetest.Standard}, {fixture: contractFixture}}
+
+// sharedFixture is the sharedRun of f at off, if it is one.
+func sharedFixture(f analyzetest.Fixture, off analyzetest.Offsets) *sharedRun {
+	if off != analyzetest.DefaultOffsets {
+		return nil
+	}
+	for _, r := range sharedRuns {
+		if reflect.DeepEqual(f, r.fixture()) {
+			return r
+		}
+	}
+	return nil
+}
+
+// runShared is runFixture of r's fixture at the default offsets: a copy,
+// in the test's own temporary directory, of the shared analysis, with the
+// RunStats Run gives there.
+func runShared(t *testing.T, r *sharedRun) (string, *RunStats, map[string]map[string]any) {
+	t.Helper()
+	r.once.Do(func() {
+		r.err = errors.New("the test that analyzed it stopped")
+		dir, err := os.MkdirTemp("", "infertrace-analyze-")
+		if err != nil {
+			r.err = err
+			return
+		}
+		r.dir = dir
+		ctx := context.Background()
+		if err := analyzetest.Write(ctx, dir, r.fixture(), analyzetest.DefaultOffsets); err != nil {
+			r.err = err
+			return
+		}
+		st, err := Run(ctx, dir)
+		if err != nil {
+			r.err = err
+			return
+		}
+		r.st, r.err = *st, nil
+	})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := os.CopyFS(dir, os.DirFS(r.dir)); err != nil {
+		t.Fatal(err)
+	}
+	st := r.st
+	st.Path = filepath.Join(dir, RequestsFile)
+	st.Removed = append([]string(nil), st.Removed...)
+	return dir, &st, readRequests(t, st.Path)
+}
