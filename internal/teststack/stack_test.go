@@ -301,16 +301,19 @@ func noAnomaly(t *testing.T, rows map[string]row, ids []string) {
 
 // dominantIs requires the findings to say that the slowest 5% spend the
 // most time in component.
-func dominantIs(t *testing.T, res *analyze.Result, component string) {
-	t.Helper()
+func dominantIs(a *attempt, res *analyze.Result, component string) {
+	a.Helper()
 	want := "spend the most time in " + component + ":"
 	for _, f := range report.Say(res).Findings {
 		if strings.Contains(f, "slowest 5%") && strings.Contains(f, want) {
-			t.Logf("finding: %s", f)
+			a.Logf("finding: %s", f)
 			return
 		}
 	}
-	t.Errorf("no finding says the slowest 5%% %s; findings:\n%s", want, strings.Join(report.Say(res).Findings, "\n"))
+	// The slowest 5% of a few dozen requests on a loaded machine (the race
+	// detector, other tests) can be a scheduler's stall on the loopback
+	// rather than the fault: noise, which the scenario runs again for.
+	a.noise("no finding says the slowest 5%% %s; findings:\n%s", want, strings.Join(report.Say(res).Findings, "\n"))
 }
 
 func zero(string) float64 { return 0 }
@@ -364,7 +367,7 @@ func TestStackHappyPath(t *testing.T) {
 		checkBounded(a, "ttft_network_ms", rows, streamed, ttftNetwork, zero, tol, 0)
 		checkBounded(a, "ttft_application_ms", rows, streamed, ttftApp, zero, tol, 0)
 		noAnomaly(t, rows, all)
-		dominantIs(t, res, "model")
+		dominantIs(a, res, "model")
 
 		out := filepath.Join(t.TempDir(), "combined")
 		var log strings.Builder
@@ -416,7 +419,7 @@ func TestStackQueueBurst(t *testing.T) {
 		// arrival): not queueing, and far below it.
 		checkWithin(a, "network_ms", rows, burst, network, zero, 15)
 		checkWithin(a, "application_ms", rows, burst, application, zero, 15)
-		dominantIs(t, res, "queue")
+		dominantIs(a, res, "queue")
 	})
 }
 
@@ -440,7 +443,7 @@ func TestStackNetworkDelay(t *testing.T) {
 		checkBounded(a, "ttft_network_ms", rows, ids(run.Clients, func(c ClientTruth) bool { return c.Stream }), ttftNetwork, d, tol, 0)
 		checkRecovered(a, "application_ms", rows, all, application, zero)
 		noAnomaly(t, rows, all)
-		dominantIs(t, res, "network")
+		dominantIs(a, res, "network")
 	})
 }
 
@@ -470,7 +473,7 @@ func TestStackSlowAuth(t *testing.T) {
 		checkBounded(a, "ttft_application_ms", rows, ids(run.Clients, func(c ClientTruth) bool { return c.Stream }), ttftApp, authMs, tol, 0)
 		checkRecovered(a, "network_ms", rows, all, network, zero)
 		noAnomaly(t, rows, all)
-		dominantIs(t, res, "application")
+		dominantIs(a, res, "application")
 	})
 }
 
@@ -647,6 +650,6 @@ func TestStackRetry(t *testing.T) {
 		checkRecovered(a, "application_ms", rows, direct, application, zero)
 		checkRecovered(a, "network_ms", rows, ids(run.Clients, nil), network, zero)
 		noAnomaly(t, rows, ids(run.Clients, nil))
-		dominantIs(t, res, "application")
+		dominantIs(a, res, "application")
 	})
 }
