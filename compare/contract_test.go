@@ -15,22 +15,9 @@ import (
 	"github.com/infertrace/infertrace/contract"
 )
 
-// verdictContract: chat's quality first, then P95 client TTFT, which may
-// worsen by 50 ms, then the error rate.
-const verdictContract = `
-[[use_case]]
-name = "chat"
-  [[use_case.constraint]]
-  metric = "eval_pass_rate"
-  op = ">="
-  target = "90%"
-  [[use_case.constraint]]
-  metric = "client_ttft_ms"
-  percentile = 95
-  op = "<="
-  target = "800ms"
-  may_worsen = "50ms"
-  [[use_case.constraint]]
+// verdictContract: analyzetest.ChatContract (chat's quality first, then
+// P95 client TTFT, which may worsen by 50 ms), then the error rate.
+const verdictContract = analyzetest.ChatContract + `  [[use_case.constraint]]
   metric = "error_rate"
   op = "<="
   target = "1%"

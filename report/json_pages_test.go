@@ -154,23 +154,6 @@ func analyzedFixture(t *testing.T, f analyzetest.Fixture) string {
 	return dir
 }
 
-// jsonVerdictContract: chat's quality first, then P95 client TTFT, which
-// may worsen by 50 ms.
-const jsonVerdictContract = `
-[[use_case]]
-name = "chat"
-  [[use_case.constraint]]
-  metric = "eval_pass_rate"
-  op = ">="
-  target = "90%"
-  [[use_case.constraint]]
-  metric = "client_ttft_ms"
-  percentile = 95
-  op = "<="
-  target = "800ms"
-  may_worsen = "50ms"
-`
-
 // compare.json of two runs of 400 chat requests, the target's client TTFT
 // 30 ms slower (analyzetest.Chat: TTFT 100+i ms, i = 0..399), judged
 // against a contract: every figure the page shows, by hand.
@@ -183,7 +166,7 @@ func TestCompareJSON(t *testing.T) {
 	if err := os.WriteFile(evals, []byte("request_id,pass\n"+be+te), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := contract.Parse("contract.toml", []byte(jsonVerdictContract), analyze.SliceColumns)
+	c, err := contract.Parse("contract.toml", []byte(analyzetest.ChatContract), analyze.SliceColumns)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,3 +49,22 @@ func Chat(prefix string, shift int64, pass int) (Fixture, string) {
 	}
 	return f, evals.String()
 }
+
+// ChatContract is the contract Chat's fixtures are judged against in the
+// tests of compare's verdict: chat's quality first (eval pass rate at
+// least 90%), then P95 client TTFT (at most 800 ms, which may worsen by
+// 50 ms).
+const ChatContract = `
+[[use_case]]
+name = "chat"
+  [[use_case.constraint]]
+  metric = "eval_pass_rate"
+  op = ">="
+  target = "90%"
+  [[use_case.constraint]]
+  metric = "client_ttft_ms"
+  percentile = 95
+  op = "<="
+  target = "800ms"
+  may_worsen = "50ms"
+`
