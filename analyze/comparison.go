@@ -229,14 +229,14 @@ func FormatDuration(v float64) string {
 // The statuses of a constraint's change and the verdicts on a change
 // (compare's rules, stated in the compare package and docs/compare.md).
 const (
-	ChangeImproved     = "improved"
-	ChangeWithin       = "worsened within its allowance"
-	ChangeBeyond       = "worsened beyond its allowance"
-	ChangeNone         = "no significant change"
-	ChangeCannotTell   = "cannot tell"
-	VerdictAccept      = "accept"
-	VerdictReject      = "reject"
-	VerdictUndecided   = "undecided"
+	ChangeImproved   = "improved"
+	ChangeWithin     = "worsened within its allowance"
+	ChangeBeyond     = "worsened beyond its allowance"
+	ChangeNone       = "no significant change"
+	ChangeCannotTell = "cannot tell"
+	VerdictAccept    = "accept"
+	VerdictReject    = "reject"
+	VerdictUndecided = "undecided"
 )
 
 // ContractVerdict is compare's verdict on the change against the
@@ -248,14 +248,14 @@ type ContractVerdict struct {
 	// reject (the first whose quality drops, else the first rejected in
 	// the contract's order); -1 when the change is not rejected.
 	Deciding int
-	Cases   []CaseChange
+	Cases    []CaseChange
 }
 
 // CaseChange is one use case of the contract on both sides.
 type CaseChange struct {
-	Name, Match                string
-	BaselineN, TargetN         int64 // the use case's requests on each side
-	Verdict                    string
+	Name, Match        string
+	BaselineN, TargetN int64 // the use case's requests on each side
+	Verdict            string
 	// Deciding is the index in Constraints of the constraint that rejects
 	// the use case (the first beyond its allowance, a quality one before
 	// any other); -1 when the use case is not rejected.
