@@ -337,7 +337,8 @@ func simStore(t *testing.T, n int) (store, logs string) {
 	ctx := context.Background()
 	logs, store = filepath.Join(t.TempDir(), "logs"), filepath.Join(t.TempDir(), "out")
 	cfg := simulate.DefaultConfig()
-	cfg.Out, cfg.Requests, cfg.Seed, cfg.RatePerSecond, cfg.Evals = logs, n, 7, 0.01, true
+	cfg.Out, cfg.Requests, cfg.Seed, cfg.Evals = logs, n, 7, true
+	cfg.RatePerSecond = float64(n) / 600000 // about a week whatever n: a trend of two weeks
 	if _, err := simulate.Run(ctx, cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
@@ -379,9 +380,9 @@ func simResult(t *testing.T, store, logs string) *analyze.Result {
 }
 
 // simRequests is the size of the simulated run of TestBrowserSimulated:
-// large enough for every section to fill (a dozen slices, weeks of
-// trend), small enough to simulate in seconds.
-const simRequests = 6000
+// the 20,000 requests of the default simulation, over about a week, so
+// that every section fills (a dozen slices, two weeks of trend).
+const simRequests = 20000
 
 // TestBrowserSimulated opens the report of a simulated run with every
 // section (contract, evals, prices, the trend by week) and a what-if
@@ -414,6 +415,7 @@ func TestBrowserSimulated(t *testing.T) {
 	if l.LegendEnd < 0 || l.LegendEnd > 768 {
 		t.Errorf("simulated: the legend of the attribution bars ends at %v px, not within the first screen (768 px)", l.LegendEnd)
 	}
+	t.Logf("simulated (%d requests): the report is %.0f px long as it opens, %.1f screens of 768 px", simRequests, l.Height, l.Height/768)
 	if l.Height > 12*768 {
 		t.Errorf("simulated: the report is %v px long as it opens, %.1f screens of 768 px: want at most 12", l.Height, l.Height/768)
 	}
