@@ -104,47 +104,6 @@ var TrendFigures = []struct {
 	{"error_rate", 0, "error rate", "share"},
 }
 
-// Title is the figure's name with its quantile: "P95 client E2E", "error
-// rate".
-func (f TrendFigure) Title() string {
-	if f.P == 0 {
-		return f.Name
-	}
-	return fmt.Sprintf("P%g %s", f.P*100, f.Name)
-}
-
-// Format prints a value of the figure in its unit; nil as "–".
-func (f TrendFigure) Format(v *float64) string {
-	if v == nil {
-		return "–"
-	}
-	switch f.Unit {
-	case "share":
-		return fmt.Sprintf("%.2f%%", 100**v)
-	case "tok/s":
-		return fmt.Sprintf("%.1f tok/s", *v)
-	}
-	return FormatDuration(*v)
-}
-
-// FormatSigned prints a change of the figure with its sign.
-func (f TrendFigure) FormatSigned(v *float64) string {
-	if v == nil {
-		return "–"
-	}
-	sign, a := "+", *v
-	if a < 0 {
-		sign, a = "−", -a
-	}
-	switch f.Unit {
-	case "share":
-		return fmt.Sprintf("%s%.2f pp", sign, 100*a)
-	case "tok/s":
-		return fmt.Sprintf("%s%.1f tok/s", sign, a)
-	}
-	return sign + FormatDuration(a)
-}
-
 // Worse reports whether the change makes the figure worse.
 func (f TrendFigure) Worse() bool {
 	if f.Delta == nil {
@@ -155,9 +114,6 @@ func (f TrendFigure) Worse() bool {
 	}
 	return *f.Delta > 0
 }
-
-// Short is the change as a table cell: "P95 client E2E +1.00 s".
-func (f TrendFigure) Short() string { return f.Title() + " " + f.FormatSigned(f.Delta) }
 
 // PeriodLabel names a period: its UTC day, or "week of" its Monday.
 func PeriodLabel(unit string, t time.Time) string {

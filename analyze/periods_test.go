@@ -82,11 +82,11 @@ func TestTrendByDay(t *testing.T) {
 	if ch, n := all.Periods[1].Changed(); len(ch) != 0 || n == 0 {
 		t.Errorf("Monday changed %v of %d, want none of several", ch, n)
 	}
-	if ch, _ := all.Periods[2].Changed(); len(ch) != 1 || ch[0].Title() != "P95 client E2E" {
+	if ch, _ := all.Periods[2].Changed(); len(ch) != 1 || (ch[0].Name != "client E2E" || ch[0].P != 0.95) {
 		t.Errorf("Tuesday changed %v, want only P95 client E2E", ch)
 	}
 	first := tr.Changes[0]
-	if !first.All || first.Title() != "P95 client E2E" || first.Period != "2026-03-03" || !first.Significant {
+	if !first.All || (first.Name != "client E2E" || first.P != 0.95) || first.Period != "2026-03-03" || !first.Significant {
 		t.Fatalf("largest change = %+v, want P95 client E2E of all requests on 2026-03-03", first)
 	}
 	want := "P95 client E2E of all requests rose 999.0 ms on 2026-03-03 against 2026-03-02 (480.0 ms → 1.48 s, n=400 vs 400; 95% interval +986.9 ms to +1.01 s): larger than the noise (worse)."
@@ -100,7 +100,7 @@ func TestTrendByDay(t *testing.T) {
 	}
 	noise := false
 	for _, c := range tr.Changes {
-		if c.Period == "2026-03-02" && c.Title() == "P95 client E2E" && c.All {
+		if c.Period == "2026-03-02" && c.Name == "client E2E" && c.P == 0.95 && c.All {
 			noise = !c.Significant && strings.HasSuffix(ChangeText(c), "within the noise.")
 		}
 	}

@@ -423,7 +423,7 @@ func TrendChangeText(c analyze.TrendChange) string {
 		v = "did not move"
 	}
 	abs := math.Abs(*c.Delta)
-	amount := strings.TrimPrefix(strings.TrimPrefix(c.FormatSigned(&abs), "+"), "−")
+	amount := strings.TrimPrefix(strings.TrimPrefix(trendSigned(c.TrendFigure, &abs), "+"), "−")
 	if *c.Delta == 0 {
 		amount = ""
 	} else {
@@ -443,6 +443,6 @@ func TrendChangeText(c analyze.TrendChange) string {
 		on = "in the "
 	}
 	return fmt.Sprintf("%s %s %s%s %s%s against %s (%s → %s, n=%d vs %d; 95%% interval %s to %s): %s.",
-		capital(c.Title()), in, v, amount, on, c.Period, c.PrevLabel, c.Format(c.PrevValue), c.Format(c.Value),
-		c.PrevN, c.N, c.FormatSigned(c.Lo), c.FormatSigned(c.Hi), verdict)
+		capital(trendTitle(c.TrendFigure)), in, v, amount, on, c.Period, c.PrevLabel, trendValue(c.TrendFigure, c.PrevValue), trendValue(c.TrendFigure, c.Value),
+		c.PrevN, c.N, trendSigned(c.TrendFigure, c.Lo), trendSigned(c.TrendFigure, c.Hi), verdict)
 }

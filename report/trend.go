@@ -86,7 +86,7 @@ func newTrendView(t *analyze.Trend) *trendView {
 			case len(changed) > 0:
 				var parts []string
 				for _, f := range changed {
-					parts = append(parts, f.Short())
+					parts = append(parts, trendShort(f))
 				}
 				r.Change = strings.Join(parts, "; ")
 			case compared > 0:
@@ -117,14 +117,14 @@ func trendCellOf(f analyze.TrendFigure) trendCell {
 	default:
 		c.Text = fmt.Sprintf("%.1f", *f.Value)
 	}
-	c.Title = fmt.Sprintf("%s, n=%d", f.Title(), f.N)
+	c.Title = fmt.Sprintf("%s, n=%d", trendTitle(f), f.N)
 	if f.TooFew && f.Value != nil {
 		c.Title += " (too few samples for its interval)"
 	}
 	if f.Prev != nil && f.Delta != nil {
-		c.Title += fmt.Sprintf("; %s against %s", f.FormatSigned(f.Delta), f.PrevLabel)
+		c.Title += fmt.Sprintf("; %s against %s", trendSigned(f, f.Delta), f.PrevLabel)
 		if f.Lo != nil && f.Hi != nil {
-			c.Title += fmt.Sprintf(" (95%% interval %s to %s", f.FormatSigned(f.Lo), f.FormatSigned(f.Hi))
+			c.Title += fmt.Sprintf(" (95%% interval %s to %s", trendSigned(f, f.Lo), trendSigned(f, f.Hi))
 			if f.Significant {
 				c.Title += ", beyond the noise)"
 			} else {
