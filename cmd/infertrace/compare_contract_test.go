@@ -82,19 +82,7 @@ func compareContract(t *testing.T, shift int64, pass int, extra ...string) (int,
 	}
 	contract := filepath.Join(root, "contract.toml")
 	evalsFile := filepath.Join(root, "evals.csv")
-	if err := os.WriteFile(contract, []byte(`[[use_case]]
-name = "chat"
-  [[use_case.constraint]]
-  metric = "eval_pass_rate"
-  op = ">="
-  target = "90%"
-  [[use_case.constraint]]
-  metric = "client_ttft_ms"
-  percentile = 95
-  op = "<="
-  target = "800ms"
-  may_worsen = "50ms"
-`), 0o644); err != nil {
+	if err := os.WriteFile(contract, []byte(analyzetest.ChatContract), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(evalsFile, []byte(evals.String()), 0o644); err != nil {
