@@ -79,15 +79,6 @@ func ValidateBy(by []string) ([]string, error) {
 	return out, nil
 }
 
-// Summarize reads dir/requests.parquet (written by Run), dir/manifest.json
-// and dir/rejects.jsonl, and computes everything a report shows. It fails
-// (ErrStale) when requests.parquet was not analyzed from that manifest.
-// What changed in a trend's latest period (Result.TrendCompare) is
-// compare's to judge (compare.Trend), as it judges two windows.
-func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, error) {
-	return summarizeOnce(ctx, dir, opts)
-}
-
 // IsSliceColumn reports whether c is one of SliceColumns.
 func IsSliceColumn(c string) bool { return sliceColumnSet[c] }
 
@@ -95,7 +86,12 @@ func IsSliceColumn(c string) bool { return sliceColumnSet[c] }
 // view (the token buckets at DefaultTokenEdges).
 func SliceExpr(c string) string { return sliceExpr(c, nil) }
 
-func summarizeOnce(ctx context.Context, dir string, opts SummaryOptions) (*Result, error) {
+// Summarize reads dir/requests.parquet (written by Run), dir/manifest.json
+// and dir/rejects.jsonl, and computes everything a report shows. It fails
+// (ErrStale) when requests.parquet was not analyzed from that manifest.
+// What changed in a trend's latest period (Result.TrendCompare) is
+// compare's to judge (compare.Trend), as it judges two windows.
+func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, error) {
 	by, err := ValidateBy(opts.By)
 	if err != nil {
 		return nil, err

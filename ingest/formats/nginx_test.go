@@ -298,8 +298,7 @@ func TestNginxTimingFormatWithoutID(t *testing.T) {
 		t.Fatalf("rows %v, rejects %v: want 1 and 1", rows, rejects)
 	}
 	r := rows[0]
-	got := strings.Join([]string{r.RequestID, scan.FormatNS(r.Start), scan.FormatNS(r.UpstreamStart), scan.FormatNS(r.UpstreamFirstByte),
-		scan.FormatNS(r.UpstreamEnd), scan.FormatNS(r.End), r.Route, strconv.Itoa(int(r.Status))}, "|")
+	got := gatewayTimes(r)
 	want := "|2026-03-01T11:59:59.855Z|2026-03-01T11:59:59.86Z|2026-03-01T12:00:00.012Z|2026-03-01T12:00:02Z|2026-03-01T12:00:02Z|/v1/chat/completions|200"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
