@@ -116,6 +116,10 @@ var realSamples = map[string]realSample{
 	// told, so it is rejected rather than guessed.
 	"triton/docs_timestamps_only.json": {tier: Server, format: "triton"},
 
+	// OpenLLMetry's span of one streamed chat completion: TTFT from its
+	// first chunk event (see TestRealOTelStream for the figures).
+	"otel/openllmetry_openai_stream.json": {tier: Client, format: "otel-client"},
+
 	"strict/plano_envoy_default.log": {tier: Gateway, format: "envoy"},
 	"strict/plano_envoy_upstream_cluster.log": {tier: Gateway, format: "envoy", named: true, wantPrefix: "regex", rejects: 2,
 		prefix: `plano-1  \| \[access_logs\] ?`, opts: map[string]string{"envoy-format": `[%START_TIME%] "%REQ(:METHOD)% ` +
@@ -312,4 +316,45 @@ func appendRows[T Row](dst []tierRow, path string) ([]tierRow, error) {
 		dst = append(dst, tierRow{string(b), src.SourceLine})
 	}
 	return dst, err
+}
+
+// TestRealOTelStream: OpenLLMetry's span of one streamed chat completion
+// (testdata/real/otel) gives one client row with the figures worked out
+// by hand from its OTLP: start 1722866602559872000, first chunk event
+// 1722866604464076000 (TTFT 1,904,204,000 ns), end 1722866604545023000
+// (E2E 1,985,151,000 ns), streamed from llm.is_streaming, the trace ID in
+// hex, and none of its prompt or completion text.
+func TestRealOTelStream(t *testing.T) {
+	t.Parallel()
+	got := readRows(t, Client, filepath.Join("..", "testdata", "real", "otel", "openllmetry_openai_stream.json"), t.TempDir(), "otel")
+	if len(got.rows) != 1 {
+		t.Fatalf("%d rows, want 1: %+v", len(got.rows), got.stats)
+	}
+	var row ClientRow
+	if err := json.Unmarshal([]byte(got.rows[0].json), &row); err != nil {
+		t.Fatal(err)
+	}
+	ttft := int64(-1)
+	if row.TTFTNS != nil {
+		ttft = *row.TTFTNS
+	} else if row.FirstToken != 0 {
+		ttft = row.FirstToken - row.Start
+	}
+	for name, c := range map[string]struct{ got, want any }{
+		"start":    {row.Start, int64(1722866602559872000)},
+		"E2E (ns)": {row.End - row.Start, int64(1985151000)},
+		"TTFT":     {ttft, int64(1904204000)},
+		"streamed": {row.Streamed != nil && *row.Streamed, true},
+		"model":    {row.Model, "gpt-4o-mini"},
+		"trace ID": {row.TraceID, "8615098c2c72e72330e800ef3ab1d8b8"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %v, want %v\nrow: %s", name, c.got, c.want, got.rows[0].json)
+		}
+	}
+	for _, secret := range []string{"yous", "Hey there", "helpful assistant"} {
+		if strings.Contains(got.rows[0].json, secret) {
+			t.Errorf("the row holds the text %q: %s", secret, got.rows[0].json)
+		}
+	}
 }
