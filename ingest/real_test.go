@@ -119,6 +119,9 @@ var realSamples = map[string]realSample{
 	// OpenLLMetry's span of one streamed chat completion: TTFT from its
 	// first chunk event (see TestRealOTelStream for the figures).
 	"otel/openllmetry_openai_stream.json": {tier: Client, format: "otel-client"},
+	// OpenInference's INTERNAL LLM span of one streamed chat completion:
+	// TTFT from its "First Token Stream Event" (TestRealOpenInferenceStream).
+	"otel/openinference_openai_stream.json": {tier: Client, format: "otel-client"},
 
 	"strict/plano_envoy_default.log": {tier: Gateway, format: "envoy"},
 	"strict/plano_envoy_upstream_cluster.log": {tier: Gateway, format: "envoy", named: true, wantPrefix: "regex", rejects: 2,
@@ -318,6 +321,63 @@ func appendRows[T Row](dst []tierRow, path string) ([]tierRow, error) {
 	return dst, err
 }
 
+// realOTelRow reads the one client row of a real OTLP sample.
+func realOTelRow(t *testing.T, file string) (ClientRow, string) {
+	t.Helper()
+	got := readRows(t, Client, filepath.Join("..", "testdata", "real", "otel", file), t.TempDir(), "otel")
+	if len(got.rows) != 1 {
+		t.Fatalf("%d rows, want 1: %+v", len(got.rows), got.stats)
+	}
+	var row ClientRow
+	if err := json.Unmarshal([]byte(got.rows[0].json), &row); err != nil {
+		t.Fatal(err)
+	}
+	return row, got.rows[0].json
+}
+
+// ttftOf is a row's TTFT, from its first token time when it has no TTFT;
+// -1 when neither.
+func ttftOf(row ClientRow) int64 {
+	switch {
+	case row.TTFTNS != nil:
+		return *row.TTFTNS
+	case row.FirstToken != 0:
+		return row.FirstToken - row.Start
+	}
+	return -1
+}
+
+// TestRealOpenInferenceStream: OpenInference's span of one streamed chat
+// completion (testdata/real/otel) gives one client row with the figures
+// worked out by hand from its OTLP: start 1722809513563529000, "First
+// Token Stream Event" 1722809514030552000 (TTFT 467,023,000 ns), end
+// 1722809514125001000 (E2E 561,472,000 ns), the model of llm.model_name,
+// streamed from the "stream": true of llm.invocation_parameters, no token
+// counts, the trace ID in hex, and none of its content or labels.
+func TestRealOpenInferenceStream(t *testing.T) {
+	t.Parallel()
+	row, text := realOTelRow(t, "openinference_openai_stream.json")
+	for name, c := range map[string]struct{ got, want any }{
+		"start":       {row.Start, int64(1722809513563529000)},
+		"E2E (ns)":    {row.End - row.Start, int64(561472000)},
+		"TTFT":        {ttftOf(row), int64(467023000)},
+		"first token": {row.FirstToken, int64(1722809514030552000)},
+		"streamed":    {row.Streamed != nil && *row.Streamed, true},
+		"model":       {row.Model, "gpt-4o-mini-2024-07-18"},
+		"tokens":      {row.PromptTokens == nil && row.OutputTokens == nil, true},
+		"trace ID":    {row.TraceID, "03cb2eb84dd52ac9bc1496a99c733880"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %v, want %v\nrow: %s", name, c.got, c.want, text)
+		}
+	}
+	for _, secret := range []string{"Hey there", "helpful assistant", "my-test", "tag-1", "foo", "chatcmpl"} {
+		if strings.Contains(text, secret) {
+			t.Errorf("the row holds the text %q: %s", secret, text)
+		}
+	}
+}
+
 // TestRealOTelStream: OpenLLMetry's span of one streamed chat completion
 // (testdata/real/otel) gives one client row with the figures worked out
 // by hand from its OTLP: start 1722866602559872000, first chunk event
@@ -326,20 +386,8 @@ func appendRows[T Row](dst []tierRow, path string) ([]tierRow, error) {
 // hex, and none of its prompt or completion text.
 func TestRealOTelStream(t *testing.T) {
 	t.Parallel()
-	got := readRows(t, Client, filepath.Join("..", "testdata", "real", "otel", "openllmetry_openai_stream.json"), t.TempDir(), "otel")
-	if len(got.rows) != 1 {
-		t.Fatalf("%d rows, want 1: %+v", len(got.rows), got.stats)
-	}
-	var row ClientRow
-	if err := json.Unmarshal([]byte(got.rows[0].json), &row); err != nil {
-		t.Fatal(err)
-	}
-	ttft := int64(-1)
-	if row.TTFTNS != nil {
-		ttft = *row.TTFTNS
-	} else if row.FirstToken != 0 {
-		ttft = row.FirstToken - row.Start
-	}
+	row, text := realOTelRow(t, "openllmetry_openai_stream.json")
+	ttft := ttftOf(row)
 	for name, c := range map[string]struct{ got, want any }{
 		"start":    {row.Start, int64(1722866602559872000)},
 		"E2E (ns)": {row.End - row.Start, int64(1985151000)},
@@ -349,12 +397,12 @@ func TestRealOTelStream(t *testing.T) {
 		"trace ID": {row.TraceID, "8615098c2c72e72330e800ef3ab1d8b8"},
 	} {
 		if c.got != c.want {
-			t.Errorf("%s = %v, want %v\nrow: %s", name, c.got, c.want, got.rows[0].json)
+			t.Errorf("%s = %v, want %v\nrow: %s", name, c.got, c.want, text)
 		}
 	}
 	for _, secret := range []string{"yous", "Hey there", "helpful assistant"} {
-		if strings.Contains(got.rows[0].json, secret) {
-			t.Errorf("the row holds the text %q: %s", secret, got.rows[0].json)
+		if strings.Contains(text, secret) {
+			t.Errorf("the row holds the text %q: %s", secret, text)
 		}
 	}
 }

@@ -15,31 +15,44 @@ import (
 )
 
 // otel-client: what a client application traced with OpenTelemetry, as
-// OTLP JSON (layouts and pairing in otel_spans.go). Two kinds of CLIENT
-// span give rows:
+// OTLP JSON (layouts and pairing in otel_spans.go). Two kinds of span give
+// rows:
 //
-//   - a GenAI inference span ({gen_ai.operation.name} {gen_ai.request.model},
-//     with gen_ai.operation.name, gen_ai.provider.name, old gen_ai.system or
-//     gen_ai.request.model): one row, completed from the HTTP CLIENT spans
-//     under it (the SDK's HTTP call, instrumented by httpx, requests,
-//     otelhttp…), which give no rows of their own. GenAI spans nested in
-//     one another (a framework's over the SDK's) give one row, see clientRow;
+//   - a GenAI inference span: a CLIENT span of the GenAI conventions
+//     ({gen_ai.operation.name} {gen_ai.request.model}, with
+//     gen_ai.operation.name, gen_ai.provider.name, old gen_ai.system or
+//     gen_ai.request.model), or an OpenInference LLM span (Arize Phoenix's
+//     instrumentations: openinference.span.kind LLM, kind INTERNAL, or
+//     CLIENT): one row, completed from the HTTP CLIENT spans under it (the
+//     SDK's HTTP call, instrumented by httpx, requests, otelhttp…), which
+//     give no rows of their own. GenAI spans nested in one another (a
+//     framework's over the SDK's, LangChain's LLM span over OpenAI's) give
+//     one row, see clientRow. OpenInference spans of other kinds (CHAIN,
+//     AGENT, TOOL…) give none;
 //   - an HTTP CLIENT span (http.request.method, old http.method) that is
 //     under no GenAI span: one row, unless its parent is a SERVER span (a
 //     service's outbound call, such as a gateway's to its upstream, is not
 //     a client's request). HTTP spans under it are merged into it.
 //
-// Mapping:
+// Spans of Envoy AI Gateway (scope envoyproxy/ai-gateway) are a gateway's,
+// read by otel-gateway: they continue the caller's traceparent, so they
+// sit under the client's spans in a shared file, and are never read here.
+//
+// Mapping (GenAI names first, then OpenLLMetry's, then OpenInference's):
 //
 //	Start, End    the span's start and end
 //	TTFTNS        gen_ai.response.time_to_first_chunk (float seconds), else the time of the
-//	              span's first chunk event (OpenLLMetry's llm.content.completion.chunk, or
-//	              gen_ai.content.chunk; see chunkEvents) − Start; FirstToken = Start + it
-//	Model         gen_ai.request.model, else gen_ai.response.model
-//	PromptTokens  gen_ai.usage.input_tokens, old gen_ai.usage.prompt_tokens
-//	OutputTokens  gen_ai.usage.output_tokens, old gen_ai.usage.completion_tokens
+//	              span's first chunk event (OpenLLMetry's llm.content.completion.chunk,
+//	              gen_ai.content.chunk, OpenInference's "First Token Stream Event"; see
+//	              chunkEvents) − Start; FirstToken = Start + it
+//	Model         gen_ai.request.model, else gen_ai.response.model, else llm.model_name
+//	PromptTokens  gen_ai.usage.input_tokens, old gen_ai.usage.prompt_tokens, llm.token_count.prompt
+//	OutputTokens  gen_ai.usage.output_tokens, old gen_ai.usage.completion_tokens,
+//	              llm.token_count.completion
 //	Streamed      gen_ai.request.stream, else OpenLLMetry's gen_ai.is_streaming or
-//	              llm.is_streaming; true for a span with a chunk event and none of these
+//	              llm.is_streaming, else the "stream" member of OpenInference's
+//	              llm.invocation_parameters (a JSON object in a string; no other member is
+//	              read); true for a span with a chunk event and none of these
 //	ResponseID    gen_ai.response.id
 //	Status        http.response.status_code (old http.status_code) of the HTTP child that
 //	              started last (the SDK's last retry), else of the span itself, else
@@ -52,8 +65,10 @@ import (
 //	TraceID       the trace ID, hex
 //	Client        resource service.instance.id, k8s.pod.name, host.name or service.name
 //
-// Prompts and completions (gen_ai.prompt, gen_ai.input.messages, the
-// attributes of any event) are never read: of a chunk event, only its time.
+// Prompts and completions (gen_ai.prompt, gen_ai.input.messages,
+// OpenInference's input.value, output.value, llm.input_messages,
+// llm.output_messages, the attributes of any event) are never read: of a
+// chunk event, only its time.
 const formatOTelClient = "otel-client"
 
 func init() {
@@ -116,7 +131,7 @@ func otelClientParser(cfg *otelConfig) record.DocParser[record.ClientRow] {
 		var spans []taken
 		take := func(line int64, td ptrace.Traces) error {
 			spans = spans[:0]
-			err := eachSpan(td, cfg, func(sp ptrace.Span, res pcommon.Map) error {
+			err := eachSpan(td, cfg, func(sp ptrace.Span, res pcommon.Map, scope pcommon.InstrumentationScope) error {
 				kind := sp.Kind()
 				a := sp.Attributes()
 				ps := &pendingSpan[clSpan]{key: keyOf(sp.TraceID(), sp.SpanID())}
@@ -124,13 +139,15 @@ func otelClientParser(cfg *otelConfig) record.DocParser[record.ClientRow] {
 					ps.parent, ps.hasParent = keyOf(sp.TraceID(), sp.ParentSpanID()), true
 				}
 				row := false
-				if kind == ptrace.SpanKindClient {
-					switch {
-					case isGenAISpan(a):
-						ps.v.genAI, row = true, true
-					case isHTTPSpan(a):
-						row = true
-					}
+				switch {
+				case scope.Name() == aiGatewayScope:
+					// A gateway's span, under the client's when the
+					// client sent a traceparent: read by otel-gateway.
+				case (kind == ptrace.SpanKindClient || kind == ptrace.SpanKindInternal) && isOpenInferenceLLM(a),
+					kind == ptrace.SpanKindClient && isGenAISpan(a):
+					ps.v.genAI, row = true, true
+				case kind == ptrace.SpanKindClient && isHTTPSpan(a):
+					row = true
 				}
 				if row {
 					if err := clientSpan(sp, res, cfg, &lb, &ps.v); err != nil {
@@ -173,9 +190,11 @@ func isGenAISpan(a pcommon.Map) bool {
 	return ok
 }
 
-// genAIModel returns the requested model, else the responding one.
+// genAIModel returns the requested model, else the responding one, else
+// OpenInference's llm.model_name (which its instrumentations set from the
+// response when it names one, else from the request).
 func genAIModel(a pcommon.Map) (string, bool) {
-	for _, k := range []string{"gen_ai.request.model", "gen_ai.response.model"} {
+	for _, k := range []string{"gen_ai.request.model", "gen_ai.response.model", "llm.model_name"} {
 		if s, ok := attrStr(a, k); ok {
 			return s, true
 		}
@@ -183,7 +202,8 @@ func genAIModel(a pcommon.Map) (string, bool) {
 	return "", false
 }
 
-// genAITokens reads the token counts, new names first.
+// genAITokens reads the token counts, new names first, then
+// OpenInference's.
 func genAITokens(a pcommon.Map) (prompt, output *int32, err error) {
 	read := func(keys ...string) *int32 {
 		for _, k := range keys {
@@ -198,8 +218,8 @@ func genAITokens(a pcommon.Map) (prompt, output *int32, err error) {
 		}
 		return nil
 	}
-	prompt = read("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
-	output = read("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
+	prompt = read("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt")
+	output = read("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion")
 	return prompt, output, err
 }
 
@@ -236,7 +256,12 @@ func clientSpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *scan.Label
 	if v.streamed, err = genAIStreamed(a); err != nil {
 		return err
 	}
-	first, chunked, err := firstChunk(sp, v.start)
+	if v.streamed == nil {
+		if v.streamed, err = openInferenceStreamed(a); err != nil {
+			return err
+		}
+	}
+	first, chunked, err := firstChunk(sp, v.start, false)
 	if err != nil {
 		return err
 	}

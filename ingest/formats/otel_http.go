@@ -22,6 +22,24 @@ import (
 // (a collector that writes everything to one file), name the gateway's
 // service.name with the otel-gateway-service option to keep only its own.
 //
+// Envoy AI Gateway traces each request in its extproc with one
+// OpenInference LLM span (scope envoyproxy/ai-gateway, kind INTERNAL,
+// "ChatCompletion", "Message"…), which continues the traceparent the
+// caller sent: its parent is the caller's span, so it is a sibling of
+// Envoy's own SERVER span (ingress) of the request when Envoy traces too.
+// Such a span is paired with a SERVER span that is its parent or its
+// sibling (same trace and parent span), giving that row its model and
+// tokens; otherwise it is a row of its own, the extproc's view of the
+// request: Start is when the extproc got the request body (Envoy had
+// received all of it), End when it had the last chunk of the response
+// body. Of that row, status, route, upstream, upstream times, attempts
+// and TTFT are unknown (NULL): the span has no HTTP attributes, and its
+// "First Token Stream Event" is stamped as the span ends (chunkEvents). A
+// caller that sends no traceparent puts the extproc's span and Envoy's in
+// different traces, which cannot be paired: when both tracers export to
+// the file, keep one with otel-gateway-service (the extproc's service.name
+// is ai-gateway unless OTEL_SERVICE_NAME says otherwise).
+//
 // Mapping (new semantic-convention names first, then the old ones, then
 // Envoy's own tags, which its OpenTelemetry tracer writes as strings):
 //
@@ -31,8 +49,9 @@ import (
 //	                  and no rpc.system (an ext_authz or rate-limit gRPC call is not the
 //	                  upstream). With several (retries), the one that started last. A GenAI
 //	                  CLIENT span (a gateway calling its model through an SDK that OpenLLMetry or
-//	                  the GenAI instrumentations trace) is the upstream span when the SERVER span
-//	                  has no HTTP child (the SDK's HTTP spans are then under it)
+//	                  the GenAI instrumentations trace), or an OpenInference LLM span (INTERNAL
+//	                  or CLIENT), is the upstream span when the SERVER span has no HTTP child
+//	                  (the SDK's HTTP spans are then under it); an Envoy AI Gateway span never is
 //	Attempts          the number of such children, when there is at least one
 //	UpstreamFirstByte the first byte of the upstream response, from a span event: Envoy's
 //	                  first_upstream_rx_byte_received (verbose tracing; Envoy's Zipkin tracer
@@ -49,22 +68,29 @@ import (
 //	                  else the SERVER span's upstream_address
 //	RequestID         the attribute named by otel-request-id (default
 //	                  http.request.header.x-request-id, a string[]: its first value) on the
-//	                  SERVER span, else on the upstream span; with the default, Envoy's
+//	                  SERVER span, else on the upstream span, else on the Envoy AI Gateway span
+//	                  (which has it when spanRequestHeaderAttributes maps the header, as
+//	                  x-request-id:http.request.header.x-request-id); with the default, Envoy's
 //	                  guid:x-request-id too. Empty when absent: join on TraceID then
 //	TraceID           the trace ID, hex
 //	Gateway           resource service.instance.id, k8s.pod.name, host.name or service.name
 //	ResponseFlags     response_flags (Envoy)
-//	Model, tokens     gen_ai.request.model (or response model), gen_ai.usage.input_tokens /
-//	                  output_tokens (old prompt_tokens / completion_tokens), for LLM gateways:
-//	                  of the SERVER span, else of its last GenAI child, else of the upstream span
+//	Model, tokens     gen_ai.request.model (or response model), else llm.model_name;
+//	                  gen_ai.usage.input_tokens / output_tokens (old prompt_tokens /
+//	                  completion_tokens), else llm.token_count.prompt / completion, for LLM
+//	                  gateways: of the SERVER span, else of its last GenAI child, else of the
+//	                  upstream span, else of the Envoy AI Gateway span
 //	TTFTNS            the first streamed chunk − Start: the SERVER span's start plus its
 //	                  gen_ai.response.time_to_first_chunk, or its first chunk event
-//	                  (llm.content.completion.chunk, gen_ai.content.chunk: see chunkEvents);
-//	                  else the same of its last GenAI child, else of the upstream span. A
-//	                  stream flag has no gateway column
+//	                  (llm.content.completion.chunk, gen_ai.content.chunk, "First Token Stream
+//	                  Event": see chunkEvents); else the same of its last GenAI child, else of
+//	                  the upstream span. Never of an Envoy AI Gateway span. A stream flag has no
+//	                  gateway column
 //
 // All times are the gateway's own span times. Span events and attributes
-// other than those above are never copied.
+// other than those above are never copied; an OpenInference span's content
+// (input.value, output.value, llm.input_messages, llm.output_messages) is
+// never read.
 const formatOTelGateway = "otel-gateway"
 
 // envoyFirstUpstreamByte is the event Envoy's verbose tracing logs when the
@@ -96,15 +122,31 @@ type gwSpan struct {
 	prompt     *int32
 	output     *int32
 	firstChunk int64 // the first streamed chunk, see firstChunk; 0 when unknown
-	genAI      bool  // an upstream span of the GenAI conventions
+	genAI      bool  // an upstream span of the GenAI or OpenInference conventions
+	extproc    bool  // an Envoy AI Gateway span: its extproc's view of the request
 }
 
 func otelGatewayParser(cfg *otelConfig) record.DocParser[record.GatewayRow] {
 	return func(r io.Reader, file string, out *record.DocOut[record.GatewayRow]) error {
 		var lb scan.Labels
+		// Held SERVER spans and unclaimed Envoy AI Gateway spans by their
+		// parent (trace ID and parent span ID), to pair the two when they
+		// are siblings: both continue the caller's traceparent.
+		servers := map[spanKey]*pendingSpan[gwSpan]{}
+		extprocs := map[spanKey][]*pendingSpan[gwSpan]{}
 		p := newSpanPairer(func(u *heldUnit[gwSpan]) error {
 			for _, s := range u.parents {
-				gatewayRow(s, out.Next())
+				if s.hasParent {
+					if s.v.server && servers[s.parent] == s {
+						delete(servers, s.parent)
+					}
+					if s.v.extproc {
+						dropSpan(extprocs, s.parent, s)
+					}
+				}
+				if !s.claimed {
+					gatewayRow(s, out.Next())
+				}
 			}
 			if err := out.Done(u.line, nil, nil); err != nil {
 				return &fatalErr{err}
@@ -118,16 +160,20 @@ func otelGatewayParser(cfg *otelConfig) record.DocParser[record.GatewayRow] {
 		var spans []taken
 		take := func(line int64, td ptrace.Traces) error {
 			spans = spans[:0]
-			err := eachSpan(td, cfg, func(sp ptrace.Span, res pcommon.Map) error {
+			err := eachSpan(td, cfg, func(sp ptrace.Span, res pcommon.Map, scope pcommon.InstrumentationScope) error {
 				kind := sp.Kind()
 				a := sp.Attributes()
+				child := !sp.ParentSpanID().IsEmpty()
 				var v gwSpan
 				switch {
 				case kind == ptrace.SpanKindServer && isHTTPSpan(a):
 					v.server = true
-				case kind == ptrace.SpanKindClient && isGenAISpan(a) && !sp.ParentSpanID().IsEmpty():
+				case scope.Name() == aiGatewayScope && isOpenInferenceLLM(a):
+					v.extproc = true
+				case kind == ptrace.SpanKindClient && isGenAISpan(a) && child,
+					(kind == ptrace.SpanKindClient || kind == ptrace.SpanKindInternal) && isOpenInferenceLLM(a) && child:
 					v.genAI = true
-				case kind == ptrace.SpanKindClient && isUpstreamSpan(a) && !sp.ParentSpanID().IsEmpty():
+				case kind == ptrace.SpanKindClient && isUpstreamSpan(a) && child:
 				default:
 					spans = append(spans, taken{&pendingSpan[gwSpan]{key: keyOf(sp.TraceID(), sp.SpanID())}, kind})
 					return nil
@@ -136,7 +182,7 @@ func otelGatewayParser(cfg *otelConfig) record.DocParser[record.GatewayRow] {
 					return spanErr(sp, err)
 				}
 				ps := &pendingSpan[gwSpan]{key: keyOf(sp.TraceID(), sp.SpanID()), v: v}
-				if !sp.ParentSpanID().IsEmpty() {
+				if child {
 					ps.parent, ps.hasParent = keyOf(sp.TraceID(), sp.ParentSpanID()), true
 				}
 				spans = append(spans, taken{ps, kind})
@@ -148,14 +194,40 @@ func otelGatewayParser(cfg *otelConfig) record.DocParser[record.GatewayRow] {
 			// The unit is good: only now change the pairing state.
 			u := &heldUnit[gwSpan]{line: line}
 			for _, t := range spans {
-				if p.dup(t.s.key, t.kind) {
+				s := t.s
+				if p.dup(s.key, t.kind) {
 					continue
 				}
 				switch {
-				case t.s.v.server:
-					p.parent(u, t.s)
-				case t.kind == ptrace.SpanKindClient && t.s.hasParent:
-					p.child(t.s)
+				case s.v.server:
+					p.parent(u, s)
+					if s.hasParent {
+						servers[s.parent] = s
+						for _, e := range extprocs[s.parent] {
+							if !e.claimed {
+								e.claimed = true
+								s.children = append(s.children, e)
+							}
+						}
+						delete(extprocs, s.parent)
+					}
+				case s.v.extproc:
+					if p.child(s) {
+						continue // under a held SERVER span
+					}
+					if sib, ok := servers[s.parent]; ok && s.hasParent {
+						s.claimed = true
+						sib.children = append(sib.children, s)
+						continue
+					}
+					// A row of its own unless a SERVER span takes it
+					// while it is held.
+					p.parent(u, s)
+					if s.hasParent {
+						extprocs[s.parent] = append(extprocs[s.parent], s)
+					}
+				case t.kind != ptrace.SpanKindServer && s.hasParent:
+					p.child(s)
 				}
 			}
 			return p.hold(u)
@@ -171,8 +243,24 @@ func otelGatewayParser(cfg *otelConfig) record.DocParser[record.GatewayRow] {
 	}
 }
 
+// dropSpan removes s from m[k].
+func dropSpan[S any](m map[spanKey][]*pendingSpan[S], k spanKey, s *pendingSpan[S]) {
+	l := m[k]
+	for i, e := range l {
+		if e == s {
+			l = append(l[:i:i], l[i+1:]...)
+			break
+		}
+	}
+	if len(l) == 0 {
+		delete(m, k)
+	} else {
+		m[k] = l
+	}
+}
+
 // eachSpan calls fn for each span of the resources cfg keeps.
-func eachSpan(td ptrace.Traces, cfg *otelConfig, fn func(ptrace.Span, pcommon.Map) error) error {
+func eachSpan(td ptrace.Traces, cfg *otelConfig, fn func(ptrace.Span, pcommon.Map, pcommon.InstrumentationScope) error) error {
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
@@ -182,9 +270,10 @@ func eachSpan(td ptrace.Traces, cfg *otelConfig, fn func(ptrace.Span, pcommon.Ma
 		}
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
+			scope := sss.At(j).Scope()
 			spans := sss.At(j).Spans()
 			for k := 0; k < spans.Len(); k++ {
-				if err := fn(spans.At(k), res); err != nil {
+				if err := fn(spans.At(k), res, scope); err != nil {
 					return err
 				}
 			}
@@ -211,15 +300,29 @@ func gatewaySpan(sp ptrace.Span, res pcommon.Map, cfg *otelConfig, lb *scan.Labe
 	if v.start, v.end, err = spanTimes(sp); err != nil {
 		return err
 	}
-	if v.server {
+	switch {
+	case v.server:
 		v.firstByte = eventTime(sp, envoyFirstUpstreamByte)
-	} else {
+	case !v.extproc:
 		v.firstByte = eventTime(sp, envoyFirstUpstreamByte, otelhttptraceFirstByte)
 	}
-	if v.firstChunk, _, err = firstChunk(sp, v.start); err != nil {
+	if v.firstChunk, _, err = firstChunk(sp, v.start, v.extproc); err != nil {
 		return err
 	}
 	v.requestID = otelRequestID(a, cfg)
+	if v.extproc {
+		if !sp.TraceID().IsEmpty() {
+			v.traceID = sp.TraceID().String()
+		}
+		if s, ok := resourceLabel(res); ok {
+			v.gateway = lb.Intern([]byte(s))
+		}
+		if s, ok := genAIModel(a); ok {
+			v.model = lb.Intern([]byte(s))
+		}
+		v.prompt, v.output, err = genAITokens(a)
+		return err
+	}
 	if s, ok := attrStr(a, "upstream_address"); ok {
 		v.upstream = lb.Intern(scan.URLLabel([]byte(s)))
 	}
@@ -297,7 +400,8 @@ func otelRequestID(a pcommon.Map, cfg *otelConfig) string {
 	return ""
 }
 
-// gatewayRow fills a row from a SERVER span and its upstream children.
+// gatewayRow fills a row from a SERVER span (or an Envoy AI Gateway span
+// that no SERVER span took) and the spans paired with it.
 func gatewayRow(s *pendingSpan[gwSpan], r *record.GatewayRow) {
 	v := &s.v
 	r.Format = formatOTelGateway
@@ -309,12 +413,18 @@ func gatewayRow(s *pendingSpan[gwSpan], r *record.GatewayRow) {
 	r.UpstreamFirstByte = v.firstByte
 	// The upstream attempts are the HTTP children; the GenAI children are
 	// when there are none (the SDK's HTTP spans are under its GenAI span).
-	// A GenAI child gives the model, tokens and first chunk either way.
-	var lastHTTP, lastGenAI *gwSpan
+	// A GenAI child gives the model, tokens and first chunk either way; an
+	// Envoy AI Gateway span the model and tokens only (it is no attempt,
+	// and its first chunk is not known).
+	var lastHTTP, lastGenAI, lastExtproc *gwSpan
 	nHTTP, nGenAI := 0, 0
 	for _, c := range s.children {
 		switch {
 		case c.v.server:
+		case c.v.extproc:
+			if lastExtproc == nil || c.v.start > lastExtproc.start {
+				lastExtproc = &c.v
+			}
 		case c.v.genAI:
 			nGenAI++
 			if lastGenAI == nil || c.v.start > lastGenAI.start {
@@ -336,13 +446,19 @@ func gatewayRow(s *pendingSpan[gwSpan], r *record.GatewayRow) {
 		gen = last
 	}
 	r.TTFTNS = gatewayTTFT(v.start, v, gen)
-	if gen != nil {
+	for _, g := range []*gwSpan{gen, lastExtproc} {
+		if g == nil {
+			continue
+		}
 		if r.Model == "" {
-			r.Model = gen.model
+			r.Model = g.model
 		}
 		if r.PromptTokens == nil && r.OutputTokens == nil {
-			r.PromptTokens, r.OutputTokens = gen.prompt, gen.output
+			r.PromptTokens, r.OutputTokens = g.prompt, g.output
 		}
+	}
+	if lastExtproc != nil && r.RequestID == "" {
+		r.RequestID = lastExtproc.requestID
 	}
 	if last == nil {
 		return

@@ -672,18 +672,42 @@ func eventTime(sp ptrace.Span, names ...string) int64 {
 // response. OpenLLMetry (traceloop) adds llm.content.completion.chunk to its
 // GenAI span for every chunk of a stream, with no attributes in Python and
 // only chunk.type in JavaScript; gen_ai.content.chunk is the name other
-// SDKs give the same event. The GenAI semantic conventions define no chunk
-// event (their events, gen_ai.client.inference.operation.details and the
-// deprecated gen_ai.choice, gen_ai.content.completion…, carry content and
-// come once the response is complete), so none of theirs marks a first
-// token. Only the event's time is read, never its attributes.
-var chunkEvents = []string{"llm.content.completion.chunk", "gen_ai.content.chunk"}
+// SDKs give the same event. OpenInference (Arize Phoenix's
+// instrumentations) adds one "First Token Stream Event", without
+// attributes, to its LLM span when the first chunk arrives (its Python
+// openai and mistralai instrumentations on the first chunk of the stream,
+// llama-index on the first streaming event). The GenAI semantic
+// conventions define no chunk event (their events,
+// gen_ai.client.inference.operation.details and the deprecated
+// gen_ai.choice, gen_ai.content.completion…, carry content and come once
+// the response is complete), so none of theirs marks a first token. Only
+// the event's time is read, never its attributes.
+//
+// Not read: the Vercel AI SDK's ai.stream.firstChunk, on INTERNAL spans
+// (ai.streamText.doStream) that are not read, and which its OpenTelemetry
+// integration adds when the step ends, not at the first chunk; first_token
+// and llm.first_token, which no instrumentation was found to emit (only
+// applications, on spans of their own).
+var chunkEvents = []string{"llm.content.completion.chunk", "gen_ai.content.chunk", openInferenceFirstToken}
+
+// openInferenceFirstToken is OpenInference's first chunk event.
+const openInferenceFirstToken = "First Token Stream Event"
+
+// aiGatewayScope is the instrumentation scope of Envoy AI Gateway's spans
+// (its extproc's tracer). Its OpenInference recorders add
+// openInferenceFirstToken when the span ends, after the last chunk (the
+// chunks are kept and recorded at the end, since v0.3.0, the first release
+// with tracing), so on its spans the event says the response was streamed
+// and nothing of when the first chunk came.
+const aiGatewayScope = "envoyproxy/ai-gateway"
 
 // firstChunk returns the time of the span's first chunk: the span start
 // plus gen_ai.response.time_to_first_chunk when set, else the earliest
 // chunk event no earlier than the span start; 0 when neither. chunked
-// tells whether the span has a chunk event (it was streamed).
-func firstChunk(sp ptrace.Span, start int64) (t int64, chunked bool, err error) {
+// tells whether the span has a chunk event (it was streamed). lateFirst
+// says the span's openInferenceFirstToken was stamped at its end (an Envoy
+// AI Gateway span): it counts as a chunk event, but not its time.
+func firstChunk(sp ptrace.Span, start int64, lateFirst bool) (t int64, chunked bool, err error) {
 	ns, ok, err := attrSeconds(sp.Attributes(), "gen_ai.response.time_to_first_chunk")
 	if err != nil {
 		return 0, false, err
@@ -699,7 +723,7 @@ func firstChunk(sp ptrace.Span, start int64) (t int64, chunked bool, err error) 
 		}
 		chunked = true
 		e := uint64(ev.Timestamp())
-		if ok || plausibleNS("timeUnixNano", e) != nil || int64(e) < start {
+		if ok || lateFirst && ev.Name() == openInferenceFirstToken || plausibleNS("timeUnixNano", e) != nil || int64(e) < start {
 			continue
 		}
 		if t == 0 || int64(e) < t {
@@ -716,6 +740,48 @@ func isChunkEvent(name string) bool {
 		}
 	}
 	return false
+}
+
+// isOpenInferenceLLM: a span of an LLM call in the OpenInference
+// conventions (openinference.span.kind LLM; its other kinds, CHAIN, AGENT,
+// TOOL, EMBEDDING, RETRIEVER…, are not LLM calls).
+func isOpenInferenceLLM(a pcommon.Map) bool {
+	s, ok := attrStr(a, "openinference.span.kind")
+	return ok && strings.EqualFold(s, "LLM")
+}
+
+// openInferenceStreamed reads whether an OpenInference LLM span's request
+// asked for a stream: the "stream" member of llm.invocation_parameters, a
+// JSON object of the request's parameters as a string. Only that member
+// is decoded; the others (which can hold a JSON schema or tool
+// definitions) are skipped unread. nil when absent or null.
+func openInferenceStreamed(a pcommon.Map) (*bool, error) {
+	const key = "llm.invocation_parameters"
+	v, ok := a.Get(key)
+	if !ok || v.Type() == pcommon.ValueTypeEmpty {
+		return nil, nil
+	}
+	if v.Type() != pcommon.ValueTypeStr {
+		return nil, record.FieldErrorf(key, record.ErrBadValue, "want a JSON object in a string, got %s", strings.ToLower(v.Type().String()))
+	}
+	s := strings.TrimSpace(v.Str())
+	if s == "" {
+		return nil, nil
+	}
+	var p map[string]json.RawMessage // member names matched exactly
+	// Errors are not quoted: their text can hold a piece of the value.
+	if !strings.HasPrefix(s, "{") || json.Unmarshal([]byte(s), &p) != nil {
+		return nil, record.FieldErrorf(key, record.ErrBadValue, "want a JSON object")
+	}
+	switch string(p["stream"]) {
+	case "", "null":
+		return nil, nil
+	case "true":
+		return record.BoolPtr(true), nil
+	case "false":
+		return record.BoolPtr(false), nil
+	}
+	return nil, record.FieldErrorf(key, record.ErrBadValue, "its stream member is not true or false")
 }
 
 // isHTTPSpan: a span of the HTTP conventions, old or new names.

@@ -130,6 +130,90 @@ func TestOTelPairingWindow(t *testing.T) {
 	}
 }
 
+// An Envoy AI Gateway span and the gateway's SERVER span of the same
+// request, siblings under the caller's span, give one row (the SERVER
+// span's, with the model and tokens of the other) when they are at most
+// otelHoldUnits units apart, whichever comes first; further apart, each
+// gives its own row. Spans of other traces or other parents never pair.
+func TestOTelExtprocSiblingWindow(t *testing.T) {
+	t.Parallel()
+	tr := "0123456789abcdef0123456789abcdef"
+	const caller = "cccccccccccccccc"
+	server := `{"scope":{"name":"envoy"},"spans":[` + otelSpans(otelLine([7]string{tr, "1111111111111111", caller, "2", "0", "1000", otelMethod + "," + otelStatus})) + `]}`
+	extproc := func(trace, parent string) string {
+		return `{"scope":{"name":"envoyproxy/ai-gateway"},"spans":[` + otelSpans(otelLine([7]string{trace, "2222222222222222", parent, "1", "5", "990",
+			`{"key":"openinference.span.kind","value":{"stringValue":"LLM"}},{"key":"llm.model_name","value":{"stringValue":"m"}},` +
+				`{"key":"llm.token_count.prompt","value":{"intValue":"3"}},{"key":"llm.token_count.completion","value":{"intValue":"4"}}`})) + `]}`
+	}
+	line := func(scopes ...string) string {
+		return `{"resourceSpans":[{"resource":{},"scopeSpans":[` + strings.Join(scopes, ",") + `]}]}`
+	}
+	other := otelLine([7]string{"ffffffffffffffffffffffffffffffff", "3333333333333333", "", "1", "0", "1", ""})
+	for _, c := range []struct {
+		name          string
+		gap           int // lines from the AI Gateway span to the SERVER span; < 0: the SERVER span first
+		trace, parent string
+		want          int // rows
+	}{
+		{"same line", 0, tr, caller, 1},
+		{"extproc first", 3, tr, caller, 1},
+		{"extproc first, at the edge", otelHoldUnits, tr, caller, 1},
+		{"extproc first, too far", otelHoldUnits + 1, tr, caller, 2},
+		{"server first", -1, tr, caller, 1},
+		{"server first, at the edge", -otelHoldUnits, tr, caller, 1},
+		{"server first, too far", -otelHoldUnits - 1, tr, caller, 2},
+		{"another parent", 1, tr, "dddddddddddddddd", 2},
+		{"another trace", 1, "00000000000000000000000000000001", caller, 2},
+		{"no parent", 1, tr, "", 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			first, second := line(extproc(c.trace, c.parent)), line(server)
+			gap := c.gap
+			if gap < 0 {
+				first, second, gap = second, first, -gap
+			}
+			lines := []string{first}
+			for range gap - 1 {
+				lines = append(lines, other)
+			}
+			if gap == 0 {
+				lines[0] = line(extproc(c.trace, c.parent), server)
+			} else {
+				lines = append(lines, second)
+			}
+			rows, rejects := runOTelDoc(t, gatewayParser(t), []byte(strings.Join(lines, "\n")))
+			if len(rejects) != 0 || len(rows) != c.want {
+				t.Fatalf("%d rows, want %d; rejects %v: %+v", len(rows), c.want, rejects, rows)
+			}
+			for _, r := range rows {
+				// The model and tokens are the AI Gateway span's: on its own
+				// row, or on the SERVER span's when they were paired.
+				withModel := r.Model == "m" && r.PromptTokens != nil && *r.PromptTokens == 3 && *r.OutputTokens == 4
+				if r.TTFTNS != nil || r.Attempts != nil || withModel != (c.want == 1 || r.Status == 0) {
+					t.Errorf("row: %+v", r)
+				}
+				switch r.Status {
+				case 200: // the SERVER span's row
+					if r.End-r.Start != 1000e6 {
+						t.Errorf("server row: %+v", r)
+					}
+				case 0: // the AI Gateway span's own
+					if c.want == 1 || r.End-r.Start != 985e6 || r.Route != "" || r.Upstream != "" {
+						t.Errorf("extproc row: %+v", r)
+					}
+				default:
+					t.Errorf("status %d", r.Status)
+				}
+			}
+		})
+	}
+}
+
+// otelSpans is the spans array's contents of an otelLine.
+func otelSpans(line string) string {
+	return strings.TrimSuffix(strings.SplitN(line, `"spans":[`, 2)[1], `]}]}]}`)
+}
+
 // Children waiting for a parent, parents waiting for children and the
 // spans remembered to drop repeats stay within their bounds.
 func TestOTelPairerBounds(t *testing.T) {
@@ -280,6 +364,8 @@ func TestOTelNoPromptText(t *testing.T) {
 		{"../../testdata/ingest/otel_client.txtar", "cl.jsonl"},
 		{"../../testdata/ingest/otel_streaming.txtar", "cl.jsonl"},
 		{"../../testdata/ingest/otel_streaming.txtar", "gw.jsonl"},
+		{"../../testdata/ingest/otel_openinference.txtar", "cl.jsonl"},
+		{"../../testdata/ingest/otel_openinference.txtar", "gw.jsonl"},
 	} {
 		data := otelFixture(t, c.path, c.file)
 		if !bytes.Contains(data, []byte("secret")) {
@@ -337,6 +423,10 @@ func otelSeeds(f *testing.F) {
 		{"../../testdata/ingest/otel_gateway.txtar", "gw2.json"},
 		{"../../testdata/ingest/otel_client.txtar", "cl.jsonl"},
 		{"../../testdata/ingest/options/otel_options.txtar", "gw.jsonl"},
+		{"../../testdata/ingest/otel_streaming.txtar", "cl.jsonl"},
+		{"../../testdata/ingest/otel_streaming.txtar", "gw.jsonl"},
+		{"../../testdata/ingest/otel_openinference.txtar", "cl.jsonl"},
+		{"../../testdata/ingest/otel_openinference.txtar", "gw.jsonl"},
 	} {
 		data := otelFixture(f, c.path, c.file)
 		f.Add(data)
@@ -345,6 +435,13 @@ func otelSeeds(f *testing.F) {
 				f.Add(l)
 			}
 		}
+	}
+	for _, name := range []string{"openllmetry_openai_stream.json", "openinference_openai_stream.json"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "real", "otel", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
 	}
 }
 
