@@ -24,21 +24,24 @@ import (
 //
 // Envoy AI Gateway traces each request in its extproc with one
 // OpenInference LLM span (scope envoyproxy/ai-gateway, kind INTERNAL,
-// "ChatCompletion", "Message"…), which continues the traceparent the
-// caller sent: its parent is the caller's span, so it is a sibling of
-// Envoy's own SERVER span (ingress) of the request when Envoy traces too.
-// Such a span is paired with a SERVER span that is its parent or its
-// sibling (same trace and parent span), giving that row its model and
-// tokens; otherwise it is a row of its own, the extproc's view of the
-// request: Start is when the extproc got the request body (Envoy had
-// received all of it), End when it had the last chunk of the response
-// body. Of that row, status, route, upstream, upstream times, attempts
-// and TTFT are unknown (NULL): the span has no HTTP attributes, and its
-// "First Token Stream Event" is stamped as the span ends (chunkEvents). A
-// caller that sends no traceparent puts the extproc's span and Envoy's in
-// different traces, which cannot be paired: when both tracers export to
-// the file, keep one with otel-gateway-service (the extproc's service.name
-// is ai-gateway unless OTEL_SERVICE_NAME says otherwise).
+// "ChatCompletion", "Message"…), or, with AI_GATEWAY_TRACING_SEMCONV=gen_ai
+// (v1.1.0 on), one GenAI CLIENT span ("chat {model}", "text_completion
+// {model}"; spans of its other operations give no rows). The span
+// continues the traceparent the caller sent: its parent is the caller's
+// span, so it is a sibling of Envoy's own SERVER span (ingress) of the
+// request when Envoy traces too. Such a span is paired with a SERVER span
+// that is its parent or its sibling (same trace and parent span), giving
+// that row its model and tokens; otherwise it is a row of its own, the
+// extproc's view of the request: Start is when the extproc got the request
+// body (Envoy had received all of it), End when it had the last chunk of
+// the response body. Of that row, status, route, upstream, upstream times,
+// attempts and TTFT are unknown (NULL): the span has no HTTP attributes,
+// and its "First Token Stream Event" is stamped as the span ends
+// (chunkEvents). A caller that sends no traceparent puts the extproc's
+// span and Envoy's in different traces, which cannot be paired: when both
+// tracers export to the file, keep one with otel-gateway-service (the
+// extproc's service.name is ai-gateway unless OTEL_SERVICE_NAME says
+// otherwise).
 //
 // Mapping (new semantic-convention names first, then the old ones, then
 // Envoy's own tags, which its OpenTelemetry tracer writes as strings):
@@ -168,7 +171,7 @@ func otelGatewayParser(cfg *otelConfig) record.DocParser[record.GatewayRow] {
 				switch {
 				case kind == ptrace.SpanKindServer && isHTTPSpan(a):
 					v.server = true
-				case scope.Name() == aiGatewayScope && isOpenInferenceLLM(a):
+				case scope.Name() == aiGatewayScope && (isOpenInferenceLLM(a) || isGenAIInference(a)):
 					v.extproc = true
 				case kind == ptrace.SpanKindClient && isGenAISpan(a) && child,
 					(kind == ptrace.SpanKindClient || kind == ptrace.SpanKindInternal) && isOpenInferenceLLM(a) && child:
@@ -241,6 +244,15 @@ func otelGatewayParser(cfg *otelConfig) record.DocParser[record.GatewayRow] {
 			return err
 		})
 	}
+}
+
+// isGenAIInference: a GenAI-convention span of a chat or text completion
+// (not embeddings, rerank, speech…), as Envoy AI Gateway writes with
+// AI_GATEWAY_TRACING_SEMCONV=gen_ai: the counterpart of an OpenInference
+// LLM span.
+func isGenAIInference(a pcommon.Map) bool {
+	s, _ := attrStr(a, "gen_ai.operation.name")
+	return s == "chat" || s == "text_completion"
 }
 
 // dropSpan removes s from m[k].
