@@ -87,8 +87,9 @@ import (
 //	                  gen_ai.response.time_to_first_chunk, or its first chunk event
 //	                  (llm.content.completion.chunk, gen_ai.content.chunk, "First Token Stream
 //	                  Event": see chunkEvents); else the same of its last GenAI child, else of
-//	                  the upstream span. Never of an Envoy AI Gateway span. A stream flag has no
-//	                  gateway column
+//	                  the upstream span. An Envoy AI Gateway span's "First Token Stream Event"
+//	                  is never read (it comes as the span ends). A stream flag has no gateway
+//	                  column
 //
 // All times are the gateway's own span times. Span events and attributes
 // other than those above are never copied; an OpenInference span's content

@@ -753,8 +753,9 @@ func isOpenInferenceLLM(a pcommon.Map) bool {
 // openInferenceStreamed reads whether an OpenInference LLM span's request
 // asked for a stream: the "stream" member of llm.invocation_parameters, a
 // JSON object of the request's parameters as a string. Only that member
-// is decoded; the others (which can hold a JSON schema or tool
-// definitions) are skipped unread. nil when absent or null.
+// is interpreted; the others (which can hold a JSON schema or tool
+// definitions) are split off as raw bytes and dropped. nil when absent or
+// null.
 func openInferenceStreamed(a pcommon.Map) (*bool, error) {
 	const key = "llm.invocation_parameters"
 	v, ok := a.Get(key)
