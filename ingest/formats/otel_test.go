@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"golang.org/x/tools/txtar"
 
@@ -669,5 +670,51 @@ func checkAccounting(t *testing.T, m *ingest.Manifest) {
 			t.Errorf("%s: lines %d != decoded %d + rejected %d + duplicates %d + blank %d",
 				f.Path, f.Lines, f.Decoded, f.Rejected, f.Duplicates, f.Blank)
 		}
+	}
+}
+
+// Only the top-level "stream" member of llm.invocation_parameters says a
+// stream; a "stream" nested in another member, another case of the name,
+// or a missing or null member says nothing; a value that is not a JSON
+// object, or a stream that is not a boolean, is an error that quotes
+// nothing of the value.
+func TestOpenInferenceStreamed(t *testing.T) {
+	t.Parallel()
+	yes, no := true, false
+	for _, c := range []struct {
+		params string
+		want   *bool
+		bad    bool
+	}{
+		{`{"model": "m", "stream": true}`, &yes, false},
+		{` {"stream":false,"temperature":0.2}`, &no, false},
+		{`{"model": "m"}`, nil, false},
+		{`{"stream": null}`, nil, false},
+		{`{"Stream": true}`, nil, false},
+		{`{"response_format": {"stream": true}, "tools": [{"stream": true}]}`, nil, false},
+		{``, nil, false},
+		{`{"stream": "true secret"}`, nil, true},
+		{`{"stream": 1}`, nil, true},
+		{`stream=true secret`, nil, true},
+		{`["stream", true]`, nil, true},
+		{`{"stream": true, "secret": `, nil, true},
+	} {
+		a := pcommon.NewMap()
+		a.PutStr("llm.invocation_parameters", c.params)
+		got, err := openInferenceStreamed(a)
+		if (err != nil) != c.bad || (got == nil) != (c.want == nil) || got != nil && *got != *c.want {
+			t.Errorf("%s: got %v, %v; want %v, error %v", c.params, got, err, c.want, c.bad)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Errorf("%s: the error quotes the value: %v", c.params, err)
+		}
+	}
+	a := pcommon.NewMap()
+	a.PutInt("llm.invocation_parameters", 1)
+	if _, err := openInferenceStreamed(a); err == nil {
+		t.Error("an int attribute: no error")
+	}
+	if got, err := openInferenceStreamed(pcommon.NewMap()); got != nil || err != nil {
+		t.Errorf("absent: %v, %v", got, err)
 	}
 }
