@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -217,15 +216,6 @@ func FirstStart(ctx context.Context, dir string, res duck.Resources) (*time.Time
 	return &u, nil
 }
 
-// FormatDuration prints a duration in ms as "150.0 ms", or from a second
-// up as "1.80 s": how compare and the trend say an amount of time.
-func FormatDuration(v float64) string {
-	if math.Abs(v) >= 1000 {
-		return fmt.Sprintf("%.2f s", v/1000)
-	}
-	return fmt.Sprintf("%.1f ms", v)
-}
-
 // The statuses of a constraint's change and the verdicts on a change
 // (compare's rules, stated in the compare package and docs/compare.md).
 const (
@@ -280,41 +270,3 @@ func (c ConstraintChange) Name() string { return c.Target.Name() }
 
 // Kind is the constraint's kind ("quality").
 func (c ConstraintChange) Kind() string { return c.Target.Kind }
-
-// FormatChange prints a change of the constraint's metric with its sign:
-// "+30.0 ms", "−8.0 pp", "+$0.0100".
-func (c ConstraintChange) FormatChange(v *float64) string {
-	if v == nil {
-		return "–"
-	}
-	sign, a := "+", *v
-	if a < 0 {
-		sign, a = "−", -a
-	}
-	if c.Target.Unit == "share" {
-		return fmt.Sprintf("%s%.1f pp", sign, 100*a)
-	}
-	return sign + c.Target.Format(&a)
-}
-
-// Interval prints the change's 95% interval, "" without one.
-func (c ConstraintChange) Interval() string {
-	if c.Lo == nil || c.Hi == nil {
-		return ""
-	}
-	return c.FormatChange(c.Lo) + " to " + c.FormatChange(c.Hi)
-}
-
-// AllowanceText says how much the constraint may worsen.
-func (c ConstraintChange) AllowanceText() string {
-	k := c.Target.Constraint
-	if k.MayWorsen == 0 {
-		return "none"
-	}
-	a := c.Allowed
-	s := strings.TrimPrefix(c.FormatChange(&a), "+")
-	if k.MayWorsenRel {
-		return fmt.Sprintf("%g%% of the baseline (%s)", 100*k.MayWorsen, s)
-	}
-	return s
-}

@@ -374,21 +374,30 @@ func verb(d float64) string {
 	return "rose"
 }
 
+// formatDuration prints a duration in ms as "150.0 ms", or from a second
+// up as "1.80 s": how compare and the trend say an amount of time.
+func formatDuration(v float64) string {
+	if math.Abs(v) >= 1000 {
+		return fmt.Sprintf("%.2f s", v/1000)
+	}
+	return fmt.Sprintf("%.1f ms", v)
+}
+
 // fmtAbsMs prints |d| ms as "1.8 s" or "150 ms".
-func fmtAbsMs(d float64) string { return analyze.FormatDuration(math.Abs(d)) }
+func fmtAbsMs(d float64) string { return formatDuration(math.Abs(d)) }
 
 func fmtMsV(p *float64) string {
 	if p == nil {
 		return "–"
 	}
-	return analyze.FormatDuration(*p)
+	return formatDuration(*p)
 }
 
 func fmtSignedV(v float64) string {
 	if v >= 0 {
-		return "+" + analyze.FormatDuration(v)
+		return "+" + formatDuration(v)
 	}
-	return "−" + analyze.FormatDuration(-v)
+	return "−" + formatDuration(-v)
 }
 
 func fmtSigned(p *float64) string {

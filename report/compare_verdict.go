@@ -64,9 +64,9 @@ func CaseReason(cc analyze.CaseChange) string {
 	for _, k := range cc.Constraints {
 		switch k.Status {
 		case analyze.ChangeWithin:
-			moved = append(moved, fmt.Sprintf("%s %s, within its allowance of %s", k.Name(), k.FormatChange(k.Delta), k.AllowanceText()))
+			moved = append(moved, fmt.Sprintf("%s %s, within its allowance of %s", k.Name(), changeValue(k, k.Delta), allowanceText(k)))
 		case analyze.ChangeImproved:
-			moved = append(moved, fmt.Sprintf("%s improved %s", k.Name(), k.FormatChange(k.Delta)))
+			moved = append(moved, fmt.Sprintf("%s improved %s", k.Name(), changeValue(k, k.Delta)))
 		}
 	}
 	r := cc.Name + ": quality holds and every worsening is allowed"
@@ -80,6 +80,6 @@ func CaseReason(cc analyze.CaseChange) string {
 // −20.5 pp to −9.5 pp; n=400 vs 400), allowance none".
 func changeSentence(k analyze.ConstraintChange) string {
 	return fmt.Sprintf("%s %s → %s (%s, 95%% interval %s; n=%d vs %d), allowance %s",
-		k.Name(), k.Baseline.Format(k.Baseline.Value), k.Target.Format(k.Target.Value), k.FormatChange(k.Delta),
-		k.Interval(), k.Baseline.N, k.Target.N, k.AllowanceText())
+		k.Name(), constraintValue(k.Baseline, k.Baseline.Value), constraintValue(k.Target, k.Target.Value), changeValue(k, k.Delta),
+		changeInterval(k), k.Baseline.N, k.Target.N, allowanceText(k))
 }

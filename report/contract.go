@@ -123,10 +123,10 @@ func passShare(q analyze.SliceQuality) string {
 	return s
 }
 
-// usd prints dollars as analyze.FormatUSD does; nil as "–".
+// usd prints dollars as formatUSD does; nil as "–".
 func usd(p *float64) string {
 	if p == nil {
 		return "–"
 	}
-	return analyze.FormatUSD(*p)
+	return formatUSD(*p)
 }

@@ -28,7 +28,7 @@ func contractHeadlines(r *analyze.Result) []Headline {
 
 func caseHeadline(c analyze.CaseResult) string {
 	measured := func(k analyze.ConstraintResult) string {
-		return fmt.Sprintf("%s %s (n=%d), target %s", k.Name(), k.Shown(), k.N, k.TargetText())
+		return fmt.Sprintf("%s %s (n=%d), target %s", k.Name(), constraintShown(k), k.N, constraintTarget(k))
 	}
 	goodput := ""
 	if g := c.Goodput; g.Share != nil {
