@@ -3,7 +3,7 @@
 // (queries/compare.sql: each quantile's change with an order-statistic
 // interval, requests clustered in time counted as one event), and judges
 // the change against the product contract. It returns data
-// (analyze.Comparison); report words its findings and verdict.
+// (Comparison); report words its findings and verdict.
 //
 // Trend is the same comparison between the last two periods of a report
 // by day or week.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 )
 
 // The findings of a comparison.
@@ -40,16 +41,16 @@ var componentAdvice = []struct{ metric, name, look, rise, fall string }{
 
 // change is a component's material, significant change in one slice.
 type change struct {
-	q     analyze.QuantileChange
-	slice *analyze.CompareSlice
+	q     compare.QuantileChange
+	slice *compare.CompareSlice
 }
 
-func material(q analyze.QuantileChange) bool {
+func material(q compare.QuantileChange) bool {
 	return q.Strong && large(q)
 }
 
 // large: the change is at least materialMs and materialRel of its baseline.
-func large(q analyze.QuantileChange) bool {
+func large(q compare.QuantileChange) bool {
 	if q.Delta == nil || q.Baseline == nil {
 		return false
 	}
@@ -58,7 +59,7 @@ func large(q analyze.QuantileChange) bool {
 }
 
 // changeIn returns the largest material change of metric in s.
-func changeIn(s *analyze.CompareSlice, metric string) (change, bool) {
+func changeIn(s *compare.CompareSlice, metric string) (change, bool) {
 	m, ok := s.Metric(metric)
 	if !ok {
 		return change{}, false
@@ -79,7 +80,7 @@ type finding struct {
 }
 
 // CompareFindings words what changed in c, most impact first.
-func CompareFindings(c *analyze.Comparison) []string {
+func CompareFindings(c *compare.Comparison) []string {
 	if len(c.Slices) == 0 {
 		return nil
 	}
@@ -129,7 +130,7 @@ func CompareFindings(c *analyze.Comparison) []string {
 				e2e.q.Label(), verb(*e2e.q.Delta), fmtAbsMs(*e2e.q.Delta), e2e.q.BaselineN, e2e.q.TargetN))
 		} else {
 			texts = append(texts, fmt.Sprintf("No significant change: no figure of all requests, of any --by slice or of any one %s moved beyond its noise (its 99.9%% interval of the difference excluding 0) by at least %d ms and %.0f%% of its baseline.",
-				strings.Join(analyze.CompareDims, ", "), materialMs, materialRel*100))
+				strings.Join(compare.CompareDims, ", "), materialMs, materialRel*100))
 		}
 	}
 	return texts
@@ -137,10 +138,10 @@ func CompareFindings(c *analyze.Comparison) []string {
 
 // locate finds where metric changed: the changed slices of the column that
 // localizes it, largest change first, else all requests.
-func locate(c *analyze.Comparison, all *analyze.CompareSlice, metric string) ([]change, bool) {
+func locate(c *compare.Comparison, all *compare.CompareSlice, metric string) ([]change, bool) {
 	var bestCol []change
 	bestCount := 0
-	for _, d := range analyze.CompareDims {
+	for _, d := range compare.CompareDims {
 		var changed []change
 		values, quiet := 0, 0
 		for i := range c.Dims {
@@ -203,7 +204,7 @@ func locate(c *analyze.Comparison, all *analyze.CompareSlice, metric string) ([]
 // burst weighs on all of them alike: the intervals are those of
 // independent samples (LoIndep, HiIndep), while the change itself needed
 // the intervals that count one backlog as one event.
-func mostIn(c *analyze.Comparison, metric string, at analyze.QuantileChange) string {
+func mostIn(c *compare.Comparison, metric string, at compare.QuantileChange) string {
 	if s := mostInAt(c, metric, at.P, *at.Delta > 0); s != "" || at.P == 0.5 {
 		return s
 	}
@@ -211,9 +212,9 @@ func mostIn(c *analyze.Comparison, metric string, at analyze.QuantileChange) str
 	return mostInAt(c, metric, 0.5, *at.Delta > 0)
 }
 
-func mostInAt(c *analyze.Comparison, metric string, p float64, up bool) string {
-	for _, d := range analyze.CompareDims {
-		var qs []analyze.QuantileChange
+func mostInAt(c *compare.Comparison, metric string, p float64, up bool) string {
+	for _, d := range compare.CompareDims {
+		var qs []compare.QuantileChange
 		var labels []string
 		for i := range c.Dims {
 			s := &c.Dims[i]
@@ -256,7 +257,7 @@ func mostInAt(c *analyze.Comparison, metric string, p float64, up bool) string {
 
 // comparable reports whether some quantile of metric in s has enough
 // samples on both sides to be compared.
-func comparable(s *analyze.CompareSlice, metric string) bool {
+func comparable(s *compare.CompareSlice, metric string) bool {
 	m, _ := s.Metric(metric)
 	for _, q := range m.Points {
 		if !q.TooFew && q.Delta != nil {
@@ -266,7 +267,7 @@ func comparable(s *analyze.CompareSlice, metric string) bool {
 	return false
 }
 
-func anySignificant(s *analyze.CompareSlice, metric string) bool {
+func anySignificant(s *compare.CompareSlice, metric string) bool {
 	m, _ := s.Metric(metric)
 	for _, q := range m.Points {
 		if q.Significant {
@@ -328,13 +329,13 @@ func componentSentence(name, metric, look string, locus []change, most string, m
 }
 
 // flat: the change is under materialMs or materialRel of the baseline.
-func flat(q analyze.QuantileChange) bool {
+func flat(q compare.QuantileChange) bool {
 	return q.Delta != nil && q.Baseline != nil && !large(q)
 }
 
 // fmtN is "n=2203 vs 1164", with the effective numbers where requests
 // cluster in time (a side's design effect of 1.5 or more).
-func fmtN(q analyze.QuantileChange) string {
+func fmtN(q compare.QuantileChange) string {
 	s := fmt.Sprintf("n=%d vs %d", q.BaselineN, q.TargetN)
 	b, t := q.EffectiveN()
 	if b <= float64(q.BaselineN)/1.5 || t <= float64(q.TargetN)/1.5 {
@@ -357,7 +358,7 @@ func fmtInterval(lo, hi *float64) string {
 	return "unbounded"
 }
 
-func describe(q analyze.QuantileChange) string {
+func describe(q compare.QuantileChange) string {
 	switch {
 	case q.TooFew:
 		return fmt.Sprintf("moved %s (too few samples to tell, n=%d vs %d)", fmtSignedV(*q.Delta), q.BaselineN, q.TargetN)
@@ -408,7 +409,7 @@ func fmtSigned(p *float64) string {
 }
 
 // fmtRel is the change relative to the baseline, "+2%", else the change.
-func fmtRel(q analyze.QuantileChange) string {
+func fmtRel(q compare.QuantileChange) string {
 	if q.Delta == nil {
 		return "–"
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 )
 
 // How a contract's constraint is written (the Contract section, its
@@ -85,7 +86,7 @@ func formatUSD(v float64) string {
 
 // changeValue prints a change of the constraint's metric with its sign:
 // "+30.0 ms", "−8.0 pp", "+$0.0100"; nil as "–".
-func changeValue(c analyze.ConstraintChange, v *float64) string {
+func changeValue(c compare.ConstraintChange, v *float64) string {
 	if v == nil {
 		return "–"
 	}
@@ -101,7 +102,7 @@ func changeValue(c analyze.ConstraintChange, v *float64) string {
 
 // changeInterval prints the change's 95% interval, "+12.0 ms to +48.0 ms";
 // "" without one.
-func changeInterval(c analyze.ConstraintChange) string {
+func changeInterval(c compare.ConstraintChange) string {
 	if c.Lo == nil || c.Hi == nil {
 		return ""
 	}
@@ -110,7 +111,7 @@ func changeInterval(c analyze.ConstraintChange) string {
 
 // allowanceText says how much the constraint may worsen: "none", "+50.0
 // ms", "10% of the baseline (+80.0 ms)".
-func allowanceText(c analyze.ConstraintChange) string {
+func allowanceText(c compare.ConstraintChange) string {
 	k := c.Target.Constraint
 	if k.MayWorsen == 0 {
 		return "none"

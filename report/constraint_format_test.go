@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 	"github.com/infertrace/infertrace/contract"
 )
 
@@ -49,7 +50,7 @@ func TestConstraintText(t *testing.T) {
 		t.Errorf("n too small: %q %q", got, iv)
 	}
 	// 10% of a 700 ms baseline: 70 ms allowed; the change +30 ms [+12, +48].
-	ch := analyze.ConstraintChange{Target: lat, Delta: p(30), Lo: p(12), Hi: p(48), Allowed: 70}
+	ch := compare.ConstraintChange{Target: lat, Delta: p(30), Lo: p(12), Hi: p(48), Allowed: 70}
 	if got := changeValue(ch, ch.Delta); got != "+30.0 ms" {
 		t.Errorf("latency change %q", got)
 	}
@@ -72,7 +73,7 @@ func TestConstraintText(t *testing.T) {
 	if got := constraintInterval(q); got != "[93.1%, 96.5%]" {
 		t.Errorf("share interval %q", got)
 	}
-	qc := analyze.ConstraintChange{Target: q, Delta: p(-0.08), Allowed: 0.02}
+	qc := compare.ConstraintChange{Target: q, Delta: p(-0.08), Allowed: 0.02}
 	if got := changeValue(qc, qc.Delta); got != "−8.0 pp" {
 		t.Errorf("share change %q", got)
 	}

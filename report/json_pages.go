@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 	"github.com/infertrace/infertrace/explain"
 	"github.com/infertrace/infertrace/whatif"
 )
@@ -145,7 +146,7 @@ type jsonConstraintChange struct {
 	Why      *string        `json:"why"`
 }
 
-func newJSONCompareSide(s analyze.CompareSide, label string, n int64) jsonCompareSide {
+func newJSONCompareSide(s compare.CompareSide, label string, n int64) jsonCompareSide {
 	j := jsonCompareSide{Label: label, Dir: s.Dir, Requests: n}
 	if s.From != nil || s.To != nil {
 		w := window(s.From, s.To)
@@ -157,7 +158,7 @@ func newJSONCompareSide(s analyze.CompareSide, label string, n int64) jsonCompar
 	return j
 }
 
-func newJSONCompareSlice(s analyze.CompareSlice, by []string) jsonCompareSlice {
+func newJSONCompareSlice(s compare.CompareSlice, by []string) jsonCompareSlice {
 	j := jsonCompareSlice{Label: s.Label, All: s.All, Values: map[string]*string{}, Baseline: s.BaselineN,
 		Target: s.TargetN, Metrics: []jsonMetricChange{}}
 	vals := map[string]string{}
@@ -199,7 +200,7 @@ func newJSONCompareSlice(s analyze.CompareSlice, by []string) jsonCompareSlice {
 	return j
 }
 
-func newJSONCompare(c *analyze.Comparison) *jsonCompare {
+func newJSONCompare(c *compare.Comparison) *jsonCompare {
 	j := &jsonCompare{SchemaVersion: SchemaVersion,
 		Baseline: newJSONCompareSide(c.Baseline, c.BaselineLabel, c.BaselineN),
 		Target:   newJSONCompareSide(c.Target, c.TargetLabel, c.TargetN),

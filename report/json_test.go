@@ -22,7 +22,7 @@ import (
 func renderJSONMap(t *testing.T, r *analyze.Result) (map[string]any, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Render(&buf, "json", r); err != nil {
+	if err := Render(&buf, "json", r, nil); err != nil {
 		t.Fatal(err)
 	}
 	var m map[string]any
@@ -353,7 +353,7 @@ func TestSlicesCSV(t *testing.T) {
 	t.Parallel()
 	res := standardResult(t)
 	var buf bytes.Buffer
-	if err := Render(&buf, "csv", res); err != nil {
+	if err := Render(&buf, "csv", res, nil); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()
