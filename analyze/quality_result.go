@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/infertrace/infertrace/contract"
@@ -95,18 +94,3 @@ type MissCause struct {
 	Cause    string // network, application, queue, model (prefill), model (decode), model, error, not attributed
 	Requests int64
 }
-
-// Name is the constraint as a label: "client TTFT P95", "eval pass rate
-// (helpfulness)".
-func (c ConstraintResult) Name() string {
-	s := c.Title
-	if c.Percentile > 0 {
-		s += " P" + trimFloat(c.Percentile)
-	}
-	if c.Eval != "" {
-		s += " (" + c.Eval + ")"
-	}
-	return s
-}
-
-func trimFloat(f float64) string { return fmt.Sprintf("%g", f) }

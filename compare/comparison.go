@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
@@ -108,9 +107,6 @@ func (q QuantileChange) EffectiveN() (baseline, target float64) {
 	return eff(q.BaselineN, q.BaselineD), eff(q.TargetN, q.TargetD)
 }
 
-// Label is "P50", "P95" or "P99".
-func (q QuantileChange) Label() string { return fmt.Sprintf("P%g", q.P*100) }
-
 // CompareMetrics lists the compared metrics in the order a comparison
 // shows them: the headline figures, the E2E attribution, the split of
 // model time, the TTFT attribution.
@@ -200,9 +196,6 @@ type ConstraintChange struct {
 	Status  string // ChangeImproved, ChangeWithin, ChangeBeyond, ChangeNone, ChangeCannotTell
 	Why     string // for ChangeCannotTell: "n too small on the target", ...
 }
-
-// Name is the constraint as a label ("client TTFT P95").
-func (c ConstraintChange) Name() string { return c.Target.Name() }
 
 // Kind is the constraint's kind ("quality").
 func (c ConstraintChange) Kind() string { return c.Target.Kind }

@@ -58,7 +58,7 @@ func newCompareView(c *compare.Comparison) *compareView {
 		sv := compareSliceView{CompareSlice: s}
 		for _, m := range s.Metrics {
 			for i, q := range m.Points {
-				r := compareRow{Metric: m.Name, Quantile: q.Label(), First: i == 0,
+				r := compareRow{Metric: m.Name, Quantile: quantileLabel(q), First: i == 0,
 					Baseline: fmtVal(q.Baseline, m.Unit), Target: fmtVal(q.Target, m.Unit),
 					BaselineN: q.BaselineN, TargetN: q.TargetN, Delta: fmtDelta(q.Delta, m.Unit)}
 				switch {

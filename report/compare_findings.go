@@ -127,7 +127,7 @@ func CompareFindings(c *compare.Comparison) []string {
 		e2e, ok := changeIn(all, "client_e2e")
 		if ok {
 			texts = append(texts, fmt.Sprintf("%s client E2E of all requests %s %s (n=%d vs %d), with no component changed on its own beyond its noise.",
-				e2e.q.Label(), verb(*e2e.q.Delta), fmtAbsMs(*e2e.q.Delta), e2e.q.BaselineN, e2e.q.TargetN))
+				quantileLabel(e2e.q), verb(*e2e.q.Delta), fmtAbsMs(*e2e.q.Delta), e2e.q.BaselineN, e2e.q.TargetN))
 		} else {
 			texts = append(texts, fmt.Sprintf("No significant change: no figure of all requests, of any --by slice or of any one %s moved beyond its noise (its 99.9%% interval of the difference excluding 0) by at least %d ms and %.0f%% of its baseline.",
 				strings.Join(compare.CompareDims, ", "), materialMs, materialRel*100))
@@ -249,7 +249,7 @@ func mostInAt(c *compare.Comparison, metric string, p float64, up bool) string {
 			}
 		}
 		if sure && large(qs[best]) && ((up && *qs[best].LoIndep > 0) || (!up && *qs[best].HiIndep < 0)) {
-			return fmt.Sprintf("; most in %s (%s at %s, against %s in %s)", labels[best], fmtSignedV(*qs[best].Delta), qs[best].Label(), fmtSignedV(*qs[next].Delta), labels[next])
+			return fmt.Sprintf("; most in %s (%s at %s, against %s in %s)", labels[best], fmtSignedV(*qs[best].Delta), quantileLabel(qs[best]), fmtSignedV(*qs[next].Delta), labels[next])
 		}
 	}
 	return ""
@@ -294,7 +294,7 @@ func componentSentence(name, metric, look string, locus []change, most string, m
 		in = "in " + strings.Join(where, " and ")
 	}
 	s := fmt.Sprintf("%s %s %s %s at %s (%s → %s, %s; 95%% interval %s)",
-		capital(name), verb(*q.Delta), fmtAbsMs(*q.Delta), in, q.Label(), fmtMsV(q.Baseline), fmtMsV(q.Target), fmtN(q), fmtInterval(q.Lo, q.Hi))
+		capital(name), verb(*q.Delta), fmtAbsMs(*q.Delta), in, quantileLabel(q), fmtMsV(q.Baseline), fmtMsV(q.Target), fmtN(q), fmtInterval(q.Lo, q.Hi))
 	if len(locus) > 1 {
 		s += "; largest in " + top.slice.Label
 	}
@@ -312,20 +312,20 @@ func componentSentence(name, metric, look string, locus []change, most string, m
 	case m.Delta == nil:
 		return s + ": " + look + "."
 	case material(m):
-		return s + fmt.Sprintf(" and model time %s at %s too (%s): both the model and %s.", verb(*m.Delta), m.Label(), fmtRel(m), strings.TrimSuffix(name, " time"))
+		return s + fmt.Sprintf(" and model time %s at %s too (%s): both the model and %s.", verb(*m.Delta), quantileLabel(m), fmtRel(m), strings.TrimSuffix(name, " time"))
 	case m.TooFew:
-		return s + fmt.Sprintf(", while model time has too few samples at %s to tell: %s.", m.Label(), look)
+		return s + fmt.Sprintf(", while model time has too few samples at %s to tell: %s.", quantileLabel(m), look)
 	case !m.Significant && flat(m):
-		return s + fmt.Sprintf(", while model time is flat (%s %s, not significant): %s, not the model.", m.Label(), fmtRel(m), look)
+		return s + fmt.Sprintf(", while model time is flat (%s %s, not significant): %s, not the model.", quantileLabel(m), fmtRel(m), look)
 	case !m.Significant:
-		return s + fmt.Sprintf(", while model time moved %s at %s within its noise (95%% interval %s): %s.", fmtRel(m), m.Label(), fmtInterval(m.Lo, m.Hi), look)
+		return s + fmt.Sprintf(", while model time moved %s at %s within its noise (95%% interval %s): %s.", fmtRel(m), quantileLabel(m), fmtInterval(m.Lo, m.Hi), look)
 	}
 	short := "its 99.9% interval holding 0, short of a finding"
 	if m.Strong {
 		short = fmt.Sprintf("under the %d ms and %.0f%% of its baseline a finding needs", materialMs, materialRel*100)
 	}
 	return s + fmt.Sprintf(", and model time %s %s at %s (95%% interval %s; %s): %s, and at the model.",
-		verb(*m.Delta), fmtRel(m), m.Label(), fmtInterval(m.Lo, m.Hi), short, look)
+		verb(*m.Delta), fmtRel(m), quantileLabel(m), fmtInterval(m.Lo, m.Hi), short, look)
 }
 
 // flat: the change is under materialMs or materialRel of the baseline.
@@ -374,6 +374,9 @@ func verb(d float64) string {
 	}
 	return "rose"
 }
+
+// quantileLabel is "P50", "P95" or "P99".
+func quantileLabel(q compare.QuantileChange) string { return fmt.Sprintf("P%g", q.P*100) }
 
 // formatDuration prints a duration in ms as "150.0 ms", or from a second
 // up as "1.80 s": how compare and the trend say an amount of time.

@@ -55,7 +55,7 @@ func CaseReason(cc compare.CaseChange) string {
 		var open []string
 		for _, k := range cc.Constraints {
 			if k.Status == compare.ChangeCannotTell {
-				open = append(open, k.Name()+" ("+k.Why+")")
+				open = append(open, constraintName(k.Target)+" ("+k.Why+")")
 			}
 		}
 		return fmt.Sprintf("%s: nothing worsened beyond its allowance, but %s cannot tell", cc.Name, strings.Join(open, ", "))
@@ -64,9 +64,9 @@ func CaseReason(cc compare.CaseChange) string {
 	for _, k := range cc.Constraints {
 		switch k.Status {
 		case compare.ChangeWithin:
-			moved = append(moved, fmt.Sprintf("%s %s, within its allowance of %s", k.Name(), changeValue(k, k.Delta), allowanceText(k)))
+			moved = append(moved, fmt.Sprintf("%s %s, within its allowance of %s", constraintName(k.Target), changeValue(k, k.Delta), allowanceText(k)))
 		case compare.ChangeImproved:
-			moved = append(moved, fmt.Sprintf("%s improved %s", k.Name(), changeValue(k, k.Delta)))
+			moved = append(moved, fmt.Sprintf("%s improved %s", constraintName(k.Target), changeValue(k, k.Delta)))
 		}
 	}
 	r := cc.Name + ": quality holds and every worsening is allowed"
@@ -80,6 +80,6 @@ func CaseReason(cc compare.CaseChange) string {
 // −20.5 pp to −9.5 pp; n=400 vs 400), allowance none".
 func changeSentence(k compare.ConstraintChange) string {
 	return fmt.Sprintf("%s %s → %s (%s, 95%% interval %s; n=%d vs %d), allowance %s",
-		k.Name(), constraintValue(k.Baseline, k.Baseline.Value), constraintValue(k.Target, k.Target.Value), changeValue(k, k.Delta),
+		constraintName(k.Target), constraintValue(k.Baseline, k.Baseline.Value), constraintValue(k.Target, k.Target.Value), changeValue(k, k.Delta),
 		changeInterval(k), k.Baseline.N, k.Target.N, allowanceText(k))
 }

@@ -14,6 +14,19 @@ import (
 // target and interval, and a change of it with its allowance. The
 // analysis returns the numbers and the unit; the text is made here.
 
+// constraintName is the constraint as a label: "client TTFT P95", "eval
+// pass rate (helpfulness)".
+func constraintName(c analyze.ConstraintResult) string {
+	s := c.Title
+	if c.Percentile > 0 {
+		s += fmt.Sprintf(" P%g", c.Percentile)
+	}
+	if c.Eval != "" {
+		s += " (" + c.Eval + ")"
+	}
+	return s
+}
+
 // constraintValue prints a value of the constraint's metric with its unit;
 // nil as "–".
 func constraintValue(c analyze.ConstraintResult, v *float64) string {

@@ -22,14 +22,17 @@ func TestConstraintValueUSD(t *testing.T) {
 	}
 }
 
-// A constraint's target, value, interval and change in its unit: a P95 in
-// ms with one open bound, a share in % and its change in percentage
-// points, an allowance absolute or relative to the baseline.
+// A constraint's name, target, value, interval and change in its unit: a
+// P95 in ms with one open bound, a share in % and its change in
+// percentage points, an allowance absolute or relative to the baseline.
 func TestConstraintText(t *testing.T) {
 	t.Parallel()
 	p := func(v float64) *float64 { return &v }
 	lat := analyze.ConstraintResult{Constraint: contract.Constraint{Kind: "latency", Percentile: 95, Op: "<=", Target: 800,
 		MayWorsen: 0.1, MayWorsenRel: true}, Title: "client TTFT", Unit: "ms", N: 400, Value: p(712.04), CILo: p(690), Verdict: "pass"}
+	if got := constraintName(lat); got != "client TTFT P95" {
+		t.Errorf("latency name %q", got)
+	}
 	if got := constraintTarget(lat); got != "≤ 800.0 ms" {
 		t.Errorf("latency target %q", got)
 	}
@@ -65,8 +68,11 @@ func TestConstraintText(t *testing.T) {
 		t.Errorf("open change interval %q, want none", got)
 	}
 
-	q := analyze.ConstraintResult{Constraint: contract.Constraint{Kind: "quality", Op: ">=", Target: 0.97, MayWorsen: 0.02},
+	q := analyze.ConstraintResult{Constraint: contract.Constraint{Kind: "quality", Op: ">=", Target: 0.97, MayWorsen: 0.02, Eval: "helpfulness"},
 		Title: "eval pass rate", Unit: "share", Value: p(0.95), CILo: p(0.931), CIHi: p(0.9652), Verdict: "fail"}
+	if got := constraintName(q); got != "eval pass rate (helpfulness)" {
+		t.Errorf("eval name %q", got)
+	}
 	if got := constraintTarget(q); got != "≥ 97.0%" {
 		t.Errorf("share target %q", got)
 	}

@@ -50,9 +50,9 @@ func caseHeading(c analyze.CaseResult) string {
 	case "fail":
 		k := c.Constraints[c.FirstFail]
 		if c.FirstFail == 0 {
-			return fmt.Sprintf("%s: FAILS on its first constraint, %s (%s)", name, k.Kind, k.Name())
+			return fmt.Sprintf("%s: FAILS on its first constraint, %s (%s)", name, k.Kind, constraintName(k))
 		}
-		return fmt.Sprintf("%s: FAILS on %s (%s, constraint %d)", name, k.Kind, k.Name(), c.FirstFail+1)
+		return fmt.Sprintf("%s: FAILS on %s (%s, constraint %d)", name, k.Kind, constraintName(k), c.FirstFail+1)
 	case "incomplete":
 		return name + ": cannot be judged on every constraint"
 	}

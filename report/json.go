@@ -390,7 +390,7 @@ func newJSONContract(c *analyze.ContractResult) *jsonContract {
 
 // newJSONConstraint is one constraint as judged on one set of requests.
 func newJSONConstraint(k analyze.ConstraintResult) jsonConstraint {
-	jk := jsonConstraint{Name: k.Name(), Kind: k.Kind, Metric: k.Metric, Op: k.Op, Target: k.Target,
+	jk := jsonConstraint{Name: constraintName(k), Kind: k.Kind, Metric: k.Metric, Op: k.Op, Target: k.Target,
 		Unit: k.Unit, N: k.N, K: k.K, Value: k.Value, Verdict: k.Verdict, Decided: k.Decided,
 		Interval: jsonCI(analyze.Interval{Lo: k.CILo, Hi: k.CIHi})}
 	if k.Percentile > 0 {

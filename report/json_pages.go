@@ -178,7 +178,7 @@ func newJSONCompareSlice(s compare.CompareSlice, by []string) jsonCompareSlice {
 		jm := jsonMetricChange{Metric: m.Metric, Name: m.Name, Unit: m.Unit, HigherIsBetter: m.HigherIsBetter,
 			Quantiles: []jsonQuantileChange{}}
 		for _, q := range m.Points {
-			jq := jsonQuantileChange{Quantile: "p" + q.Label()[1:], P: q.P,
+			jq := jsonQuantileChange{Quantile: "p" + quantileLabel(q)[1:], P: q.P,
 				Baseline: jsonSideValue{N: q.BaselineN, Value: q.Baseline}, Target: jsonSideValue{N: q.TargetN, Value: q.Target},
 				Change: q.Delta, Interval: jsonCI(analyze.Interval{Lo: q.Lo, Hi: q.Hi}),
 				Significant: q.Significant, Strong: q.Strong, TooFew: q.TooFew}
@@ -216,7 +216,7 @@ func newJSONCompare(c *compare.Comparison) *jsonCompare {
 				Verdict: cc.Verdict, Reason: CaseReason(cc), QualityHolds: cc.QualityHolds, QualityKnown: cc.QualityKnown,
 				Constraints: []jsonConstraintChange{}}
 			for _, k := range cc.Constraints {
-				jc.Constraints = append(jc.Constraints, jsonConstraintChange{Name: k.Name(), Kind: k.Kind(), Unit: k.Target.Unit,
+				jc.Constraints = append(jc.Constraints, jsonConstraintChange{Name: constraintName(k.Target), Kind: k.Kind(), Unit: k.Target.Unit,
 					Baseline: newJSONConstraint(k.Baseline), Target: newJSONConstraint(k.Target),
 					Change: k.Delta, Interval: jsonCI(analyze.Interval{Lo: k.Lo, Hi: k.Hi}), Allowed: k.Allowed,
 					Status: k.Status, Why: strPtr(k.Why)})

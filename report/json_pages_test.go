@@ -217,7 +217,7 @@ func TestCompareJSON(t *testing.T) {
 			jm := at(js, "metrics", itoa(mi))
 			for qi, q := range mc.Points {
 				jq := at(jm, "quantiles", itoa(qi))
-				where := s.Label + " " + mc.Metric + " " + q.Label()
+				where := s.Label + " " + mc.Metric + " " + quantileLabel(q)
 				near(t, at(jq, "baseline", "value"), q.Baseline, where+" baseline")
 				near(t, at(jq, "target", "value"), q.Target, where+" target")
 				near(t, at(jq, "change"), q.Delta, where+" change")

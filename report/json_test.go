@@ -435,9 +435,9 @@ func TestJSONContractRun(t *testing.T) {
 		}
 		for k, cr := range c.Constraints {
 			jk := obj(jc["constraints"].([]any)[k])
-			v := num(t, jk["value"], cr.Name())
-			if jk["name"] != cr.Name() || jk["verdict"] != cr.Verdict || (v == nil) != (cr.Value == nil) || v != nil && *v != *cr.Value {
-				t.Errorf("%s %s: %v %v %v, want %v %v", c.Name, cr.Name(), jk["name"], v, jk["verdict"], cr.Value, cr.Verdict)
+			v := num(t, jk["value"], constraintName(cr))
+			if jk["name"] != constraintName(cr) || jk["verdict"] != cr.Verdict || (v == nil) != (cr.Value == nil) || v != nil && *v != *cr.Value {
+				t.Errorf("%s %s: %v %v %v, want %v %v", c.Name, constraintName(cr), jk["name"], v, jk["verdict"], cr.Value, cr.Verdict)
 			}
 		}
 	}

@@ -122,6 +122,7 @@ func funcs(esc func(string) string) map[string]any {
 		"causes":          causesText,
 		"passShare":       passShare,
 		"usd":             usd,
+		"kName":           constraintName,
 		"kTarget":         constraintTarget,
 		"kShown":          constraintShown,
 		"kInterval":       constraintInterval,
