@@ -27,15 +27,6 @@ const (
 // once rather than in each Method.
 var PercentileRule = pctRule[len("; "):]
 
-// CompareMethod is how compare measures a change and when it states one
-// (queries/compare.sql, the findings of compare.go); the comparison
-// prints it as its protocol.
-const CompareMethod = `Percentiles are DuckDB's quantile_cont on each side, over the same samples as the report (TTFT and its components over streamed requests). ` +
-	`Each side's interval of a percentile is distribution-free, the order statistics of ranks floor(np − z √(D np(1 − p))) and ceil(np + z √(D np(1 − p))) + 1 as in the report: it assumes nothing of the distribution's shape, so it holds where a percentile falls in a gap between two modes (two regions' round trips), and a rank beyond the n samples leaves its bound open. ` +
-	`D, the design effect, counts requests that cluster in time as fewer samples: each side's time is cut into blocks of 1 minute (a tenth of the side's span when that is shorter, at least 1 s), and D is the variance over the blocks of the share of samples at or below the percentile, against that of independent samples (at least 1; samples all in one block have no interval), so one burst's backlog weighs as one event, not as its n requests. ` +
-	`The 95% interval of a change runs from the target's lower bound minus the baseline's upper bound to the target's upper bound minus the baseline's lower bound, each side's interval at √0.95, so that both hold together with 95%; "open" is a bound the samples cannot give. ` +
-	`A finding needs the same interval at 99.9% to exclude 0 and a change of at least 5 ms and 20% of the baseline, since a comparison tests hundreds of figures; which value of a column changed most is judged on intervals of independent samples (D = 1), the values sharing the same time and bursts.`
-
 // Protocol is the measurement protocol: for every metric, where its timer
 // starts and stops, on which tier's clock, for which requests, and how it is
 // aggregated.

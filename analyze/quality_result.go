@@ -1,8 +1,6 @@
 package analyze
 
 import (
-	"fmt"
-	"math"
 	"time"
 
 	"github.com/infertrace/infertrace/contract"
@@ -95,87 +93,4 @@ type Goodput struct {
 type MissCause struct {
 	Cause    string // network, application, queue, model (prefill), model (decode), model, error, not attributed
 	Requests int64
-}
-
-// Name is the constraint as a label: "client TTFT P95", "eval pass rate
-// (helpfulness)".
-func (c ConstraintResult) Name() string {
-	s := c.Title
-	if c.Percentile > 0 {
-		s += " P" + trimFloat(c.Percentile)
-	}
-	if c.Eval != "" {
-		s += " (" + c.Eval + ")"
-	}
-	return s
-}
-
-// TargetText is the target with its direction: "≤ 800 ms", "≥ 97.0%".
-func (c ConstraintResult) TargetText() string {
-	op := map[string]string{"<=": "≤", ">=": "≥", "<": "<", ">": ">"}[c.Op]
-	t := c.Target
-	return op + " " + c.Format(&t)
-}
-
-// Format prints a value of the constraint's metric with its unit; nil as
-// "–".
-func (c ConstraintResult) Format(v *float64) string {
-	if v == nil {
-		return "–"
-	}
-	switch c.Unit {
-	case "share":
-		return fmt.Sprintf("%.1f%%", 100**v)
-	case "ms":
-		return fmt.Sprintf("%.1f ms", *v)
-	case "USD":
-		return FormatUSD(*v)
-	case "score":
-		return fmt.Sprintf("%.3f", *v)
-	}
-	return fmt.Sprintf("%.1f %s", *v, c.Unit)
-}
-
-// Interval prints the 95% interval, "[712.0, 845.3]", open bounds as "…";
-// "" without one.
-func (c ConstraintResult) Interval() string {
-	if c.CILo == nil && c.CIHi == nil {
-		if c.Value != nil && c.Percentile > 0 && c.Verdict != "n too small" {
-			return "open"
-		}
-		return ""
-	}
-	lo, hi := "…", "…"
-	if c.CILo != nil {
-		lo = c.Format(c.CILo)
-	}
-	if c.CIHi != nil {
-		hi = c.Format(c.CIHi)
-	}
-	return "[" + lo + ", " + hi + "]"
-}
-
-// Shown is the measured value, or why there is none ("n too small").
-func (c ConstraintResult) Shown() string {
-	switch c.Verdict {
-	case "n too small":
-		return "n too small"
-	case "no data":
-		return "–"
-	}
-	return c.Format(c.Value)
-}
-
-func trimFloat(f float64) string { return fmt.Sprintf("%g", f) }
-
-// FormatUSD prints dollars with four decimals, and an amount below a cent
-// with two significant digits ($0.00021, not $0.0002 or $0.0000: the cost
-// of one request is often a fraction of a cent).
-func FormatUSD(v float64) string {
-	a := math.Abs(v)
-	if a == 0 || a >= 0.01 {
-		return fmt.Sprintf("$%.4f", v)
-	}
-	decimals := 1 - int(math.Floor(math.Log10(a)))
-	return fmt.Sprintf("$%.*f", decimals, v)
 }

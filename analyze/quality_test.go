@@ -227,7 +227,7 @@ func checkContractFixture(t *testing.T, res *Result) {
 	for i, w := range want {
 		k := chat.Constraints[i]
 		if k.Verdict != w.verdict || k.N != w.n || !nearTol(k.Value, w.value, 1e-9) {
-			t.Errorf("chat constraint %d (%s): %s n=%d value %s; want %s n=%d value %v", i+1, k.Name(), k.Verdict, k.N, fmtp(k.Value), w.verdict, w.n, w.value)
+			t.Errorf("chat constraint %d (%s): %s n=%d value %s; want %s n=%d value %v", i+1, k.Title, k.Verdict, k.N, fmtp(k.Value), w.verdict, w.n, w.value)
 		}
 	}
 	// Wilson 95% of 3/4: [0.3006, 0.9544]; of 1/6: [0.0301, 0.5635].

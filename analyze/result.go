@@ -430,10 +430,6 @@ type Result struct {
 	// Trend is each slice's figures per day or week (nil without
 	// --period).
 	Trend *Trend
-	// TrendCompare is the latest period against the one before, judged
-	// as compare judges two windows (nil with fewer than two periods, or
-	// when one of them has no request).
-	TrendCompare *TrendCompare
 }
 
 // String summarizes the stats on one line, e.g.
@@ -442,18 +438,6 @@ func (s *RunStats) String() string {
 	c := s.Coverage
 	return fmt.Sprintf("%d requests (client %d, gateway %d, server %d, all three %d), %d anomalous, %d retried: %s",
 		c.Requests, c.Client, c.Gateway, c.Server, c.AllTiers, s.Anomalous, s.Retried, s.Path)
-}
-
-// TrendCompare is what changed between the last two periods of a trend,
-// by Compare's rules: order-statistic intervals on each side, one backlog
-// counted as one event, so that traffic where nothing changed gives no
-// finding in 19 of 20 comparisons.
-type TrendCompare struct {
-	Baseline, Target string // the periods' labels, e.g. "week of 2026-11-23"
-	// Comparison is the comparison itself, for the findings a report
-	// words of it.
-	Comparison            *Comparison
-	Significant, Compared int
 }
 
 // Dominant returns the component with the most time in total over the

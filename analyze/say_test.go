@@ -10,7 +10,7 @@ import (
 func init() {
 	analyze.ChangeText = report.TrendChangeText
 	analyze.Say = func(r *analyze.Result) analyze.Words {
-		s := report.Say(r)
+		s := report.Say(r, nil)
 		w := analyze.Words{Findings: s.Findings, DataQuality: s.DataQuality, Slices: s.Slices}
 		for _, h := range s.Headlines {
 			w.Headlines = append(w.Headlines, analyze.HeadlineText{Topic: h.Topic, Text: h.Text})

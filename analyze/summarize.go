@@ -89,8 +89,8 @@ func SliceExpr(c string) string { return sliceExpr(c, nil) }
 // Summarize reads dir/requests.parquet (written by Run), dir/manifest.json
 // and dir/rejects.jsonl, and computes everything a report shows. It fails
 // (ErrStale) when requests.parquet was not analyzed from that manifest.
-// What changed in a trend's latest period (Result.TrendCompare) is
-// compare's to judge (compare.Trend), as it judges two windows.
+// What changed in a trend's latest period is compare's to judge
+// (compare.Trend), as it judges two windows.
 func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, error) {
 	by, err := ValidateBy(opts.By)
 	if err != nil {

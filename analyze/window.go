@@ -366,3 +366,62 @@ func FormatTime(t *time.Time) string {
 	}
 	return t.UTC().Format("2006-01-02 15:04:05.000") + " UTC"
 }
+
+// ParseWindow reads a time window for a side of compare:
+// "HH:MM[:SS]-HH:MM[:SS]" (UTC times of the data's first day, which
+// firstDay gives; an end at or before the start is on the next day), or
+// FROM/TO, each end as ParseTime reads it (HH:MM[:SS], a date, RFC 3339).
+// It reports false when s looks like no window.
+func ParseWindow(s string, firstDay func() (time.Time, error)) (from, to time.Time, ok bool, err error) {
+	if a, b, found := strings.Cut(s, "/"); found {
+		from, err = ParseTime(a, firstDay)
+		if err == nil {
+			to, err = ParseTime(b, firstDay)
+		}
+		if err != nil {
+			return from, to, true, fmt.Errorf("window %q: %w", s, err)
+		}
+		if !to.After(from) {
+			return from, to, true, fmt.Errorf("window %q ends before it starts", s)
+		}
+		return from, to, true, nil
+	}
+	m := windowRE.FindStringSubmatch(s)
+	if m == nil {
+		return from, to, false, nil
+	}
+	if from, err = ParseTime(m[1], firstDay); err == nil {
+		to, err = ParseTime(m[2], firstDay)
+	}
+	if err != nil {
+		return from, to, true, fmt.Errorf("window %q: %w", s, err)
+	}
+	if !to.After(from) {
+		to = to.Add(24 * time.Hour)
+	}
+	return from, to, true, nil
+}
+
+var windowRE = regexp.MustCompile(`^(\d{1,2}:\d{2}(?::\d{2})?)-(\d{1,2}:\d{2}(?::\d{2})?)$`)
+
+// FirstStart returns the earliest request start of an analyzed dir, for
+// the day of a time-of-day window; nil without requests.
+func FirstStart(ctx context.Context, dir string, res duck.Resources) (*time.Time, error) {
+	db, closeDB, err := duck.Open(ctx, dir, res)
+	if err != nil {
+		return nil, err
+	}
+	defer closeDB()
+	if err := registerRequests(ctx, db, filepath.Join(dir, RequestsFile)); err != nil {
+		return nil, err
+	}
+	var t sql.NullTime
+	if err := db.QueryRowContext(ctx, "SELECT min(start) FROM requests").Scan(&t); err != nil {
+		return nil, fmt.Errorf("first start: %w", err)
+	}
+	if !t.Valid {
+		return nil, nil
+	}
+	u := t.Time.UTC()
+	return &u, nil
+}

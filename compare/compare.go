@@ -17,7 +17,7 @@ import (
 
 // Options says what Compare compares and how it slices.
 type Options struct {
-	Baseline, Target analyze.CompareSide
+	Baseline, Target CompareSide
 	// By lists the slice columns of the per-slice table; empty means
 	// DefaultBy. A column that selects a side is left out.
 	By        []string
@@ -35,12 +35,12 @@ var ErrNoRequests = errors.New("holds no request")
 // Compare compares the requests of opts.Baseline with those of opts.Target
 // (queries/compare.sql) per slice of opts.By and of each of CompareDims,
 // and states the findings, largest impact first.
-func Run(ctx context.Context, opts Options) (*analyze.Comparison, error) {
+func Run(ctx context.Context, opts Options) (*Comparison, error) {
 	by, err := analyze.ValidateBy(opts.By)
 	if err != nil {
 		return nil, err
 	}
-	sides := []analyze.CompareSide{opts.Baseline, opts.Target}
+	sides := []CompareSide{opts.Baseline, opts.Target}
 	selectors := map[string]bool{}
 	for _, s := range sides {
 		if s.Column != "" {
@@ -51,7 +51,7 @@ func Run(ctx context.Context, opts Options) (*analyze.Comparison, error) {
 		}
 	}
 	by = deleteSelected(by, selectors)
-	cmp := &analyze.Comparison{Baseline: opts.Baseline, Target: opts.Target, By: by,
+	cmp := &Comparison{Baseline: opts.Baseline, Target: opts.Target, By: by,
 		BaselineLabel: opts.Baseline.Label(), TargetLabel: opts.Target.Label()}
 
 	db, closeDB, err := duck.Open(ctx, opts.Target.Dir, opts.Resources)
@@ -81,7 +81,7 @@ func Run(ctx context.Context, opts Options) (*analyze.Comparison, error) {
 	if len(by) > 0 {
 		groupings = append(groupings, by)
 	}
-	for _, d := range analyze.CompareDims {
+	for _, d := range CompareDims {
 		if !selectors[d] && !(len(by) == 1 && by[0] == d) {
 			groupings = append(groupings, []string{d})
 		}
@@ -119,7 +119,7 @@ func Run(ctx context.Context, opts Options) (*analyze.Comparison, error) {
 }
 
 // registerSide creates the view NAME_requests: the requests of side s.
-func registerSide(ctx context.Context, db *sql.DB, name string, s analyze.CompareSide) error {
+func registerSide(ctx context.Context, db *sql.DB, name string, s CompareSide) error {
 	if err := analyze.AttachRequests(ctx, db, s.Dir); err != nil {
 		return err
 	}
@@ -153,7 +153,7 @@ func sqlTimestamp(t time.Time) string {
 
 // compareGrouping runs queries/compare.sql with the sides sliced by cols
 // (none: all requests).
-func grouping(ctx context.Context, db *sql.DB, cols []string) ([]analyze.CompareSlice, error) {
+func grouping(ctx context.Context, db *sql.DB, cols []string) ([]CompareSlice, error) {
 	key := "NULL::VARCHAR[]"
 	if len(cols) > 0 {
 		parts := make([]string, len(cols))
@@ -175,7 +175,7 @@ func grouping(ctx context.Context, db *sql.DB, cols []string) ([]analyze.Compare
 	if err != nil {
 		return nil, err
 	}
-	var out []analyze.CompareSlice
+	var out []CompareSlice
 	index := map[string]int{}
 	for _, r := range rows {
 		var values []string
@@ -189,7 +189,7 @@ func grouping(ctx context.Context, db *sql.DB, cols []string) ([]analyze.Compare
 		id := strings.Join(values, "\x00")
 		i, ok := index[id]
 		if !ok {
-			s := analyze.CompareSlice{All: len(cols) == 0, Columns: cols, Values: values, Label: "all requests",
+			s := CompareSlice{All: len(cols) == 0, Columns: cols, Values: values, Label: "all requests",
 				BaselineN: duck.Int(r["baseline_requests"]), TargetN: duck.Int(r["target_requests"])}
 			if len(cols) > 0 {
 				parts := make([]string, len(cols))
@@ -198,8 +198,8 @@ func grouping(ctx context.Context, db *sql.DB, cols []string) ([]analyze.Compare
 				}
 				s.Label = strings.Join(parts, ", ")
 			}
-			for _, m := range analyze.CompareMetrics {
-				s.Metrics = append(s.Metrics, analyze.MetricChange{Metric: m.Metric, Name: m.Name, Unit: m.Unit, HigherIsBetter: m.Metric == "tps_user"})
+			for _, m := range CompareMetrics {
+				s.Metrics = append(s.Metrics, MetricChange{Metric: m.Metric, Name: m.Name, Unit: m.Unit, HigherIsBetter: m.Metric == "tps_user"})
 			}
 			out = append(out, s)
 			i = len(out) - 1
@@ -212,7 +212,7 @@ func grouping(ctx context.Context, db *sql.DB, cols []string) ([]analyze.Compare
 				continue
 			}
 			p := duck.Float(r["p"])
-			q := analyze.QuantileChange{
+			q := QuantileChange{
 				BaselineN: duck.Int(r["baseline_n"]), TargetN: duck.Int(r["target_n"]),
 				Baseline: duck.Float(r["baseline"]), Target: duck.Float(r["target"]), Delta: duck.Float(r["delta"]),
 				Lo: duck.Float(r["lo"]), Hi: duck.Float(r["hi"]),

@@ -8,14 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // compareNetwork runs queries/compare.sql over two sides of 100 requests
 // each whose network times the caller gives, with their start times in
 // seconds, and returns the change of network time at P50.
-func compareNetwork(t *testing.T, baseline, target [][2]float64) analyze.QuantileChange {
+func compareNetwork(t *testing.T, baseline, target [][2]float64) QuantileChange {
 	t.Helper()
 	ctx := context.Background()
 	db, err := duck.OpenMemory(ctx)

@@ -41,7 +41,7 @@ const (
 )
 
 // compareContract judges the contract on each side and the change.
-func judgeContract(ctx context.Context, db *sql.DB, opts Options) (*analyze.ContractVerdict, error) {
+func judgeContract(ctx context.Context, db *sql.DB, opts Options) (*ContractVerdict, error) {
 	var sides [2]*analyze.ContractResult
 	for i, name := range []string{"baseline", "target"} {
 		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE VIEW requests AS SELECT * FROM "+name+"_requests"); err != nil {
@@ -62,8 +62,8 @@ func judgeContract(ctx context.Context, db *sql.DB, opts Options) (*analyze.Cont
 
 // judgeChange sets each use case's constraints of the target against
 // the baseline's.
-func judgeChange(c *contract.Contract, b, t *analyze.ContractResult) *analyze.ContractVerdict {
-	v := &analyze.ContractVerdict{File: t.File}
+func judgeChange(c *contract.Contract, b, t *analyze.ContractResult) *ContractVerdict {
+	v := &ContractVerdict{File: t.File}
 	whole := func(r *analyze.ContractResult, name string) *analyze.CaseResult {
 		for i := range r.Cases {
 			if r.Cases[i].Name == name && r.Cases[i].Slice == "" {
@@ -77,7 +77,7 @@ func judgeChange(c *contract.Contract, b, t *analyze.ContractResult) *analyze.Co
 		if bc == nil || tc == nil {
 			continue
 		}
-		cc := analyze.CaseChange{Name: tc.Name, Match: tc.Match, BaselineN: bc.Requests, TargetN: tc.Requests, QualityHolds: true, QualityKnown: true}
+		cc := CaseChange{Name: tc.Name, Match: tc.Match, BaselineN: bc.Requests, TargetN: tc.Requests, QualityHolds: true, QualityKnown: true}
 		for i := range tc.Constraints {
 			if i >= len(bc.Constraints) {
 				break
@@ -91,10 +91,10 @@ func judgeChange(c *contract.Contract, b, t *analyze.ContractResult) *analyze.Co
 	return v
 }
 
-func constraintChange(b, t analyze.ConstraintResult) analyze.ConstraintChange {
-	ch := analyze.ConstraintChange{Baseline: b, Target: t}
-	cannot := func(why string) analyze.ConstraintChange {
-		ch.Status, ch.Why = analyze.ChangeCannotTell, why
+func constraintChange(b, t analyze.ConstraintResult) ConstraintChange {
+	ch := ConstraintChange{Baseline: b, Target: t}
+	cannot := func(why string) ConstraintChange {
+		ch.Status, ch.Why = ChangeCannotTell, why
 		return ch
 	}
 	for _, s := range []struct {
@@ -117,7 +117,7 @@ func constraintChange(b, t analyze.ConstraintResult) analyze.ConstraintChange {
 	}
 	if b.CILo == nil || b.CIHi == nil || t.CILo == nil || t.CIHi == nil {
 		if d == 0 {
-			ch.Status = analyze.ChangeNone
+			ch.Status = ChangeNone
 			return ch
 		}
 		return cannot("no interval to tell the change from the noise")
@@ -130,32 +130,32 @@ func constraintChange(b, t analyze.ConstraintResult) analyze.ConstraintChange {
 	worse := (lowerIsBetter && d > 0) || (!lowerIsBetter && d < 0)
 	switch {
 	case lo <= 0 && hi >= 0:
-		ch.Status = analyze.ChangeNone
+		ch.Status = ChangeNone
 	case !worse:
-		ch.Status = analyze.ChangeImproved
+		ch.Status = ChangeImproved
 	case math.Abs(d) <= ch.Allowed:
-		ch.Status = analyze.ChangeWithin
+		ch.Status = ChangeWithin
 	default:
-		ch.Status = analyze.ChangeBeyond
+		ch.Status = ChangeBeyond
 	}
 	return ch
 }
 
 // judgeCase sets the use case's verdict, and the constraint that decides
 // a reject (report words the reason).
-func judgeCase(cc *analyze.CaseChange) {
+func judgeCase(cc *CaseChange) {
 	first, open := -1, false
 	for i, k := range cc.Constraints {
 		quality := k.Kind() == contractQualityKey
 		switch k.Status {
-		case analyze.ChangeBeyond:
+		case ChangeBeyond:
 			if quality {
 				cc.QualityHolds = false
 			}
 			if first < 0 || (quality && cc.Constraints[first].Kind() != contractQualityKey) {
 				first = i
 			}
-		case analyze.ChangeCannotTell:
+		case ChangeCannotTell:
 			if quality {
 				cc.QualityKnown = false
 			}
@@ -165,11 +165,11 @@ func judgeCase(cc *analyze.CaseChange) {
 	cc.Deciding = first
 	switch {
 	case first >= 0:
-		cc.Verdict = analyze.VerdictReject
+		cc.Verdict = VerdictReject
 	case open:
-		cc.Verdict = analyze.VerdictUndecided
+		cc.Verdict = VerdictUndecided
 	default:
-		cc.Verdict = analyze.VerdictAccept
+		cc.Verdict = VerdictAccept
 	}
 }
 
@@ -178,27 +178,27 @@ func judgeCase(cc *analyze.CaseChange) {
 // undecided when one cannot be decided or none has requests on both
 // sides, else accept; and the index of the use case that decides a reject
 // (-1 otherwise).
-func overall(cases []analyze.CaseChange) (string, int) {
+func overall(cases []CaseChange) (string, int) {
 	reject := -1
 	for i, c := range cases {
-		if c.Verdict == analyze.VerdictReject && (reject < 0 || (!c.QualityHolds && cases[reject].QualityHolds)) {
+		if c.Verdict == VerdictReject && (reject < 0 || (!c.QualityHolds && cases[reject].QualityHolds)) {
 			reject = i
 		}
 	}
 	if reject >= 0 {
-		return analyze.VerdictReject, reject
+		return VerdictReject, reject
 	}
 	accepted := 0
 	for _, c := range cases {
 		switch c.Verdict {
-		case analyze.VerdictUndecided:
-			return analyze.VerdictUndecided, -1
-		case analyze.VerdictAccept:
+		case VerdictUndecided:
+			return VerdictUndecided, -1
+		case VerdictAccept:
 			accepted++
 		}
 	}
 	if accepted == 0 {
-		return analyze.VerdictUndecided, -1
+		return VerdictUndecided, -1
 	}
-	return analyze.VerdictAccept, -1
+	return VerdictAccept, -1
 }

@@ -23,7 +23,7 @@ const verdictContract = analyzetest.ChatContract + `  [[use_case.constraint]]
   target = "1%"
 `
 
-func verdictCompare(t *testing.T, shift int64, pass int) *analyze.Comparison {
+func verdictCompare(t *testing.T, shift int64, pass int) *Comparison {
 	t.Helper()
 	bf, be := analyzetest.Chat("b", 0, 380)
 	tf, te := analyzetest.Chat("t", shift, pass)
@@ -37,7 +37,7 @@ func verdictCompare(t *testing.T, shift int64, pass int) *analyze.Comparison {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmp, err := Run(context.Background(), Options{Baseline: analyze.CompareSide{Dir: base}, Target: analyze.CompareSide{Dir: target},
+	cmp, err := Run(context.Background(), Options{Baseline: CompareSide{Dir: base}, Target: CompareSide{Dir: target},
 		Contract: c, Evals: evals})
 	if err != nil {
 		t.Fatal(err)
@@ -60,19 +60,19 @@ func TestCompareContractAccept(t *testing.T) {
 	cmp := verdictCompare(t, 30, 380)
 	v := cmp.Verdict
 	ks := v.Cases[0].Constraints
-	if ks[0].Status != analyze.ChangeNone || !nearTol(ks[0].Delta, 0, 1e-12) || ks[0].Kind() != "quality" {
+	if ks[0].Status != ChangeNone || !nearTol(ks[0].Delta, 0, 1e-12) || ks[0].Kind() != "quality" {
 		t.Errorf("eval pass rate: %+v, want no significant change", ks[0])
 	}
 	ttft := ks[1]
 	half := contractZ * math.Sqrt2 * 19 / (2 * contractZ)
-	if ttft.Status != analyze.ChangeWithin || !nearTol(ttft.Delta, 30, 1e-6) || !nearTol(ttft.Lo, 30-half, 1e-6) || !nearTol(ttft.Hi, 30+half, 1e-6) || ttft.Allowed != 50 {
+	if ttft.Status != ChangeWithin || !nearTol(ttft.Delta, 30, 1e-6) || !nearTol(ttft.Lo, 30-half, 1e-6) || !nearTol(ttft.Hi, 30+half, 1e-6) || ttft.Allowed != 50 {
 		t.Errorf("client TTFT P95: %s %s [%s, %s] allowed %v, want worsened within 50 ms by 30 ± %.2f",
 			ttft.Status, fmtp(ttft.Delta), fmtp(ttft.Lo), fmtp(ttft.Hi), ttft.Allowed, half)
 	}
-	if ks[2].Status != analyze.ChangeNone {
+	if ks[2].Status != ChangeNone {
 		t.Errorf("error rate: %+v, want no significant change", ks[2])
 	}
-	if v.Verdict != analyze.VerdictAccept || v.Deciding != -1 || !v.Cases[0].QualityHolds || v.Cases[0].Verdict != analyze.VerdictAccept || v.Cases[0].Deciding != -1 {
+	if v.Verdict != VerdictAccept || v.Deciding != -1 || !v.Cases[0].QualityHolds || v.Cases[0].Verdict != VerdictAccept || v.Cases[0].Deciding != -1 {
 		t.Errorf("verdict %s (deciding case %d), chat %s (deciding constraint %d), want accept", v.Verdict, v.Deciding, v.Cases[0].Verdict, v.Cases[0].Deciding)
 	}
 
@@ -81,7 +81,7 @@ func TestCompareContractAccept(t *testing.T) {
 	c, _ := contract.Parse("c.toml", []byte(strings.Replace(verdictContract, `may_worsen = "50ms"`, `may_worsen = "5%"`, 1)), analyze.SliceColumns)
 	b, tr := cmp.Verdict.Cases[0].Constraints[1].Baseline, cmp.Verdict.Cases[0].Constraints[1].Target
 	b.Constraint, tr.Constraint = c.Cases[0].Constraints[1], c.Cases[0].Constraints[1]
-	if ch := constraintChange(b, tr); ch.Status != analyze.ChangeBeyond || math.Abs(ch.Allowed-0.05*479.05) > 1e-6 {
+	if ch := constraintChange(b, tr); ch.Status != ChangeBeyond || math.Abs(ch.Allowed-0.05*479.05) > 1e-6 {
 		t.Errorf("5%% of the baseline: %s allowed %v, want beyond 23.95", ch.Status, ch.Allowed)
 	}
 }
@@ -93,13 +93,13 @@ func TestCompareContractRejectQuality(t *testing.T) {
 	t.Parallel()
 	v := verdictCompare(t, 0, 320).Verdict
 	q := v.Cases[0].Constraints[0]
-	if q.Status != analyze.ChangeBeyond || !nearTol(q.Delta, -0.15, 1e-12) || q.Hi == nil || *q.Hi >= 0 {
+	if q.Status != ChangeBeyond || !nearTol(q.Delta, -0.15, 1e-12) || q.Hi == nil || *q.Hi >= 0 {
 		t.Errorf("eval pass rate: %s %s [%s, %s], want a drop beyond the noise", q.Status, fmtp(q.Delta), fmtp(q.Lo), fmtp(q.Hi))
 	}
-	if v.Cases[0].Constraints[1].Status != analyze.ChangeNone {
+	if v.Cases[0].Constraints[1].Status != ChangeNone {
 		t.Errorf("client TTFT: %s, want no significant change", v.Cases[0].Constraints[1].Status)
 	}
-	if v.Verdict != analyze.VerdictReject || v.Cases[0].QualityHolds {
+	if v.Verdict != VerdictReject || v.Cases[0].QualityHolds {
 		t.Errorf("verdict %s, want reject", v.Verdict)
 	}
 	// Quality decides: the first use case, its first constraint.
@@ -128,7 +128,7 @@ name = "rag"
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(context.Background(), Options{Baseline: analyze.CompareSide{Dir: base}, Target: analyze.CompareSide{Dir: target}, Contract: c})
+	_, err = Run(context.Background(), Options{Baseline: CompareSide{Dir: base}, Target: CompareSide{Dir: target}, Contract: c})
 	want := `contract on the baseline: contract.toml:20: use case "rag": match use_case="rag" selects no request; use_case values present: chat`
 	var ce *contract.Error
 	if !errors.As(err, &ce) || err.Error() != want {

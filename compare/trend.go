@@ -9,14 +9,13 @@ import (
 	"github.com/infertrace/infertrace/analyze"
 )
 
-// Trend compares the last period of res.Trend with the one before it, as
-// Run compares two windows, and sets res.TrendCompare (left nil with fewer
-// than two periods, or when one of them holds no request). opts are the
-// options res was summarized with.
-func Trend(ctx context.Context, dir string, opts analyze.SummaryOptions, res *analyze.Result) error {
-	t := res.Trend
+// Trend compares the last period of t, the trend of the summary of dir,
+// with the one before it, as Run compares two windows; nil with fewer
+// than two periods, or when one of them holds no request. opts are the
+// options the summary was made with.
+func Trend(ctx context.Context, dir string, opts analyze.SummaryOptions, t *analyze.Trend) (*TrendComparison, error) {
 	if t == nil || len(t.Periods) < 2 {
-		return nil
+		return nil, nil
 	}
 	span := func(start time.Time) (from, to *time.Time) {
 		end := start.AddDate(0, 0, 1)
@@ -35,18 +34,17 @@ func Trend(ctx context.Context, dir string, opts analyze.SummaryOptions, res *an
 	bf, bt := span(prev)
 	tf, tt := span(last)
 	cmp, err := Run(ctx, Options{
-		Baseline:  analyze.CompareSide{Dir: dir, From: bf, To: bt},
-		Target:    analyze.CompareSide{Dir: dir, From: tf, To: tt},
+		Baseline:  CompareSide{Dir: dir, From: bf, To: bt},
+		Target:    CompareSide{Dir: dir, From: tf, To: tt},
 		By:        opts.By,
 		Resources: opts.Resources,
 	})
 	if errors.Is(err, ErrNoRequests) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("%s against %s: %w", analyze.PeriodLabel(t.Unit, last), analyze.PeriodLabel(t.Unit, prev), err)
+		return nil, fmt.Errorf("%s against %s: %w", analyze.PeriodLabel(t.Unit, last), analyze.PeriodLabel(t.Unit, prev), err)
 	}
-	res.TrendCompare = &analyze.TrendCompare{Baseline: analyze.PeriodLabel(t.Unit, prev), Target: analyze.PeriodLabel(t.Unit, last),
-		Comparison: cmp, Significant: cmp.Significant, Compared: cmp.Compared}
-	return nil
+	return &TrendComparison{Baseline: analyze.PeriodLabel(t.Unit, prev), Target: analyze.PeriodLabel(t.Unit, last),
+		Comparison: cmp, Significant: cmp.Significant, Compared: cmp.Compared}, nil
 }

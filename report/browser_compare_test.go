@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/explain"
 )
@@ -18,13 +19,13 @@ func fp(v float64) *float64 { return &v }
 
 // compareFixture is a comparison whose labels carry markup, with
 // hand-set changes: queue rose surely, network did not.
-func compareFixture() *analyze.Comparison {
-	slice := func(label string, all bool) analyze.CompareSlice {
-		s := analyze.CompareSlice{All: all, Label: label, BaselineN: 400, TargetN: 410}
-		for _, m := range analyze.CompareMetrics {
-			mc := analyze.MetricChange{Metric: m.Metric, Name: m.Name, Unit: m.Unit, HigherIsBetter: m.Metric == "tps_user"}
+func compareFixture() *compare.Comparison {
+	slice := func(label string, all bool) compare.CompareSlice {
+		s := compare.CompareSlice{All: all, Label: label, BaselineN: 400, TargetN: 410}
+		for _, m := range compare.CompareMetrics {
+			mc := compare.MetricChange{Metric: m.Metric, Name: m.Name, Unit: m.Unit, HigherIsBetter: m.Metric == "tps_user"}
 			for _, p := range []float64{0.5, 0.95, 0.99} {
-				q := analyze.QuantileChange{P: p, BaselineN: 400, TargetN: 410, Baseline: fp(100), Target: fp(104), Delta: fp(4), Lo: fp(-3), Hi: fp(11)}
+				q := compare.QuantileChange{P: p, BaselineN: 400, TargetN: 410, Baseline: fp(100), Target: fp(104), Delta: fp(4), Lo: fp(-3), Hi: fp(11)}
 				if m.Metric == "queue" || m.Metric == "client_e2e" {
 					q.Target, q.Delta, q.Lo, q.Hi, q.Significant, q.Strong = fp(1900), fp(1800), fp(1500), fp(2100), true, true
 				}
@@ -37,9 +38,9 @@ func compareFixture() *analyze.Comparison {
 		}
 		return s
 	}
-	return &analyze.Comparison{
+	return &compare.Comparison{
 		BaselineLabel: "out/last-week", TargetLabel: "model=" + evil, BaselineN: 400, TargetN: 410, By: []string{"use_case"},
-		Slices:   []analyze.CompareSlice{slice("all requests", true), slice("use_case="+evilImg, false)},
+		Slices:   []compare.CompareSlice{slice("all requests", true), slice("use_case="+evilImg, false)},
 		Compared: 50, Significant: 8,
 	}
 }
@@ -48,19 +49,19 @@ func compareFixture() *analyze.Comparison {
 // carrying markup.
 // verdictFixture is a rejection on quality: the eval pass rate fell 15
 // points with no allowance, while P95 TTFT worsened within its 50 ms.
-func verdictFixture() *analyze.ContractVerdict {
+func verdictFixture() *compare.ContractVerdict {
 	q := contract.Constraint{Kind: "quality", Metric: "eval_pass_rate", Op: ">=", Target: 0.9}
 	l := contract.Constraint{Kind: "latency", Metric: "client_ttft_ms", Percentile: 95, Op: "<=", Target: 800, MayWorsen: 50}
 	side := func(k contract.Constraint, unit, title string, v, lo, hi float64) analyze.ConstraintResult {
 		return analyze.ConstraintResult{Constraint: k, Title: title, Unit: unit, N: 400, Value: fp(v), CILo: fp(lo), CIHi: fp(hi), Verdict: "pass"}
 	}
-	return &analyze.ContractVerdict{File: "contract.toml", Verdict: analyze.VerdictReject, Deciding: 0,
-		Cases: []analyze.CaseChange{{Name: evil, Match: "use_case=" + evil, BaselineN: 400, TargetN: 400, Verdict: analyze.VerdictReject, Deciding: 0,
-			Constraints: []analyze.ConstraintChange{
+	return &compare.ContractVerdict{File: "contract.toml", Verdict: compare.VerdictReject, Deciding: 0,
+		Cases: []compare.CaseChange{{Name: evil, Match: "use_case=" + evil, BaselineN: 400, TargetN: 400, Verdict: compare.VerdictReject, Deciding: 0,
+			Constraints: []compare.ConstraintChange{
 				{Baseline: side(q, "share", "eval pass rate", 0.95, 0.924, 0.969), Target: side(q, "share", "eval pass rate", 0.8, 0.758, 0.836),
-					Delta: fp(-0.15), Lo: fp(-0.2), Hi: fp(-0.1), Status: analyze.ChangeBeyond},
+					Delta: fp(-0.15), Lo: fp(-0.2), Hi: fp(-0.1), Status: compare.ChangeBeyond},
 				{Baseline: side(l, "ms", "client TTFT", 479, 470, 489), Target: side(l, "ms", "client TTFT", 509, 500, 519),
-					Delta: fp(30), Lo: fp(16.6), Hi: fp(43.4), Allowed: 50, Status: analyze.ChangeWithin},
+					Delta: fp(30), Lo: fp(16.6), Hi: fp(43.4), Allowed: 50, Status: compare.ChangeWithin},
 			}}}}
 }
 

@@ -293,7 +293,7 @@ func TestBrowser(t *testing.T) {
 	work := t.TempDir()
 	write := func(name string, r *analyze.Result) string {
 		var buf bytes.Buffer
-		if err := Render(&buf, "html", r); err != nil {
+		if err := Render(&buf, "html", r, nil); err != nil {
 			t.Fatal(err)
 		}
 		p := filepath.Join(work, name+".html")
@@ -360,8 +360,9 @@ func simStore(t *testing.T, n int) (store, logs string) {
 }
 
 // simResult is the report of a simulated store with every section: the
-// contract with evals and prices, and the trend by week.
-func simResult(t *testing.T, store, logs string) *analyze.Result {
+// contract with evals and prices, and the trend by week with what changed
+// in its last week.
+func simResult(t *testing.T, store, logs string) (*analyze.Result, *compare.TrendComparison) {
 	t.Helper()
 	c, err := contract.Load("../testdata/contract/contract.toml", analyze.SliceColumns)
 	if err != nil {
@@ -370,13 +371,14 @@ func simResult(t *testing.T, store, logs string) *analyze.Result {
 	opts := analyze.SummaryOptions{Contract: c, Period: analyze.PeriodWeek,
 		Evals: filepath.Join(logs, "evals.csv"), Prices: "../testdata/contract/prices.csv"}
 	res, err := analyze.Summarize(context.Background(), store, opts)
-	if err == nil {
-		err = compare.Trend(context.Background(), store, opts, res) // the weekly page's "what changed"
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res
+	trend, err := compare.Trend(context.Background(), store, opts, res.Trend) // the weekly page's "what changed"
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, trend
 }
 
 // simRequests is the size of the simulated run of TestBrowserSimulated:
@@ -407,11 +409,11 @@ func TestBrowserSimulated(t *testing.T) {
 		}
 		return p
 	}
-	res := simResult(t, store, logs)
+	res, trend := simResult(t, store, logs)
 	if len(res.Slices) < 10 || res.Trend == nil || len(res.Trend.Periods) < 2 || res.Contract == nil {
 		t.Fatalf("the simulated run does not fill every section: %d slices, trend %v, contract %v", len(res.Slices), res.Trend != nil, res.Contract != nil)
 	}
-	l := openReport(t, ctx, write("simulated", func(w io.Writer) error { return Render(w, "html", res) }), "simulated", dir)
+	l := openReport(t, ctx, write("simulated", func(w io.Writer) error { return Render(w, "html", res, trend) }), "simulated", dir)
 	if l.LegendEnd < 0 || l.LegendEnd > 768 {
 		t.Errorf("simulated: the legend of the attribution bars ends at %v px, not within the first screen (768 px)", l.LegendEnd)
 	}

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	texttemplate "text/template"
 
-	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 )
 
 var (
@@ -24,20 +24,20 @@ var (
 
 // compareView is what the compare templates render.
 type compareView struct {
-	*analyze.Comparison
+	*compare.Comparison
 	Slices []compareSliceView
 	Chart  compareChart
 	// Headline is the P95 of the headline figures and components of all
 	// requests, for the first screen.
 	Headline []compareRow
-	// Method is how the change is measured (analyze.CompareMethod).
+	// Method is how the change is measured (compare.Method).
 	Method string
 	// Findings word what changed, most impact first (CompareFindings).
 	Findings []string
 }
 
 type compareSliceView struct {
-	analyze.CompareSlice
+	compare.CompareSlice
 	Rows []compareRow
 }
 
@@ -52,13 +52,13 @@ type compareRow struct {
 	Worse, Better      bool   // a significant change for the worse / better
 }
 
-func newCompareView(c *analyze.Comparison) *compareView {
-	v := &compareView{Comparison: c, Findings: CompareFindings(c), Method: analyze.CompareMethod}
+func newCompareView(c *compare.Comparison) *compareView {
+	v := &compareView{Comparison: c, Findings: CompareFindings(c), Method: compare.Method}
 	for _, s := range c.Slices {
 		sv := compareSliceView{CompareSlice: s}
 		for _, m := range s.Metrics {
 			for i, q := range m.Points {
-				r := compareRow{Metric: m.Name, Quantile: q.Label(), First: i == 0,
+				r := compareRow{Metric: m.Name, Quantile: quantileLabel(q), First: i == 0,
 					Baseline: fmtVal(q.Baseline, m.Unit), Target: fmtVal(q.Target, m.Unit),
 					BaselineN: q.BaselineN, TargetN: q.TargetN, Delta: fmtDelta(q.Delta, m.Unit)}
 				switch {
@@ -92,7 +92,7 @@ func newCompareView(c *analyze.Comparison) *compareView {
 // changeMark is how a page marks a quantile's change: "too few",
 // "strong", "significant", "noise" or "" (no change to mark), and whether
 // a significant change is for the worse or the better.
-func changeMark(m analyze.MetricChange, q analyze.QuantileChange) (mark string, worse, better bool) {
+func changeMark(m compare.MetricChange, q compare.QuantileChange) (mark string, worse, better bool) {
 	switch {
 	case q.TooFew && q.Delta != nil:
 		mark = "too few"
@@ -155,7 +155,7 @@ type compareBar struct {
 	BaselineTX, TargetTX string
 }
 
-func newCompareChart(all analyze.CompareSlice) compareChart {
+func newCompareChart(all compare.CompareSlice) compareChart {
 	const left, px, rowH = 150, 560.0, 44
 	names := []string{"client_e2e", "network", "application", "queue", "model"}
 	max := 0.0
@@ -179,7 +179,7 @@ func newCompareChart(all analyze.CompareSlice) compareChart {
 	y := 10
 	for _, n := range names {
 		m, _ := all.Metric(n)
-		var q analyze.QuantileChange
+		var q compare.QuantileChange
 		for _, p := range m.Points {
 			if p.P == 0.95 {
 				q = p
@@ -222,7 +222,7 @@ func deref(p *float64) float64 {
 
 // RenderCompare writes the comparison c in format "md", "html" or "json"
 // to w.
-func RenderCompare(w io.Writer, format string, c *analyze.Comparison) error {
+func RenderCompare(w io.Writer, format string, c *compare.Comparison) error {
 	switch format {
 	case "md":
 		return compareMD.Execute(w, newCompareView(c))
@@ -236,7 +236,7 @@ func RenderCompare(w io.Writer, format string, c *analyze.Comparison) error {
 
 // WriteCompare writes c as dir/compare.md, dir/compare.html and
 // dir/compare.json.
-func WriteCompare(dir string, c *analyze.Comparison) ([]string, error) {
+func WriteCompare(dir string, c *compare.Comparison) ([]string, error) {
 	return writeEach(dir, "compare", func(w io.Writer, f string) error { return RenderCompare(w, f, c) })
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 )
 
 // The findings of a comparison.
@@ -40,16 +41,16 @@ var componentAdvice = []struct{ metric, name, look, rise, fall string }{
 
 // change is a component's material, significant change in one slice.
 type change struct {
-	q     analyze.QuantileChange
-	slice *analyze.CompareSlice
+	q     compare.QuantileChange
+	slice *compare.CompareSlice
 }
 
-func material(q analyze.QuantileChange) bool {
+func material(q compare.QuantileChange) bool {
 	return q.Strong && large(q)
 }
 
 // large: the change is at least materialMs and materialRel of its baseline.
-func large(q analyze.QuantileChange) bool {
+func large(q compare.QuantileChange) bool {
 	if q.Delta == nil || q.Baseline == nil {
 		return false
 	}
@@ -58,7 +59,7 @@ func large(q analyze.QuantileChange) bool {
 }
 
 // changeIn returns the largest material change of metric in s.
-func changeIn(s *analyze.CompareSlice, metric string) (change, bool) {
+func changeIn(s *compare.CompareSlice, metric string) (change, bool) {
 	m, ok := s.Metric(metric)
 	if !ok {
 		return change{}, false
@@ -79,7 +80,7 @@ type finding struct {
 }
 
 // CompareFindings words what changed in c, most impact first.
-func CompareFindings(c *analyze.Comparison) []string {
+func CompareFindings(c *compare.Comparison) []string {
 	if len(c.Slices) == 0 {
 		return nil
 	}
@@ -126,10 +127,10 @@ func CompareFindings(c *analyze.Comparison) []string {
 		e2e, ok := changeIn(all, "client_e2e")
 		if ok {
 			texts = append(texts, fmt.Sprintf("%s client E2E of all requests %s %s (n=%d vs %d), with no component changed on its own beyond its noise.",
-				e2e.q.Label(), verb(*e2e.q.Delta), fmtAbsMs(*e2e.q.Delta), e2e.q.BaselineN, e2e.q.TargetN))
+				quantileLabel(e2e.q), verb(*e2e.q.Delta), fmtAbsMs(*e2e.q.Delta), e2e.q.BaselineN, e2e.q.TargetN))
 		} else {
 			texts = append(texts, fmt.Sprintf("No significant change: no figure of all requests, of any --by slice or of any one %s moved beyond its noise (its 99.9%% interval of the difference excluding 0) by at least %d ms and %.0f%% of its baseline.",
-				strings.Join(analyze.CompareDims, ", "), materialMs, materialRel*100))
+				strings.Join(compare.CompareDims, ", "), materialMs, materialRel*100))
 		}
 	}
 	return texts
@@ -137,10 +138,10 @@ func CompareFindings(c *analyze.Comparison) []string {
 
 // locate finds where metric changed: the changed slices of the column that
 // localizes it, largest change first, else all requests.
-func locate(c *analyze.Comparison, all *analyze.CompareSlice, metric string) ([]change, bool) {
+func locate(c *compare.Comparison, all *compare.CompareSlice, metric string) ([]change, bool) {
 	var bestCol []change
 	bestCount := 0
-	for _, d := range analyze.CompareDims {
+	for _, d := range compare.CompareDims {
 		var changed []change
 		values, quiet := 0, 0
 		for i := range c.Dims {
@@ -203,7 +204,7 @@ func locate(c *analyze.Comparison, all *analyze.CompareSlice, metric string) ([]
 // burst weighs on all of them alike: the intervals are those of
 // independent samples (LoIndep, HiIndep), while the change itself needed
 // the intervals that count one backlog as one event.
-func mostIn(c *analyze.Comparison, metric string, at analyze.QuantileChange) string {
+func mostIn(c *compare.Comparison, metric string, at compare.QuantileChange) string {
 	if s := mostInAt(c, metric, at.P, *at.Delta > 0); s != "" || at.P == 0.5 {
 		return s
 	}
@@ -211,9 +212,9 @@ func mostIn(c *analyze.Comparison, metric string, at analyze.QuantileChange) str
 	return mostInAt(c, metric, 0.5, *at.Delta > 0)
 }
 
-func mostInAt(c *analyze.Comparison, metric string, p float64, up bool) string {
-	for _, d := range analyze.CompareDims {
-		var qs []analyze.QuantileChange
+func mostInAt(c *compare.Comparison, metric string, p float64, up bool) string {
+	for _, d := range compare.CompareDims {
+		var qs []compare.QuantileChange
 		var labels []string
 		for i := range c.Dims {
 			s := &c.Dims[i]
@@ -248,7 +249,7 @@ func mostInAt(c *analyze.Comparison, metric string, p float64, up bool) string {
 			}
 		}
 		if sure && large(qs[best]) && ((up && *qs[best].LoIndep > 0) || (!up && *qs[best].HiIndep < 0)) {
-			return fmt.Sprintf("; most in %s (%s at %s, against %s in %s)", labels[best], fmtSignedV(*qs[best].Delta), qs[best].Label(), fmtSignedV(*qs[next].Delta), labels[next])
+			return fmt.Sprintf("; most in %s (%s at %s, against %s in %s)", labels[best], fmtSignedV(*qs[best].Delta), quantileLabel(qs[best]), fmtSignedV(*qs[next].Delta), labels[next])
 		}
 	}
 	return ""
@@ -256,7 +257,7 @@ func mostInAt(c *analyze.Comparison, metric string, p float64, up bool) string {
 
 // comparable reports whether some quantile of metric in s has enough
 // samples on both sides to be compared.
-func comparable(s *analyze.CompareSlice, metric string) bool {
+func comparable(s *compare.CompareSlice, metric string) bool {
 	m, _ := s.Metric(metric)
 	for _, q := range m.Points {
 		if !q.TooFew && q.Delta != nil {
@@ -266,7 +267,7 @@ func comparable(s *analyze.CompareSlice, metric string) bool {
 	return false
 }
 
-func anySignificant(s *analyze.CompareSlice, metric string) bool {
+func anySignificant(s *compare.CompareSlice, metric string) bool {
 	m, _ := s.Metric(metric)
 	for _, q := range m.Points {
 		if q.Significant {
@@ -293,7 +294,7 @@ func componentSentence(name, metric, look string, locus []change, most string, m
 		in = "in " + strings.Join(where, " and ")
 	}
 	s := fmt.Sprintf("%s %s %s %s at %s (%s → %s, %s; 95%% interval %s)",
-		capital(name), verb(*q.Delta), fmtAbsMs(*q.Delta), in, q.Label(), fmtMsV(q.Baseline), fmtMsV(q.Target), fmtN(q), fmtInterval(q.Lo, q.Hi))
+		capital(name), verb(*q.Delta), fmtAbsMs(*q.Delta), in, quantileLabel(q), fmtMsV(q.Baseline), fmtMsV(q.Target), fmtN(q), fmtInterval(q.Lo, q.Hi))
 	if len(locus) > 1 {
 		s += "; largest in " + top.slice.Label
 	}
@@ -311,30 +312,30 @@ func componentSentence(name, metric, look string, locus []change, most string, m
 	case m.Delta == nil:
 		return s + ": " + look + "."
 	case material(m):
-		return s + fmt.Sprintf(" and model time %s at %s too (%s): both the model and %s.", verb(*m.Delta), m.Label(), fmtRel(m), strings.TrimSuffix(name, " time"))
+		return s + fmt.Sprintf(" and model time %s at %s too (%s): both the model and %s.", verb(*m.Delta), quantileLabel(m), fmtRel(m), strings.TrimSuffix(name, " time"))
 	case m.TooFew:
-		return s + fmt.Sprintf(", while model time has too few samples at %s to tell: %s.", m.Label(), look)
+		return s + fmt.Sprintf(", while model time has too few samples at %s to tell: %s.", quantileLabel(m), look)
 	case !m.Significant && flat(m):
-		return s + fmt.Sprintf(", while model time is flat (%s %s, not significant): %s, not the model.", m.Label(), fmtRel(m), look)
+		return s + fmt.Sprintf(", while model time is flat (%s %s, not significant): %s, not the model.", quantileLabel(m), fmtRel(m), look)
 	case !m.Significant:
-		return s + fmt.Sprintf(", while model time moved %s at %s within its noise (95%% interval %s): %s.", fmtRel(m), m.Label(), fmtInterval(m.Lo, m.Hi), look)
+		return s + fmt.Sprintf(", while model time moved %s at %s within its noise (95%% interval %s): %s.", fmtRel(m), quantileLabel(m), fmtInterval(m.Lo, m.Hi), look)
 	}
 	short := "its 99.9% interval holding 0, short of a finding"
 	if m.Strong {
 		short = fmt.Sprintf("under the %d ms and %.0f%% of its baseline a finding needs", materialMs, materialRel*100)
 	}
 	return s + fmt.Sprintf(", and model time %s %s at %s (95%% interval %s; %s): %s, and at the model.",
-		verb(*m.Delta), fmtRel(m), m.Label(), fmtInterval(m.Lo, m.Hi), short, look)
+		verb(*m.Delta), fmtRel(m), quantileLabel(m), fmtInterval(m.Lo, m.Hi), short, look)
 }
 
 // flat: the change is under materialMs or materialRel of the baseline.
-func flat(q analyze.QuantileChange) bool {
+func flat(q compare.QuantileChange) bool {
 	return q.Delta != nil && q.Baseline != nil && !large(q)
 }
 
 // fmtN is "n=2203 vs 1164", with the effective numbers where requests
 // cluster in time (a side's design effect of 1.5 or more).
-func fmtN(q analyze.QuantileChange) string {
+func fmtN(q compare.QuantileChange) string {
 	s := fmt.Sprintf("n=%d vs %d", q.BaselineN, q.TargetN)
 	b, t := q.EffectiveN()
 	if b <= float64(q.BaselineN)/1.5 || t <= float64(q.TargetN)/1.5 {
@@ -357,7 +358,7 @@ func fmtInterval(lo, hi *float64) string {
 	return "unbounded"
 }
 
-func describe(q analyze.QuantileChange) string {
+func describe(q compare.QuantileChange) string {
 	switch {
 	case q.TooFew:
 		return fmt.Sprintf("moved %s (too few samples to tell, n=%d vs %d)", fmtSignedV(*q.Delta), q.BaselineN, q.TargetN)
@@ -374,21 +375,33 @@ func verb(d float64) string {
 	return "rose"
 }
 
+// quantileLabel is "P50", "P95" or "P99".
+func quantileLabel(q compare.QuantileChange) string { return fmt.Sprintf("P%g", q.P*100) }
+
+// formatDuration prints a duration in ms as "150.0 ms", or from a second
+// up as "1.80 s": how compare and the trend say an amount of time.
+func formatDuration(v float64) string {
+	if math.Abs(v) >= 1000 {
+		return fmt.Sprintf("%.2f s", v/1000)
+	}
+	return fmt.Sprintf("%.1f ms", v)
+}
+
 // fmtAbsMs prints |d| ms as "1.8 s" or "150 ms".
-func fmtAbsMs(d float64) string { return analyze.FormatDuration(math.Abs(d)) }
+func fmtAbsMs(d float64) string { return formatDuration(math.Abs(d)) }
 
 func fmtMsV(p *float64) string {
 	if p == nil {
 		return "–"
 	}
-	return analyze.FormatDuration(*p)
+	return formatDuration(*p)
 }
 
 func fmtSignedV(v float64) string {
 	if v >= 0 {
-		return "+" + analyze.FormatDuration(v)
+		return "+" + formatDuration(v)
 	}
-	return "−" + analyze.FormatDuration(-v)
+	return "−" + formatDuration(-v)
 }
 
 func fmtSigned(p *float64) string {
@@ -399,7 +412,7 @@ func fmtSigned(p *float64) string {
 }
 
 // fmtRel is the change relative to the baseline, "+2%", else the change.
-func fmtRel(q analyze.QuantileChange) string {
+func fmtRel(q compare.QuantileChange) string {
 	if q.Delta == nil {
 		return "–"
 	}

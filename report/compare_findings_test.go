@@ -4,19 +4,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 )
 
 // wordingComparison is a comparison of all requests only whose queue P95
 // rose by 3 s (strong) and whose model P95 changes by modelDelta ms from
 // 2000 ms, with the significance given.
-func wordingComparison(modelDelta float64, significant, strong bool) *analyze.Comparison {
+func wordingComparison(modelDelta float64, significant, strong bool) *compare.Comparison {
 	f := func(v float64) *float64 { return &v }
-	all := analyze.CompareSlice{All: true, Label: "all requests", BaselineN: 1000, TargetN: 1000}
-	for _, m := range analyze.CompareMetrics {
-		mc := analyze.MetricChange{Metric: m.Metric, Name: m.Name, Unit: m.Unit}
+	all := compare.CompareSlice{All: true, Label: "all requests", BaselineN: 1000, TargetN: 1000}
+	for _, m := range compare.CompareMetrics {
+		mc := compare.MetricChange{Metric: m.Metric, Name: m.Name, Unit: m.Unit}
 		for _, p := range []float64{0.5, 0.95, 0.99} {
-			q := analyze.QuantileChange{P: p, BaselineN: 1000, TargetN: 1000, Baseline: f(100), Target: f(100), Delta: f(0), Lo: f(-10), Hi: f(10), LoIndep: f(-5), HiIndep: f(5)}
+			q := compare.QuantileChange{P: p, BaselineN: 1000, TargetN: 1000, Baseline: f(100), Target: f(100), Delta: f(0), Lo: f(-10), Hi: f(10), LoIndep: f(-5), HiIndep: f(5)}
 			switch {
 			case m.Metric == "queue" && p == 0.95:
 				q.Baseline, q.Target, q.Delta, q.Lo, q.Hi = f(1000), f(4000), f(3000), f(2000), f(4000)
@@ -33,7 +33,7 @@ func wordingComparison(modelDelta float64, significant, strong bool) *analyze.Co
 		}
 		all.Metrics = append(all.Metrics, mc)
 	}
-	return &analyze.Comparison{Slices: []analyze.CompareSlice{all}, Dims: nil}
+	return &compare.Comparison{Slices: []compare.CompareSlice{all}, Dims: nil}
 }
 
 // TestCompareFindingWording: each component has one finding, and every

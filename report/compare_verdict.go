@@ -4,25 +4,25 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 )
 
 // VerdictText is compare's verdict on a change against the contract in one
 // sentence, said first: "REJECT: chat quality drops (constraint 1): …",
 // "UNDECIDED: …", "ACCEPT: …"; "" without a verdict.
-func VerdictText(v *analyze.ContractVerdict) string {
+func VerdictText(v *compare.ContractVerdict) string {
 	if v == nil {
 		return ""
 	}
-	if v.Verdict == analyze.VerdictReject && v.Deciding >= 0 && v.Deciding < len(v.Cases) {
+	if v.Verdict == compare.VerdictReject && v.Deciding >= 0 && v.Deciding < len(v.Cases) {
 		return "REJECT: " + CaseReason(v.Cases[v.Deciding]) + "."
 	}
 	var undecided, accepted []string
 	for _, c := range v.Cases {
 		switch c.Verdict {
-		case analyze.VerdictUndecided:
+		case compare.VerdictUndecided:
 			undecided = append(undecided, CaseReason(c))
-		case analyze.VerdictAccept:
+		case compare.VerdictAccept:
 			accepted = append(accepted, CaseReason(c))
 		}
 	}
@@ -37,9 +37,9 @@ func VerdictText(v *analyze.ContractVerdict) string {
 
 // CaseReason says why a use case got its verdict: the constraint that
 // rejects it, those that cannot tell, or what moved within its allowance.
-func CaseReason(cc analyze.CaseChange) string {
+func CaseReason(cc compare.CaseChange) string {
 	switch cc.Verdict {
-	case analyze.VerdictReject:
+	case compare.VerdictReject:
 		if cc.Deciding < 0 || cc.Deciding >= len(cc.Constraints) {
 			return cc.Name + " is rejected"
 		}
@@ -51,11 +51,11 @@ func CaseReason(cc analyze.CaseChange) string {
 			what += " worsens beyond its allowance"
 		}
 		return fmt.Sprintf("%s %s (constraint %d): %s", cc.Name, what, cc.Deciding+1, changeSentence(k))
-	case analyze.VerdictUndecided:
+	case compare.VerdictUndecided:
 		var open []string
 		for _, k := range cc.Constraints {
-			if k.Status == analyze.ChangeCannotTell {
-				open = append(open, k.Name()+" ("+k.Why+")")
+			if k.Status == compare.ChangeCannotTell {
+				open = append(open, constraintName(k.Target)+" ("+k.Why+")")
 			}
 		}
 		return fmt.Sprintf("%s: nothing worsened beyond its allowance, but %s cannot tell", cc.Name, strings.Join(open, ", "))
@@ -63,10 +63,10 @@ func CaseReason(cc analyze.CaseChange) string {
 	var moved []string
 	for _, k := range cc.Constraints {
 		switch k.Status {
-		case analyze.ChangeWithin:
-			moved = append(moved, fmt.Sprintf("%s %s, within its allowance of %s", k.Name(), k.FormatChange(k.Delta), k.AllowanceText()))
-		case analyze.ChangeImproved:
-			moved = append(moved, fmt.Sprintf("%s improved %s", k.Name(), k.FormatChange(k.Delta)))
+		case compare.ChangeWithin:
+			moved = append(moved, fmt.Sprintf("%s %s, within its allowance of %s", constraintName(k.Target), changeValue(k, k.Delta), allowanceText(k)))
+		case compare.ChangeImproved:
+			moved = append(moved, fmt.Sprintf("%s improved %s", constraintName(k.Target), changeValue(k, k.Delta)))
 		}
 	}
 	r := cc.Name + ": quality holds and every worsening is allowed"
@@ -78,8 +78,8 @@ func CaseReason(cc analyze.CaseChange) string {
 
 // changeSentence is "eval pass rate 95.0% → 80.0% (−15.0 pp, 95% interval
 // −20.5 pp to −9.5 pp; n=400 vs 400), allowance none".
-func changeSentence(k analyze.ConstraintChange) string {
+func changeSentence(k compare.ConstraintChange) string {
 	return fmt.Sprintf("%s %s → %s (%s, 95%% interval %s; n=%d vs %d), allowance %s",
-		k.Name(), k.Baseline.Format(k.Baseline.Value), k.Target.Format(k.Target.Value), k.FormatChange(k.Delta),
-		k.Interval(), k.Baseline.N, k.Target.N, k.AllowanceText())
+		constraintName(k.Target), constraintValue(k.Baseline, k.Baseline.Value), constraintValue(k.Target, k.Target.Value), changeValue(k, k.Delta),
+		changeInterval(k), k.Baseline.N, k.Target.N, allowanceText(k))
 }

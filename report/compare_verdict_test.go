@@ -3,7 +3,7 @@ package report
 import (
 	"testing"
 
-	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 )
 
 // The verdict on a change in one sentence, for each verdict: the rejecting
@@ -19,16 +19,16 @@ func TestVerdictText(t *testing.T) {
 	v = verdictFixture()
 	c := &v.Cases[0]
 	c.Name = "chat"
-	c.Constraints[0].Status, c.Constraints[0].Delta = analyze.ChangeNone, fp(0)
-	c.Verdict, c.Deciding, c.QualityHolds = analyze.VerdictAccept, -1, true
-	v.Verdict, v.Deciding = analyze.VerdictAccept, -1
+	c.Constraints[0].Status, c.Constraints[0].Delta = compare.ChangeNone, fp(0)
+	c.Verdict, c.Deciding, c.QualityHolds = compare.VerdictAccept, -1, true
+	v.Verdict, v.Deciding = compare.VerdictAccept, -1
 	if got, want := VerdictText(v), "ACCEPT: chat: quality holds and every worsening is allowed (client TTFT P95 +30.0 ms, within its allowance of 50.0 ms)."; got != want {
 		t.Errorf("accept:\n got %s\nwant %s", got, want)
 	}
 
-	c.Constraints[0].Status, c.Constraints[0].Why = analyze.ChangeCannotTell, "n too small on the target"
-	c.Verdict = analyze.VerdictUndecided
-	v.Verdict = analyze.VerdictUndecided
+	c.Constraints[0].Status, c.Constraints[0].Why = compare.ChangeCannotTell, "n too small on the target"
+	c.Verdict = compare.VerdictUndecided
+	v.Verdict = compare.VerdictUndecided
 	if got, want := VerdictText(v), "UNDECIDED: chat: nothing worsened beyond its allowance, but eval pass rate (n too small on the target) cannot tell."; got != want {
 		t.Errorf("undecided:\n got %s\nwant %s", got, want)
 	}

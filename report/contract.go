@@ -50,9 +50,9 @@ func caseHeading(c analyze.CaseResult) string {
 	case "fail":
 		k := c.Constraints[c.FirstFail]
 		if c.FirstFail == 0 {
-			return fmt.Sprintf("%s: FAILS on its first constraint, %s (%s)", name, k.Kind, k.Name())
+			return fmt.Sprintf("%s: FAILS on its first constraint, %s (%s)", name, k.Kind, constraintName(k))
 		}
-		return fmt.Sprintf("%s: FAILS on %s (%s, constraint %d)", name, k.Kind, k.Name(), c.FirstFail+1)
+		return fmt.Sprintf("%s: FAILS on %s (%s, constraint %d)", name, k.Kind, constraintName(k), c.FirstFail+1)
 	case "incomplete":
 		return name + ": cannot be judged on every constraint"
 	}
@@ -123,10 +123,10 @@ func passShare(q analyze.SliceQuality) string {
 	return s
 }
 
-// usd prints dollars as analyze.FormatUSD does; nil as "–".
+// usd prints dollars as formatUSD does; nil as "–".
 func usd(p *float64) string {
 	if p == nil {
 		return "–"
 	}
-	return analyze.FormatUSD(*p)
+	return formatUSD(*p)
 }

@@ -1,7 +1,11 @@
 // Package report owns rendering and wording: it says in sentences what an
-// analyze.Result shows (Say: the headlines of the first screen, the
-// findings about all requests, about the data and about each slice; the
-// contract's verdict per use case), and turns it into a Markdown
+// analyze.Result shows (Say: the headlines of the first screen, what
+// changed in a trend's latest period when compare.Trend's comparison is
+// given beside the Result, the findings about all requests, about the data
+// and about each slice; the contract's verdict per use case), writes every
+// figure in its unit (a constraint's value, target, interval, change and
+// allowance among them: the analysis types carry numbers and units, not
+// text), and turns it into a Markdown
 // report (text/template) and a self-contained HTML report (html/template,
 // inline CSS and inline SVG charts, no scripts and no external fetches).
 // Both answer first: a summary of headlines per question and a table of the

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 )
 
 // Thresholds for the "client time grows while model time stays flat"
@@ -113,7 +114,8 @@ func intervalsOverlap(a, b analyze.Dist) bool {
 	return x.Lo != nil && x.Hi != nil && y.Lo != nil && y.Hi != nil && *x.Lo <= *y.Hi && *y.Lo <= *x.Hi
 }
 
-// Sentences are what a report says of an analyze.Result in words: the
+// Sentences are what a report says of an analyze.Result (and of its
+// trend's comparison) in words: the
 // headlines of its first screen, the findings about all requests (those
 // about the data first) and each slice's own. The analysis returns
 // figures; the words are made here, once per report.
@@ -130,11 +132,12 @@ type Sentences struct {
 	Slices [][]string
 }
 
-// Say words what the numbers of r show.
-func Say(r *analyze.Result) *Sentences {
+// Say words what the numbers of r show, and what changed in the latest
+// period of its trend (trend, from compare.Trend; nil without).
+func Say(r *analyze.Result, trend *compare.TrendComparison) *Sentences {
 	w := &Sentences{Slices: make([][]string, len(r.Slices))}
 	w.Findings = findings(r, w)
-	w.Headlines = append(contractHeadlines(r), headlines(r)...)
+	w.Headlines = append(contractHeadlines(r), headlines(r, trend)...)
 	return w
 }
 
@@ -642,7 +645,7 @@ func lostRecords(r *analyze.Result, format string) int64 {
 // two figures each, for its first screen: where the time goes, what changed
 // in the burst and cold phases, what stands out, and whether the data can be
 // trusted. Findings and tables give every figure with its n.
-func headlines(r *analyze.Result) []Headline {
+func headlines(r *analyze.Result, trend *compare.TrendComparison) []Headline {
 	var out []Headline
 	add := func(topic, format string, args ...any) {
 		out = append(out, Headline{Topic: topic, Text: fmt.Sprintf(format, args...)})
@@ -655,7 +658,7 @@ func headlines(r *analyze.Result) []Headline {
 		}
 		return out
 	}
-	for _, h := range trendHeadlines(r) {
+	for _, h := range trendHeadlines(trend) {
 		add(HeadlineTrend, "%s", h)
 	}
 	for _, h := range timeHeadlines(r) {
@@ -961,11 +964,10 @@ func inputFindings(in analyze.Inputs) []string {
 }
 
 // trendHeadlines says, for a report by day or week, what changed in the
-// latest period against the one before, by compare's rules (TrendCompare):
-// its first findings (at most three), else that nothing changed beyond the
-// noise. Nothing with fewer than two periods.
-func trendHeadlines(r *analyze.Result) []string {
-	c := r.TrendCompare
+// latest period against the one before, by compare's rules (c, from
+// compare.Trend): its first findings (at most three), else that nothing
+// changed beyond the noise. Nothing without c (fewer than two periods).
+func trendHeadlines(c *compare.TrendComparison) []string {
 	if c == nil {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/infertrace/infertrace/analyze"
 	"github.com/infertrace/infertrace/analyze/analyzetest"
+	"github.com/infertrace/infertrace/compare"
 	"github.com/infertrace/infertrace/contract"
 )
 
@@ -105,7 +106,7 @@ func TestHeadlines(t *testing.T) {
 		// 180 of 200 on all three tiers.
 		{HeadlineData, "90.0% of requests joined on all three tiers; 7 lines rejected, 1 request anomalous (kept) — see Data quality."},
 	}
-	got := headlines(r)
+	got := headlines(r, nil)
 	if len(got) != len(want) {
 		t.Fatalf("got %d headlines, want %d:\n%q", len(got), len(want), got)
 	}
@@ -117,7 +118,7 @@ func TestHeadlines(t *testing.T) {
 
 	// No phases, one tier, nothing rejected.
 	r = &analyze.Result{Coverage: analyze.Coverage{Requests: 5, Server: 5}, Slices: []analyze.Slice{{All: true, Label: "all requests"}}}
-	got = headlines(r)
+	got = headlines(r, nil)
 	for _, w := range []string{"No request has a client E2E time", "No burst phase was detected in the logs.", "No cold phase was detected in the logs.", "Only server logs, so nothing is joined; no line rejected — see Data quality."} {
 		found := false
 		for _, h := range got {
@@ -161,7 +162,7 @@ func smallBigFixture() analyzetest.Fixture {
 func TestFindingsSmallSample(t *testing.T) {
 	t.Parallel()
 	res := summarizeFixture(t, smallBigFixture(), analyzetest.DefaultOffsets, []string{"model"})
-	said := Say(res)
+	said := Say(res, nil)
 	bigText, smallText := strings.Join(said.Slices[sliceIndex(t, res, "model=big")], "\n"), strings.Join(said.Slices[sliceIndex(t, res, "model=small")], "\n")
 	// Big: client E2E 1002..2000 step 2. quantile_cont P95 at rank
 	// 0.95 × 499 = 474.05 (from 0): 1950 + 0.05 × 2 = 1950.1. Its interval:
@@ -221,7 +222,7 @@ func TestPhaseComparisonsSmallSample(t *testing.T) {
 		t.Errorf("n=5 burst compared: %q", got)
 	}
 	var phase []string
-	for _, h := range headlines(r) {
+	for _, h := range headlines(r, nil) {
 		if h.Topic == HeadlinePhases {
 			phase = append(phase, h.Text)
 		}
@@ -347,23 +348,22 @@ func TestTrendAndEpisodeHeadlines(t *testing.T) {
 	if len(found) < 1 {
 		t.Fatal("the wording comparison has no finding")
 	}
-	r := &analyze.Result{TrendCompare: &analyze.TrendCompare{Baseline: "week of 2026-11-23", Target: "week of 2026-11-30",
-		Comparison: moved, Significant: 4, Compared: 120}}
-	if got := trendHeadlines(r); strings.Join(got, "|") != strings.Join(found[:min(3, len(found))], "|") {
+	c := &compare.TrendComparison{Baseline: "week of 2026-11-23", Target: "week of 2026-11-30",
+		Comparison: moved, Significant: 4, Compared: 120}
+	if got := trendHeadlines(c); strings.Join(got, "|") != strings.Join(found[:min(3, len(found))], "|") {
 		t.Errorf("trend headlines: %q, want the first three of %q", got, found)
 	}
-	r.TrendCompare.Comparison, r.TrendCompare.Significant = &analyze.Comparison{}, 0
-	if got := trendHeadlines(r); len(got) != 1 || got[0] != "Between the week of 2026-11-23 and the week of 2026-11-30, none of 120 percentiles changed beyond the noise (judged as compare judges two windows)." {
+	c.Comparison, c.Significant = &compare.Comparison{}, 0
+	if got := trendHeadlines(c); len(got) != 1 || got[0] != "Between the week of 2026-11-23 and the week of 2026-11-30, none of 120 percentiles changed beyond the noise (judged as compare judges two windows)." {
 		t.Errorf("no change: %q", got)
 	}
-	r.TrendCompare = nil
-	if got := trendHeadlines(r); got != nil {
+	if got := trendHeadlines(nil); got != nil {
 		t.Errorf("one period: %q, want nothing", got)
 	}
 
 	d := func(n int64, p95 float64) analyze.Dist { return analyze.Dist{N: n, P50: p(p95 / 2), P95: p(p95)} }
 	first, lastStart := w1.Add(10*time.Hour), w2.Add(10*time.Hour+90*time.Second)
-	r = &analyze.Result{Phases: []analyze.Phase{
+	r := &analyze.Result{Phases: []analyze.Phase{
 		{Name: "cold", Requests: 0},
 		{Name: "burst", Requests: 1733, Episodes: 2, WindowFirst: &first, WindowLast: &lastStart,
 			ClientE2E: d(1700, 18000), Model: d(1700, 3000), Queue: d(1700, 15000)},

@@ -28,7 +28,7 @@ func contractHeadlines(r *analyze.Result) []Headline {
 
 func caseHeadline(c analyze.CaseResult) string {
 	measured := func(k analyze.ConstraintResult) string {
-		return fmt.Sprintf("%s %s (n=%d), target %s", k.Name(), k.Shown(), k.N, k.TargetText())
+		return fmt.Sprintf("%s %s (n=%d), target %s", constraintName(k), constraintShown(k), k.N, constraintTarget(k))
 	}
 	goodput := ""
 	if g := c.Goodput; g.Share != nil {
@@ -61,9 +61,9 @@ func caseHeadline(c analyze.CaseResult) string {
 			case "pass":
 			case "n too small":
 				// Never a number from too few samples: its n instead.
-				open = append(open, fmt.Sprintf("%s n too small (n=%d)", x.Name(), x.N))
+				open = append(open, fmt.Sprintf("%s n too small (n=%d)", constraintName(x), x.N))
 			default:
-				open = append(open, x.Name()+" "+x.Verdict)
+				open = append(open, constraintName(x)+" "+x.Verdict)
 			}
 		}
 		return fmt.Sprintf("%s cannot be judged on every constraint: %s; the others pass%s.", c.Name, strings.Join(open, ", "), goodput)

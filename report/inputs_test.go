@@ -51,7 +51,7 @@ func TestFilesNotRead(t *testing.T) {
 	}
 	// No request at all: the headline still says which files were not read.
 	r.Coverage = analyze.Coverage{}
-	if hs := headlines(r); len(hs) != 1 || !strings.Contains(hs[0].Text, "7 files not read to their end") {
+	if hs := headlines(r, nil); len(hs) != 1 || !strings.Contains(hs[0].Text, "7 files not read to their end") {
 		t.Errorf("no requests: %+v", hs)
 	}
 }

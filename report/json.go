@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 )
 
 // SchemaVersion is the version of report.json's layout
@@ -389,7 +390,7 @@ func newJSONContract(c *analyze.ContractResult) *jsonContract {
 
 // newJSONConstraint is one constraint as judged on one set of requests.
 func newJSONConstraint(k analyze.ConstraintResult) jsonConstraint {
-	jk := jsonConstraint{Name: k.Name(), Kind: k.Kind, Metric: k.Metric, Op: k.Op, Target: k.Target,
+	jk := jsonConstraint{Name: constraintName(k), Kind: k.Kind, Metric: k.Metric, Op: k.Op, Target: k.Target,
 		Unit: k.Unit, N: k.N, K: k.K, Value: k.Value, Verdict: k.Verdict, Decided: k.Decided,
 		Interval: jsonCI(analyze.Interval{Lo: k.CILo, Hi: k.CIHi})}
 	if k.Percentile > 0 {
@@ -403,9 +404,9 @@ func newJSONConstraint(k analyze.ConstraintResult) jsonConstraint {
 	return jk
 }
 
-// newJSONReport builds report.json from r.
-func newJSONReport(r *analyze.Result) *jsonReport {
-	said := Say(r)
+// newJSONReport builds report.json from r and its trend's comparison.
+func newJSONReport(r *analyze.Result, trend *compare.TrendComparison) *jsonReport {
+	said := Say(r, trend)
 	j := &jsonReport{SchemaVersion: SchemaVersion, By: r.By, Headlines: []jsonHeadline{},
 		Slices: []jsonSlice{}, Phases: []jsonPhase{}, Contract: newJSONContract(r.Contract)}
 	if j.By == nil {
@@ -470,11 +471,11 @@ func newJSONReport(r *analyze.Result) *jsonReport {
 }
 
 // renderJSON writes report.json, indented, with a final newline.
-func renderJSON(w io.Writer, r *analyze.Result) error {
+func renderJSON(w io.Writer, r *analyze.Result, trend *compare.TrendComparison) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(newJSONReport(r))
+	return enc.Encode(newJSONReport(r, trend))
 }
 
 // csvMetrics are the distributions of slices.csv, in column order.

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 	"github.com/infertrace/infertrace/explain"
 	"github.com/infertrace/infertrace/whatif"
 )
@@ -145,7 +146,7 @@ type jsonConstraintChange struct {
 	Why      *string        `json:"why"`
 }
 
-func newJSONCompareSide(s analyze.CompareSide, label string, n int64) jsonCompareSide {
+func newJSONCompareSide(s compare.CompareSide, label string, n int64) jsonCompareSide {
 	j := jsonCompareSide{Label: label, Dir: s.Dir, Requests: n}
 	if s.From != nil || s.To != nil {
 		w := window(s.From, s.To)
@@ -157,7 +158,7 @@ func newJSONCompareSide(s analyze.CompareSide, label string, n int64) jsonCompar
 	return j
 }
 
-func newJSONCompareSlice(s analyze.CompareSlice, by []string) jsonCompareSlice {
+func newJSONCompareSlice(s compare.CompareSlice, by []string) jsonCompareSlice {
 	j := jsonCompareSlice{Label: s.Label, All: s.All, Values: map[string]*string{}, Baseline: s.BaselineN,
 		Target: s.TargetN, Metrics: []jsonMetricChange{}}
 	vals := map[string]string{}
@@ -177,7 +178,7 @@ func newJSONCompareSlice(s analyze.CompareSlice, by []string) jsonCompareSlice {
 		jm := jsonMetricChange{Metric: m.Metric, Name: m.Name, Unit: m.Unit, HigherIsBetter: m.HigherIsBetter,
 			Quantiles: []jsonQuantileChange{}}
 		for _, q := range m.Points {
-			jq := jsonQuantileChange{Quantile: "p" + q.Label()[1:], P: q.P,
+			jq := jsonQuantileChange{Quantile: "p" + quantileLabel(q)[1:], P: q.P,
 				Baseline: jsonSideValue{N: q.BaselineN, Value: q.Baseline}, Target: jsonSideValue{N: q.TargetN, Value: q.Target},
 				Change: q.Delta, Interval: jsonCI(analyze.Interval{Lo: q.Lo, Hi: q.Hi}),
 				Significant: q.Significant, Strong: q.Strong, TooFew: q.TooFew}
@@ -199,7 +200,7 @@ func newJSONCompareSlice(s analyze.CompareSlice, by []string) jsonCompareSlice {
 	return j
 }
 
-func newJSONCompare(c *analyze.Comparison) *jsonCompare {
+func newJSONCompare(c *compare.Comparison) *jsonCompare {
 	j := &jsonCompare{SchemaVersion: SchemaVersion,
 		Baseline: newJSONCompareSide(c.Baseline, c.BaselineLabel, c.BaselineN),
 		Target:   newJSONCompareSide(c.Target, c.TargetLabel, c.TargetN),
@@ -215,7 +216,7 @@ func newJSONCompare(c *analyze.Comparison) *jsonCompare {
 				Verdict: cc.Verdict, Reason: CaseReason(cc), QualityHolds: cc.QualityHolds, QualityKnown: cc.QualityKnown,
 				Constraints: []jsonConstraintChange{}}
 			for _, k := range cc.Constraints {
-				jc.Constraints = append(jc.Constraints, jsonConstraintChange{Name: k.Name(), Kind: k.Kind(), Unit: k.Target.Unit,
+				jc.Constraints = append(jc.Constraints, jsonConstraintChange{Name: constraintName(k.Target), Kind: k.Kind(), Unit: k.Target.Unit,
 					Baseline: newJSONConstraint(k.Baseline), Target: newJSONConstraint(k.Target),
 					Change: k.Delta, Interval: jsonCI(analyze.Interval{Lo: k.Lo, Hi: k.Hi}), Allowed: k.Allowed,
 					Status: k.Status, Why: strPtr(k.Why)})

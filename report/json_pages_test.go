@@ -170,8 +170,8 @@ func TestCompareJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmp, err := compare.Run(context.Background(), compare.Options{Baseline: analyze.CompareSide{Dir: base},
-		Target: analyze.CompareSide{Dir: target}, Contract: c, Evals: evals})
+	cmp, err := compare.Run(context.Background(), compare.Options{Baseline: compare.CompareSide{Dir: base},
+		Target: compare.CompareSide{Dir: target}, Contract: c, Evals: evals})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestCompareJSON(t *testing.T) {
 			jm := at(js, "metrics", itoa(mi))
 			for qi, q := range mc.Points {
 				jq := at(jm, "quantiles", itoa(qi))
-				where := s.Label + " " + mc.Metric + " " + q.Label()
+				where := s.Label + " " + mc.Metric + " " + quantileLabel(q)
 				near(t, at(jq, "baseline", "value"), q.Baseline, where+" baseline")
 				near(t, at(jq, "target", "value"), q.Target, where+" target")
 				near(t, at(jq, "change"), q.Delta, where+" change")
@@ -251,7 +251,7 @@ func TestCompareJSON(t *testing.T) {
 		t.Errorf("verdict: %v %v %v", at(v, "verdict"), at(v, "file"), at(v, "text"))
 	}
 	k := at(v, "cases", "0", "constraints", "1")
-	if at(k, "name") != "client TTFT P95" || at(k, "status") != analyze.ChangeWithin || at(k, "unit") != "ms" {
+	if at(k, "name") != "client TTFT P95" || at(k, "status") != compare.ChangeWithin || at(k, "unit") != "ms" {
 		t.Errorf("constraint 2: %v", k)
 	}
 	near(t, at(k, "allowed"), fp(50), "allowed")
@@ -270,7 +270,7 @@ func TestCompareJSONWindows(t *testing.T) {
 	dir := standardDir(t)
 	from, mid, to := analyzetest.Base, analyzetest.Base.Add(4500*1e6), analyzetest.Base.Add(9000*1e6)
 	cmp, err := compare.Run(context.Background(), compare.Options{
-		Baseline: analyze.CompareSide{Dir: dir, From: &from, To: &mid}, Target: analyze.CompareSide{Dir: dir, From: &mid, To: &to}})
+		Baseline: compare.CompareSide{Dir: dir, From: &from, To: &mid}, Target: compare.CompareSide{Dir: dir, From: &mid, To: &to}})
 	if err != nil {
 		t.Fatal(err)
 	}

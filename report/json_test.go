@@ -22,7 +22,7 @@ import (
 func renderJSONMap(t *testing.T, r *analyze.Result) (map[string]any, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Render(&buf, "json", r); err != nil {
+	if err := Render(&buf, "json", r, nil); err != nil {
 		t.Fatal(err)
 	}
 	var m map[string]any
@@ -353,7 +353,7 @@ func TestSlicesCSV(t *testing.T) {
 	t.Parallel()
 	res := standardResult(t)
 	var buf bytes.Buffer
-	if err := Render(&buf, "csv", res); err != nil {
+	if err := Render(&buf, "csv", res, nil); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()
@@ -435,9 +435,9 @@ func TestJSONContractRun(t *testing.T) {
 		}
 		for k, cr := range c.Constraints {
 			jk := obj(jc["constraints"].([]any)[k])
-			v := num(t, jk["value"], cr.Name())
-			if jk["name"] != cr.Name() || jk["verdict"] != cr.Verdict || (v == nil) != (cr.Value == nil) || v != nil && *v != *cr.Value {
-				t.Errorf("%s %s: %v %v %v, want %v %v", c.Name, cr.Name(), jk["name"], v, jk["verdict"], cr.Value, cr.Verdict)
+			v := num(t, jk["value"], constraintName(cr))
+			if jk["name"] != constraintName(cr) || jk["verdict"] != cr.Verdict || (v == nil) != (cr.Value == nil) || v != nil && *v != *cr.Value {
+				t.Errorf("%s %s: %v %v %v, want %v %v", c.Name, constraintName(cr), jk["name"], v, jk["verdict"], cr.Value, cr.Verdict)
 			}
 		}
 	}

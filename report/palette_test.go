@@ -23,7 +23,7 @@ var okabeIto = map[string]bool{"#E69F00": true, "#56B4E9": true, "#009E73": true
 func TestPaletteOkabeIto(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	if err := Render(&buf, "html", standardResult(t)); err != nil {
+	if err := Render(&buf, "html", standardResult(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	html := buf.String()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 	"github.com/infertrace/infertrace/internal/textsafe"
 )
 
@@ -45,18 +46,19 @@ var (
 )
 
 // Render writes the report for r in format "md", "html", "json" or "csv"
-// to w.
-func Render(w io.Writer, format string, r *analyze.Result) error {
+// to w. trend is what changed in the latest period of r's trend
+// (compare.Trend; nil without).
+func Render(w io.Writer, format string, r *analyze.Result, trend *compare.TrendComparison) error {
 	if r == nil {
 		return fmt.Errorf("report: no result to render")
 	}
 	switch format {
 	case "json":
-		return renderJSON(w, r)
+		return renderJSON(w, r, trend)
 	case "csv":
 		return renderCSV(w, r)
 	}
-	v := newView(r)
+	v := newView(r, trend)
 	switch format {
 	case "md":
 		return mdTemplate.Execute(w, v)
@@ -66,10 +68,10 @@ func Render(w io.Writer, format string, r *analyze.Result) error {
 	return fmt.Errorf("report: unknown format %q (want md, html, json or csv)", format)
 }
 
-// WriteFiles renders r in each format (DefaultFormats when empty) into dir
-// as report.md, report.html, report.json or slices.csv and returns the
-// paths written.
-func WriteFiles(dir string, r *analyze.Result, formats []string) ([]string, error) {
+// WriteFiles renders r, with its trend's comparison as Render takes it, in
+// each format (DefaultFormats when empty) into dir as report.md,
+// report.html, report.json or slices.csv and returns the paths written.
+func WriteFiles(dir string, r *analyze.Result, trend *compare.TrendComparison, formats []string) ([]string, error) {
 	if len(formats) == 0 {
 		formats = DefaultFormats
 	}
@@ -80,7 +82,7 @@ func WriteFiles(dir string, r *analyze.Result, formats []string) ([]string, erro
 			return paths, fmt.Errorf("report: unknown format %q (want md, html, json or csv)", f)
 		}
 		var buf bytes.Buffer
-		if err := Render(&buf, f, r); err != nil {
+		if err := Render(&buf, f, r, trend); err != nil {
 			return paths, err
 		}
 		p := filepath.Join(dir, name)
@@ -115,14 +117,21 @@ func funcs(esc func(string) string) map[string]any {
 		"pct":         fmtPct,
 		"base":        shortPath,
 		// The contract and quality (contract.go).
-		"verdict":   verdictText,
-		"goodput":   goodputText,
-		"causes":    causesText,
-		"passShare": passShare,
-		"usd":       usd,
-		"inc":       func(i int) int { return i + 1 },
-		"add":       func(a, b int) int { return a + b },
-		"dec":       func(a int) int { return a - 1 },
+		"verdict":         verdictText,
+		"goodput":         goodputText,
+		"causes":          causesText,
+		"passShare":       passShare,
+		"usd":             usd,
+		"kName":           constraintName,
+		"kTarget":         constraintTarget,
+		"kShown":          constraintShown,
+		"kInterval":       constraintInterval,
+		"kChange":         changeValue,
+		"kChangeInterval": changeInterval,
+		"kAllowance":      allowanceText,
+		"inc":             func(i int) int { return i + 1 },
+		"add":             func(a, b int) int { return a + b },
+		"dec":             func(a int) int { return a - 1 },
 		// Percentiles with their intervals (stats.go).
 		"pq":      statFuncs["pq"],
 		"ci":      statFuncs["ci"],
@@ -358,7 +367,7 @@ func splitRows(split []analyze.Component, name string) []attrRow {
 	return out
 }
 
-func newView(r *analyze.Result) *view {
+func newView(r *analyze.Result, trend *compare.TrendComparison) *view {
 	v := &view{Result: r, Glossary: analyze.Glossary, GlossaryNotes: analyze.GlossaryNotes, PercentileRule: analyze.PercentileRule}
 	for _, e := range r.Protocol {
 		e.Method = strings.Replace(e.Method, "; "+analyze.PercentileRule, "; intervals and “n too small” by the percentile rule", 1)
@@ -397,7 +406,7 @@ func newView(r *analyze.Result) *view {
 		}
 		v.DistTables = append(v.DistTables, t)
 	}
-	said := Say(r)
+	said := Say(r, trend)
 	for i, s := range r.Slices {
 		a := attribution{Slice: s, Findings: said.Slices[i]}
 		a.E2E = append(a.E2E, attrRow{Name: "client E2E", Dist: s.ClientE2E, TailN: s.E2ETailN, TailMean: s.E2ETailClientE2E, Total: true})

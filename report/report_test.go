@@ -48,7 +48,7 @@ func TestGolden(t *testing.T) {
 	res := standardResult(t)
 	for _, format := range []string{"md", "html"} {
 		var buf bytes.Buffer
-		if err := Render(&buf, format, res); err != nil {
+		if err := Render(&buf, format, res, nil); err != nil {
 			t.Fatalf("Render %s: %v", format, err)
 		}
 		golden := filepath.Join("testdata", "standard."+format)
@@ -75,7 +75,7 @@ func TestRenderedFigures(t *testing.T) {
 	t.Parallel()
 	res := standardResult(t)
 	var md bytes.Buffer
-	if err := Render(&md, "md", res); err != nil {
+	if err := Render(&md, "md", res, nil); err != nil {
 		t.Fatal(err)
 	}
 	s := md.String()
@@ -134,7 +134,7 @@ func TestRenderedFigures(t *testing.T) {
 	}
 	for _, format := range []string{"md", "html"} {
 		var buf bytes.Buffer
-		if err := Render(&buf, format, res); err != nil {
+		if err := Render(&buf, format, res, nil); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(buf.String(), "SECRET") {
@@ -147,7 +147,7 @@ func TestRenderedFigures(t *testing.T) {
 func TestHTMLSelfContained(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	if err := Render(&buf, "html", standardResult(t)); err != nil {
+	if err := Render(&buf, "html", standardResult(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	h := strings.ToLower(buf.String())
@@ -214,7 +214,7 @@ func TestEscaping(t *testing.T) {
 	t.Parallel()
 	res := evilResult()
 	var h bytes.Buffer
-	if err := Render(&h, "html", res); err != nil {
+	if err := Render(&h, "html", res, nil); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(h.String(), "<script") {
@@ -227,7 +227,7 @@ func TestEscaping(t *testing.T) {
 	}
 
 	var md bytes.Buffer
-	if err := Render(&md, "md", res); err != nil {
+	if err := Render(&md, "md", res, nil); err != nil {
 		t.Fatal(err)
 	}
 	// A backslash before < makes it literal text in Markdown.
@@ -260,7 +260,7 @@ func TestWriteFiles(t *testing.T) {
 	t.Parallel()
 	res := standardResult(t)
 	dir := t.TempDir()
-	paths, err := WriteFiles(dir, res, nil)
+	paths, err := WriteFiles(dir, res, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestWriteFiles(t *testing.T) {
 	if strings.Join(paths, ",") != strings.Join(want, ",") {
 		t.Errorf("paths = %v, want %v", paths, want)
 	}
-	csvPaths, err := WriteFiles(dir, res, []string{"json", "csv"})
+	csvPaths, err := WriteFiles(dir, res, nil, []string{"json", "csv"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,10 +281,10 @@ func TestWriteFiles(t *testing.T) {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
-	if _, err := WriteFiles(dir, res, []string{"pdf"}); err == nil || !strings.Contains(err.Error(), "pdf") {
+	if _, err := WriteFiles(dir, res, nil, []string{"pdf"}); err == nil || !strings.Contains(err.Error(), "pdf") {
 		t.Errorf("unknown format error = %v", err)
 	}
-	if err := Render(&bytes.Buffer{}, "txt", res); err == nil {
+	if err := Render(&bytes.Buffer{}, "txt", res, nil); err == nil {
 		t.Error("Render accepted format txt")
 	}
 }
@@ -295,7 +295,7 @@ func TestGatewayTTFTAndJoins(t *testing.T) {
 	t.Parallel()
 	res := standardResult(t)
 	var buf bytes.Buffer
-	if err := Render(&buf, "md", res); err != nil {
+	if err := Render(&buf, "md", res, nil); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(buf.String(), "### Gateway TTFT") {
@@ -309,7 +309,7 @@ func TestGatewayTTFTAndJoins(t *testing.T) {
 	p50, p95 := 265.0, 290.0
 	res.Slices[0].GatewayUpstreamTTFB = analyze.Dist{N: 3, P50: &p50, P95: &p95}
 	buf.Reset()
-	if err := Render(&buf, "md", res); err != nil {
+	if err := Render(&buf, "md", res, nil); err != nil {
 		t.Fatal(err)
 	}
 	md := buf.String()
@@ -331,7 +331,7 @@ func TestGatewayTTFTAndJoins(t *testing.T) {
 func TestDocsGlossary(t *testing.T) {
 	t.Parallel()
 	var md bytes.Buffer
-	if err := Render(&md, "md", standardResult(t)); err != nil {
+	if err := Render(&md, "md", standardResult(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	s := md.String()
@@ -362,7 +362,7 @@ func TestProtocolStatesEachRuleOnce(t *testing.T) {
 	window := analyze.FormatWindow(res.Slices[0].WindowFirst, res.Slices[0].WindowLast)
 	for _, format := range []string{"md", "html"} {
 		var buf bytes.Buffer
-		if err := Render(&buf, format, res); err != nil {
+		if err := Render(&buf, format, res, nil); err != nil {
 			t.Fatal(err)
 		}
 		s := buf.String()

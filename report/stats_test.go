@@ -77,10 +77,10 @@ func TestComponentAndWindowIntervalsRendered(t *testing.T) {
 		t.Fatal(err)
 	}
 	var md, h bytes.Buffer
-	if err := Render(&md, "md", res); err != nil {
+	if err := Render(&md, "md", res, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := Render(&h, "html", res); err != nil {
+	if err := Render(&h, "html", res, nil); err != nil {
 		t.Fatal(err)
 	}
 	attr := md.String()[strings.Index(md.String(), "## Attribution by slice"):]

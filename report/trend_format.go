@@ -29,7 +29,7 @@ func trendValue(f analyze.TrendFigure, v *float64) string {
 	case "tok/s":
 		return fmt.Sprintf("%.1f tok/s", *v)
 	}
-	return analyze.FormatDuration(*v)
+	return formatDuration(*v)
 }
 
 // trendSigned prints a change of the figure with its sign.
@@ -47,7 +47,7 @@ func trendSigned(f analyze.TrendFigure, v *float64) string {
 	case "tok/s":
 		return fmt.Sprintf("%s%.1f tok/s", sign, a)
 	}
-	return sign + analyze.FormatDuration(a)
+	return sign + formatDuration(a)
 }
 
 // trendShort is the change as a table cell: "P95 client E2E +1.00 s".

@@ -29,10 +29,10 @@ func TestRenderTrend(t *testing.T) {
 	t.Parallel()
 	res := trendResult(t)
 	var md, html bytes.Buffer
-	if err := Render(&md, "md", res); err != nil {
+	if err := Render(&md, "md", res, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := Render(&html, "html", res); err != nil {
+	if err := Render(&html, "html", res, nil); err != nil {
 		t.Fatal(err)
 	}
 	m := md.String()

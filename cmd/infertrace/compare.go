@@ -57,7 +57,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 		return usageErr("want one or two DIRs, not %d arguments (%s)", fs.NArg(), strings.Join(fs.Args(), " "))
 	}
 	defer e.showProgress(*quiet)()
-	var sides [2]analyze.CompareSide
+	var sides [2]compare.CompareSide
 	for i, spec := range []string{*baseline, *target} {
 		flag := []string{"--baseline", "--target"}[i]
 		dir := dirs[i]
@@ -103,8 +103,8 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 
 // parseSide reads one side's SPEC: empty (the whole dir), a time window,
 // or COLUMN=VALUE.
-func parseSide(ctx context.Context, dir, flag, spec string, res duck.Resources) (analyze.CompareSide, error) {
-	side := analyze.CompareSide{Dir: dir}
+func parseSide(ctx context.Context, dir, flag, spec string, res duck.Resources) (compare.CompareSide, error) {
+	side := compare.CompareSide{Dir: dir}
 	if spec == "" {
 		return side, nil
 	}

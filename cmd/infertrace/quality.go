@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/infertrace/infertrace/analyze"
+	"github.com/infertrace/infertrace/compare"
 	"github.com/infertrace/infertrace/contract"
 )
 
@@ -107,8 +108,8 @@ func (f *qualityFlags) contractFails(c *analyze.ContractResult) error {
 
 // changeRejected is compare's exit status with --fail-on contract: nil
 // unless its verdict rejects the change.
-func (f *qualityFlags) changeRejected(v *analyze.ContractVerdict) error {
-	if f.failOn != "contract" || v == nil || v.Verdict != analyze.VerdictReject {
+func (f *qualityFlags) changeRejected(v *compare.ContractVerdict) error {
+	if f.failOn != "contract" || v == nil || v.Verdict != compare.VerdictReject {
 		return nil
 	}
 	return &verdictError{exitChangeReject, "the change is rejected against the contract " + v.File}

@@ -66,8 +66,9 @@ func doReport(ctx context.Context, e *env, dir string, f reportFlags, rs duck.Re
 	opts := analyze.SummaryOptions{By: f.by, Resources: rs, Window: f.window,
 		Evals: f.evals, Prices: f.prices, Contract: f.loaded, TokenEdges: f.edges, Period: period}
 	res, err := analyze.Summarize(e.progress.steps(ctx, "report"), dir, opts)
+	var trend *compare.TrendComparison
 	if err == nil { // what changed in the latest period, once the summary's database is closed
-		err = compare.Trend(e.progress.steps(ctx, "report"), dir, opts, res)
+		trend, err = compare.Trend(e.progress.steps(ctx, "report"), dir, opts, res.Trend)
 	}
 	if err != nil {
 		e.progress.done()
@@ -78,7 +79,7 @@ func doReport(ctx context.Context, e *env, dir string, f reportFlags, rs duck.Re
 		e.progress.done()
 		return context.Cause(ctx)
 	}
-	paths, err := report.WriteFiles(dir, res, f.formats)
+	paths, err := report.WriteFiles(dir, res, trend, f.formats)
 	e.progress.done()
 	if err != nil {
 		return err

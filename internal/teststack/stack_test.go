@@ -304,7 +304,7 @@ func noAnomaly(t *testing.T, rows map[string]row, ids []string) {
 func dominantIs(a *attempt, res *analyze.Result, component string) {
 	a.Helper()
 	want := "spend the most time in " + component + ":"
-	for _, f := range report.Say(res).Findings {
+	for _, f := range report.Say(res, nil).Findings {
 		if strings.Contains(f, "slowest 5%") && strings.Contains(f, want) {
 			a.Logf("finding: %s", f)
 			return
@@ -313,7 +313,7 @@ func dominantIs(a *attempt, res *analyze.Result, component string) {
 	// The slowest 5% of a few dozen requests on a loaded machine (the race
 	// detector, other tests) can be a scheduler's stall on the loopback
 	// rather than the fault: noise, which the scenario runs again for.
-	a.noise("no finding says the slowest 5%% %s; findings:\n%s", want, strings.Join(report.Say(res).Findings, "\n"))
+	a.noise("no finding says the slowest 5%% %s; findings:\n%s", want, strings.Join(report.Say(res, nil).Findings, "\n"))
 }
 
 func zero(string) float64 { return 0 }
@@ -561,14 +561,14 @@ func TestStackClientAbort(t *testing.T) {
 		checkRecovered(a, "application_ms", rows, kept, application, zero)
 		noAnomaly(t, rows, kept)
 		found := false
-		for _, f := range report.Say(res).Findings {
+		for _, f := range report.Say(res, nil).Findings {
 			if strings.HasPrefix(f, "10 requests were aborted") && strings.Contains(f, "wasted_ms") {
 				t.Logf("finding: %s", f)
 				found = true
 			}
 		}
 		if !found {
-			t.Errorf("no finding reports the 10 aborted requests and their wasted work:\n%s", strings.Join(report.Say(res).Findings, "\n"))
+			t.Errorf("no finding reports the 10 aborted requests and their wasted work:\n%s", strings.Join(report.Say(res, nil).Findings, "\n"))
 		}
 	})
 }

@@ -1,20 +1,13 @@
-package analyze
+package compare
 
 import (
-	"context"
-	"database/sql"
-	"fmt"
-	"math"
-	"path/filepath"
-	"regexp"
-	"strings"
 	"time"
 
-	"github.com/infertrace/infertrace/internal/duck"
+	"github.com/infertrace/infertrace/analyze"
 )
 
-// What a comparison of two sets of requests returns (the compare package
-// computes it; report words it): per slice, the change of every figure,
+// What a comparison of two sets of requests returns (Run computes it;
+// report words it): per slice, the change of every figure,
 // and the change judged against the product contract.
 
 // CompareSide is one side of a comparison: the requests of Dir, optionally
@@ -34,7 +27,7 @@ func (s CompareSide) Label() string {
 	case s.Column != "":
 		return s.Column + "=" + s.Value
 	case s.From != nil && s.To != nil:
-		return FormatWindow(s.From, s.To)
+		return analyze.FormatWindow(s.From, s.To)
 	}
 	return s.Dir
 }
@@ -114,9 +107,6 @@ func (q QuantileChange) EffectiveN() (baseline, target float64) {
 	return eff(q.BaselineN, q.BaselineD), eff(q.TargetN, q.TargetD)
 }
 
-// Label is "P50", "P95" or "P99".
-func (q QuantileChange) Label() string { return fmt.Sprintf("P%g", q.P*100) }
-
 // CompareMetrics lists the compared metrics in the order a comparison
 // shows them: the headline figures, the E2E attribution, the split of
 // model time, the TTFT attribution.
@@ -156,74 +146,6 @@ func (s *CompareSlice) Point(metric string, p float64) QuantileChange {
 		}
 	}
 	return QuantileChange{}
-}
-
-// ParseWindow reads a time window for a side of compare:
-// "HH:MM[:SS]-HH:MM[:SS]" (UTC times of the data's first day, which
-// firstDay gives; an end at or before the start is on the next day), or
-// FROM/TO, each end as ParseTime reads it (HH:MM[:SS], a date, RFC 3339).
-// It reports false when s looks like no window.
-func ParseWindow(s string, firstDay func() (time.Time, error)) (from, to time.Time, ok bool, err error) {
-	if a, b, found := strings.Cut(s, "/"); found {
-		from, err = ParseTime(a, firstDay)
-		if err == nil {
-			to, err = ParseTime(b, firstDay)
-		}
-		if err != nil {
-			return from, to, true, fmt.Errorf("window %q: %w", s, err)
-		}
-		if !to.After(from) {
-			return from, to, true, fmt.Errorf("window %q ends before it starts", s)
-		}
-		return from, to, true, nil
-	}
-	m := windowRE.FindStringSubmatch(s)
-	if m == nil {
-		return from, to, false, nil
-	}
-	if from, err = ParseTime(m[1], firstDay); err == nil {
-		to, err = ParseTime(m[2], firstDay)
-	}
-	if err != nil {
-		return from, to, true, fmt.Errorf("window %q: %w", s, err)
-	}
-	if !to.After(from) {
-		to = to.Add(24 * time.Hour)
-	}
-	return from, to, true, nil
-}
-
-var windowRE = regexp.MustCompile(`^(\d{1,2}:\d{2}(?::\d{2})?)-(\d{1,2}:\d{2}(?::\d{2})?)$`)
-
-// FirstStart returns the earliest request start of an analyzed dir, for
-// the day of a time-of-day window; nil without requests.
-func FirstStart(ctx context.Context, dir string, res duck.Resources) (*time.Time, error) {
-	db, closeDB, err := duck.Open(ctx, dir, res)
-	if err != nil {
-		return nil, err
-	}
-	defer closeDB()
-	if err := registerRequests(ctx, db, filepath.Join(dir, RequestsFile)); err != nil {
-		return nil, err
-	}
-	var t sql.NullTime
-	if err := db.QueryRowContext(ctx, "SELECT min(start) FROM requests").Scan(&t); err != nil {
-		return nil, fmt.Errorf("first start: %w", err)
-	}
-	if !t.Valid {
-		return nil, nil
-	}
-	u := t.Time.UTC()
-	return &u, nil
-}
-
-// FormatDuration prints a duration in ms as "150.0 ms", or from a second
-// up as "1.80 s": how compare and the trend say an amount of time.
-func FormatDuration(v float64) string {
-	if math.Abs(v) >= 1000 {
-		return fmt.Sprintf("%.2f s", v/1000)
-	}
-	return fmt.Sprintf("%.1f ms", v)
 }
 
 // The statuses of a constraint's change and the verdicts on a change
@@ -266,7 +188,7 @@ type CaseChange struct {
 
 // ConstraintChange is one constraint measured on both sides.
 type ConstraintChange struct {
-	Baseline, Target ConstraintResult
+	Baseline, Target analyze.ConstraintResult
 	Delta, Lo, Hi    *float64
 	// Allowed is the allowance in the metric's unit (may_worsen, or its
 	// fraction of the baseline's value); 0: none.
@@ -275,46 +197,26 @@ type ConstraintChange struct {
 	Why     string // for ChangeCannotTell: "n too small on the target", ...
 }
 
-// Name is the constraint as a label ("client TTFT P95").
-func (c ConstraintChange) Name() string { return c.Target.Name() }
-
 // Kind is the constraint's kind ("quality").
 func (c ConstraintChange) Kind() string { return c.Target.Kind }
 
-// FormatChange prints a change of the constraint's metric with its sign:
-// "+30.0 ms", "−8.0 pp", "+$0.0100".
-func (c ConstraintChange) FormatChange(v *float64) string {
-	if v == nil {
-		return "–"
-	}
-	sign, a := "+", *v
-	if a < 0 {
-		sign, a = "−", -a
-	}
-	if c.Target.Unit == "share" {
-		return fmt.Sprintf("%s%.1f pp", sign, 100*a)
-	}
-	return sign + c.Target.Format(&a)
+// TrendComparison is what changed between the last two periods of a
+// trend, by Run's rules: order-statistic intervals on each side, one
+// backlog counted as one event, so that traffic where nothing changed
+// gives no finding in 19 of 20 comparisons.
+type TrendComparison struct {
+	Baseline, Target string // the periods' labels, e.g. "week of 2026-11-23"
+	// Comparison is the comparison itself, for the findings a report
+	// words of it.
+	Comparison            *Comparison
+	Significant, Compared int
 }
 
-// Interval prints the change's 95% interval, "" without one.
-func (c ConstraintChange) Interval() string {
-	if c.Lo == nil || c.Hi == nil {
-		return ""
-	}
-	return c.FormatChange(c.Lo) + " to " + c.FormatChange(c.Hi)
-}
-
-// AllowanceText says how much the constraint may worsen.
-func (c ConstraintChange) AllowanceText() string {
-	k := c.Target.Constraint
-	if k.MayWorsen == 0 {
-		return "none"
-	}
-	a := c.Allowed
-	s := strings.TrimPrefix(c.FormatChange(&a), "+")
-	if k.MayWorsenRel {
-		return fmt.Sprintf("%g%% of the baseline (%s)", 100*k.MayWorsen, s)
-	}
-	return s
-}
+// Method is how Run measures a change and when it states one
+// (queries/compare.sql, and the findings report words); a comparison
+// page prints it as its protocol.
+const Method = `Percentiles are DuckDB's quantile_cont on each side, over the same samples as the report (TTFT and its components over streamed requests). ` +
+	`Each side's interval of a percentile is distribution-free, the order statistics of ranks floor(np − z √(D np(1 − p))) and ceil(np + z √(D np(1 − p))) + 1 as in the report: it assumes nothing of the distribution's shape, so it holds where a percentile falls in a gap between two modes (two regions' round trips), and a rank beyond the n samples leaves its bound open. ` +
+	`D, the design effect, counts requests that cluster in time as fewer samples: each side's time is cut into blocks of 1 minute (a tenth of the side's span when that is shorter, at least 1 s), and D is the variance over the blocks of the share of samples at or below the percentile, against that of independent samples (at least 1; samples all in one block have no interval), so one burst's backlog weighs as one event, not as its n requests. ` +
+	`The 95% interval of a change runs from the target's lower bound minus the baseline's upper bound to the target's upper bound minus the baseline's lower bound, each side's interval at √0.95, so that both hold together with 95%; "open" is a bound the samples cannot give. ` +
+	`A finding needs the same interval at 99.9% to exclude 0 and a change of at least 5 ms and 20% of the baseline, since a comparison tests hundreds of figures; which value of a column changed most is judged on intervals of independent samples (D = 1), the values sharing the same time and bursts.`
