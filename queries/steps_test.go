@@ -144,3 +144,51 @@ func TestRequestsSteps(t *testing.T) {
 		t.Error("Steps of no pipeline: no error")
 	}
 }
+
+// FuzzParseStep: parseStep never panics, and a step it accepts holds what
+// its header and statement say: a table or view step's SQL creates what
+// it writes, from its query; the output's query is a SELECT or WITH. The
+// seeds are the requests steps. (Template actions are text/template's to
+// parse and are left out.)
+func FuzzParseStep(f *testing.F) {
+	entries, err := files.ReadDir("requests")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := files.ReadFile("requests/" + e.Name())
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add("b", string(b))
+	}
+	f.Add("b", "-- reads: a\n-- writes: b\nCREATE OR REPLACE TEMP VIEW b AS\nSELECT 1")
+	f.Fuzz(func(t *testing.T, name, text string) {
+		if strings.Contains(text, "{{") {
+			return
+		}
+		st, err := parseStep("p/010_"+name+".sql", name, text)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "queries: p/010_"+name+".sql") {
+				t.Errorf("error %q does not name the file", err)
+			}
+			return
+		}
+		if strings.SplitN(st.Writes, ".", 2)[0] != name || st.Query == "" {
+			t.Errorf("accepted %+v", st)
+		}
+		switch st.Kind {
+		case Table, View:
+			what := map[StepKind]string{Table: "TABLE", View: "VIEW"}[st.Kind]
+			if !strings.HasSuffix(st.SQL, "CREATE OR REPLACE TEMP "+what+" "+st.Writes+" AS\n"+st.Query) {
+				t.Errorf("%s step %s: SQL %q does not create it from its query %q", what, st.Writes, st.SQL, st.Query)
+			}
+		case Output:
+			if !strings.HasPrefix(st.Query, "SELECT") && !strings.HasPrefix(st.Query, "WITH") {
+				t.Errorf("output query %q", st.Query)
+			}
+		default:
+			t.Errorf("kind %d", st.Kind)
+		}
+	})
+}
