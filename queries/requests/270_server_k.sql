@@ -1,4 +1,6 @@
--- server_k is not written itself: each step that reads it reads the
+-- server_k: the kept server record of each request key: the records of
+-- the keys held once, as they are, and the winners of the others
+-- (server_win). Not written itself: each step that reads it reads the
 -- columns of server_h it needs.
 --
 -- reads: server_multi, server_u, server_win

@@ -1,4 +1,5 @@
--- The kept client record of each key, with the columns req_cg reads.
+-- client_k: the kept client record of each key, with the columns req_cg
+-- reads.
 --
 -- reads: client_j, client_multi, client_win
 -- writes: client_k
