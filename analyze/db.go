@@ -67,7 +67,7 @@ func parquetParts(dir, tier string, w Window) ([]string, error) {
 // the tier's Parquet parts, so missing tiers and missing columns read as
 // NULL, and a last column rid, a BIGINT unique to each row of the view.
 // The server tier is server_logged, as ingested; the server view that
-// requests.sql reads is made from it by matchServers.
+// queries/requests reads is made from it by matchServers.
 func registerTiers(ctx context.Context, db *sql.DB, dir string) error {
 	return registerTiersIn(ctx, db, dir, Window{})
 }
@@ -95,7 +95,7 @@ func registerTiersIn(ctx context.Context, db *sql.DB, dir string, w Window) erro
 			return err
 		}
 		// rid identifies a row within this analysis: the part's index in
-		// parts and the row's number in the part (requests.sql picks up a
+		// parts and the row's number in the part (queries/requests picks up a
 		// kept record's columns by it).
 		if len(parts) >= 1<<20 {
 			return fmt.Errorf("register %s tier: %d Parquet parts, more than the %d one analysis can number", tier, len(parts), 1<<20)

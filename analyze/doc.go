@@ -2,7 +2,7 @@
 // in-process DuckDB over the typed Parquet that ingest writes and
 //
 //   - Run: joins the client, gateway and server tiers into
-//     DIR/requests.parquet (queries/requests.sql): by request ID, else a
+//     DIR/requests.parquet (the steps of queries/requests/): by request ID, else a
 //     client's response ID mapped back to the request ID vLLM built it
 //     from, else by trace ID where each tier's records of a trace pair up;
 //     a record that joins nothing is a request of its own, never merged
@@ -32,7 +32,7 @@
 //     report package renders without SQL.
 //
 // Each request's phase (cold, burst or steady) and concurrency are derived
-// in requests.sql from the logs alone, each decision on one host's clock;
+// in queries/requests/ from the logs alone, each decision on one host's clock;
 // the simulator's truth labels are only for checking them.
 //
 // Every computation over rows lives in the SQL files of the queries package;

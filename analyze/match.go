@@ -11,7 +11,7 @@ import (
 
 // matchServers matches by time the records of one tier that log no request
 // ID to records of the other tier that have one, and creates the server
-// and gateway views requests.sql reads (the tiers as ingested are the
+// and gateway views queries/requests reads (the tiers as ingested are the
 // server_logged and gateway_logged views).
 //
 //   - Server rows that log no request ID (TGI, Ollama's ollama-json) to

@@ -8,7 +8,6 @@ import (
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
 	"github.com/infertrace/infertrace/internal/duck"
-	"github.com/infertrace/infertrace/queries"
 )
 
 // Concurrency counts the requests of the same replica with
@@ -231,7 +230,7 @@ func TestPhaseBacklog(t *testing.T) {
 
 // A window's usual rate found from binned time sums (rate_mid, rate_near)
 // is the one the full ranking of its rates gives (rate_full, which
-// requests.sql uses only for a window where the bins fail): the query with
+// usual_rate uses only for a window where the bins fail): the query with
 // every window sent to the full ranking, and the query with none sent
 // there, give the same rows, on a fixture with a burst, a cold start and
 // steady traffic.
@@ -239,10 +238,10 @@ func TestUsualRateBinsMatchFullRanking(t *testing.T) {
 	t.Parallel()
 	f, burst, _ := phaseFixture()
 	db := fixtureDB(t, f)
-	q := queries.MustGet("requests")
+	q := requestsQuery(t)
 	const ok = "arg_min((coalesce(hi_below < lo, true) AND coalesce(lo_above > hi, true)), bin) AS ok"
 	if n := strings.Count(q, ok); n != 1 {
-		t.Fatalf("requests.sql holds %q %d times, want 1 (rate_mid)", ok, n)
+		t.Fatalf("the requests steps hold %q %d times, want 1 (rate_mid)", ok, n)
 	}
 	ranked := strings.Replace(q, ok, "false AS ok", 1)
 	binsOnly := strings.Replace(q, ok, "true AS ok", 1)
@@ -290,10 +289,10 @@ func TestLocalRateTiesFollowRequestID(t *testing.T) {
 		}
 	}
 	db := fixtureDB(t, f)
-	q := queries.MustGet("requests")
+	q := requestsQuery(t)
 	for _, s := range []string{"ORDER BY a.t, a.rq)", "coalesce(t.rq, l.rq) AS rq"} {
 		if strings.Count(q, s) != 1 {
-			t.Fatalf("requests.sql holds %q %d times, want 1", s, strings.Count(q, s))
+			t.Fatalf("the requests steps hold %q %d times, want 1", s, strings.Count(q, s))
 		}
 	}
 	byID := strings.Replace(strings.Replace(q, "ORDER BY a.t, a.rq)", "ORDER BY a.t, a.request_id)", 1),
@@ -332,8 +331,8 @@ func TestLocalRateTiesFollowRequestID(t *testing.T) {
 // that no sample set is held in memory, are bit for bit quantile_cont's:
 // on a synthetic req of three replicas and two models, with samples that
 // share buckets (sorted within them), buckets of one value, negative
-// values, NULLs and a replica too small to judge, srv_usual as requests.sql
-// computes it equals the same rule written with quantile_cont.
+// values, NULLs and a replica too small to judge, srv_usual as its step
+// (queries/requests/) computes it equals the same rule written with quantile_cont.
 func TestServerUsualMatchesQuantileCont(t *testing.T) {
 	t.Parallel()
 	db := fixtureDB(t, analyzetest.Fixture{})
@@ -379,41 +378,36 @@ func TestServerUsualMatchesQuantileCont(t *testing.T) {
 	if _, err := db.Exec(`UPDATE server_h SET replica = 'tiny', model = 'b' WHERE rid >= 100000`); err != nil {
 		t.Fatal(err)
 	}
-	q := queries.MustGet("requests")
-	const final = "SELECT * FROM r"
-	if !strings.HasSuffix(strings.TrimSpace(q), final) {
-		t.Fatalf("requests.sql does not end with %q", final)
-	}
-	body := strings.TrimSuffix(strings.TrimSpace(q), final)
-	stages, got, err := stageQuery(body + "SELECT rl, n, tpot_p25, pf_p90, work_p50, ld_p50 FROM srv_usual")
+	steps, err := requestSteps()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every stage up to srv_usual, in order, but those of the server
+	// Every step up to srv_usual, in order, but those of the server
 	// records made above.
 	ran := 0
-	for _, st := range stages {
-		switch st.name {
+	for _, st := range steps {
+		switch st.Writes {
 		case "server_h", "server_drop", "server_multi", "server_win":
 			continue
 		}
-		if _, err := db.Exec("CREATE OR REPLACE TEMP TABLE " + st.name + " AS " + st.query); err != nil {
-			t.Fatal(st.name, err)
+		if _, err := db.Exec(st.SQL); err != nil {
+			t.Fatal(st.File, err)
 		}
-		if strings.HasPrefix(st.name, "srv_q") || st.name == "srv_rep" || st.name == "srv_usual" {
+		if strings.HasPrefix(st.Writes, "srv_q") || st.Writes == "srv_rep" || st.Writes == "srv_usual" {
 			ran++
 		}
-		if st.name == "srv_usual" {
+		if st.Writes == "srv_usual" {
 			break
 		}
 	}
 	if ran < 4 {
-		t.Fatalf("%d srv_q* stages in requests.sql", ran)
+		t.Fatalf("%d srv_q* steps in queries/requests", ran)
 	}
+	got := "SELECT rl, n, tpot_p25, pf_p90, work_p50, ld_p50 FROM srv_usual"
 	// The fixture's replicas have one lifetime each and the store one
 	// session: the yardsticks per lifetime (rl) and per model and session
 	// (ms) are those per replica and per model.
-	_, want, err := stageQuery(body + `SELECT rl, count(*) AS n,
+	want := `SELECT rl, count(*) AS n,
 	       nullif(least(quantile_cont(tpot_ns, 0.25), any_value(m.tpot_p25)), 0) AS tpot_p25,
 	       nullif(least(quantile_cont(pf_ns, 0.9), any_value(m.pf_p90)), 0) AS pf_p90,
 	       CASE WHEN count(q_ns) > 0
@@ -426,10 +420,7 @@ func TestServerUsualMatchesQuantileCont(t *testing.T) {
 	                  quantile_cont(work_ns, 0.5) AS work_p50,
 	                  quantile_cont(ld_ns, 0.5) AS ld_p50
 	           FROM srv_p WHERE ms IS NOT NULL GROUP BY ms) AS m USING (ms)
-	GROUP BY rl`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	GROUP BY rl`
 	var n, differ, sorted, oneValue int64
 	var lives, sessions int64
 	if err := db.QueryRow(`SELECT count(DISTINCT rl), count(DISTINCT sid) FROM srv_p`).Scan(&lives, &sessions); err != nil {

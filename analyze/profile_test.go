@@ -56,7 +56,7 @@ func TestProfile(t *testing.T) {
 			t.Fatalf("%s: not a DuckDB profile with operators (%v)", files[0], err)
 		}
 	}
-	// The stages of requests.sql, its write, and report's queries, the
+	// The steps of queries/requests/, its write, and report's queries, the
 	// percentiles' steps among them (they are most of report's time).
 	for _, want := range []string{"req", "write", "coverage", "slices", "slice_ci_groups",
 		"slice_pct: pct_buckets", "slice_pct: pct_need", "slice_pct: pct_ci", "phase_pct: pct_ci"} {

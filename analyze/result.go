@@ -329,7 +329,7 @@ type Phase struct {
 	Application Dist
 	Queue       Dist
 	Model       Dist
-	// The time a missing tier leaves not split (requests.sql's
+	// The time a missing tier leaves not split (the requests steps'
 	// upstream_ms, network_application_ms, unsplit_ms).
 	Upstream           Dist
 	NetworkApplication Dist

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/infertrace/infertrace/internal/duck"
@@ -115,10 +114,11 @@ func OpenAnalyzed(ctx context.Context, dir string, res duck.Resources) (*sql.DB,
 }
 
 // Run joins the tiers ingested into dir (dir/client, dir/gateway and
-// dir/server Parquet parts; any may be absent) with queries/requests.sql and
-// writes dir/requests.parquet, one row per request ID, recording in its
-// metadata which manifest.json it was analyzed from. A dir without an
-// ingest's manifest is an error (ErrNoIngest), and nothing is written there.
+// dir/server Parquet parts; any may be absent) with the steps of
+// queries/requests/ and writes dir/requests.parquet, one row per request
+// ID, recording in its metadata which manifest.json it was analyzed from.
+// A dir without an ingest's manifest is an error (ErrNoIngest), and
+// nothing is written there.
 func Run(ctx context.Context, dir string) (*RunStats, error) {
 	return RunWith(ctx, dir, duck.Resources{})
 }
@@ -151,14 +151,14 @@ func RunWindow(ctx context.Context, dir string, res duck.Resources, w Window) (*
 	if err := matchServers(ctx, db); err != nil {
 		return nil, err
 	}
-	q, err := queries.Get("requests")
+	steps, err := requestSteps()
 	if err != nil {
 		return nil, err
 	}
 	duck.Step(ctx, "joining tiers into "+RequestsFile)
 	out := filepath.Join(dir, RequestsFile)
 	tmp := out + ".tmp"
-	err = execStaged(ctx, db, q, func(final string) string {
+	err = execSteps(ctx, db, steps, func(final string) string {
 		return "COPY (\n" + w.selectRequests(final) + "\n) TO " + duck.Quote(tmp) +
 			" (FORMAT parquet, KV_METADATA {" + manifestKey + ": " + duck.Quote(sum) + w.kvMetadata() + "})"
 	})
@@ -183,6 +183,19 @@ func RunWindow(ctx context.Context, dir string, res duck.Resources, w Window) (*
 		return nil, err
 	}
 	return &RunStats{Path: out, Coverage: cov, Anomalous: anomalous, Retried: retried, Removed: removed}, nil
+}
+
+// requestSteps returns the steps of queries/requests/, checked to read
+// only the tier views (Tiers) and what earlier steps write.
+func requestSteps() ([]queries.Step, error) {
+	steps, err := queries.Steps("requests")
+	if err != nil {
+		return nil, err
+	}
+	if err := queries.CheckSteps(steps, Tiers...); err != nil {
+		return nil, err
+	}
+	return steps, nil
 }
 
 // Derived are the files made from DIR/requests.parquet into DIR: the
@@ -236,154 +249,90 @@ func coverage(ctx context.Context, db *sql.DB) (cov Coverage, anomalous, retried
 	return cov, duck.Int(r["anomalous"]), duck.Int(r["retried"]), nil
 }
 
-// execStaged runs q as stageQuery splits it: each stage into its temporary
-// table, dropped once no later statement reads it, then the final statement
-// as wrap makes it (e.g. a COPY of it to a file).
-func execStaged(ctx context.Context, db *sql.DB, q string, wrap func(final string) string) error {
-	stages, final, err := stageQuery(q)
-	if err != nil {
-		return err
-	}
+// execSteps runs the pipeline steps (queries.Steps) on db, each step's
+// table or view created by a statement of its own, and dropped once no
+// later step reads it (through a view or itself), then the last step's
+// query as wrap makes it (e.g. a COPY of it to a file). Run so, each step
+// holds only its own hash tables and sorts, and what it leaves behind is a
+// table DuckDB can spill to disk, rather than a materialized CTE that
+// stays in memory until a whole query ends.
+func execSteps(ctx context.Context, db *sql.DB, steps []queries.Step, wrap func(query string) string) error {
+	last := lastReads(steps)
 	prof := duck.ProfilerOf(db)
-	// drop drops the tables of the stages that no statement after k reads.
+	// drop drops what no step after step k reads, the latest made first
+	// (a view before the tables it reads).
 	drop := func(k int) error {
-		for _, st := range stages {
-			if st.lastUse == k {
-				if _, err := db.ExecContext(ctx, "DROP TABLE "+st.name); err != nil {
-					return err
-				}
+		for i := len(steps) - 2; i >= 0; i-- {
+			st := steps[i]
+			if last[st.Writes] != k {
+				continue
+			}
+			what := "TABLE "
+			if st.Kind == queries.View {
+				what = "VIEW "
+			}
+			if _, err := db.ExecContext(ctx, "DROP "+what+st.Writes); err != nil {
+				return err
 			}
 		}
 		return nil
 	}
-	for k, st := range stages {
-		duck.Step(ctx, "joining tiers: "+st.name)
-		if err := prof.Exec(ctx, db, st.name, "CREATE OR REPLACE TEMP TABLE "+st.name+" AS "+st.query); err != nil {
-			return fmt.Errorf("step %s: %w", st.name, err)
+	out := len(steps) - 1
+	for k, st := range steps[:out] {
+		var err error
+		if st.Kind == queries.View {
+			// a name for a query, inlined where it is read: no work of its own
+			_, err = db.ExecContext(ctx, st.SQL)
+		} else {
+			duck.Step(ctx, "joining tiers: "+st.Writes)
+			err = prof.Exec(ctx, db, st.Writes, st.SQL)
+		}
+		if err != nil {
+			return fmt.Errorf("step %s: %w", st.File, err)
 		}
 		if err := drop(k); err != nil {
 			return err
 		}
 	}
 	duck.Step(ctx, "joining tiers: writing "+RequestsFile)
-	// The final statement reads the stages' tables in their order (a
-	// stage's ORDER BY) and must write its rows so.
+	// The last query reads the steps' tables in their order (a step's
+	// ORDER BY) and must write its rows so.
 	if _, err := db.ExecContext(ctx, "SET preserve_insertion_order = true"); err != nil {
 		return err
 	}
-	err = prof.Exec(ctx, db, "write", wrap(final))
+	err := prof.Exec(ctx, db, "write", wrap(steps[out].Query))
 	if _, serr := db.ExecContext(ctx, "SET preserve_insertion_order = false"); err == nil {
 		err = serr
 	}
 	if err != nil {
 		return err
 	}
-	return drop(len(stages))
+	return drop(out)
 }
 
-// A stage is one MATERIALIZED CTE of a query, run on its own into a
-// temporary table of the CTE's name.
-type stage struct {
-	name  string
-	query string
-	// lastUse is the index of the last stage that reads the table, or
-	// len(stages) when the final statement does.
-	lastUse int
-}
-
-// stageQuery splits q, a query laid out as requests.sql is (comments, a
-// line "WITH", then CTEs that each begin with a line "name AS (", "name AS
-// MATERIALIZED (" or "name AS NOT MATERIALIZED (" and end with a line ")" or
-// "),", then the final statement), into one stage per MATERIALIZED CTE, in
-// order, and the final statement with the other CTEs. Each stage and the
-// final statement bring with them the CTEs that are not materialized, and
-// read the earlier stages' tables by the CTE's name, so they compute what
-// q computes. Run so, each step holds only its own operators' memory, and
-// what it leaves behind is a table DuckDB can spill to disk, rather than a
-// materialized CTE that stays in memory until the whole query ends.
-func stageQuery(q string) (stages []stage, final string, err error) {
-	lines := strings.Split(duck.Strip(q), "\n")
-	i := 0
-	for i < len(lines) && strings.TrimSpace(lines[i]) != "WITH" {
-		i++
-	}
-	if i == len(lines) {
-		return nil, "", errors.New("no line WITH")
-	}
-	var inline []cte // the CTEs that are not materialized, in order
-	// with prefixes body with the inline CTEs it needs.
-	with := func(body string) string {
-		need := map[string]bool{}
-		for _, n := range sqlNames.FindAllString(body, -1) {
-			need[n] = true
-		}
-		for k := len(inline) - 1; k >= 0; k-- {
-			if need[inline[k].name] {
-				for _, n := range sqlNames.FindAllString(inline[k].body, -1) {
-					need[n] = true
-				}
-			}
-		}
-		var parts []string
-		for _, c := range inline {
-			if need[c.name] {
-				parts = append(parts, c.name+" AS "+c.how+"(\n"+c.body+"\n)")
-			}
-		}
-		if len(parts) == 0 {
-			return body
-		}
-		return "WITH\n" + strings.Join(parts, ",\n") + "\n" + body
-	}
-	for i++; i < len(lines); {
-		l := lines[i]
-		if l == "" || strings.HasPrefix(l, "--") {
-			i++
-			continue
-		}
-		m := cteStart.FindStringSubmatch(l)
-		if m == nil {
-			break // the final statement
-		}
-		start := i
-		for i < len(lines) && lines[i] != ")" && lines[i] != ")," {
-			i++
-		}
-		if i == len(lines) {
-			return nil, "", fmt.Errorf("CTE %s: no line ) or ), ends it", m[1])
-		}
-		body := strings.Join(lines[start+1:i], "\n")
-		i++
-		if m[2] == "MATERIALIZED " {
-			stages = append(stages, stage{name: m[1], query: with(body)})
-		} else {
-			inline = append(inline, cte{name: m[1], how: m[2], body: body})
-		}
-	}
-	if i == len(lines) {
-		return nil, "", errors.New("no statement after the CTEs")
-	}
-	final = with(strings.Join(lines[i:], "\n"))
-	// Each stage's table is dropped after the last statement that reads it.
+// lastReads returns, for what each step but the last writes, the index of
+// the last step that reads it, itself or through a view (a view's query
+// reads its tables whenever a step reads the view).
+func lastReads(steps []queries.Step) map[string]int {
+	deps := map[string][]string{} // a view -> what its query reads
 	last := map[string]int{}
-	for k, st := range append(stages, stage{query: final}) {
-		for _, n := range sqlNames.FindAllString(st.query, -1) {
-			last[n] = k
+	var use func(name string, k int)
+	use = func(name string, k int) {
+		last[name] = max(last[name], k)
+		for _, d := range deps[name] {
+			use(d, k)
 		}
 	}
-	for k := range stages {
-		stages[k].lastUse = max(last[stages[k].name], k)
+	for k, st := range steps {
+		if st.Kind == queries.View {
+			deps[st.Writes] = st.Reads
+		}
+		if st.Kind != queries.Output {
+			last[st.Writes] = k
+		}
+		for _, r := range st.Reads {
+			use(r, k)
+		}
 	}
-	return stages, final, nil
+	return last
 }
-
-// A cte is one CTE of a query: name AS how (body).
-type cte struct {
-	name, how, body string
-}
-
-// sqlNames matches the words of a query that may name a CTE.
-var sqlNames = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
-
-// cteStart matches the first line of a CTE in stageQuery's layout.
-var cteStart = regexp.MustCompile(`^([a-z_][a-z0-9_]*) AS ((?:NOT )?MATERIALIZED )?\($`)

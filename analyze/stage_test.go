@@ -3,6 +3,8 @@ package analyze
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"sort"
 	"strings"
 	"testing"
 
@@ -11,75 +13,46 @@ import (
 	"github.com/infertrace/infertrace/queries"
 )
 
-// stageQuery turns each MATERIALIZED CTE into a stage of its own, gives
-// every statement only the inline CTEs it reads (directly or through
-// another), and drops a stage's table after its last reader.
-func TestStageQuery(t *testing.T) {
-	t.Parallel()
-	q := `-- a header
-WITH
--- a comment between CTEs
-a AS NOT MATERIALIZED (
-    SELECT 1 AS x
-),
-b AS MATERIALIZED (
-    SELECT x FROM a
-),
-unused AS (
-    SELECT 2 AS y
-),
-c AS (
-    SELECT x + 1 AS x FROM b
-),
-d AS MATERIALIZED (
-    SELECT x FROM c
-),
-e AS MATERIALIZED (
-    SELECT 3 AS z
-)
-SELECT * FROM d
-ORDER BY x;
-`
-	stages, final, err := stageQuery(q)
+// requestsQuery returns the steps of queries/requests/ as one statement
+// (queries.OneStatement).
+func requestsQuery(t *testing.T) string {
+	t.Helper()
+	steps, err := requestSteps()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, s := range stages {
-		names = append(names, s.name)
+	return queries.OneStatement(steps)
+}
+
+// lastReads: a table is dropped after the last step that reads it, itself
+// or through a view (and a view's own reads through another view).
+func TestLastReads(t *testing.T) {
+	t.Parallel()
+	steps := []queries.Step{
+		{Writes: "a", Reads: []string{"client"}, Kind: queries.Table},
+		{Writes: "b", Reads: []string{"a"}, Kind: queries.Table},
+		{Writes: "v", Reads: []string{"a"}, Kind: queries.View},
+		{Writes: "w", Reads: []string{"v", "b"}, Kind: queries.View},
+		{Writes: "c", Reads: []string{"b"}, Kind: queries.Table},
+		{Writes: "d", Reads: []string{"w"}, Kind: queries.Table},
+		{Writes: "out.parquet", Reads: []string{"c", "d"}, Kind: queries.Output},
 	}
-	if got := strings.Join(names, " "); got != "b d e" {
-		t.Fatalf("stages %q, want \"b d e\"", got)
-	}
-	if want := "WITH\na AS NOT MATERIALIZED (\n    SELECT 1 AS x\n)\n    SELECT x FROM a"; stages[0].query != want {
-		t.Errorf("stage b:\n%s\nwant\n%s", stages[0].query, want)
-	}
-	if want := "WITH\nc AS (\n    SELECT x + 1 AS x FROM b\n)\n    SELECT x FROM c"; stages[1].query != want {
-		t.Errorf("stage d:\n%s\nwant\n%s", stages[1].query, want)
-	}
-	if want := "SELECT * FROM d\nORDER BY x"; final != want {
-		t.Errorf("final:\n%s\nwant\n%s", final, want)
-	}
-	// b is read by d (through c), d by the final statement, e by nothing.
-	for i, want := range []int{1, 3, 2} {
-		if stages[i].lastUse != want {
-			t.Errorf("stage %s: last read by statement %d, want %d", stages[i].name, stages[i].lastUse, want)
+	got := lastReads(steps)
+	for name, want := range map[string]int{"a": 5, "b": 5, "v": 5, "w": 5, "c": 6, "d": 6} {
+		if got[name] != want {
+			t.Errorf("%s: last read by step %d, want %d", name, got[name], want)
 		}
 	}
-	for _, bad := range []string{
-		"SELECT 1",
-		"WITH\na AS (\n    SELECT 1\n",
-		"WITH\na AS (\n    SELECT 1\n)\n",
-	} {
-		if _, _, err := stageQuery(bad); err == nil {
-			t.Errorf("stageQuery(%q): no error", bad)
-		}
+	if _, ok := got["out.parquet"]; ok {
+		t.Error("the output is no table to drop")
 	}
 }
 
-// requests.sql run in stages, as Run runs it, gives the rows it gives as
-// one statement (as the ground-truth tests run it), on a fixture with an
-// exact duplicate, a retry, rows sharing one source line and ID-less rows.
+// The steps of queries/requests/ run one by one, as Run runs them, give
+// the rows they give as one statement (queries.OneStatement, as the
+// ground-truth tests run them), on a fixture with an exact duplicate, a
+// retry, rows sharing one source line and ID-less rows; and each table
+// and view is gone once the write is done.
 func TestStagedRequestsEqualOneStatement(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -90,15 +63,18 @@ func TestStagedRequestsEqualOneStatement(t *testing.T) {
 		analyzetest.Client{Start: analyzetest.At(700), End: analyzetest.At(800), File: "logs/bench.json", Line: 2})
 	f.Gateways = append(f.Gateways, analyzetest.Gateway{Start: analyzetest.At(10), End: analyzetest.At(990), Line: 70})
 	db := fixtureDB(t, f)
-	q := queries.MustGet("requests")
-	if _, err := db.Exec("CREATE TABLE one AS " + duck.Strip(q)); err != nil {
+	if _, err := db.Exec("CREATE TABLE one AS " + requestsQuery(t)); err != nil {
 		t.Fatal(err)
 	}
-	if err := execStaged(ctx, db, q, func(final string) string { return "CREATE TABLE staged AS " + final }); err != nil {
+	steps, err := requestSteps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := execSteps(ctx, db, steps, func(final string) string { return "CREATE TABLE staged AS " + final }); err != nil {
 		t.Fatal(err)
 	}
 	var n, differ int64
-	err := db.QueryRow(`SELECT (SELECT count(*) FROM staged),
+	err = db.QueryRow(`SELECT (SELECT count(*) FROM staged),
 	    (SELECT count(*) FROM (SELECT * FROM one EXCEPT ALL SELECT * FROM staged))
 	  + (SELECT count(*) FROM (SELECT * FROM staged EXCEPT ALL SELECT * FROM one))`).Scan(&n, &differ)
 	if err != nil {
@@ -107,18 +83,24 @@ func TestStagedRequestsEqualOneStatement(t *testing.T) {
 	if n < 11 || differ != 0 {
 		t.Errorf("staged: %d rows, %d differ from the one statement's", n, differ)
 	}
-	// The stages' tables are gone.
-	var left int64
+	// The steps' tables and views are gone.
+	var left, views int64
 	if err := db.QueryRow("SELECT count(*) FROM duckdb_tables() WHERE temporary").Scan(&left); err != nil {
 		t.Fatal(err)
 	}
 	if left != 2 { // tgi_match and gateway_time, matchServers's own
 		t.Errorf("%d temporary tables left, want 2 (matchServers's)", left)
 	}
+	if err := db.QueryRow("SELECT count(*) FROM duckdb_views() WHERE temporary AND NOT internal").Scan(&views); err != nil {
+		t.Fatal(err)
+	}
+	if views != 0 {
+		t.Errorf("%d of the steps' views left, want none", views)
+	}
 }
 
 // fixtureDB writes f to a temporary directory and opens it as analyze does
-// before requests.sql: the tier views registered and TGI rows matched.
+// before the requests steps: the tier views registered and TGI rows matched.
 func fixtureDB(t *testing.T, f analyzetest.Fixture) *sql.DB {
 	t.Helper()
 	ctx := context.Background()
@@ -138,4 +120,72 @@ func fixtureDB(t *testing.T, f analyzetest.Fixture) *sql.DB {
 		t.Fatal(err)
 	}
 	return db
+}
+
+// Each step of queries/requests/ declares exactly what it reads: the
+// tables and views its statement names, as DuckDB's parser finds them
+// (json_serialize_sql), among the tier views and what the steps write.
+// And the steps check as a pipeline over the tier views (CheckSteps, as
+// Run checks them): each reads only what is there by then.
+func TestRequestStepsDeclareTheirReads(t *testing.T) {
+	t.Parallel()
+	steps, err := requestSteps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	known := map[string]bool{}
+	for _, tier := range Tiers {
+		known[tier] = true
+	}
+	for _, st := range steps {
+		known[st.Writes] = true
+	}
+	for _, st := range steps {
+		var js string
+		if err := db.QueryRow("SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", st.Query).Scan(&js); err != nil {
+			t.Fatal(st.File, err)
+		}
+		var tree any
+		if err := json.Unmarshal([]byte(js), &tree); err != nil {
+			t.Fatal(st.File, err)
+		}
+		if m, ok := tree.(map[string]any); !ok || m["error"] == true {
+			t.Fatalf("%s: DuckDB does not parse its query: %.300s", st.File, js)
+		}
+		named := map[string]bool{}
+		var walk func(v any)
+		walk = func(v any) {
+			switch v := v.(type) {
+			case map[string]any:
+				if v["type"] == "BASE_TABLE" {
+					if n, _ := v["table_name"].(string); known[n] {
+						named[n] = true
+					}
+				}
+				for _, c := range v {
+					walk(c)
+				}
+			case []any:
+				for _, c := range v {
+					walk(c)
+				}
+			}
+		}
+		walk(tree)
+		var got []string
+		for n := range named {
+			got = append(got, n)
+		}
+		sort.Strings(got)
+		want := append([]string(nil), st.Reads...)
+		sort.Strings(want)
+		if strings.Join(got, ", ") != strings.Join(want, ", ") {
+			t.Errorf("%s: reads %s, but its header declares %s", st.File, strings.Join(got, ", "), strings.Join(want, ", "))
+		}
+	}
 }

@@ -419,7 +419,7 @@ var (
 	ttftComponents = []string{"network", "application", "queue", "model"}
 )
 
-// notSplit is the time a missing tier leaves not split (requests.sql's
+// notSplit is the time a missing tier leaves not split (the requests steps'
 // upstream_ms, network_application_ms, unsplit_ms; with the ttft_ prefix
 // for TTFT): its name in reports and the components it stands for. A
 // slice shows one after the four components only where some request has

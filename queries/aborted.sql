@@ -1,5 +1,5 @@
 -- aborted.sql: requests whose client left before the response ended
--- (aborted, see requests.sql), over the requests view, and the server's
+-- (aborted, see queries/requests), over the requests view, and the server's
 -- work on them after the client left (wasted_ms). with_wasted counts those
 -- that have a wasted_ms (a server record and a tier in front of it);
 -- outlived those whose server went on after the gateway had ended, whose

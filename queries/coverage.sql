@@ -1,7 +1,7 @@
 -- coverage.sql: how well the tiers join, over the requests view
 -- (DIR/requests.parquet). A request "has" a tier when that tier logged at
 -- least one record that joined it (by ID, response ID or trace, see
--- requests.sql). retried counts requests with more than one distinct record
+-- queries/requests). retried counts requests with more than one distinct record
 -- on any tier; anomalous counts rows with an anomaly reason. joins.sql
 -- breaks the pairs down by join method, unjoined.sql counts the records
 -- that joined no other tier.

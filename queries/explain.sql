@@ -17,7 +17,7 @@
 -- there for the answer (explain/answer.go): the share of the request's time
 -- its largest part took, never moving a missing tier's time elsewhere.
 -- server_join: 'time' for a TGI record matched to the gateway's by time
--- (requests.sql): explain_records takes server records joined by ID
+-- (queries/requests): explain_records takes server records joined by ID
 -- only, so such a record's host gets no offset and its boxes no place.
 WITH
 p AS (

@@ -1,6 +1,6 @@
 -- explain_records.sql: the kept record of each tier of every request of
 -- requests.parquet, with its instants, found again in the tier tables by
--- its source 'file:line' (requests.sql's client_source, gateway_source,
+-- its source 'file:line' (the requests steps' client_source, gateway_source,
 -- server_source). A source shared by several rows (the records of one
 -- JSON document or OTLP line) is ambiguous and gives no record here, so
 -- nothing is ever placed from the wrong row. One row per request with a

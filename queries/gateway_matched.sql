@@ -1,11 +1,11 @@
--- gateway_matched.sql: the gateway view requests.sql reads: gateway_logged
+-- gateway_matched.sql: the gateway view queries/requests reads: gateway_logged
 -- (the gateway tier as ingested) with each record that logs no request ID
 -- and that analyze matched to a server record by time (noid_gateways.sql,
 -- noid_servers.sql, match_candidates.sql; only unambiguous pairs, match.go)
 -- given that server record's request_id and joined_by = 'time'; joined_by
 -- is NULL on every other row, which is unchanged. The key is the one of
 -- noid_gateways.sql, so exact duplicates of a matched line get the same ID
--- and collapse in requests.sql.
+-- and collapse in queries/requests.
 -- Only the records without an ID are hashed.
 SELECT *, NULL::VARCHAR AS joined_by
 FROM gateway_logged

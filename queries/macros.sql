@@ -52,7 +52,7 @@ CREATE OR REPLACE MACRO wilson_hi(k, n) AS
     CASE WHEN n > 0 THEN (k + 1.920729 + 1.959964 * sqrt(k * (n - k) / n + 0.960365)) / (n + 3.841459) END;
 -- clock_round_off_ns(format): how far below zero a duration of one
 --   server record can read from the round-off of its format's clock alone,
---   in ns: requests.sql calls a same-tier server duration (queue, server
+--   in ns: queries/requests calls a same-tier server duration (queue, server
 --   overhead, ...) negative, an anomaly, only below -clock_round_off_ns,
 --   and keeps its value as computed (components still add up). SGLang
 --   (sglang-metrics; sglang-log, which the sglang-text reader writes too)
@@ -69,7 +69,7 @@ CREATE OR REPLACE MACRO clock_round_off_ns(format) AS
 -- request_outcome(completed, aborted, status): why a request is no
 --   latency sample, NULL when it is one. The requests every latency
 --   percentile of a report is over ("successful") are the completed ones
---   (requests.sql: status 2xx, or no status and no error logged) that were
+--   (queries/requests: status 2xx, or no status and no error logged) that were
 --   not aborted (the client did not leave before the response ended). A
 --   failed request (not completed: an error rate's numerator) gives its
 --   status as text ('500', '429', '408', '499', '0' for a client that

@@ -5,7 +5,7 @@
 -- record logs, nor their trace ID (a gateway record of the trace joins
 -- them by trace), with an end and an E2E (e2e_ns, else end - arrival; arrival
 -- = end - e2e), the kept one per request ID (latest arrival, as in
--- requests.sql). t_key is the request ID, which a matched gateway record
+-- queries/requests). t_key is the request ID, which a matched gateway record
 -- takes (gateway_matched.sql); t_ord its hash. A server host is its
 -- replica label, else its log file. Without gateway records to match, no
 -- server record is read.

@@ -19,7 +19,7 @@
 --   client_ttft P95: streamed requests; tps_user P50 (per-user tokens/s):
 --     streamed by definition;
 --   error_rate (p NULL): requests not completed (the completed column of
---     requests.sql) / requests, k of n, with its Wilson 95% interval.
+--     queries/requests) / requests, k of n, with its Wilson 95% interval.
 -- n is each figure's sample count; requests, window_first and window_last
 -- are the period's requests in the slice and their first and last start.
 --

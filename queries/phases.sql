@@ -1,7 +1,7 @@
 -- phases.sql: cold start, burst and steady state side by side, over the
 -- requests view. One row per phase, always all three in that order (n = 0
 -- when no request was detected in a phase), so the phases are never merged
--- into one number. phase is derived per request in requests.sql.
+-- into one number. phase is derived per request in queries/requests.
 --
 -- Percentiles are P50/P90/P95/P99 as quantile_cont gives them, each with
 -- its own n (0 without samples), from phase_pct (the table pct_ci.sql makes
@@ -10,7 +10,7 @@
 --   client_e2e, queue, model: every such request of the phase with the value;
 --   client_ttft: streamed requests only (as in slices.sql);
 --   upstream, network_application, unsplit: the time a missing tier leaves
---   not split (requests.sql), every such request of the phase with the value.
+--   not split (queries/requests), every such request of the phase with the value.
 -- requests counts every request of the phase, failed ones included;
 -- window_first/window_last: earliest and latest request start of the phase.
 -- episodes: how many separate stretches the phase's requests fall in: a new

@@ -10,7 +10,7 @@ import (
 	"text/template"
 )
 
-//go:embed *.sql *.sql.tmpl
+//go:embed *.sql *.sql.tmpl requests/*.sql
 var files embed.FS
 
 // Get returns the text of the query stored in name+".sql", with the
@@ -21,19 +21,26 @@ func Get(name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("queries: no query named %q (have: %s)", name, strings.Join(Names(), ", "))
 	}
-	if !strings.Contains(string(b), "{{") {
-		return string(b), nil
+	return expand(name+".sql", string(b))
+}
+
+// expand returns text, the query of file, with the blocks it takes from the
+// *.sql.tmpl files expanded (a query that holds "{{" is a Go text/template;
+// see tier.sql.tmpl).
+func expand(file, text string) (string, error) {
+	if !strings.Contains(text, "{{") {
+		return text, nil
 	}
-	t, err := template.New(name).Option("missingkey=error").Funcs(template.FuncMap{"dict": dict}).ParseFS(files, "*.sql.tmpl")
+	t, err := template.New(file).Option("missingkey=error").Funcs(template.FuncMap{"dict": dict}).ParseFS(files, "*.sql.tmpl")
 	if err == nil {
-		t, err = t.Parse(string(b))
+		t, err = t.Parse(text)
 	}
 	var out strings.Builder
 	if err == nil {
 		err = t.Execute(&out, nil)
 	}
 	if err != nil {
-		return "", fmt.Errorf("queries: %s.sql: %w", name, err)
+		return "", fmt.Errorf("queries: %s: %w", file, err)
 	}
 	return out.String(), nil
 }

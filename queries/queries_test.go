@@ -10,7 +10,7 @@ func TestExpectedQueriesExist(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{
 		"empty_client", "empty_gateway", "empty_server", "empty_rejects",
-		"requests", "coverage", "anomalies", "rejects", "slices", "slowest",
+		"coverage", "anomalies", "rejects", "slices", "slowest",
 		"slice_dists", "slice_components", "slice_ttft_components",
 		"phases", "replicas", "timeseries",
 		"slice_ci_groups", "slice_ci_values", "timeseries_ci_groups", "timeseries_ci_values", "pct_ci",
@@ -49,23 +49,33 @@ func TestGetUnknown(t *testing.T) {
 	MustGet("no_such_query")
 }
 
-// The duplicate/retry rule is quoted from the top of requests.sql.
+// The duplicate/retry rule is stated in the requests steps' comments.
 func TestRequestsDocumentsDedupRule(t *testing.T) {
 	t.Parallel()
-	q := MustGet("requests")
+	var all strings.Builder
+	for _, st := range mustSteps(t) {
+		all.WriteString(st.SQL)
+	}
 	for _, s := range []string{"Exact duplicates", "latest attempt", "client_records"} {
-		if !strings.Contains(q, s) {
-			t.Errorf("requests.sql header lacks %q", s)
+		if !strings.Contains(all.String(), s) {
+			t.Errorf("the requests steps lack %q", s)
 		}
 	}
 }
 
-// Raw rejected lines may hold prompts: no query may read them.
+// Raw rejected lines may hold prompts: no query, nor step, may read them.
 func TestNoQueryReadsRawText(t *testing.T) {
 	t.Parallel()
+	texts := map[string]string{}
 	for _, n := range Names() {
+		texts[n+".sql"] = MustGet(n)
+	}
+	for _, st := range mustSteps(t) {
+		texts[st.File] = st.SQL
+	}
+	for n, text := range texts {
 		var code []string
-		for _, l := range strings.Split(MustGet(n), "\n") {
+		for _, l := range strings.Split(text, "\n") {
 			code = append(code, strings.SplitN(l, "--", 2)[0])
 		}
 		if strings.Contains(strings.Join(code, "\n"), "raw") {
@@ -74,35 +84,65 @@ func TestNoQueryReadsRawText(t *testing.T) {
 	}
 }
 
-// TestTierTemplates: requests.sql takes each tier's deduplication, source
-// numbering and retry choice from tier.sql.tmpl, and Get expands them all,
-// once per tier, into the CTEs the later steps read.
+// TestTierTemplates: the requests steps take each tier's deduplication,
+// source numbering and retry choice from tier.sql.tmpl: each of those
+// steps, once per tier, is its header and one call of the block of its
+// name, which Steps expands into the statement that creates the table the
+// later steps read.
 func TestTierTemplates(t *testing.T) {
 	t.Parallel()
-	q, err := Get("requests")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(q, "{{") || strings.Contains(q, "}}") {
-		t.Fatal("requests: a template action left unexpanded")
+	steps := mustSteps(t)
+	by := map[string]Step{}
+	for _, st := range steps {
+		if strings.Contains(st.SQL, "{{") || strings.Contains(st.SQL, "}}") {
+			t.Errorf("%s: a template action left unexpanded", st.File)
+		}
+		by[st.Writes] = st
 	}
 	want := map[string][]string{
 		"client":  {"files", "h", "dup", "drop", "u", "shared", "refn", "n", "multi", "win"},
 		"gateway": {"files", "h", "dup", "drop", "u", "shared", "refn", "n", "multi", "win"},
 		"server":  {"files", "h", "dup", "drop", "u", "multi", "win"},
 	}
-	for tier, ctes := range want {
-		for _, c := range ctes {
-			if n := strings.Count(q, "\n"+tier+"_"+c+" AS MATERIALIZED (") + strings.Count(q, "\n"+tier+"_"+c+" AS NOT MATERIALIZED ("); n != 1 {
-				t.Errorf("requests: %s_%s defined %d times, want 1", tier, c, n)
+	for tier, blocks := range want {
+		for _, b := range blocks {
+			st, ok := by[tier+"_"+b]
+			if !ok {
+				t.Errorf("no step writes %s_%s", tier, b)
+				continue
+			}
+			raw, err := files.ReadFile(st.File)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(raw), "{{template \"tier_"+b+"\" (dict \"T\" \""+tier+"\""); n != 1 ||
+				strings.Contains(strings.ReplaceAll(string(raw), "{{template", ""), "SELECT") {
+				t.Errorf("%s: not one call of tier_%s for the %s tier, and no SQL of its own", st.File, b, tier)
 			}
 		}
 	}
+	// No other step holds a block of tier.sql.tmpl's SQL: the exact
+	// duplicates are dropped in the tier_drop steps only.
+	for _, st := range steps {
+		if strings.Contains(st.SQL, "unnest(rids[2:])") && !strings.HasSuffix(st.Writes, "_drop") {
+			t.Errorf("%s holds tier_drop's SQL", st.File)
+		}
+	}
 	// The retry choice orders by each tier's own start: the server's arrival.
-	if !strings.Contains(q, "FROM server_u SEMI JOIN server_multi USING (request_id)\n    QUALIFY row_number() OVER (\n        PARTITION BY request_id\n        ORDER BY arrival_time DESC") {
+	if !strings.Contains(by["server_win"].SQL, "FROM server_u SEMI JOIN server_multi USING (request_id)\nQUALIFY row_number() OVER (\n    PARTITION BY request_id\n    ORDER BY arrival_time DESC") {
 		t.Error("requests: server_win does not rank the server's records by arrival")
 	}
 	if _, err := dict("T"); err == nil {
 		t.Error("dict with an odd number of arguments: no error")
 	}
+}
+
+// mustSteps returns the steps of queries/requests/.
+func mustSteps(t *testing.T) []Step {
+	t.Helper()
+	steps, err := Steps("requests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return steps
 }

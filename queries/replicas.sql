@@ -5,7 +5,7 @@
 --   model_per_token: model_ms / output_tokens over requests with
 --     output_tokens > 0, P50 and P95 as quantile_cont gives them, with n.
 --   queue: P95 of queue_ms, with n.
---   cold: requests detected as cold (phase = 'cold', see requests.sql).
+--   cold: requests detected as cold (phase = 'cold', see queries/requests).
 --   max_concurrency: most requests in flight at once at any arrival.
 -- The percentiles and their n (0 without samples) come from replica_pct,
 -- the table pct_ci.sql makes of replica_ci_values.sql: successful

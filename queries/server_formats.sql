@@ -3,9 +3,9 @@
 -- and how its records joined (the requests view). One row per format.
 --   records: server rows of the format (exact duplicates included).
 --   with_id: rows carrying a request ID.
---   queue, prefill, decode, ttft, tokens: rows from which requests.sql can
+--   queue, prefill, decode, ttft, tokens: rows from which queries/requests can
 --     take that measure (an instant pair or a logged duration, see
---     requests.sql), or that log output_tokens.
+--     queries/requests), or that log output_tokens.
 --   annotation: the format is annotations only (vllm-log): never timed.
 --   requests: requests whose kept server record has this format;
 --     by_id / by_time: of those, joined by request ID / matched by time;

@@ -1,11 +1,11 @@
--- server_matched.sql: the server view requests.sql reads: server_logged (the
+-- server_matched.sql: the server view queries/requests reads: server_logged (the
 -- server tier as ingested) with each TGI or Ollama (ollama-json) row that
 -- tgi_round.sql matched to a gateway record given that record's
 -- request_id, joined_by = 'time' and match_candidates (how many gateway
 -- records were within the tolerance).
 -- Every other row is unchanged. The TGI key is the one of
 -- tgi_rows.sql, so exact duplicates of a matched line get the same ID
--- and collapse in requests.sql.
+-- and collapse in queries/requests.
 WITH keyed AS (
     SELECT *,
            CASE WHEN format IN ('tgi', 'ollama-json') AND request_id IS NULL

@@ -1,6 +1,6 @@
 -- slice_components.sql: per slice, the E2E components (network,
 -- application, queue, model; upstream, network_application, unsplit: what
--- a missing tier leaves not split, see requests.sql) and the split of
+-- a missing tier leaves not split, see queries/requests) and the split of
 -- server time (prefill, decode, server overhead): n, P50 and P95.
 -- One row per slice of the sliced view (see slices.sql) and the
 -- all-requests row (is_all). The percentiles (*_q, as quantile_cont gives

@@ -4,7 +4,7 @@
 -- for the empty grouping set, the all-requests row (is_all).
 --   requests, window_first, window_last: every request of the slice.
 --   failed_n: requests not completed (the completed column of
---     requests.sql): the error rate is failed_n / requests;
+--     queries/requests): the error rate is failed_n / requests;
 --     succeeded_n: the successful requests (completed and not aborted,
 --     request_outcome in macros.sql), the only samples of the
 --     percentiles; the rest, requests - failed_n - succeeded_n, completed

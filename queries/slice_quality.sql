@@ -8,7 +8,7 @@
 --     mean scores;
 --   priced: requests with a cost; cost_per_1k = 1000 x their mean cost;
 --   cost_sum: their total; cost_per_success = cost_sum / the priced
---     requests that completed (the `completed` column of requests.sql):
+--     requests that completed (the `completed` column of queries/requests):
 --     what one successful answer costs when failed requests are paid for
 --     too; NULL when none completed.
 -- Slices without any eval or cost are rows too (n = 0, values NULL).

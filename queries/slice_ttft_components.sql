@@ -1,6 +1,6 @@
 -- slice_ttft_components.sql: per slice, the TTFT components of streamed
 -- requests (with ttft_network_application and ttft_unsplit, what a missing
--- tier leaves not split, see requests.sql): n, P50 and P95.
+-- tier leaves not split, see queries/requests): n, P50 and P95.
 -- One row per slice of the sliced view (see slices.sql) and the
 -- all-requests row (is_all). The percentiles (*_q, as quantile_cont gives
 -- them) and their n (*_n; 0 without samples) come from slice_pct, the

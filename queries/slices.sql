@@ -17,13 +17,13 @@
 -- Sample sets:
 --   client_e2e, gateway_e2e, server_e2e, network, application, queue, model,
 --     and upstream, network_application, unsplit (the time a missing tier
---     leaves not split, see requests.sql): every request where the value
+--     leaves not split, see queries/requests): every request where the value
 --     exists (streamed or not).
 --   client_ttft, gateway_ttft, gateway_upstream_ttfb, server_ttft, ttft_*:
 --     streamed requests only (the client record says streamed = true);
 --     tps_user is streamed-only by definition.
 --   service-wide output tokens/s: sum of output_tokens of completed requests
---     (the completed column of requests.sql: status 200-299, or no status
+--     (the completed column of queries/requests: status 200-299, or no status
 --     and no error) divided by the window length (last start - first
 --     start, seconds); NULL when the window is empty.
 --   slowest 5% (tail_*): requests whose client_e2e_ms is above the slice's

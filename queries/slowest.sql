@@ -2,7 +2,7 @@
 -- components and the 'file:line' of each tier's kept record, so a user can
 -- open the raw log lines. Ties are broken by request ID. unsplit_ms is the
 -- time a missing tier leaves not split (upstream_ms, network_application_ms
--- or unsplit_ms of requests.sql: at most one is set), unsplit_what the
+-- or unsplit_ms of queries/requests: at most one is set), unsplit_what the
 -- components it stands for.
 SELECT
     request_id,

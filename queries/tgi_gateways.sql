@@ -1,6 +1,6 @@
 -- tgi_gateways.sql: the gateway side (match_g) of the time match of TGI
 -- and Ollama JSON rows (tgi_rows.sql, match_t): the kept record per request
--- ID (latest start, as in requests.sql) whose request ID has no timing
+-- ID (latest start, as in queries/requests) whose request ID has no timing
 -- server record of its own (those are already joined), with the span the
 -- gateway logged around the upstream call (upstream start and end where it
 -- logged both, else its own start and end; match_candidates.sql). g_key is

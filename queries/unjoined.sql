@@ -11,7 +11,7 @@
 --     children); not_joined: server-only requests plus those rows.
 --     Annotation rows (vllm-log) are not records and are left out.
 --   gateway rows with no request ID, no trace ID and no start (NGINX's
---     combined format) are in no request (requests.sql): they count in
+--     combined format) are in no request (queries/requests): they count in
 --     records, not_joined and no_key (every row: combined lines of one
 --     second, status and path are alike, yet different requests).
 -- Only tiers that have records appear; format '?' when none was logged.

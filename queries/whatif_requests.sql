@@ -12,7 +12,7 @@
 -- Every instant is on one host's clock, in integer ns:
 --   arr_ns   = the server's arrival_time (the replica's clock);
 --   sched_ns = arr_ns + queue, end_ns = arr_ns + server_e2e, with queue
---              and server_e2e as requests.sql measures them (a measured
+--              and server_e2e as queries/requests measures them (a measured
 --              duration wins over instants);
 --   g_up_ns  = the gateway's upstream_start_time (the gateway's clock),
 --              for the clock offsets only (whatif_offsets.sql).

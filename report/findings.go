@@ -433,7 +433,7 @@ func replicaPerToken(rep analyze.Replica) analyze.Dist {
 // formatFindings says how records of server formats without a request ID
 // were matched, what annotation records added, and which formats the split
 // of server time comes from.
-// methodNames words the join methods of requests.sql.
+// methodNames words the join methods of queries/requests.
 var methodNames = map[string]string{
 	"id":          "by request ID",
 	"response_id": "by response ID (mapped back to the request ID)",

@@ -485,7 +485,7 @@ const (
 )
 
 // warmUps finds each replica's warm-up: in its scheduling order, the
-// requests up to its last one that is in a cold phase (requests.sql's
+// requests up to its last one that is in a cold phase (the requests steps'
 // phase) and slow; their median ratio of decode time per token to the fit
 // is the warm-up's factor, kept when at least MinWarmFactor over at least
 // MinWarmUp requests. The replay slows the replica's first requests by it

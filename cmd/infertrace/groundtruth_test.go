@@ -442,9 +442,9 @@ func checkPhases(t *testing.T, db *sql.DB) {
 }
 
 // TestGroundTruthCatchesClockMixing is the negative control: the real
-// requests.sql with one change, queue time measured from the gateway as
-// server scheduled - gateway upstream_start, a gateway time subtracted from a
-// server time. On one clock that would be the queue plus the sub-millisecond
+// requests steps (queries/requests/, as one statement) with one change,
+// queue time measured from the gateway as server scheduled - gateway
+// upstream_start, a gateway time subtracted from a server time. On one clock that would be the queue plus the sub-millisecond
 // gateway-to-server hop; across the simulated host clocks it is off by the
 // hosts' offset. The checker must report it.
 func TestGroundTruthCatchesClockMixing(t *testing.T) {
@@ -453,17 +453,22 @@ func TestGroundTruthCatchesClockMixing(t *testing.T) {
 	simDir, outDir := simulateAndRun(t, 12)
 	db := openTruthDB(t, simDir, outDir)
 
-	q := queries.MustGet("requests")
+	steps, err := queries.Steps("requests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := queries.OneStatement(steps)
+	q := one
 	for _, r := range [][2]string{
 		{"epoch_ns(s.scheduled_time) - epoch_ns(s.arrival_time)           AS s_queue,",
 			"epoch_ns(s.scheduled_time) - epoch_ns(g.upstream_start_time)    AS s_queue,"},
 	} {
 		if !strings.Contains(q, r[0]) {
-			t.Fatalf("requests.sql no longer contains %q; update the negative control", r[0])
+			t.Fatalf("the requests steps no longer contain %q; update the negative control", r[0])
 		}
 		q = strings.Replace(q, r[0], r[1], 1)
 	}
-	// The macros requests.sql uses, as analyze creates them.
+	// The macros the requests steps use, as analyze creates them.
 	for _, m := range strings.Split(queries.MustGet("macros"), ";\n") {
 		if strings.Contains(m, "CREATE") {
 			if _, err := db.Exec(m); err != nil {
@@ -485,13 +490,13 @@ func TestGroundTruthCatchesClockMixing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := db.Exec("CREATE TABLE broken AS " + strings.TrimSuffix(strings.TrimSpace(q), ";")); err != nil {
+	if _, err := db.Exec("CREATE TABLE broken AS " + q); err != nil {
 		t.Fatal(err)
 	}
 
 	// The unmodified query over the same views passes: the views are right
 	// and only the changed line is at fault.
-	if _, err := db.Exec("CREATE TABLE fixed AS " + strings.TrimSuffix(strings.TrimSpace(queries.MustGet("requests")), ";")); err != nil {
+	if _, err := db.Exec("CREATE TABLE fixed AS " + one); err != nil {
 		t.Fatal(err)
 	}
 	if bad, _, err := checkTruth(ctx, db, "fixed", "truth"); err != nil || len(bad) > 0 {

@@ -23,7 +23,7 @@ import (
 //
 // A component is a set of the four parts (network, application, queue,
 // model); a not-split one is the union of those it stands for
-// (requests.sql's header). The full run may itself lack a tier for some
+// (queries/requests/README.md). The full run may itself lack a tier for some
 // requests (simulate loses and truncates lines), so the parts it has are
 // whatever non-NULL components of it cover the set.
 
