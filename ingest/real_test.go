@@ -123,6 +123,14 @@ var realSamples = map[string]realSample{
 	// TTFT from its "First Token Stream Event" (TestRealOpenInferenceStream).
 	"otel/openinference_openai_stream.json": {tier: Client, format: "otel-client"},
 
+	// LLMPerf's individual responses as its leaderboard committed them
+	// (json.dump with indent=4: a lone "[" first, so named llmperf).
+	"llmperf/leaderboard_groq_70b.json":       {tier: Client, format: "llmperf", named: true},
+	"llmperf/leaderboard_perplexity_70b.json": {tier: Client, format: "llmperf", named: true},
+	"llmperf/leaderboard_together_13b.json":   {tier: Client, format: "llmperf", named: true},
+	"llmperf/leaderboard_bedrock_13b.json":    {tier: Client, format: "llmperf", named: true},
+	"llmperf/leaderboard_lepton_7b.json":      {tier: Client, format: "llmperf", named: true},
+
 	"strict/plano_envoy_default.log": {tier: Gateway, format: "envoy"},
 	"strict/plano_envoy_upstream_cluster.log": {tier: Gateway, format: "envoy", named: true, wantPrefix: "regex", rejects: 2,
 		prefix: `plano-1  \| \[access_logs\] ?`, opts: map[string]string{"envoy-format": `[%START_TIME%] "%REQ(:METHOD)% ` +
