@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
@@ -40,8 +41,12 @@ import (
 //
 // A failed request (error_code set: the HTTP status, -1 when no response
 // came, or the error object's code) has Status = error_code when it is an
-// HTTP status, Error = error_msg as a short label (its last line, cut),
-// else "error <code>", and PromptTokens only: its durations and output
+// HTTP status, Error = the type of the error body error_msg holds
+// ({"error":{…,"type":"rate_limit_exceeded",…}}, or vLLM's
+// {"object":"error",…,"type":"BadRequestError",…}: a body would otherwise
+// be a label of quoted strings, and its message may quote the request),
+// else error_msg as a short label (its last line, cut), else
+// "error <code>", and PromptTokens only: its durations and output
 // tokens are what LLMPerf had when it gave up. request_output_throughput
 // and number_total_tokens are derived and not read. The summary file
 // ({…}_summary.json, one object) is not this format.
@@ -133,7 +138,9 @@ func decodeLLMPerf(raw []byte, out *record.DocOut[record.ClientRow]) error {
 		if msg.Kind != 0 && err != nil {
 			return err
 		}
-		if label = lgErrorLabel(label); len(label) == 0 {
+		if t := llmperfErrorType(label); t != nil {
+			label = t
+		} else if label = lgErrorLabel(label); len(label) == 0 {
 			label = append([]byte("error "), lgErrorLabel(b)...)
 		}
 		r.Error = string(label)
@@ -155,4 +162,34 @@ func decodeLLMPerf(raw []byte, out *record.DocOut[record.ClientRow]) error {
 	}
 	*out.Next() = r
 	return nil
+}
+
+// llmperfErrorType is the type of an error body that LLMPerf's OpenAI
+// client copies into error_msg: {"error":{"message":…,"type":…,"code":…}}
+// (OpenAI and most providers) or {"object":"error","message":…,"type":…}
+// (vLLM). Its type names the failure without quoting the request; the
+// rest of the body (whose message may quote it) is not kept. Nil when
+// error_msg is not such a body.
+func llmperfErrorType(msg []byte) []byte {
+	var typ []byte
+	pick := func(key []byte, v scan.Value, complete bool) bool {
+		if string(key) == "type" && complete && v.Kind == scan.String {
+			if b, ok, err := scan.TextBytes("type", v); ok && err == nil && len(bytes.TrimSpace(b)) > 0 {
+				typ = b
+				return false
+			}
+		}
+		return complete
+	}
+	lgSniffMembers(msg, func(key []byte, v scan.Value, complete bool) bool {
+		if string(key) == "error" && complete && v.Kind == scan.ObjectKind {
+			lgSniffMembers(v.Raw, pick)
+			return typ == nil
+		}
+		return pick(key, v, complete)
+	})
+	if typ == nil {
+		return nil
+	}
+	return lgErrorLabel(typ)
 }
