@@ -287,8 +287,15 @@ type tierRow struct {
 // rows back, in the order of their lines.
 func readRows(t *testing.T, tier Tier, path, dir, name string) readBack {
 	t.Helper()
+	return readInput(t, Input{Tier: tier, Pattern: path}, dir, name)
+}
+
+// readInput is readRows of an input that may name its format.
+func readInput(t *testing.T, in Input, dir, name string) readBack {
+	t.Helper()
+	tier := in.Tier
 	out := filepath.Join(dir, name+".out")
-	m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: tier, Pattern: path}}, Out: out, Workers: 2})
+	m, err := Run(context.Background(), Options{Inputs: []Input{in}, Out: out, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
