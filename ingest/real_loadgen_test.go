@@ -13,7 +13,7 @@ import (
 func realLLMPerfRows(t *testing.T, file string) ([]ClientRow, []string) {
 	t.Helper()
 	in := Input{Tier: Client, Format: "llmperf", Pattern: filepath.Join("..", "testdata", "real", "llmperf", file)}
-	got := readInput(t, in, t.TempDir(), "llmperf")
+	got := readInput(t, in, nil, t.TempDir(), "llmperf")
 	if got.stats.Rejected != 0 || got.stats.Error != "" {
 		t.Fatalf("%s: %+v", file, got.stats)
 	}
