@@ -136,6 +136,10 @@ var realSamples = map[string]realSample{
 	"nginx/filebeat_ingress_controller.log": {tier: Gateway, format: "nginx", named: true,
 		opts: map[string]string{"nginx-format": ingressNginxUpstreamInfo}},
 
+	// TGI's text output as Datadog's log pipeline tests hold it: a
+	// Success, an error in a request's spans, the launcher's banner.
+	"tgi/datadog_tgi_log_samples.log": {tier: Server, format: "tgi-text"},
+
 	"strict/plano_envoy_default.log": {tier: Gateway, format: "envoy"},
 	"strict/plano_envoy_upstream_cluster.log": {tier: Gateway, format: "envoy", named: true, wantPrefix: "regex", rejects: 2,
 		prefix: `plano-1  \| \[access_logs\] ?`, opts: map[string]string{"envoy-format": `[%START_TIME%] "%REQ(:METHOD)% ` +
