@@ -9,12 +9,12 @@ import (
 )
 
 // realLLMPerfRows reads a real LLMPerf sample (testdata/real/llmperf),
-// named llmperf as it must be, into its client rows in file order.
+// sniffed, into its client rows in file order.
 func realLLMPerfRows(t *testing.T, file string) ([]ClientRow, []string) {
 	t.Helper()
-	in := Input{Tier: Client, Format: "llmperf", Pattern: filepath.Join("..", "testdata", "real", "llmperf", file)}
+	in := Input{Tier: Client, Pattern: filepath.Join("..", "testdata", "real", "llmperf", file)}
 	got := readInput(t, in, nil, t.TempDir(), "llmperf")
-	if got.stats.Rejected != 0 || got.stats.Error != "" {
+	if got.stats.Rejected != 0 || got.stats.Error != "" || got.stats.Format != "llmperf" {
 		t.Fatalf("%s: %+v", file, got.stats)
 	}
 	rows := make([]ClientRow, len(got.rows))

@@ -124,12 +124,12 @@ var realSamples = map[string]realSample{
 	"otel/openinference_openai_stream.json": {tier: Client, format: "otel-client"},
 
 	// LLMPerf's individual responses as its leaderboard committed them
-	// (json.dump with indent=4: a lone "[" first, so named llmperf).
-	"llmperf/leaderboard_groq_70b.json":       {tier: Client, format: "llmperf", named: true},
-	"llmperf/leaderboard_perplexity_70b.json": {tier: Client, format: "llmperf", named: true},
-	"llmperf/leaderboard_together_13b.json":   {tier: Client, format: "llmperf", named: true},
-	"llmperf/leaderboard_bedrock_13b.json":    {tier: Client, format: "llmperf", named: true},
-	"llmperf/leaderboard_lepton_7b.json":      {tier: Client, format: "llmperf", named: true},
+	// (json.dump with indent=4: a lone "[" first, sniffed all the same).
+	"llmperf/leaderboard_groq_70b.json":       {tier: Client, format: "llmperf"},
+	"llmperf/leaderboard_perplexity_70b.json": {tier: Client, format: "llmperf"},
+	"llmperf/leaderboard_together_13b.json":   {tier: Client, format: "llmperf"},
+	"llmperf/leaderboard_bedrock_13b.json":    {tier: Client, format: "llmperf"},
+	"llmperf/leaderboard_lepton_7b.json":      {tier: Client, format: "llmperf"},
 
 	// ingress-nginx's default log-format-upstream, which ends with $req_id
 	// (named: no NGINX format is sniffed from a format of its own).

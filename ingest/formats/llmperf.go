@@ -51,9 +51,10 @@ import (
 // and number_total_tokens are derived and not read. The summary file
 // ({…}_summary.json, one object) is not this format.
 //
-// Pretty-printed as LLMPerf writes it, the file starts with a lone "[" and
-// must be named (client llmperf:FILE); a list written on one line
-// ([{"error_code": …) is sniffed.
+// Pretty-printed as LLMPerf writes it (a lone "[" first) or written on one
+// line ([{"error_code": …), it is sniffed: a document that starts with "["
+// is sniffed from its head joined on one line (ingest's chunker), whose
+// first element starts with error_code.
 
 const formatLLMPerf = "llmperf"
 
@@ -61,8 +62,9 @@ func init() {
 	record.RegisterDoc(record.Client, formatLLMPerf, sniffLLMPerf, parseLLMPerf)
 }
 
-// sniffLLMPerf accepts a list written on one line whose first element
-// starts with error_code, the first key LLMPerf's clients set.
+// sniffLLMPerf accepts a list (a pretty-printed one joined on one line)
+// whose first element starts with error_code, the first key LLMPerf's
+// clients set.
 func sniffLLMPerf(line []byte) bool {
 	i := scan.SkipSpace(line, 0)
 	if i >= len(line) || line[i] != '[' {
