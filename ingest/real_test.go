@@ -123,6 +123,23 @@ var realSamples = map[string]realSample{
 	// TTFT from its "First Token Stream Event" (TestRealOpenInferenceStream).
 	"otel/openinference_openai_stream.json": {tier: Client, format: "otel-client"},
 
+	// LLMPerf's individual responses as its leaderboard committed them
+	// (json.dump with indent=4: a lone "[" first, sniffed all the same).
+	"llmperf/leaderboard_groq_70b.json":       {tier: Client, format: "llmperf"},
+	"llmperf/leaderboard_perplexity_70b.json": {tier: Client, format: "llmperf"},
+	"llmperf/leaderboard_together_13b.json":   {tier: Client, format: "llmperf"},
+	"llmperf/leaderboard_bedrock_13b.json":    {tier: Client, format: "llmperf"},
+	"llmperf/leaderboard_lepton_7b.json":      {tier: Client, format: "llmperf"},
+
+	// ingress-nginx's default log-format-upstream, which ends with $req_id
+	// (named: no NGINX format is sniffed from a format of its own).
+	"nginx/filebeat_ingress_controller.log": {tier: Gateway, format: "nginx", named: true,
+		opts: map[string]string{"nginx-format": ingressNginxUpstreamInfo}},
+
+	// TGI's text output as Datadog's log pipeline tests hold it: a
+	// Success, an error in a request's spans, the launcher's banner.
+	"tgi/datadog_tgi_log_samples.log": {tier: Server, format: "tgi-text"},
+
 	"strict/plano_envoy_default.log": {tier: Gateway, format: "envoy"},
 	"strict/plano_envoy_upstream_cluster.log": {tier: Gateway, format: "envoy", named: true, wantPrefix: "regex", rejects: 2,
 		prefix: `plano-1  \| \[access_logs\] ?`, opts: map[string]string{"envoy-format": `[%START_TIME%] "%REQ(:METHOD)% ` +
@@ -130,6 +147,13 @@ var realSamples = map[string]realSample{
 			`%DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" ` +
 			`"%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%" "%UPSTREAM_CLUSTER%"`}},
 }
+
+// ingressNginxUpstreamInfo is ingress-nginx's default log-format-upstream
+// (its ConfigMap documentation), which filebeat's ingress_controller
+// fixture (nginx/filebeat_ingress_controller.log) was written with.
+const ingressNginxUpstreamInfo = `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" ` +
+	`"$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] ` +
+	`$upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id`
 
 // nginxMainTimings is NGINX's main log_format with the timings of NGINX's
 // monitoring guide and no request ID, as the suggestion for such a log
@@ -279,8 +303,16 @@ type tierRow struct {
 // rows back, in the order of their lines.
 func readRows(t *testing.T, tier Tier, path, dir, name string) readBack {
 	t.Helper()
+	return readInput(t, Input{Tier: tier, Pattern: path}, nil, dir, name)
+}
+
+// readInput is readRows of an input that may name its format, read with
+// the format options opts.
+func readInput(t *testing.T, in Input, opts map[string]string, dir, name string) readBack {
+	t.Helper()
+	tier := in.Tier
 	out := filepath.Join(dir, name+".out")
-	m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: tier, Pattern: path}}, Out: out, Workers: 2})
+	m, err := Run(context.Background(), Options{Inputs: []Input{in}, Out: out, Workers: 2, FormatOptions: opts})
 	if err != nil {
 		t.Fatal(err)
 	}

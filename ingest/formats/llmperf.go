@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
@@ -40,15 +41,20 @@ import (
 //
 // A failed request (error_code set: the HTTP status, -1 when no response
 // came, or the error object's code) has Status = error_code when it is an
-// HTTP status, Error = error_msg as a short label (its last line, cut),
-// else "error <code>", and PromptTokens only: its durations and output
+// HTTP status, Error = the type of the error body error_msg holds
+// ({"error":{…,"type":"rate_limit_exceeded",…}}, or vLLM's
+// {"object":"error",…,"type":"BadRequestError",…}: a body would otherwise
+// be a label of quoted strings, and its message may quote the request),
+// else error_msg as a short label (its last line, cut), else
+// "error <code>", and PromptTokens only: its durations and output
 // tokens are what LLMPerf had when it gave up. request_output_throughput
 // and number_total_tokens are derived and not read. The summary file
 // ({…}_summary.json, one object) is not this format.
 //
-// Pretty-printed as LLMPerf writes it, the file starts with a lone "[" and
-// must be named (client llmperf:FILE); a list written on one line
-// ([{"error_code": …) is sniffed.
+// Pretty-printed as LLMPerf writes it (a lone "[" first) or written on one
+// line ([{"error_code": …), it is sniffed: a document that starts with "["
+// is sniffed from its head joined on one line (ingest's chunker), whose
+// first element starts with error_code.
 
 const formatLLMPerf = "llmperf"
 
@@ -56,8 +62,9 @@ func init() {
 	record.RegisterDoc(record.Client, formatLLMPerf, sniffLLMPerf, parseLLMPerf)
 }
 
-// sniffLLMPerf accepts a list written on one line whose first element
-// starts with error_code, the first key LLMPerf's clients set.
+// sniffLLMPerf accepts a list (a pretty-printed one joined on one line)
+// whose first element starts with error_code, the first key LLMPerf's
+// clients set.
 func sniffLLMPerf(line []byte) bool {
 	i := scan.SkipSpace(line, 0)
 	if i >= len(line) || line[i] != '[' {
@@ -133,7 +140,9 @@ func decodeLLMPerf(raw []byte, out *record.DocOut[record.ClientRow]) error {
 		if msg.Kind != 0 && err != nil {
 			return err
 		}
-		if label = lgErrorLabel(label); len(label) == 0 {
+		if t := llmperfErrorType(label); t != nil {
+			label = t
+		} else if label = lgErrorLabel(label); len(label) == 0 {
 			label = append([]byte("error "), lgErrorLabel(b)...)
 		}
 		r.Error = string(label)
@@ -155,4 +164,34 @@ func decodeLLMPerf(raw []byte, out *record.DocOut[record.ClientRow]) error {
 	}
 	*out.Next() = r
 	return nil
+}
+
+// llmperfErrorType is the type of an error body that LLMPerf's OpenAI
+// client copies into error_msg: {"error":{"message":…,"type":…,"code":…}}
+// (OpenAI and most providers) or {"object":"error","message":…,"type":…}
+// (vLLM). Its type names the failure without quoting the request; the
+// rest of the body (whose message may quote it) is not kept. Nil when
+// error_msg is not such a body.
+func llmperfErrorType(msg []byte) []byte {
+	var typ []byte
+	pick := func(key []byte, v scan.Value, complete bool) bool {
+		if string(key) == "type" && complete && v.Kind == scan.String {
+			if b, ok, err := scan.TextBytes("type", v); ok && err == nil && len(bytes.TrimSpace(b)) > 0 {
+				typ = b
+				return false
+			}
+		}
+		return complete
+	}
+	lgSniffMembers(msg, func(key []byte, v scan.Value, complete bool) bool {
+		if string(key) == "error" && complete && v.Kind == scan.ObjectKind {
+			lgSniffMembers(v.Raw, pick)
+			return typ == nil
+		}
+		return pick(key, v, complete)
+	})
+	if typ == nil {
+		return nil
+	}
+	return lgErrorLabel(typ)
 }

@@ -42,9 +42,13 @@ package formats
 // RequestID is chosen by Options.FormatOptions["nginx-request-id"]:
 // "http_x_request_id" (the client's X-Request-ID), "request_id" (NGINX's
 // own, which only joins if NGINX forwards it upstream) or "auto" (the
-// default): $http_x_request_id when the line has one, else $request_id. A
-// line with neither is rejected, except a line of a format that logs no
-// ID variable at all (combined, or a timing format such as
+// default): $req_id when the line has one, else $http_x_request_id, else
+// $request_id. $req_id is the ID ingress-nginx logs (its upstreaminfo
+// format ends with it) and forwards upstream as X-Request-ID: the
+// client's X-Request-ID, else $request_id (map $http_x_request_id
+// $req_id { default $http_x_request_id; "" $request_id; }, a map many
+// nginx.conf files copy). A line with none is rejected, except a line of a
+// format that logs no ID variable at all (combined, or a timing format such as
 // `... rt=$request_time urt="$upstream_response_time"`): its row is kept
 // without one. The analysis matches such a row to a server record by time
 // when its format logs a duration ($request_time), and counts it
@@ -127,6 +131,7 @@ const (
 	nvUpstreamResponse
 	nvHostname
 	nvTraceparent
+	nvReqID
 )
 
 var nginxVars = map[string]nginxVar{
@@ -135,6 +140,7 @@ var nginxVars = map[string]nginxVar{
 	"request_uri": nvRequestURI, "uri": nvURI, "document_uri": nvURI, "upstream_addr": nvUpstreamAddr,
 	"upstream_connect_time": nvUpstreamConnect, "upstream_header_time": nvUpstreamHeader,
 	"upstream_response_time": nvUpstreamResponse, "hostname": nvHostname, "http_traceparent": nvTraceparent,
+	"req_id": nvReqID,
 }
 
 // nginxClass is the value class of a variable in a line.
@@ -169,7 +175,7 @@ type nginxConfig struct {
 	id           int
 	lists        []bool  // per field: an upstream list
 	valid        lfValid // checks the lists while matching; nil without them
-	// noID: the format has neither $request_id nor $http_x_request_id
+	// noID: the format has no $request_id, $http_x_request_id or $req_id
 	// (combined, or a timing format without an ID): its rows are kept
 	// without one.
 	noID bool
@@ -245,11 +251,11 @@ func compileNginxConfig(src, id string) (*nginxConfig, error) {
 			return nil, fmt.Errorf("--nginx-request-id http_x_request_id: the log_format has no $http_x_request_id")
 		case c.id == nginxIDOwn && !has(nvRequestID):
 			return nil, fmt.Errorf("--nginx-request-id request_id: the log_format has no $request_id")
-		case !has(nvXRequestID) && !has(nvRequestID) && !has(nvMsec) && !has(nvTimeLocal) && !has(nvTimeISO):
+		case !has(nvXRequestID) && !has(nvRequestID) && !has(nvReqID) && !has(nvMsec) && !has(nvTimeLocal) && !has(nvTimeISO):
 			return nil, fmt.Errorf("--nginx-format logs no request ID and no time ($msec, $time_local or $time_iso8601): its rows could join nothing; add $request_id or $http_x_request_id, and $msec")
 		}
 	}
-	c.noID = !slices.Contains(c.vars, nvRequestID) && !slices.Contains(c.vars, nvXRequestID)
+	c.noID = !slices.Contains(c.vars, nvRequestID) && !slices.Contains(c.vars, nvXRequestID) && !slices.Contains(c.vars, nvReqID)
 	return c, nil
 }
 
@@ -475,7 +481,7 @@ func newNginxParser(cfg *nginxConfig) *nginxParser {
 type nginxRec struct {
 	end, coarseEnd, rt       int64
 	hasEnd, hasCoarse, hasRT bool
-	rid, xrid                []byte
+	rid, xrid, reqid         []byte
 	request, requestURI, uri []byte
 	hostname, traceparent    []byte
 	addr, header, resp       []byte
@@ -614,6 +620,8 @@ func (p *nginxParser) set(v nginxVar, name string, b []byte) error {
 		r.rid = b
 	case nvXRequestID:
 		r.xrid = b
+	case nvReqID:
+		r.reqid = b
 	case nvRequest:
 		r.request = b
 	case nvRequestURI:
@@ -669,7 +677,10 @@ func (p *nginxParser) row(row *record.GatewayRow) error {
 	var id []byte
 	switch p.cfg.id {
 	case nginxIDAuto:
-		id = r.xrid
+		id = r.reqid
+		if id == nil {
+			id = r.xrid
+		}
 		if id == nil {
 			id = r.rid
 		}
@@ -689,6 +700,9 @@ func (p *nginxParser) row(row *record.GatewayRow) error {
 			return record.Missing("http_x_request_id")
 		case nginxIDOwn:
 			return record.Missing("request_id")
+		}
+		if slices.Contains(p.cfg.vars, nvReqID) {
+			return record.Missing("req_id, http_x_request_id or request_id")
 		}
 		return record.Missing("request_id or http_x_request_id")
 	}

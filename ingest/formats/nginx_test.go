@@ -170,14 +170,20 @@ func FuzzNginx(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	ingress, err := compileNginxConfig(`$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] $upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id`, "")
+	if err != nil {
+		f.Fatal(err)
+	}
 	fuzzSeeds(f,
+		`192.168.64.1 - - [07/Feb/2020:11:48:51 +0000] "POST /products HTTP/1.1" 200 59 "-" "curl/7.54.0" 89 0.001 [default-web-8080] [] 172.17.0.5:8080 59 0.000 200 529a007902362a5f51385a5fa7049884`,
+		`192.168.64.1 - - [07/Feb/2020:11:49:50 +0000] "PATCHp /products/42 HTTP/1.1" 400 163 "-" "-" 0 0.000 [] [] - - - - 4c7d2079340e68353c7d0dfff00b904b`,
 		`10.0.0.15 - - [15/Jan/2026:10:00:02 +0000] "POST /v1/chat/completions HTTP/1.1" 200 61440 "-" "python-requests/2.32.3" rid=7c1e xrid="4f1c" msec=1768471202.149 rt=2.145 ua="10.1.4.23:8000" us="200" uct="0.000" uht="0.007" urt="2.144"`,
 		`10.0.0.16 - - [15/Jan/2026:10:00:03 +0000] "POST /v1/chat/completions HTTP/1.1" 200 40960 "-" "p\x22y" rid=0d9e xrid="9a8b" msec=1768471203.871 rt=1.354 ua="10.1.4.22:8000, 10.1.4.23:8000" us="502, 200" uct="-, 0.001" uht="-, 0.152" urt="0.003, 1.349"`,
 		`10.0.0.17 - - [15/Jan/2026:10:00:04 +0000] "POST /v1 HTTP/1.1" 200 512 "-" "curl/8.7.1" rid=1a2b xrid="-" msec=1768471204.210 rt=0.210 ua="10.1.4.23:8000 : 10.1.9.9:8080" us="404 : 200" uct="0.000 : 0.001" uht="0.004 : 0.200" urt="0.004 : 0.205"`,
 		`{"msec":1768471202.149,"request_id":"7c1e","x_request_id":"","request":"POST /v1 HTTP/1.1","status":200,"request_time":2.145,"upstream_addr":"a:1, b:2","upstream_header_time":"-, 0.152","upstream_response_time":"0.003, 1.349"}`,
 	)
 	f.Fuzz(func(t *testing.T, in []byte) {
-		for _, c := range []*nginxConfig{cfg, nginxDefaultConfig} {
+		for _, c := range []*nginxConfig{cfg, nginxDefaultConfig, ingress} {
 			rows, _ := decodeWith(t, newNginxParser(c), in)
 			for _, r := range rows {
 				// Every row has its ID, but for a line of the combined
@@ -305,5 +311,36 @@ func TestNginxTimingFormatWithoutID(t *testing.T) {
 	}
 	if e := rejects[0].Error(); !strings.Contains(e, "time_local") {
 		t.Errorf("reject %q does not name time_local", e)
+	}
+}
+
+// $req_id (ingress-nginx's, and the common map of $http_x_request_id
+// falling back to $request_id) is the request ID when a line has one;
+// "-" falls back to $http_x_request_id, then $request_id; explicit choices
+// ignore it; a line of a format logging $req_id alone without one is
+// rejected, naming it.
+func TestNginxReqID(t *testing.T) {
+	t.Parallel()
+	const format = `$msec $req_id $http_x_request_id $request_id`
+	rows, rejects := nginxRows(t, format, "",
+		"1768471202.149 ing-1 client-1 own-1\n"+
+			"1768471203.149 - client-2 own-2\n"+
+			"1768471204.149 - - own-3")
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.RequestID)
+	}
+	if len(rejects) != 0 || strings.Join(got, " ") != "ing-1 client-2 own-3" {
+		t.Errorf("auto: got %v (rejects %v), want ing-1 client-2 own-3", got, rejects)
+	}
+	for id, want := range map[string]string{"http_x_request_id": "client-1", "request_id": "own-1"} {
+		rows, _ := nginxRows(t, format, id, "1768471202.149 ing-1 client-1 own-1")
+		if len(rows) != 1 || rows[0].RequestID != want {
+			t.Errorf("--nginx-request-id %s: got %v, want %s", id, rows, want)
+		}
+	}
+	rows, rejects = nginxRows(t, `$msec $req_id`, "", "1768471202.149 -")
+	if len(rows) != 0 || len(rejects) != 1 || !strings.Contains(rejects[0].Error(), "req_id") {
+		t.Errorf("a line without its $req_id: rows %v, rejects %v; want it rejected, naming req_id", rows, rejects)
 	}
 }

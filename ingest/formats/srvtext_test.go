@@ -17,6 +17,7 @@ import (
 
 func FuzzTGIText(f *testing.F) {
 	fixtureSeeds(f, "tgi_text")
+	fixtureSeeds(f, "tgi_text_http_span")
 	fixtureSeeds(f, "ansi_written_out")
 	f.Fuzz(func(t *testing.T, in []byte) {
 		rows, _ := decodeServerLines(t, formatTGIText, in)

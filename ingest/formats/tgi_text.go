@@ -143,25 +143,37 @@ func tgiTextTime(ts []byte) (int64, error) {
 }
 
 // tgiTextLayout splits what follows the level into the span list (empty
-// when the event is outside every span) and the message. The list and the
-// target are each one run without spaces outside braces and quotes; the
-// FILE:LINE: run that follows the target tells which runs they are.
+// when the event is outside every span) and the message. The target is one
+// run without spaces outside braces and quotes, and the FILE:LINE: run
+// follows it; the span list is everything before the target, which may hold
+// spaces outside braces: TGI 1.0's router opened every request with a root
+// span named "HTTP request" (HTTP request{otel.name=POST /generate …
+// trace_id=…}:generate{…}:).
 func tgiTextLayout(rest []byte) (spans, msg []byte) {
-	r1, a1 := tgiRun(rest, 0)
-	r2, a2 := tgiRun(rest, a1)
-	if tgiFileLine(r2) {
-		return nil, rest[a2:] // TARGET: FILE:LINE: MESSAGE
-	}
-	r3, a3 := tgiRun(rest, a2)
-	if tgiFileLine(r3) {
-		return r1, rest[a3:]
+	var starts [tgiMaxRuns + 1]int
+	next := 0
+	for k := 0; k < tgiMaxRuns && next < len(rest); k++ {
+		starts[k] = next
+		var run []byte
+		run, next = tgiRun(rest, next)
+		if k > 0 && tgiFileLine(run) {
+			// runs before the target's (k-1) are the span list
+			return bytes.TrimRight(rest[:starts[k-1]], " "), rest[next:]
+		}
 	}
 	// No file and line: spans only when the first run has span fields.
+	r1, a1 := tgiRun(rest, 0)
 	if bytes.IndexByte(r1, '{') >= 0 {
+		_, a2 := tgiRun(rest, a1)
 		return r1, rest[a2:]
 	}
 	return nil, rest[a1:]
 }
+
+// tgiMaxRuns bounds the runs looked at for the FILE:LINE: run: spans,
+// target and file come first, and a message's own "x:1:" must not be taken
+// for them.
+const tgiMaxRuns = 6
 
 // tgiRun returns the run of rest from i to the first space outside
 // brackets and double-quoted strings, and where the next run starts.

@@ -1,0 +1,62 @@
+package ingest
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRealIngressNginx: ingress-nginx's lines (testdata/real/nginx), read
+// with its default log-format-upstream, give one row per line whose
+// request ID is the $req_id at the end of the line, with the figures
+// worked out by hand:
+//   - line 1: [07/Feb/2020:11:48:51 +0000] = 1581076131 s (End, whole
+//     seconds: the format has no $msec), $request_time 0.001 → Start
+//     1581076130.999 s; $upstream_response_time 0.000 → UpstreamStart =
+//     UpstreamEnd = End; status 200, route /products, upstream
+//     172.17.0.5:8080, one attempt, ID 529a007902362a5f51385a5fa7049884.
+//   - line 5: a malformed request line NGINX answered 400 without an
+//     upstream ("[] [] - - - -"): the row keeps its ID and status, and has
+//     no upstream, attempt or upstream times.
+//   - line 19: the query string (?address=…) is not in the route.
+func TestRealIngressNginx(t *testing.T) {
+	t.Parallel()
+	in := Input{Tier: Gateway, Format: "nginx", Pattern: filepath.Join("..", "testdata", "real", "nginx", "filebeat_ingress_controller.log")}
+	got := readInput(t, in, map[string]string{"nginx-format": ingressNginxUpstreamInfo}, t.TempDir(), "nginx")
+	if len(got.rows) != 22 || got.stats.Rejected != 0 {
+		t.Fatalf("%d rows, %+v; want 22 rows and no reject", len(got.rows), got.stats)
+	}
+	rows := make([]GatewayRow, len(got.rows))
+	for i, r := range got.rows {
+		if err := json.Unmarshal([]byte(r.json), &rows[i]); err != nil {
+			t.Fatal(err)
+		}
+		if len(rows[i].RequestID) != 32 {
+			t.Errorf("line %d: request ID %q, want the line's 32-hex $req_id", r.line, rows[i].RequestID)
+		}
+	}
+	first, bad, query := rows[0], rows[4], rows[18]
+	for name, c := range map[string]struct{ got, want any }{
+		"request ID":       {first.RequestID, "529a007902362a5f51385a5fa7049884"},
+		"end":              {first.End, int64(1581076131_000_000_000)},
+		"start":            {first.Start, int64(1581076130_999_000_000)},
+		"upstream start":   {first.UpstreamStart, first.End},
+		"upstream end":     {first.UpstreamEnd, first.End},
+		"status":           {first.Status, int32(200)},
+		"route":            {first.Route, "/products"},
+		"upstream":         {first.Upstream, "172.17.0.5:8080"},
+		"attempts":         {deref(first.Attempts), int32(1)},
+		"400 request ID":   {bad.RequestID, "4c7d2079340e68353c7d0dfff00b904b"},
+		"400 status":       {bad.Status, int32(400)},
+		"400 upstream":     {bad.Upstream == "" && bad.Attempts == nil && bad.UpstreamStart == 0 && bad.UpstreamEnd == 0, true},
+		"query route":      {query.Route, "/products/42"},
+		"query not kept":   {strings.Contains(got.rows[18].json, "delhi"), false},
+		"query upstream":   {query.Upstream, "172.17.0.5:8080"},
+		"query request ID": {query.RequestID, "9a7babf34ca4ee59d90ac48d452a9214"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %v, want %v", name, c.got, c.want)
+		}
+	}
+}
