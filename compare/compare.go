@@ -77,25 +77,25 @@ func Run(ctx context.Context, opts Options) (*analyze.Comparison, error) {
 			cmp.TargetN = n
 		}
 	}
-	groupings := [][]string{nil}
+	gs := [][]string{nil}
 	if len(by) > 0 {
-		groupings = append(groupings, by)
+		gs = append(gs, by)
 	}
 	for _, d := range analyze.CompareDims {
 		if !selectors[d] && !(len(by) == 1 && by[0] == d) {
-			groupings = append(groupings, []string{d})
+			gs = append(gs, []string{d})
 		}
 	}
-	for gi, cols := range groupings {
-		got, err := grouping(ctx, db, cols)
-		if err != nil {
-			return nil, err
-		}
+	got, err := groupings(ctx, db, gs)
+	if err != nil {
+		return nil, err
+	}
+	for gi, cols := range gs {
 		if gi <= 1 && (gi == 0 || len(by) > 0) {
-			cmp.Slices = append(cmp.Slices, got...)
+			cmp.Slices = append(cmp.Slices, got[gi]...)
 		}
 		if len(cols) == 1 {
-			cmp.Dims = append(cmp.Dims, got...)
+			cmp.Dims = append(cmp.Dims, got[gi]...)
 		}
 	}
 	for _, s := range cmp.Slices {
@@ -151,23 +151,29 @@ func sqlTimestamp(t time.Time) string {
 	return "TIMESTAMP_NS " + duck.Quote(t.UTC().Format("2006-01-02 15:04:05.999999999"))
 }
 
-// compareGrouping runs queries/compare.sql with the sides sliced by cols
-// (none: all requests).
-func grouping(ctx context.Context, db *sql.DB, cols []string) ([]analyze.CompareSlice, error) {
-	key := "NULL::VARCHAR[]"
-	if len(cols) > 0 {
-		parts := make([]string, len(cols))
-		for i, c := range cols {
-			if !analyze.IsSliceColumn(c) {
-				return nil, fmt.Errorf("unknown slice column %q", c)
+// groupings runs queries/compare.sql once for all the slicings gs, each a
+// list of slice columns (none: all requests), and returns the slices of
+// each.
+func groupings(ctx context.Context, db *sql.DB, gs [][]string) ([][]analyze.CompareSlice, error) {
+	keys := make([]string, len(gs))
+	for gi, cols := range gs {
+		key := "NULL::VARCHAR[]"
+		if len(cols) > 0 {
+			parts := make([]string, len(cols))
+			for i, c := range cols {
+				if !analyze.IsSliceColumn(c) {
+					return nil, fmt.Errorf("unknown slice column %q", c)
+				}
+				parts[i] = analyze.SliceExpr(c)
 			}
-			parts[i] = analyze.SliceExpr(c)
+			key = "[" + strings.Join(parts, ", ") + "]::VARCHAR[]"
 		}
-		key = "[" + strings.Join(parts, ", ") + "]::VARCHAR[]"
+		keys[gi] = fmt.Sprintf("{'gi': %d, 'slice_key': %s}", gi, key)
 	}
+	list := "[" + strings.Join(keys, ", ") + "]"
 	view := "CREATE OR REPLACE VIEW compare_input AS " +
-		"SELECT 'baseline' AS side, " + key + " AS slice_key, * FROM baseline_requests " +
-		"UNION ALL BY NAME SELECT 'target' AS side, " + key + " AS slice_key, * FROM target_requests"
+		"SELECT 'baseline' AS side, " + list + " AS slice_keys, * FROM baseline_requests " +
+		"UNION ALL BY NAME SELECT 'target' AS side, " + list + " AS slice_keys, * FROM target_requests"
 	if _, err := db.ExecContext(ctx, view); err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
@@ -175,6 +181,24 @@ func grouping(ctx context.Context, db *sql.DB, cols []string) ([]analyze.Compare
 	if err != nil {
 		return nil, err
 	}
+	byGrouping := make([][]map[string]any, len(gs))
+	for _, r := range rows {
+		gi := duck.Int(r["gi"])
+		if gi < 0 || int(gi) >= len(gs) {
+			return nil, fmt.Errorf("compare: slicing %d of %d", gi, len(gs))
+		}
+		byGrouping[gi] = append(byGrouping[gi], r)
+	}
+	out := make([][]analyze.CompareSlice, len(gs))
+	for gi, cols := range gs {
+		out[gi] = slicesOf(cols, byGrouping[gi])
+	}
+	return out, nil
+}
+
+// slicesOf makes the slices of the slicing cols from its rows of
+// queries/compare.sql, in their order.
+func slicesOf(cols []string, rows []map[string]any) []analyze.CompareSlice {
 	var out []analyze.CompareSlice
 	index := map[string]int{}
 	for _, r := range rows {
@@ -232,7 +256,7 @@ func grouping(ctx context.Context, db *sql.DB, cols []string) ([]analyze.Compare
 			sort.Slice(m.Points, func(a, b int) bool { return m.Points[a].P < m.Points[b].P })
 		}
 	}
-	return out, nil
+	return out
 }
 
 func deleteSelected(by []string, selectors map[string]bool) []string {

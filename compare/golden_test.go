@@ -274,21 +274,6 @@ func sameUpToDesign(got, want string) bool {
 	return true
 }
 
-// BenchmarkCompare times Run on the golden comparison of two stores
-// (bench/ holds the timings; no test asserts one).
-func BenchmarkCompare(b *testing.B) {
-	for _, c := range goldenComparisons {
-		b.Run(c.name, func(b *testing.B) {
-			opts := c.opts(b)
-			for b.Loop() {
-				if _, err := Run(context.Background(), opts); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
 // TestGoldenDiff: goldenDiff lets a design effect vary in its last bits
 // and nothing else.
 func TestGoldenDiff(t *testing.T) {
