@@ -59,13 +59,34 @@
 -- Slices present on one side only have NULL for the other side. Rows come
 -- by slicing (gi), then most requests first.
 WITH
--- Each request once, with its slices: slice_keys holds one {gi, slice_key}
--- per slicing of the comparison (gi 0: all requests, slice_key NULL).
+-- Each request once, numbered (rid).
 r AS MATERIALIZED (
-    SELECT side, slice_keys, start, streamed,
+    SELECT row_number() OVER () AS rid, side, slice_keys, start, streamed,
         client_e2e_ms, client_ttft_ms, tps_user, network_ms, application_ms, queue_ms, model_ms, prefill_ms,
         decode_ms, ttft_network_ms, ttft_application_ms, ttft_queue_ms, ttft_model_ms
     FROM compare_input
+),
+-- Each request's slice in each slicing (gi 0: all requests, slice_key
+-- NULL).
+rk AS MATERIALIZED (
+    SELECT rid, side, k.gi, k.slice_key
+    FROM (SELECT rid, side, unnest(slice_keys) AS k FROM r)
+),
+-- The slices of every slicing, numbered (sid), so that the samples are
+-- grouped by a number rather than by a list of values.
+slices AS MATERIALIZED (
+    SELECT gi, slice_key, row_number() OVER () AS sid
+    FROM (SELECT DISTINCT gi, slice_key FROM rk)
+),
+rs AS MATERIALIZED (
+    SELECT rk.rid, rk.side, s.sid
+    FROM rk
+    JOIN slices AS s ON s.gi = rk.gi AND s.slice_key IS NOT DISTINCT FROM rk.slice_key
+),
+requests_n AS (
+    SELECT side, sid, count(*) AS requests
+    FROM rs
+    GROUP BY side, sid
 ),
 span AS (
     SELECT side, min(start) AS t0,
@@ -73,9 +94,10 @@ span AS (
     FROM r
     GROUP BY side
 ),
--- Each request's samples, one per metric it has, with its block.
+-- Each request's samples, one per metric it has, with its block and the
+-- slices it is in.
 long AS (
-    SELECT i.side, i.slice_keys,
+    SELECT i.side, l.sids,
         floor((epoch_us(i.start) - epoch_us(s.t0)) / s.block_us)::BIGINT AS blk,
         unnest([
         {'metric': 'client_e2e',       'v': client_e2e_ms},
@@ -94,62 +116,55 @@ long AS (
     ], recursive := true)
     FROM r AS i
     JOIN span AS s ON s.side = i.side
+    JOIN (SELECT rid, list(sid) AS sids FROM rs GROUP BY rid) AS l ON l.rid = i.rid
 ),
 -- Each sample once per slicing, in its slice of it.
 x AS MATERIALIZED (
-    SELECT side, k.gi, k.slice_key, blk, metric, v
-    FROM (
-        SELECT side, blk, metric, v::DOUBLE AS v, unnest(slice_keys) AS k
-        FROM long
-        WHERE v IS NOT NULL
-    )
+    SELECT side, unnest(sids) AS sid, blk, metric, v::DOUBLE AS v
+    FROM long
+    WHERE v IS NOT NULL
 ),
--- Per side, slicing, slice and metric: its samples sorted (sorted[r] is
--- the order statistic of rank r) and their quantiles.
+-- Per side, slice and metric: its samples sorted (sorted[r] is the order
+-- statistic of rank r) and their quantiles.
 g AS MATERIALIZED (
-    SELECT side, gi, slice_key, metric, n, sorted, list_aggr(sorted, 'quantile_cont', [0.5, 0.95, 0.99]) AS q
+    SELECT side, sid, metric, n, sorted, list_aggr(sorted, 'quantile_cont', [0.5, 0.95, 0.99]) AS q
     FROM (
-        SELECT side, gi, slice_key, metric, count(*) AS n, list_sort(list(v)) AS sorted
+        SELECT side, sid, metric, count(*) AS n, list_sort(list(v)) AS sorted
         FROM x
-        GROUP BY side, gi, slice_key, metric
+        GROUP BY side, sid, metric
     )
-),
-requests_n AS (
-    SELECT side, k.gi, k.slice_key, count(*) AS requests
-    FROM (SELECT side, unnest(slice_keys) AS k FROM r)
-    GROUP BY ALL
 ),
 p AS (
     SELECT * FROM (VALUES (0.5::DOUBLE, 1), (0.95, 2), (0.99, 3)) AS p(p, i)
 ),
 est AS (
-    SELECT g.side, g.gi, g.slice_key, g.metric, g.n, p.p, g.q[p.i] AS value, g.n * (1 - p.p) < 10 AS too_few
+    SELECT g.side, g.sid, g.metric, g.n, p.p, g.q[p.i] AS value, g.n * (1 - p.p) < 10 AS too_few
     FROM g CROSS JOIN p
 ),
 -- Per block: its samples (nk) and those at or below each of the side's
 -- quantiles (a1, a2, a3: at P50, P95, P99).
 blocks AS (
-    SELECT x.side, x.gi, x.slice_key, x.metric, x.blk, count(*) AS nk,
+    SELECT x.side, x.sid, x.metric, x.blk, count(*) AS nk,
         count(*) FILTER (WHERE x.v <= g.q[1]) AS a1,
         count(*) FILTER (WHERE x.v <= g.q[2]) AS a2,
         count(*) FILTER (WHERE x.v <= g.q[3]) AS a3
     FROM x
-    JOIN g ON g.side = x.side AND g.gi = x.gi AND g.slice_key IS NOT DISTINCT FROM x.slice_key AND g.metric = x.metric
+    JOIN g ON g.side = x.side AND g.sid = x.sid AND g.metric = x.metric
     GROUP BY ALL
 ),
 -- Over the K blocks: n = sum nk, a = sum ak, and the sums of squares that
 -- give sum (ak - f nk)^2 with f = a / n exactly, in integers:
 -- sum (ak n - a nk)^2 / n^2 = (n^2 saa - 2 n a san + a^2 snn) / n^2.
 sums AS (
-    SELECT side, gi, slice_key, metric, count(*) AS k, sum(nk) AS n, sum(nk::HUGEINT * nk) AS snn,
+    SELECT side, sid, metric, count(*) AS k, sum(nk) AS n, sum(nk::HUGEINT * nk) AS snn,
         sum(a1) AS a1, sum(a1::HUGEINT * a1) AS saa1, sum(a1::HUGEINT * nk) AS san1,
         sum(a2) AS a2, sum(a2::HUGEINT * a2) AS saa2, sum(a2::HUGEINT * nk) AS san2,
         sum(a3) AS a3, sum(a3::HUGEINT * a3) AS saa3, sum(a3::HUGEINT * nk) AS san3
     FROM blocks
-    GROUP BY side, gi, slice_key, metric
+    GROUP BY side, sid, metric
 ),
 dependence AS (
-    SELECT s.side, s.gi, s.slice_key, s.metric, p.p, s.k, s.n::HUGEINT AS n, s.snn,
+    SELECT s.side, s.sid, s.metric, p.p, s.k, s.n::HUGEINT AS n, s.snn,
         [s.a1, s.a2, s.a3][p.i]::HUGEINT AS a,
         [s.saa1, s.saa2, s.saa3][p.i] AS saa,
         [s.san1, s.san2, s.san3][p.i] AS san
@@ -158,7 +173,7 @@ dependence AS (
 -- D = K/(K-1) sum (ak - f nk)^2 / (f (1 - f) n): with f = a / n,
 -- K/(K-1) (n^2 saa - 2 n a san + a^2 snn) / (a (n - a) n).
 design AS (
-    SELECT side, gi, slice_key, metric, p, k,
+    SELECT side, sid, metric, p, k,
         CASE WHEN k < 2 THEN n::DOUBLE
              WHEN a >= n THEN 1.0
              ELSE greatest(1.0, k * (n * n * saa - 2 * n * a * san + a * a * snn)::DOUBLE / ((k - 1) * (a * (n - a) * n)::DOUBLE)) END AS d
@@ -172,10 +187,10 @@ ranks AS (
         3.4808 * sqrt(d.d * e.n * e.p * (1 - e.p)) AS s,
         2.2365 * sqrt(e.n * e.p * (1 - e.p)) AS i
     FROM est AS e
-    JOIN design AS d ON d.side = e.side AND d.gi = e.gi AND d.slice_key IS NOT DISTINCT FROM e.slice_key AND d.metric = e.metric AND d.p = e.p
+    JOIN design AS d ON d.side = e.side AND d.sid = e.sid AND d.metric = e.metric AND d.p = e.p
 ),
 bounds AS (
-    SELECT r.side, r.gi, r.slice_key, r.metric, r.p, r.n, r.value, r.too_few, r.d, r.k,
+    SELECT r.side, r.sid, r.metric, r.p, r.n, r.value, r.too_few, r.d, r.k,
         CASE WHEN floor(r.n * r.p - r.w) >= 1 THEN g.sorted[floor(r.n * r.p - r.w)::BIGINT] END AS lo_w,
         CASE WHEN ceil(r.n * r.p + r.w) + 1 <= r.n THEN g.sorted[ceil(r.n * r.p + r.w)::BIGINT + 1] END AS hi_w,
         CASE WHEN floor(r.n * r.p - r.s) >= 1 THEN g.sorted[floor(r.n * r.p - r.s)::BIGINT] END AS lo_s,
@@ -183,13 +198,12 @@ bounds AS (
         CASE WHEN floor(r.n * r.p - r.i) >= 1 THEN g.sorted[floor(r.n * r.p - r.i)::BIGINT] END AS lo_i,
         CASE WHEN ceil(r.n * r.p + r.i) + 1 <= r.n THEN g.sorted[ceil(r.n * r.p + r.i)::BIGINT + 1] END AS hi_i
     FROM ranks AS r
-    JOIN g ON g.side = r.side AND g.gi = r.gi AND g.slice_key IS NOT DISTINCT FROM r.slice_key AND g.metric = r.metric
+    JOIN g ON g.side = r.side AND g.sid = r.sid AND g.metric = r.metric
 ),
 b AS (SELECT * FROM bounds WHERE side = 'baseline'),
 t AS (SELECT * FROM bounds WHERE side = 'target'),
 d AS (
-    SELECT coalesce(b.gi, t.gi) AS gi,
-        coalesce(b.slice_key, t.slice_key) AS slice_key,
+    SELECT coalesce(b.sid, t.sid) AS sid,
         coalesce(b.metric, t.metric) AS metric,
         coalesce(b.p, t.p) AS p,
         coalesce(b.n, 0) AS baseline_n,
@@ -203,9 +217,9 @@ d AS (
         t.lo_i - b.hi_i AS lo_i, t.hi_i - b.lo_i AS hi_i,
         b.d AS baseline_d, t.d AS target_d, b.k AS baseline_blocks, t.k AS target_blocks
     FROM b FULL JOIN t
-      ON b.gi = t.gi AND b.slice_key IS NOT DISTINCT FROM t.slice_key AND b.metric = t.metric AND b.p = t.p
+      ON b.sid = t.sid AND b.metric = t.metric AND b.p = t.p
 )
-SELECT d.gi, d.slice_key, d.metric, d.p, d.baseline_n, d.target_n, d.baseline, d.target, d.delta, d.too_few,
+SELECT sl.gi, sl.slice_key, d.metric, d.p, d.baseline_n, d.target_n, d.baseline, d.target, d.delta, d.too_few,
     CASE WHEN NOT d.too_few THEN d.lo_w END AS lo,
     CASE WHEN NOT d.too_few THEN d.hi_w END AS hi,
     coalesce(NOT d.too_few AND (d.lo_w > 0 OR d.hi_w < 0), false) AS significant,
@@ -216,6 +230,7 @@ SELECT d.gi, d.slice_key, d.metric, d.p, d.baseline_n, d.target_n, d.baseline, d
     coalesce(rb.requests, 0) AS baseline_requests,
     coalesce(rt.requests, 0) AS target_requests
 FROM d
-LEFT JOIN requests_n AS rb ON rb.side = 'baseline' AND rb.gi = d.gi AND rb.slice_key IS NOT DISTINCT FROM d.slice_key
-LEFT JOIN requests_n AS rt ON rt.side = 'target' AND rt.gi = d.gi AND rt.slice_key IS NOT DISTINCT FROM d.slice_key
-ORDER BY d.gi, coalesce(rt.requests, 0) + coalesce(rb.requests, 0) DESC, d.slice_key NULLS FIRST, d.metric, d.p
+JOIN slices AS sl ON sl.sid = d.sid
+LEFT JOIN requests_n AS rb ON rb.side = 'baseline' AND rb.sid = d.sid
+LEFT JOIN requests_n AS rt ON rt.side = 'target' AND rt.sid = d.sid
+ORDER BY sl.gi, coalesce(rt.requests, 0) + coalesce(rb.requests, 0) DESC, sl.slice_key NULLS FIRST, d.metric, d.p
