@@ -95,24 +95,25 @@ span AS (
     GROUP BY side
 ),
 -- Each request's samples, one per metric it has, with its block and the
--- slices it is in.
+-- slices it is in. A metric is a number here (grouped by, joined on), its
+-- name in the final SELECT.
 long AS (
     SELECT i.side, l.sids,
         floor((epoch_us(i.start) - epoch_us(s.t0)) / s.block_us)::BIGINT AS blk,
         unnest([
-        {'metric': 'client_e2e',       'v': client_e2e_ms},
-        {'metric': 'client_ttft',      'v': CASE WHEN streamed IS TRUE THEN client_ttft_ms END},
-        {'metric': 'tps_user',         'v': tps_user},
-        {'metric': 'network',          'v': network_ms},
-        {'metric': 'application',      'v': application_ms},
-        {'metric': 'queue',            'v': queue_ms},
-        {'metric': 'model',            'v': model_ms},
-        {'metric': 'prefill',          'v': prefill_ms},
-        {'metric': 'decode',           'v': decode_ms},
-        {'metric': 'ttft_network',     'v': CASE WHEN streamed IS TRUE THEN ttft_network_ms END},
-        {'metric': 'ttft_application', 'v': CASE WHEN streamed IS TRUE THEN ttft_application_ms END},
-        {'metric': 'ttft_queue',       'v': CASE WHEN streamed IS TRUE THEN ttft_queue_ms END},
-        {'metric': 'ttft_model',       'v': CASE WHEN streamed IS TRUE THEN ttft_model_ms END}
+        {'metric':  1, 'v': client_e2e_ms}, -- client_e2e
+        {'metric':  2, 'v': CASE WHEN streamed IS TRUE THEN client_ttft_ms END}, -- client_ttft
+        {'metric':  3, 'v': tps_user}, -- tps_user
+        {'metric':  4, 'v': network_ms}, -- network
+        {'metric':  5, 'v': application_ms}, -- application
+        {'metric':  6, 'v': queue_ms}, -- queue
+        {'metric':  7, 'v': model_ms}, -- model
+        {'metric':  8, 'v': prefill_ms}, -- prefill
+        {'metric':  9, 'v': decode_ms}, -- decode
+        {'metric': 10, 'v': CASE WHEN streamed IS TRUE THEN ttft_network_ms END}, -- ttft_network
+        {'metric': 11, 'v': CASE WHEN streamed IS TRUE THEN ttft_application_ms END}, -- ttft_application
+        {'metric': 12, 'v': CASE WHEN streamed IS TRUE THEN ttft_queue_ms END}, -- ttft_queue
+        {'metric': 13, 'v': CASE WHEN streamed IS TRUE THEN ttft_model_ms END} -- ttft_model
     ], recursive := true)
     FROM r AS i
     JOIN span AS s ON s.side = i.side
@@ -219,7 +220,10 @@ d AS (
     FROM b FULL JOIN t
       ON b.sid = t.sid AND b.metric = t.metric AND b.p = t.p
 )
-SELECT sl.gi, sl.slice_key, d.metric, d.p, d.baseline_n, d.target_n, d.baseline, d.target, d.delta, d.too_few,
+SELECT sl.gi, sl.slice_key,
+    ['client_e2e', 'client_ttft', 'tps_user', 'network', 'application', 'queue',
+     'model', 'prefill', 'decode', 'ttft_network', 'ttft_application', 'ttft_queue', 'ttft_model'][d.metric] AS metric,
+    d.p, d.baseline_n, d.target_n, d.baseline, d.target, d.delta, d.too_few,
     CASE WHEN NOT d.too_few THEN d.lo_w END AS lo,
     CASE WHEN NOT d.too_few THEN d.hi_w END AS hi,
     coalesce(NOT d.too_few AND (d.lo_w > 0 OR d.hi_w < 0), false) AS significant,
