@@ -126,13 +126,18 @@ x AS MATERIALIZED (
     WHERE v IS NOT NULL
 ),
 -- Per side, slice and metric: its samples sorted (sorted[r] is the order
--- statistic of rank r) and their quantiles.
+-- statistic of rank r) and their quantiles (list_aggr runs the aggregate
+-- quantile_cont over the list: the figure quantile_cont(v) gives, without
+-- a second copy of the samples).
 g AS MATERIALIZED (
-    SELECT side, sid, metric, n, sorted, list_aggr(sorted, 'quantile_cont', [0.5, 0.95, 0.99]) AS q
+    SELECT *, q[1] AS q1, q[2] AS q2, q[3] AS q3 -- for blocks, which compares every sample with them
     FROM (
-        SELECT side, sid, metric, count(*) AS n, list_sort(list(v)) AS sorted
-        FROM x
-        GROUP BY side, sid, metric
+        SELECT side, sid, metric, n, sorted, list_aggr(sorted, 'quantile_cont', [0.5, 0.95, 0.99]) AS q
+        FROM (
+            SELECT side, sid, metric, count(*) AS n, list_sort(list(v)) AS sorted
+            FROM x
+            GROUP BY side, sid, metric
+        )
     )
 ),
 p AS (
@@ -146,9 +151,9 @@ est AS (
 -- quantiles (a1, a2, a3: at P50, P95, P99).
 blocks AS (
     SELECT x.side, x.sid, x.metric, x.blk, count(*) AS nk,
-        count(*) FILTER (WHERE x.v <= g.q[1]) AS a1,
-        count(*) FILTER (WHERE x.v <= g.q[2]) AS a2,
-        count(*) FILTER (WHERE x.v <= g.q[3]) AS a3
+        count(*) FILTER (WHERE x.v <= g.q1) AS a1,
+        count(*) FILTER (WHERE x.v <= g.q2) AS a2,
+        count(*) FILTER (WHERE x.v <= g.q3) AS a3
     FROM x
     JOIN g ON g.side = x.side AND g.sid = x.sid AND g.metric = x.metric
     GROUP BY ALL
