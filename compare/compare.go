@@ -86,7 +86,7 @@ func Run(ctx context.Context, opts Options) (*analyze.Comparison, error) {
 			gs = append(gs, []string{d})
 		}
 	}
-	got, err := groupings(ctx, db, gs)
+	got, err := groupings(ctx, db, gs, slicingsPerQuery(cmp.BaselineN+cmp.TargetN))
 	if err != nil {
 		return nil, err
 	}
@@ -151,49 +151,78 @@ func sqlTimestamp(t time.Time) string {
 	return "TIMESTAMP_NS " + duck.Quote(t.UTC().Format("2006-01-02 15:04:05.999999999"))
 }
 
-// groupings runs queries/compare.sql once for all the slicings gs, each a
-// list of slice columns (none: all requests), and returns the slices of
-// each.
-func groupings(ctx context.Context, db *sql.DB, gs [][]string) ([][]analyze.CompareSlice, error) {
-	keys := make([]string, len(gs))
-	for gi, cols := range gs {
+// slicingRequests bounds the requests times slicings one run of
+// queries/compare.sql holds: every sample is in it once per slicing, so a
+// large comparison runs a few slicings at a time (one at a time from a
+// million requests on), lest it need more memory than one slicing would.
+const slicingRequests = 1 << 20
+
+// slicingsPerQuery is how many slicings of a comparison of n requests
+// (both sides) one run of queries/compare.sql takes: all 8 of a usual
+// comparison up to 131,072 requests.
+func slicingsPerQuery(n int64) int {
+	if n < 1 {
+		n = 1
+	}
+	return int(max(1, min(1<<10, slicingRequests/n)))
+}
+
+// groupings runs queries/compare.sql for the slicings gs, each a list of
+// slice columns (none: all requests), perQuery of them at a time, and
+// returns the slices of each.
+func groupings(ctx context.Context, db *sql.DB, gs [][]string, perQuery int) ([][]analyze.CompareSlice, error) {
+	perQuery = max(perQuery, 1)
+	out := make([][]analyze.CompareSlice, len(gs))
+	for first := 0; first < len(gs); first += perQuery {
+		last := min(first+perQuery, len(gs))
+		if err := runSlicings(ctx, db, gs, first, last, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// runSlicings runs queries/compare.sql once for the slicings gs[first:last]
+// and sets out[first:last] to their slices.
+func runSlicings(ctx context.Context, db *sql.DB, gs [][]string, first, last int, out [][]analyze.CompareSlice) error {
+	var keys []string
+	for gi := first; gi < last; gi++ {
 		key := "NULL::VARCHAR[]"
-		if len(cols) > 0 {
+		if cols := gs[gi]; len(cols) > 0 {
 			parts := make([]string, len(cols))
 			for i, c := range cols {
 				if !analyze.IsSliceColumn(c) {
-					return nil, fmt.Errorf("unknown slice column %q", c)
+					return fmt.Errorf("unknown slice column %q", c)
 				}
 				parts[i] = analyze.SliceExpr(c)
 			}
 			key = "[" + strings.Join(parts, ", ") + "]::VARCHAR[]"
 		}
-		keys[gi] = fmt.Sprintf("{'gi': %d, 'slice_key': %s}", gi, key)
+		keys = append(keys, fmt.Sprintf("{'gi': %d, 'slice_key': %s}", gi, key))
 	}
 	list := "[" + strings.Join(keys, ", ") + "]"
 	view := "CREATE OR REPLACE VIEW compare_input AS " +
 		"SELECT 'baseline' AS side, " + list + " AS slice_keys, * FROM baseline_requests " +
 		"UNION ALL BY NAME SELECT 'target' AS side, " + list + " AS slice_keys, * FROM target_requests"
 	if _, err := db.ExecContext(ctx, view); err != nil {
-		return nil, fmt.Errorf("compare: %w", err)
+		return fmt.Errorf("compare: %w", err)
 	}
 	rows, err := duck.Rows(ctx, db, "compare")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	byGrouping := make([][]map[string]any, len(gs))
 	for _, r := range rows {
 		gi := duck.Int(r["gi"])
-		if gi < 0 || int(gi) >= len(gs) {
-			return nil, fmt.Errorf("compare: slicing %d of %d", gi, len(gs))
+		if gi < int64(first) || gi >= int64(last) {
+			return fmt.Errorf("compare: slicing %d outside %d..%d", gi, first, last-1)
 		}
 		byGrouping[gi] = append(byGrouping[gi], r)
 	}
-	out := make([][]analyze.CompareSlice, len(gs))
-	for gi, cols := range gs {
-		out[gi] = slicesOf(cols, byGrouping[gi])
+	for gi := first; gi < last; gi++ {
+		out[gi] = slicesOf(gs[gi], byGrouping[gi])
 	}
-	return out, nil
+	return nil
 }
 
 // slicesOf makes the slices of the slicing cols from its rows of

@@ -37,7 +37,7 @@ func compareNetwork(t *testing.T, baseline, target [][2]float64) analyze.Quantil
 			t.Fatal(err)
 		}
 	}
-	got, err := groupings(ctx, db, [][]string{nil})
+	got, err := groupings(ctx, db, [][]string{nil}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

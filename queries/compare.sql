@@ -5,8 +5,9 @@
 -- of both sides, each with side ('baseline' or 'target') and slice_keys,
 -- its slice in each slicing of the comparison: a list of {gi, slice_key},
 -- gi numbering the slicings and slice_key a VARCHAR[] of the slicing's
--- whitelisted columns (NULL for the all-requests slicing). All slicings
--- are computed in one pass, each request read once. A side is a data dir,
+-- whitelisted columns (NULL for the all-requests slicing). The slicings
+-- are computed in one pass, each request read once (all of them at once
+-- but in large comparisons, see slicingsPerQuery). A side is a data dir,
 -- a time window of one dir (start, on the first tier's clock, in [from,
 -- to)), or the rows of one dir where a slice column has one value.
 --
