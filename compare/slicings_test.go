@@ -9,16 +9,20 @@ import (
 	"github.com/infertrace/infertrace/internal/duck"
 )
 
-// TestSlicingsPerQuery: all slicings of a usual comparison in one query,
-// fewer from 131,072 requests on, one at a time from 2^20 on.
+// TestSlicingsPerQuery: 4 KiB per request and slicing within the memory
+// limit: all 8 slicings of a usual comparison at once, fewer in larger
+// ones, one at a time at least.
 func TestSlicingsPerQuery(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		requests int64
-		want     int
-	}{{0, 1024}, {1, 1024}, {1000, 1024}, {4000, 262}, {131072, 8}, {131073, 7}, {300000, 3}, {1 << 20, 1}, {1 << 30, 1}} {
-		if got := slicingsPerQuery(c.requests); got != c.want {
-			t.Errorf("slicingsPerQuery(%d) = %d, want %d", c.requests, got, c.want)
+		requests, limit int64
+		want            int
+	}{
+		{0, 0, 1024}, {1, 0, 1024}, {4000, 0, 65}, {32768, 0, 8}, {32769, 0, 7}, {120000, 0, 2}, {300000, 0, 1}, {1 << 30, 0, 1},
+		{4000, 1 << 30, 65}, {4000, 100 << 20, 6}, {120000, 500 << 20, 1},
+	} {
+		if got := slicingsPerQuery(c.requests, c.limit); got != c.want {
+			t.Errorf("slicingsPerQuery(%d, %d) = %d, want %d", c.requests, c.limit, got, c.want)
 		}
 	}
 }
