@@ -160,9 +160,8 @@ const slicingBytes = 4 << 10
 // slicingsPerQuery is how many slicings of a comparison of n requests
 // (both sides) one run of queries/compare.sql takes within the memory
 // limit: every sample is in it once per slicing, so a large comparison
-// runs a few slicings at a time, or one, as compare always did. Under the
-// default 1 GiB all 8 of a comparison of up to 32,768 requests run at
-// once.
+// runs a few slicings at a time, or one. Under the default 1 GiB all 8 of
+// a comparison of up to 32,768 requests run at once.
 func slicingsPerQuery(n, memoryLimit int64) int {
 	if memoryLimit <= 0 {
 		memoryLimit = duck.DefaultMemoryLimit
