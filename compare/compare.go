@@ -77,25 +77,25 @@ func Run(ctx context.Context, opts Options) (*Comparison, error) {
 			cmp.TargetN = n
 		}
 	}
-	groupings := [][]string{nil}
+	gs := [][]string{nil}
 	if len(by) > 0 {
-		groupings = append(groupings, by)
+		gs = append(gs, by)
 	}
 	for _, d := range CompareDims {
 		if !selectors[d] && !(len(by) == 1 && by[0] == d) {
-			groupings = append(groupings, []string{d})
+			gs = append(gs, []string{d})
 		}
 	}
-	for gi, cols := range groupings {
-		got, err := grouping(ctx, db, cols)
-		if err != nil {
-			return nil, err
-		}
+	got, err := groupings(ctx, db, gs, slicingsPerQuery(cmp.BaselineN+cmp.TargetN, opts.Resources.MemoryLimit))
+	if err != nil {
+		return nil, err
+	}
+	for gi, cols := range gs {
 		if gi <= 1 && (gi == 0 || len(by) > 0) {
-			cmp.Slices = append(cmp.Slices, got...)
+			cmp.Slices = append(cmp.Slices, got[gi]...)
 		}
 		if len(cols) == 1 {
-			cmp.Dims = append(cmp.Dims, got...)
+			cmp.Dims = append(cmp.Dims, got[gi]...)
 		}
 	}
 	for _, s := range cmp.Slices {
@@ -151,30 +151,85 @@ func sqlTimestamp(t time.Time) string {
 	return "TIMESTAMP_NS " + duck.Quote(t.UTC().Format("2006-01-02 15:04:05.999999999"))
 }
 
-// compareGrouping runs queries/compare.sql with the sides sliced by cols
-// (none: all requests).
-func grouping(ctx context.Context, db *sql.DB, cols []string) ([]CompareSlice, error) {
-	key := "NULL::VARCHAR[]"
-	if len(cols) > 0 {
-		parts := make([]string, len(cols))
-		for i, c := range cols {
-			if !analyze.IsSliceColumn(c) {
-				return nil, fmt.Errorf("unknown slice column %q", c)
-			}
-			parts[i] = analyze.SliceExpr(c)
-		}
-		key = "[" + strings.Join(parts, ", ") + "]::VARCHAR[]"
+// slicingBytes is the memory one request in one slicing may take in a
+// run of queries/compare.sql, its 13 samples in their lists, blocks and
+// joins: about 1 KiB measured (120,000 requests in 8 slicings ran out of
+// 500 MB), 4 KiB to be safe.
+const slicingBytes = 4 << 10
+
+// slicingsPerQuery is how many slicings of a comparison of n requests
+// (both sides) one run of queries/compare.sql takes within the memory
+// limit: every sample is in it once per slicing, so a large comparison
+// runs a few slicings at a time, or one. Under the default 1 GiB all 8 of
+// a comparison of up to 32,768 requests run at once.
+func slicingsPerQuery(n, memoryLimit int64) int {
+	if memoryLimit <= 0 {
+		memoryLimit = duck.DefaultMemoryLimit
 	}
+	return int(max(1, min(1<<10, memoryLimit/slicingBytes/max(n, 1))))
+}
+
+// groupings runs queries/compare.sql for the slicings gs, each a list of
+// slice columns (none: all requests), perQuery of them at a time, and
+// returns the slices of each.
+func groupings(ctx context.Context, db *sql.DB, gs [][]string, perQuery int) ([][]CompareSlice, error) {
+	perQuery = max(perQuery, 1)
+	out := make([][]CompareSlice, len(gs))
+	for first := 0; first < len(gs); first += perQuery {
+		last := min(first+perQuery, len(gs))
+		if err := runSlicings(ctx, db, gs, first, last, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// runSlicings runs queries/compare.sql once for the slicings gs[first:last]
+// and sets out[first:last] to their slices.
+func runSlicings(ctx context.Context, db *sql.DB, gs [][]string, first, last int, out [][]CompareSlice) error {
+	var keys []string
+	for gi := first; gi < last; gi++ {
+		key := "NULL::VARCHAR[]"
+		if cols := gs[gi]; len(cols) > 0 {
+			parts := make([]string, len(cols))
+			for i, c := range cols {
+				if !analyze.IsSliceColumn(c) {
+					return fmt.Errorf("unknown slice column %q", c)
+				}
+				parts[i] = analyze.SliceExpr(c)
+			}
+			key = "[" + strings.Join(parts, ", ") + "]::VARCHAR[]"
+		}
+		keys = append(keys, fmt.Sprintf("{'gi': %d, 'slice_key': %s}", gi, key))
+	}
+	list := "[" + strings.Join(keys, ", ") + "]"
 	view := "CREATE OR REPLACE VIEW compare_input AS " +
-		"SELECT 'baseline' AS side, " + key + " AS slice_key, * FROM baseline_requests " +
-		"UNION ALL BY NAME SELECT 'target' AS side, " + key + " AS slice_key, * FROM target_requests"
+		"SELECT 'baseline' AS side, " + list + " AS slice_keys, * FROM baseline_requests " +
+		"UNION ALL BY NAME SELECT 'target' AS side, " + list + " AS slice_keys, * FROM target_requests"
 	if _, err := db.ExecContext(ctx, view); err != nil {
-		return nil, fmt.Errorf("compare: %w", err)
+		return fmt.Errorf("compare: %w", err)
 	}
 	rows, err := duck.Rows(ctx, db, "compare")
 	if err != nil {
-		return nil, err
+		return err
 	}
+	byGrouping := make([][]map[string]any, len(gs))
+	for _, r := range rows {
+		gi := duck.Int(r["gi"])
+		if gi < int64(first) || gi >= int64(last) {
+			return fmt.Errorf("compare: slicing %d outside %d..%d", gi, first, last-1)
+		}
+		byGrouping[gi] = append(byGrouping[gi], r)
+	}
+	for gi := first; gi < last; gi++ {
+		out[gi] = slicesOf(gs[gi], byGrouping[gi])
+	}
+	return nil
+}
+
+// slicesOf makes the slices of the slicing cols from its rows of
+// queries/compare.sql, in their order.
+func slicesOf(cols []string, rows []map[string]any) []CompareSlice {
 	var out []CompareSlice
 	index := map[string]int{}
 	for _, r := range rows {
@@ -232,7 +287,7 @@ func grouping(ctx context.Context, db *sql.DB, cols []string) ([]CompareSlice, e
 			sort.Slice(m.Points, func(a, b int) bool { return m.Points[a].P < m.Points[b].P })
 		}
 	}
-	return out, nil
+	return out
 }
 
 func deleteSelected(by []string, selectors map[string]bool) []string {

@@ -36,10 +36,11 @@ func compareNetwork(t *testing.T, baseline, target [][2]float64) QuantileChange 
 			t.Fatal(err)
 		}
 	}
-	slices, err := grouping(ctx, db, nil)
+	got, err := groupings(ctx, db, [][]string{nil}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
+	slices := got[0]
 	if len(slices) != 1 {
 		t.Fatalf("%d slices, want all requests only", len(slices))
 	}
