@@ -44,7 +44,8 @@ func removeIncidentDirs() {
 }
 
 // simulated simulates with the flags given (seed 5, no cold replica),
-// ingests and analyzes the logs, once per name for the whole test binary.
+// ingests and analyzes the logs (DuckDB on one thread, see runCLI), once
+// per name for the whole test binary.
 func simulated(t *testing.T, name string, flags ...string) string {
 	t.Helper()
 	v, _ := incidentDirs.LoadOrStore(name, &incidentDir{})
@@ -69,7 +70,7 @@ func simulated(t *testing.T, name string, flags ...string) string {
 			d.err = "ingest: " + stderr
 			return
 		}
-		if code, _, stderr := runCLI(t, "analyze", "--quiet", out); code != 0 {
+		if code, _, stderr := runCLI(t, "analyze", "--quiet", "--threads", "1", out); code != 0 {
 			d.err = "analyze: " + stderr
 			return
 		}
@@ -82,10 +83,11 @@ func simulated(t *testing.T, name string, flags ...string) string {
 }
 
 // findings runs compare ARGS --out and returns the findings it printed.
+// DuckDB runs on one thread (see runCLI).
 func compareFindings(t *testing.T, args ...string) []string {
 	t.Helper()
 	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, append(append([]string{"compare", "--quiet"}, args...), "--out", out)...)
+	code, stdout, stderr := runCLI(t, append(append([]string{"compare", "--quiet"}, args...), "--threads", "1", "--out", out)...)
 	if code != 0 {
 		t.Fatalf("compare %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
 	}

@@ -15,6 +15,7 @@ import (
 // the bundled data set judged against testdata/contract, checked against a
 // golden Markdown report.
 func TestRunContractTestdata(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	code, stdout, stderr := runTestdata(t, out,
 		"--contract", "testdata/contract/contract.toml",
@@ -46,6 +47,7 @@ func TestRunContractTestdata(t *testing.T) {
 // testdata/contract/evals.csv is what simulate --evals writes beside
 // testdata/native (simulate --requests 1000 --seed 7).
 func TestSimulateEvalsMatchTestdata(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	if code, _, stderr := runCLI(t, "simulate", "--requests", "1000", "--seed", "7", "--evals", "--out", out); code != 0 {
 		t.Fatalf("simulate: exit %d: %s", code, stderr)
@@ -92,6 +94,7 @@ func TestBadContract(t *testing.T) {
 // A use case that selects no request of the run stops report with exit 2
 // and says what the column holds: a typo is not a use case left out.
 func TestContractSelectsNothing(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	code, stdout, stderr := runTestdata(t, out,
 		"--format", "md", "--quiet")
@@ -127,6 +130,7 @@ name = "rga"
 // pass rate's Wilson 95% interval lies below 90%, in every other slice
 // with 20 or more evaluated requests it reaches 95%.
 func TestSimulatedEvalsDropInOneSliceOnly(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	code, stdout, stderr := runTestdata(t, out,
 		"--evals", "testdata/contract/evals.csv",
@@ -175,6 +179,7 @@ func TestSimulatedEvalsDropInOneSliceOnly(t *testing.T) {
 // golden report of its command, line by line, so it cannot drift from what
 // infertrace prints.
 func TestDocsContractExcerpt(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("docs/contract.md")
 	if err != nil {
 		t.Fatal(err)

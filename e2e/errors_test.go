@@ -14,6 +14,7 @@ import (
 // directory holding a file, a directory without an ingest and an ingest
 // not yet analyzed.
 func TestErrorMessages(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := filepath.Join(dir, "c.jsonl")
 	os.WriteFile(log, []byte(`{"request_id":"r1","start":1796032800,"end":1796032801}`+"\n"), 0o644)

@@ -13,6 +13,7 @@ import (
 // every use case passes; without --fail-on a failing contract exits 0, as
 // it always has. Reports are written either way.
 func TestExitContractFails(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	code, stdout, stderr := runTestdata(t, out,
 		"--contract", "testdata/contract/contract.toml",

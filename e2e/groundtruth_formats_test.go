@@ -115,7 +115,7 @@ func gtfSimulateAndRun(t *testing.T, requests, seed int, formats []string) *sql.
 		"--client", filepath.Join(simDir, "client", "*"),
 		"--gateway", filepath.Join(simDir, "gateway", "*"),
 		"--server", filepath.Join(simDir, "server", "*"),
-		"--out", outDir)
+		"--threads", "1", "--out", outDir)
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -135,7 +135,7 @@ func gcSimulateAndRun(t *testing.T, fr gcFormatRun) *sql.DB {
 	args = append(args,
 		"--gateway", filepath.Join(simDir, "gateway", "*"),
 		"--server", filepath.Join(simDir, "server", "*"),
-		"--out", outDir)
+		"--threads", "1", "--out", outDir)
 	code, stdout, stderr = runCLI(t, args...)
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)

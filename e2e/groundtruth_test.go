@@ -245,10 +245,18 @@ func simulateAndRun(t *testing.T, seed int) (simDir, outDir string) {
 }
 
 // simulateAndRunN simulates n requests (with extra simulate flags) and runs
-// the whole pipeline on the logs.
+// the whole pipeline on the logs, DuckDB on one thread (see runCLI).
 func simulateAndRunN(t *testing.T, seed, n int, extra ...string) (simDir, outDir string) {
 	t.Helper()
 	simDir, outDir = filepath.Join(t.TempDir(), "sim"), filepath.Join(t.TempDir(), "out")
+	simulateAndRunIn(t, simDir, outDir, seed, n, extra...)
+	return simDir, outDir
+}
+
+// simulateAndRunIn is simulateAndRunN into the directories simDir and
+// outDir.
+func simulateAndRunIn(t *testing.T, simDir, outDir string, seed, n int, extra ...string) {
+	t.Helper()
 	code, stdout, stderr := runCLI(t, append([]string{"simulate", "--out", simDir, "--requests", fmt.Sprint(n), "--seed", fmt.Sprint(seed)}, extra...)...)
 	if code != 0 {
 		t.Fatalf("simulate: exit %d\n%s\n%s", code, stdout, stderr)
@@ -257,12 +265,11 @@ func simulateAndRunN(t *testing.T, seed, n int, extra ...string) (simDir, outDir
 		"--client", filepath.Join(simDir, "client", "*"),
 		"--gateway", filepath.Join(simDir, "gateway", "*"),
 		"--server", filepath.Join(simDir, "server", "*"),
-		"--out", outDir)
+		"--threads", "1", "--out", outDir)
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	t.Logf("simulated %d requests with seed %d %v; %s", n, seed, extra, strings.TrimSpace(stdout))
-	return simDir, outDir
 }
 
 func openTruthDB(t *testing.T, simDir, outDir string) *sql.DB {
@@ -571,7 +578,7 @@ func TestGroundTruthCatchesOneSkewedReplica(t *testing.T) {
 	outDir := filepath.Join(t.TempDir(), "out")
 	if code, stdout, stderr := runCLI(t, "run", "--client", filepath.Join(simDir, "client", "*"),
 		"--gateway", filepath.Join(simDir, "gateway", "*"), "--server", filepath.Join(simDir, "server", "*"),
-		"--out", outDir); code != 0 {
+		"--threads", "1", "--out", outDir); code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	db := openTruthDB(t, simDir, outDir)

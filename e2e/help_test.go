@@ -12,6 +12,7 @@ import (
 // with exit 0; help given because the words were wrong goes to stderr with
 // exit 2.
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		golden string
 		args   []string

@@ -130,7 +130,12 @@ func copyDir(t *testing.T, from string) string {
 // read them.
 func simulateInputs(t *testing.T, seed, n int) []string {
 	t.Helper()
-	sim := filepath.Join(t.TempDir(), "sim")
+	return simulateInputsIn(t, filepath.Join(t.TempDir(), "sim"), seed, n)
+}
+
+// simulateInputsIn is simulateInputs into the directory sim.
+func simulateInputsIn(t *testing.T, sim string, seed, n int) []string {
+	t.Helper()
 	if code, stdout, stderr := runCLI(t, "simulate", "--out", sim, "--requests", fmt.Sprint(n), "--seed", fmt.Sprint(seed)); code != 0 {
 		t.Fatalf("simulate: exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,9 +26,31 @@ func TestSIGINT(t *testing.T) { testStopSignal(t, syscall.SIGINT) }
 // stops a run as Ctrl-C does.
 func TestSIGTERM(t *testing.T) { testStopSignal(t, syscall.SIGTERM) }
 
+// stopSignalLogs is what TestSIGINT and TestSIGTERM start from, made once
+// for both: an earlier run's output directory, which each copies, and the
+// arguments of the run each interrupts (logs that neither changes).
+var stopSignalLogs struct {
+	once    sync.Once
+	earlier string
+	args    []string
+	err     string
+}
+
 func testStopSignal(t *testing.T, sig syscall.Signal) {
-	_, earlier := simulateAndRunN(t, 1, 1000)
-	args := simulateInputs(t, 5, 4000)
+	t.Parallel()
+	s := &stopSignalLogs
+	s.once.Do(func() {
+		s.err = "the test that simulated them stopped"
+		root := sharedTempDir(t)
+		s.earlier = filepath.Join(root, "earlier")
+		simulateAndRunIn(t, filepath.Join(root, "sim-earlier"), s.earlier, 1, 1000)
+		s.args = simulateInputsIn(t, filepath.Join(root, "sim"), 5, 4000)
+		s.err = ""
+	})
+	if s.err != "" {
+		t.Fatal(s.err)
+	}
+	earlier, args := s.earlier, s.args
 	dir := copyDir(t, earlier)
 	cmd := exec.Command(bin, append(append([]string{"run"}, args...), "--out", dir)...)
 	var stderr strings.Builder

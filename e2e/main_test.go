@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/tools/txtar"
@@ -67,11 +68,39 @@ func testMain(m *testing.M) int {
 	code := m.Run()
 	removeIncidentDirs() // compare_test.go
 	removeBigRun()       // resources_test.go
+	for _, dir := range sharedDirs {
+		os.RemoveAll(dir)
+	}
 	return code
+}
+
+// sharedDirs are the directories sharedTempDir made.
+var (
+	sharedMu   sync.Mutex
+	sharedDirs []string
+)
+
+// sharedTempDir makes a temporary directory that outlives the test that
+// makes it, for what tests share (made once); TestMain removes it.
+func sharedTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "infertrace-e2e-shared-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sharedMu.Lock()
+	sharedDirs = append(sharedDirs, dir)
+	sharedMu.Unlock()
+	return dir
 }
 
 // runCLI runs infertrace with args, an empty standard input, from the
 // module root, and returns its exit code, stdout and stderr.
+//
+// Where a test does not test DuckDB's threads, its helpers run analyze,
+// run and compare with --threads 1: the tests run in parallel on few
+// cores, and one DuckDB thread per process does the same work with less
+// contention (a fifth less CPU than one per core, on two cores).
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	return runCLIStdin(t, strings.NewReader(""), args...)
@@ -123,6 +152,7 @@ func runTestdata(t *testing.T, out string, extra ...string) (code int, stdout, s
 // TestRunTestdata is the README's first command: the whole pipeline on the
 // bundled data set, checked against a golden Markdown report.
 func TestRunTestdata(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	code, stdout, stderr := runTestdata(t, out)
 	if code != 0 {
@@ -237,6 +267,7 @@ func golden(t *testing.T, path string, got []byte) {
 }
 
 func TestUsage(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -264,6 +295,7 @@ func TestUsage(t *testing.T) {
 // cannot be read to its end fails the command (exit 1) but keeps the rows
 // of every other file.
 func TestIngestProblems(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, _, stderr := runCLI(t, "ingest", "--client", filepath.Join(dir, "none-*.jsonl"), "--out", filepath.Join(dir, "out"))
 	if code != 1 || !strings.Contains(stderr, "matches no files") {
@@ -284,6 +316,7 @@ func TestIngestProblems(t *testing.T) {
 // that format string can read gives a row), and a bad format string is an
 // error before anything is read.
 func TestFormatFlags(t *testing.T) {
+	t.Parallel()
 	ar, err := txtar.ParseFile("testdata/ingest/options/envoy_custom.txtar")
 	if err != nil {
 		t.Fatal(err)
@@ -313,6 +346,7 @@ func TestFormatFlags(t *testing.T) {
 // TestMapFlag: --map hands a mapping file to the jsonl inputs of its tier;
 // jsonl without one, or two mappings for one tier, are usage errors.
 func TestMapFlag(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := filepath.Join(dir, "app.jsonl")
 	os.WriteFile(log, []byte(`{"req":{"id":"m1","model":"llama-3-8b","stream":true},"timing":{"start_ms":1796032800123,"end_ms":1796032802500,"ttft_at":"2026-11-30T10:00:00.400Z","latency_s":2.377},"resp":{"status":200,"error":null,"id":"chatcmpl-1"},"usage":{"prompt_tokens":100,"completion_tokens":50},"tags":["chat"]}`+"\n"), 0o644)
@@ -347,6 +381,7 @@ func TestColonPath(t *testing.T) {
 // or a number that would only cost memory is a usage error, before anything
 // is read or written.
 func TestWorkersFlag(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := filepath.Join(dir, "c.jsonl")
 	os.WriteFile(log, []byte(`{"request_id":"r1","start":1796032800,"end":1796032801}`+"\n"), 0o644)
@@ -371,6 +406,7 @@ func TestWorkersFlag(t *testing.T) {
 // TestUnreadableInput: a directory input, or a glob in a directory, that
 // cannot be read says so ("permission denied"), not "matches no files".
 func TestUnreadableInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.Chmod(filepath.Dir(dir), 0o755) // the test's own directories, for the user below
 	os.Chmod(dir, 0o755)
@@ -390,6 +426,7 @@ func TestUnreadableInput(t *testing.T) {
 // TestDirectoryInput: a directory stands for the files in it, and the user
 // is told which subdirectories were not read.
 func TestDirectoryInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	logs := filepath.Join(dir, "logs")
 	os.MkdirAll(filepath.Join(logs, "old"), 0o755)
@@ -408,6 +445,7 @@ func TestDirectoryInput(t *testing.T) {
 // analyze, report and run into it fail at start with "in use" and write
 // nothing; once that process is killed (no clean exit), the directory is free.
 func TestOutInUse(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := filepath.Join(dir, "c.jsonl")
 	os.WriteFile(log, []byte(`{"request_id":"r1","start":1796032800,"end":1796032801}`+"\n"), 0o644)
@@ -496,6 +534,7 @@ func listDir(t *testing.T, dir string) string {
 // TestNoIngestOutput: analyze and report on a directory that holds no
 // ingest output fail with exit 1 and write nothing there.
 func TestNoIngestOutput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, d := range []string{dir, filepath.Join(dir, "nosuch")} {
 		for _, cmd := range []string{"analyze", "report"} {

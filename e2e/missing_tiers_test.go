@@ -145,7 +145,7 @@ func TestMissingTierNeverMovesTime(t *testing.T) {
 	tiers := []string{"client", "gateway", "server"}
 	analyzeWithout := func(drop string) string {
 		out := filepath.Join(t.TempDir(), "out-without-"+drop)
-		args := []string{"run", "--out", out}
+		args := []string{"run", "--threads", "1", "--out", out}
 		for _, tier := range tiers {
 			if tier != drop {
 				args = append(args, "--"+tier, filepath.Join(sim, tier, "*"))

@@ -89,6 +89,7 @@ func removeBigRun() {
 // instead of failing, writes the same requests.parquet row for row as a run
 // without a tight limit, and removes the spill directory when it is done.
 func TestAnalyzeSpillsWithinMemoryLimit(t *testing.T) {
+	t.Parallel()
 	out := bigRunCopy(t)
 	roomy := filepath.Join(t.TempDir(), "roomy.parquet")
 	if code, stdout, stderr := runCLI(t, "analyze", "--memory-limit", "8GB", out); code != 0 {
@@ -153,6 +154,7 @@ func TestAnalyzeSpillsWithinMemoryLimit(t *testing.T) {
 // cannot read, or one too small for DuckDB, and threads out of range, as
 // usage errors.
 func TestResourceFlags(t *testing.T) {
+	t.Parallel()
 	// Threads beyond the bound are refused at once, naming it (100000 ran
 	// 87 s into an out-of-memory error).
 	for _, args := range [][]string{

@@ -17,6 +17,7 @@ import (
 // report.html, stdout, stderr or any file of the store (ingest's
 // TestSecretsNeverReachOutputs covers every format).
 func TestSecretsNotInReport(t *testing.T) {
+	t.Parallel()
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 2))

@@ -74,6 +74,7 @@ func queryStrings(t *testing.T, q string) []string {
 // and whose server record came in batch 2 joins whole, and a log that grew
 // since it was ingested is refused with the store left as it was.
 func TestAppendBatches(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "logs")
 	out := filepath.Join(dir, "out")
@@ -173,6 +174,7 @@ func TestAppendBatches(t *testing.T) {
 // TestAppendDropsOrphanParts: parts of a run that died before writing its
 // manifest are not read by analyze, and the next append removes them.
 func TestAppendDropsOrphanParts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	c1 := writeLines(t, dir, "c1.jsonl", `{"request_id":"r1","start":"2026-11-30T10:00:00Z","end":"2026-11-30T10:00:02Z"}`)
@@ -253,6 +255,7 @@ func add2s(t *testing.T, ts string) string {
 // fails on them); report covers that window, or a window within it, and
 // refuses one outside it.
 func TestWindow(t *testing.T) {
+	t.Parallel()
 	out := windowStore(t)
 	var parts []string
 	for _, tier := range []string{"client", "gateway", "server"} {
@@ -311,6 +314,7 @@ func TestWindow(t *testing.T) {
 // TestStoreReadByPlainDuckDB: the store is read as it is by an engine that
 // knows nothing of infertrace, with the query docs/store.md starts from.
 func TestStoreReadByPlainDuckDB(t *testing.T) {
+	t.Parallel()
 	out := windowStore(t)
 	got := queryStrings(t, strings.ReplaceAll(`
 SELECT date, count(*) AS rows, min(start_time), max(start_time)

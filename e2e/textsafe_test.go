@@ -12,6 +12,7 @@ import (
 // a bidi override or a newline reaches the terminal escaped, in every line
 // that names it.
 func TestTerminalEscapesFileNames(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	name := "bad\x1b[2J\u202e\nfake.jsonl.gz"
 	if err := os.WriteFile(filepath.Join(dir, name), []byte("not gzip at all\n"), 0o644); err != nil {

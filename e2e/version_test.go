@@ -10,6 +10,7 @@ import (
 // TestVersion: version and --version name infertrace's build and the
 // DuckDB it runs, on stdout, exit 0.
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	re := regexp.MustCompile(`^infertrace \S.*\nDuckDB v[0-9]+\.[0-9]+\.[0-9]+\S*, through github\.com/duckdb/duckdb-go/v2 v\S+\n$`)
 	var outs []string
 	for _, arg := range []string{"version", "--version"} {
@@ -30,6 +31,7 @@ func TestVersion(t *testing.T) {
 // release, and runs its version: the stamped version and commit, so the
 // names the release passes to -X are the variables'.
 func TestVersionStamped(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -49,7 +49,7 @@ func simulateAndAnalyze(t *testing.T, cfg simulate.Config) string {
 		"--gateway", "native:"+filepath.Join(cfg.Out, "gateway"), "--server", "native:"+filepath.Join(cfg.Out, "server"), "--out", out); code != 0 {
 		t.Fatal("ingest: " + stderr)
 	}
-	if code, _, stderr := runCLI(t, "analyze", "--quiet", out); code != 0 {
+	if code, _, stderr := runCLI(t, "analyze", "--quiet", "--threads", "1", out); code != 0 {
 		t.Fatal("analyze: " + stderr)
 	}
 	return out
@@ -222,6 +222,7 @@ func sameFigures(a, b whatif.Figures) bool {
 // test ./e2e -update rewrites it): the as-is check, the figures and
 // the pool's evidence.
 func TestWhatIfTestdata(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "demo")
 	if code, stdout, stderr := runCLI(t, "ingest", "--quiet", "--client", "testdata/native/client/*.jsonl",
 		"--gateway", "testdata/native/gateway/*.jsonl", "--server", "testdata/native/server/*", "--out", out); code != 0 {

@@ -10,6 +10,7 @@ import (
 // window (testdata/native: requests start from 09:59:58.158496 to
 // 10:00:47.887992 on 2026-11-30), before anything is rewritten.
 func TestWindowSyntax(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	if code, _, stderr := runCLI(t, "run",
 		"--client", "testdata/native/client/*.jsonl",
