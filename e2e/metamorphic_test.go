@@ -29,7 +29,8 @@ func simulateDir(t *testing.T, args ...string) string {
 }
 
 // ingestTiers ingests the three tiers of each simulated dir into out (the
-// first as a new store, the others appended as batches), then analyzes it.
+// first as a new store, the others appended as batches), then analyzes it,
+// DuckDB on one thread (see runCLI; every analyze and report here does).
 func ingestTiers(t *testing.T, out string, sims ...string) {
 	t.Helper()
 	for i, sim := range sims {
@@ -45,7 +46,7 @@ func ingestTiers(t *testing.T, out string, sims ...string) {
 			t.Fatalf("%v: exit %d\n%s\n%s", args, code, stdout, stderr)
 		}
 	}
-	if code, stdout, stderr := runCLI(t, "analyze", "-q", out); code != 0 {
+	if code, stdout, stderr := runCLI(t, "analyze", "-q", "--threads", "1", out); code != 0 {
 		t.Fatalf("analyze %s: exit %d\n%s\n%s", out, code, stdout, stderr)
 	}
 }
@@ -373,7 +374,7 @@ func TestWindowMatchesStoreOfTheWindow(t *testing.T) {
 	ingestTiers(t, whole, before, day, after)
 	ingestTiers(t, only, day)
 	for _, dir := range []string{whole, only} {
-		if code, stdout, stderr := runCLI(t, "analyze", "-q", dir, "--from", "2026-11-30", "--to", "2026-12-01"); code != 0 {
+		if code, stdout, stderr := runCLI(t, "analyze", "-q", "--threads", "1", dir, "--from", "2026-11-30", "--to", "2026-12-01"); code != 0 {
 			t.Fatalf("analyze %s --from --to: exit %d\n%s\n%s", dir, code, stdout, stderr)
 		}
 	}
@@ -406,7 +407,7 @@ func TestWeeklySummaryOpensWithWhatChanged(t *testing.T) {
 			second := simulateDir(t, append([]string{"--requests", "3000", "--seed", "52", "--start", "2026-11-30T10:00:00Z"}, c.flags...)...)
 			out := filepath.Join(t.TempDir(), "store")
 			ingestTiers(t, out, first, second)
-			if code, stdout, stderr := runCLI(t, "report", "-q", "--weekly", out); code != 0 {
+			if code, stdout, stderr := runCLI(t, "report", "-q", "--threads", "1", "--weekly", out); code != 0 {
 				t.Fatalf("report --weekly: exit %d\n%s\n%s", code, stdout, stderr)
 			}
 			md, err := os.ReadFile(filepath.Join(out, "report.md"))

@@ -43,7 +43,7 @@ func TestReportPeriodSimulatedDays(t *testing.T) {
 		}
 	}
 	out := filepath.Join(root, "out")
-	args := append([]string{"run", "--quiet", "--format", "md", "--period", "day", "--out", out}, flags...)
+	args := append([]string{"run", "--quiet", "--threads", "1", "--format", "md", "--period", "day", "--out", out}, flags...)
 	if code, _, stderr := runCLI(t, args...); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
@@ -68,7 +68,7 @@ func TestReportPeriodSimulatedDays(t *testing.T) {
 		}
 	}
 
-	if code, _, stderr := runCLI(t, "report", "--quiet", "--format", "md", "--weekly", out); code != 0 {
+	if code, _, stderr := runCLI(t, "report", "--quiet", "--threads", "1", "--format", "md", "--weekly", out); code != 0 {
 		t.Fatalf("report --weekly: exit %d\n%s", code, stderr)
 	}
 	sec = section(t, readString(t, filepath.Join(out, "report.md")), "## Trend by week")
@@ -77,7 +77,7 @@ func TestReportPeriodSimulatedDays(t *testing.T) {
 		t.Errorf("--weekly: want one week from Monday 2026-11-30:\n%s", sec)
 	}
 
-	if code, _, stderr := runCLI(t, "report", "--quiet", "--format", "md", out); code != 0 {
+	if code, _, stderr := runCLI(t, "report", "--quiet", "--threads", "1", "--format", "md", out); code != 0 {
 		t.Fatalf("report: exit %d\n%s", code, stderr)
 	}
 	if md := readString(t, filepath.Join(out, "report.md")); strings.Contains(md, "Trend by") {
