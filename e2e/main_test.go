@@ -415,9 +415,15 @@ func TestUnreadableInput(t *testing.T) {
 	os.WriteFile(filepath.Join(logs, "c.jsonl"), []byte(`{"request_id":"r1","start":1796032800,"end":1796032801}`+"\n"), 0o644)
 	os.Chmod(logs, 0o311) // can be entered, not listed
 	defer os.Chmod(logs, 0o755)
+	// An output directory the user may write, so that what is denied is
+	// the input.
+	out := filepath.Join(dir, "out")
+	os.Mkdir(out, 0o777)
+	os.Chmod(out, 0o777)
 	for _, spec := range []string{logs, filepath.Join(logs, "*.jsonl")} {
-		code, _, stderr := runCLIWithoutFileAccessRights(t, "ingest", "--client", spec, "--out", filepath.Join(dir, "out"))
-		if code != 1 || !strings.Contains(stderr, "permission denied") || strings.Contains(stderr, "matches no files") {
+		code, _, stderr := runCLIWithoutFileAccessRights(t, "ingest", "--client", spec, "--out", out)
+		if code != 1 || !strings.Contains(stderr, "permission denied") || strings.Contains(stderr, "matches no files") ||
+			!strings.Contains(stderr, logs+": permission denied") {
 			t.Errorf("--client %s: exit %d, stderr: %s", spec, code, stderr)
 		}
 	}
