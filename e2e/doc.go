@@ -10,7 +10,8 @@
 // once, saying why, if it does not build. Every test runs that binary as a
 // process of its own, from the module root, so the bundled data set's paths
 // read as in the README (testdata/native/client/*.jsonl); a test that
-// interrupts a run sends the process a real SIGINT or SIGTERM.
+// interrupts a run sends the process a real SIGINT or SIGTERM, and the
+// progress display is read from a pseudo-terminal (Linux).
 //
 // What is here: the bundled data set's reports against golden files
 // (testdata/golden/ at the module root, the help texts in e2e/testdata/help),
@@ -19,9 +20,10 @@
 // must not change when the input changes in a known way), incidents and
 // calibration of compare, what-if, explain, contracts and exit statuses,
 // interrupts and locks, memory limits, and the messages of bad input.
-// cmd/infertrace's own tests are the ones that need the command in the
-// same process: its progress display on a terminal it is given, and an
-// interrupt at a chosen step.
+// cmd/infertrace keeps the tests of its own functions and those that need
+// the command in the same process, to stop it at an exact point: an
+// interrupt at each step the progress display names, and a run interrupted
+// before it reads a line.
 //
 // Run it with
 //

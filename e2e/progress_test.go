@@ -1,50 +1,14 @@
-package main
+//go:build linux
+
+package e2e
 
 import (
-	"bytes"
-	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
-
-// fakeTerminal is a stderr that the commands take for a terminal. It
-// calls onWrite, if set, with everything written so far after each write.
-type fakeTerminal struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
-	onWrite func(all string)
-}
-
-func (f *fakeTerminal) Write(b []byte) (int, error) {
-	f.mu.Lock()
-	n, err := f.buf.Write(b)
-	all := f.buf.String()
-	f.mu.Unlock()
-	if f.onWrite != nil {
-		f.onWrite(all)
-	}
-	return n, err
-}
-
-func (f *fakeTerminal) String() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.buf.String()
-}
-
-// runTerminal runs the CLI with stderr taken for a terminal (when terminal)
-// or not.
-func runTerminal(ctx context.Context, stderr io.Writer, terminal bool, args ...string) (code int, stdout string) {
-	var out bytes.Buffer
-	e := &env{stdout: &out, stderr: stderr, isTerminal: func(io.Writer) bool { return terminal }}
-	code = runEnv(ctx, e, args)
-	return code, out.String()
-}
 
 // progressInput writes three native client lines of 56 bytes each and one
 // truncated line of 31: 199 bytes, 4 lines.
@@ -69,10 +33,9 @@ func progressInput(t *testing.T) string {
 // a line written meanwhile (a rejected line) starts on a line of its own;
 // stdout is as without progress.
 func TestProgressShown(t *testing.T) {
+	t.Parallel()
 	in := progressInput(t)
-	var term fakeTerminal
-	code, stdout := runTerminal(context.Background(), &term, true, "run", "--client", in, "--out", filepath.Join(t.TempDir(), "out"))
-	stderr := term.String()
+	code, stdout, stderr := runTerminal(t, true, "run", "--client", in, "--out", filepath.Join(t.TempDir(), "out"))
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -107,17 +70,16 @@ func TestProgressOff(t *testing.T) {
 		{"analyze", out},
 		{"report", out},
 	} {
-		var plain, quiet bytes.Buffer
-		code, _ := runTerminal(context.Background(), &plain, false, args...)
-		qcode, _ := runTerminal(context.Background(), &quiet, true, append(args, "--quiet")...)
+		code, _, plain := runTerminal(t, false, args...)
+		qcode, _, quiet := runTerminal(t, true, append(args, "--quiet")...)
 		if code != 0 || qcode != 0 {
-			t.Fatalf("%s: exit %d, with --quiet %d\n%s\n%s", args[0], code, qcode, plain.String(), quiet.String())
+			t.Fatalf("%s: exit %d, with --quiet %d\n%s\n%s", args[0], code, qcode, plain, quiet)
 		}
-		if strings.ContainsAny(plain.String(), "\x1b\r") {
-			t.Errorf("%s: progress on a stderr that is no terminal:\n%q", args[0], plain.String())
+		if strings.ContainsAny(plain, "\x1b\r") {
+			t.Errorf("%s: progress on a stderr that is no terminal:\n%q", args[0], plain)
 		}
-		if plain.String() != quiet.String() {
-			t.Errorf("%s --quiet on a terminal: stderr\n%q\nwant\n%q", args[0], quiet.String(), plain.String())
+		if plain != quiet {
+			t.Errorf("%s --quiet on a terminal: stderr\n%q\nwant\n%q", args[0], quiet, plain)
 		}
 	}
 }
@@ -125,11 +87,11 @@ func TestProgressOff(t *testing.T) {
 // TestProgressEmptyInput: inputs of no bytes have no size to measure
 // against; ingest shows its count of lines without a bar.
 func TestProgressEmptyInput(t *testing.T) {
+	t.Parallel()
 	in := filepath.Join(t.TempDir(), "c.jsonl")
 	os.WriteFile(in, nil, 0o644)
-	var term fakeTerminal
-	code, _ := runTerminal(context.Background(), &term, true, "ingest", "--client", in, "--out", filepath.Join(t.TempDir(), "out"))
-	if stderr := term.String(); code != 0 || !strings.Contains(stderr, "ingest: 0 lines") || strings.Contains(stderr, "%") {
+	code, _, stderr := runTerminal(t, true, "ingest", "--client", in, "--out", filepath.Join(t.TempDir(), "out"))
+	if code != 0 || !strings.Contains(stderr, "ingest: 0 lines") || strings.Contains(stderr, "%") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
