@@ -264,6 +264,7 @@ func truthDB(t *testing.T, out string, sims ...string) *sql.DB {
 	}
 	for _, s := range []string{
 		"SET TimeZone = 'UTC'",
+		"SET threads = 1", // the tests run in parallel on few cores (see runCLI)
 		"CREATE VIEW truth AS SELECT * FROM read_parquet([" + strings.Join(files, ", ") + "])",
 		"CREATE VIEW requests AS SELECT * FROM read_parquet('" + filepath.Join(out, "requests.parquet") + "')",
 	} {
