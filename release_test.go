@@ -62,7 +62,7 @@ func readWorkflow(t *testing.T) workflow {
 
 // The release workflow runs on a tag v*, builds the four binaries each on
 // a runner of its own OS and architecture, stamps the tag and commit with
-// the -X names cmd/infertrace has (TestVersionStamped), uploads them with
+// the -X names cmd/infertrace has (e2e's TestVersionStamped), uploads them with
 // their checksums, and builds the image for linux/amd64 and linux/arm64
 // with docker/build-push-action into ghcr.io.
 func TestReleaseWorkflow(t *testing.T) {

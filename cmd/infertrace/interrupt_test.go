@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,37 +14,50 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/infertrace/infertrace/ingest"
 )
 
-// TestMain lets the tests run infertrace as a process of its own: the test
-// binary is infertrace's main when INFERTRACE_TEST_MAIN is set.
+// TestMain lets a test run a command of this package as a process of its
+// own: the test binary is that command when INFERTRACE_TEST_MAIN is set.
 func TestMain(m *testing.M) {
-	switch os.Getenv("INFERTRACE_TEST_MAIN") {
-	case "main":
-		main()
-	case "slow-to-stop":
+	if os.Getenv("INFERTRACE_TEST_MAIN") == "slow-to-stop" {
 		slowToStop()
 	}
-	code := m.Run()
-	removeIncidentDirs() // compare_test.go
-	removeBigRun()       // resources_test.go
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
-// slowToStop is a command that, interrupted, never finishes stopping: only
-// a second interrupt can end it.
-func slowToStop() {
-	ctx, _ := interruptible(context.Background())
-	fmt.Println("ready")
-	<-ctx.Done()
-	fmt.Println("stopping")
-	time.Sleep(time.Minute) // the test fails if it has to wait this out
-	os.Exit(3)
+// runCLI runs the command line in this process. The end-to-end suite
+// (e2e/) runs the built binary; the tests here need what only a run in
+// process gives (see TestInterruptLeavesNoHalfFiles).
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// simulateAndRunN simulates n requests (with extra simulate flags) and runs
+// the whole pipeline on the logs.
+func simulateAndRunN(t *testing.T, seed, n int, extra ...string) (simDir, outDir string) {
+	t.Helper()
+	simDir, outDir = filepath.Join(t.TempDir(), "sim"), filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := runCLI(t, append([]string{"simulate", "--out", simDir, "--requests", fmt.Sprint(n), "--seed", fmt.Sprint(seed)}, extra...)...)
+	if code != 0 {
+		t.Fatalf("simulate: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "run",
+		"--client", filepath.Join(simDir, "client", "*"),
+		"--gateway", filepath.Join(simDir, "gateway", "*"),
+		"--server", filepath.Join(simDir, "server", "*"),
+		"--out", outDir)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	t.Logf("simulated %d requests with seed %d %v; %s", n, seed, extra, strings.TrimSpace(stdout))
+	return simDir, outDir
 }
 
 // outputState checks what an infertrace run, complete or interrupted, left
