@@ -208,7 +208,7 @@ func TestOutOfMemory(t *testing.T) {
 			break
 		}
 	}
-	if code != 1 || !regexp.MustCompile(`^infertrace analyze: (write requests.parquet: step \w+|match gateway records without a request ID: \w+): out of memory: [^\n]+ used\)\n`).MatchString(first) {
+	if code != 1 || !regexp.MustCompile(`^infertrace analyze: (write requests.parquet: step [\w/.]+|match gateway records without a request ID: \w+): out of memory: [^\n]+ used\)\n`).MatchString(first) {
 		t.Errorf("exit %d, stderr:\n%s\nwant the step and DuckDB's reason on the first line", code, stderr)
 	}
 	for _, bad := range []string{`\x0a`, "SET ", "Possible solutions"} {
