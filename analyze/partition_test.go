@@ -1,0 +1,158 @@
+package analyze
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/internal/duck"
+	"github.com/infertrace/infertrace/simulate"
+)
+
+// TestCutSessions: sessions are runs of minutes at most 11 apart; a session
+// goes to the day it begins in, and a day's sessions form one window.
+func TestCutSessions(t *testing.T) {
+	t.Parallel()
+	day := int64(24 * 60)
+	base := int64(20_000) * day // 2024-10-04 00:00 UTC in Unix minutes
+	at := func(m int64) time.Time { return time.Unix(m*60, 0).UTC() }
+	var steady []int64 // a minute every 11 over three days
+	for m := base; m <= base+2*day; m += 11 {
+		steady = append(steady, m)
+	}
+	for _, c := range []struct {
+		name    string
+		minutes []int64
+		want    []Window
+	}{
+		{"empty", nil, nil},
+		{"one minute", []int64{base + 5}, []Window{{}}},
+		// 23:55 to 00:05 the next day, gaps of 11 minutes: one session
+		// across midnight, then one at 10:00 of the second day (the same
+		// day as the first's end, another than its start), then one on
+		// the fourth day.
+		{"across midnight",
+			[]int64{base + day - 5, base + day + 6, base + day + 17, base + day + 600, base + day + 601, base + 3*day + 600},
+			[]Window{{To: at(base + day + 600)}, {From: at(base + day + 600), To: at(base + 3*day + 600)},
+				{From: at(base + 3*day + 600)}}},
+		// A gap of 12 minutes cuts the session, but the new one begins the
+		// same day: no window of its own.
+		{"same day", []int64{base + 60, base + 72, base + 85}, []Window{{}}},
+		// Traffic that never pauses for 11 minutes over three days: one
+		// window.
+		{"never pauses", steady, []Window{{}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if got := cutSessions(c.minutes, 24*time.Hour); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("got %v\nwant %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestPartitionsEqualWholePass: a store of three simulated batches (one
+// across midnight of 30 November, one at 10:00 on 1 December, one two days
+// later) analyzed window by window as Partitions plans them gives, together,
+// every row of requests.parquet exactly as the analysis of the whole store
+// does, cold and burst phases included: the cut of 1 December lies at the
+// second batch's start, not at midnight, through the first.
+func TestPartitionsEqualWholePass(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := t.TempDir()
+	starts := []time.Time{
+		time.Date(2026, 11, 30, 23, 40, 0, 0, time.UTC),
+		time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC),
+		time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC),
+	}
+	var inputs []ingest.Input
+	for i, s := range starts {
+		cfg := simulate.DefaultConfig()
+		cfg.Out, cfg.Requests, cfg.Seed, cfg.Epoch = filepath.Join(root, "sim", string(rune('a'+i))), 1500, int64(31+i), s
+		if i == 0 {
+			// 45 minutes across midnight, beyond WindowMargin on either
+			// side, its burst and a replica's warm-up after midnight.
+			cfg.Requests, cfg.RatePerSecond = 4000, 1.5
+			cfg.BurstStart, cfg.ColdJoinAt = 25*time.Minute, 22*time.Minute
+		}
+		if _, err := simulate.Run(ctx, cfg, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		for _, tier := range ingest.Tiers {
+			in, err := ingest.ParseInput(tier, filepath.Join(cfg.Out, string(tier), "*"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			inputs = append(inputs, in)
+		}
+	}
+	dir := filepath.Join(root, "store")
+	m, err := ingest.Run(ctx, ingest.Options{Inputs: inputs, Out: dir, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := m.Failed(); len(f) > 0 {
+		t.Fatalf("ingest could not read %+v", f)
+	}
+	res := duck.Resources{MemoryLimit: 512 << 20, Threads: 1}
+
+	ws, err := Partitions(ctx, dir, res, 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws) != 3 || !ws[0].From.IsZero() || !ws[2].To.IsZero() {
+		t.Fatalf("windows %v: want three, open at both ends", ws)
+	}
+	// The cuts lie at the later batches' first minute (hosts' clocks are
+	// up to 3 s apart: 09:59 or 10:00).
+	for i, w := range ws[1:] {
+		s := starts[i+1]
+		if w.From.Before(s.Add(-time.Minute)) || w.From.After(s) || !ws[i].To.Equal(w.From) {
+			t.Errorf("window %d is %v: want it to start at %s's minute", i+1, w, s)
+		}
+	}
+
+	var parts []string
+	for i, w := range ws {
+		if _, err := RunWindow(ctx, dir, res, w); err != nil {
+			t.Fatalf("window %v: %v", w, err)
+		}
+		p := filepath.Join(root, "part-"+string(rune('0'+i))+".parquet")
+		if err := os.Rename(filepath.Join(dir, RequestsFile), p); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, duck.Quote(p))
+	}
+	if _, err := RunWith(ctx, dir, res); err != nil {
+		t.Fatal(err)
+	}
+	db, done, err := duck.Open(ctx, root, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	whole := "read_parquet(" + duck.Quote(filepath.Join(dir, RequestsFile)) + ")"
+	split := "read_parquet([" + strings.Join(parts, ", ") + "])"
+	var n, cold, burst, extra, missing int64
+	if err := db.QueryRowContext(ctx, "SELECT count(*), count(*) FILTER (phase = 'cold'), count(*) FILTER (phase = 'burst') FROM "+whole).
+		Scan(&n, &cold, &burst); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM (SELECT * FROM "+split+" EXCEPT ALL SELECT * FROM "+whole+
+		")), (SELECT count(*) FROM (SELECT * FROM "+whole+" EXCEPT ALL SELECT * FROM "+split+"))").Scan(&extra, &missing); err != nil {
+		t.Fatal(err)
+	}
+	if n < 6500 || cold == 0 || burst == 0 {
+		t.Errorf("the whole pass has %d requests, %d cold and %d burst: want > 6500 and both phases", n, cold, burst)
+	}
+	if extra != 0 || missing != 0 {
+		t.Errorf("the windows give %d rows the whole pass does not, and miss %d of its %d", extra, missing, n)
+	}
+}
