@@ -28,8 +28,9 @@ const SessionGapMinutes = 11
 // requests as the whole pass. A session longer than every (traffic that never
 // pauses for 11 minutes) is not cut: its window spans it all.
 //
-// The first window is open at its start and the last at its end; none when
-// the store holds no start. every must be positive.
+// The first window is open at its start and the last at its end, and keeps
+// the requests without a start (Window.Unstarted); a store without a start is
+// one window, the zero one. every must be positive.
 func Partitions(ctx context.Context, dir string, res duck.Resources, every time.Duration) ([]Window, error) {
 	if every <= 0 {
 		return nil, fmt.Errorf("partitions: the period must be positive, not %v", every)
@@ -68,7 +69,7 @@ WHERE t IS NOT NULL ORDER BY m`)
 // hold a start.
 func cutSessions(minutes []int64, every time.Duration) []Window {
 	if len(minutes) == 0 {
-		return nil
+		return []Window{{}}
 	}
 	at := func(m int64) time.Time { return time.Unix(m*60, 0).UTC() }
 	origin := at(minutes[0]).Truncate(24 * time.Hour)
@@ -90,5 +91,5 @@ func cutSessions(minutes []int64, every time.Duration) []Window {
 		ws = append(ws, Window{From: from, To: c})
 		from = c
 	}
-	return append(ws, Window{From: from})
+	return append(ws, Window{From: from, Unstarted: len(ws) > 0})
 }

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ func TestCutSessions(t *testing.T) {
 		minutes []int64
 		want    []Window
 	}{
-		{"empty", nil, nil},
+		{"empty", nil, []Window{{}}},
 		{"one minute", []int64{base + 5}, []Window{{}}},
 		// 23:55 to 00:05 the next day, gaps of 11 minutes: one session
 		// across midnight, then one at 10:00 of the second day (the same
@@ -40,7 +41,7 @@ func TestCutSessions(t *testing.T) {
 		{"across midnight",
 			[]int64{base + day - 5, base + day + 6, base + day + 17, base + day + 600, base + day + 601, base + 3*day + 600},
 			[]Window{{To: at(base + day + 600)}, {From: at(base + day + 600), To: at(base + 3*day + 600)},
-				{From: at(base + 3*day + 600)}}},
+				{From: at(base + 3*day + 600), Unstarted: true}}},
 		// A gap of 12 minutes cuts the session, but the new one begins the
 		// same day: no window of its own.
 		{"same day", []int64{base + 60, base + 72, base + 85}, []Window{{}}},
@@ -61,7 +62,8 @@ func TestCutSessions(t *testing.T) {
 // across midnight of 30 November, one at 10:00 on 1 December, one two days
 // later) analyzed window by window as Partitions plans them gives, together,
 // every row of requests.parquet exactly as the analysis of the whole store
-// does, cold and burst phases included: the cut of 1 December lies at the
+// does, cold and burst phases included, and the requests without a start
+// (in the last window): the cut of 1 December lies at the
 // second batch's start, not at midnight, through the first.
 func TestPartitionsEqualWholePass(t *testing.T) {
 	t.Parallel()
@@ -93,6 +95,23 @@ func TestPartitionsEqualWholePass(t *testing.T) {
 			inputs = append(inputs, in)
 		}
 	}
+	// 50 Triton traces: server records without a start (their times are
+	// the server's monotonic clock), requests of no window's start.
+	triton := filepath.Join(root, "triton.json")
+	var tj strings.Builder
+	tj.WriteString("[")
+	for i := range 50 {
+		if i > 0 {
+			tj.WriteString(",\n")
+		}
+		fmt.Fprintf(&tj, `{"id":%d,"model_name":"m","model_version":1,"request_id":"t%d"},`, i+1, i)
+		fmt.Fprintf(&tj, `{"id":%d,"timestamps":[{"name":"REQUEST_START","ns":%d},{"name":"REQUEST_END","ns":%d}]}`, i+1, 1e9*i, 1e9*i+5e8)
+	}
+	tj.WriteString("]\n")
+	if err := os.WriteFile(triton, []byte(tj.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inputs = append(inputs, ingest.Input{Tier: ingest.Server, Format: "triton", Pattern: triton})
 	dir := filepath.Join(root, "store")
 	m, err := ingest.Run(ctx, ingest.Options{Inputs: inputs, Out: dir, Workers: 1})
 	if err != nil {
@@ -140,17 +159,18 @@ func TestPartitionsEqualWholePass(t *testing.T) {
 	defer done()
 	whole := "read_parquet(" + duck.Quote(filepath.Join(dir, RequestsFile)) + ")"
 	split := "read_parquet([" + strings.Join(parts, ", ") + "])"
-	var n, cold, burst, extra, missing int64
-	if err := db.QueryRowContext(ctx, "SELECT count(*), count(*) FILTER (phase = 'cold'), count(*) FILTER (phase = 'burst') FROM "+whole).
-		Scan(&n, &cold, &burst); err != nil {
+	var n, cold, burst, unstarted, extra, missing int64
+	if err := db.QueryRowContext(ctx, "SELECT count(*), count(*) FILTER (phase = 'cold'), count(*) FILTER (phase = 'burst'), count(*) FILTER (start IS NULL) FROM "+whole).
+		Scan(&n, &cold, &burst, &unstarted); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM (SELECT * FROM "+split+" EXCEPT ALL SELECT * FROM "+whole+
 		")), (SELECT count(*) FROM (SELECT * FROM "+whole+" EXCEPT ALL SELECT * FROM "+split+"))").Scan(&extra, &missing); err != nil {
 		t.Fatal(err)
 	}
-	if n < 6500 || cold == 0 || burst == 0 {
-		t.Errorf("the whole pass has %d requests, %d cold and %d burst: want > 6500 and both phases", n, cold, burst)
+	if n < 6500 || cold == 0 || burst == 0 || unstarted != 50 {
+		t.Errorf("the whole pass has %d requests, %d cold, %d burst and %d without a start: want > 6500, both phases and the 50 Triton traces",
+			n, cold, burst, unstarted)
 	}
 	if extra != 0 || missing != 0 {
 		t.Errorf("the windows give %d rows the whole pass does not, and miss %d of its %d", extra, missing, n)
