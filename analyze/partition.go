@@ -2,7 +2,9 @@ package analyze
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/infertrace/infertrace/internal/duck"
@@ -16,20 +18,26 @@ const SessionGapMinutes = 11
 
 // Partitions plans the windows by which dir's store can be analyzed piece by
 // piece, each giving the requests that start in it exactly as the analysis of
-// the whole store gives them (docs/partitions.md): it reads the minutes in
-// which some tier logged a start (a set, each day's computable alone and
-// merged by union: the first pass), cuts them into the sessions of
-// 510_sess.sql, gives each session to the period of length every (from the
-// first start's UTC midnight) in which it begins, and returns one window per
-// run of sessions of one period, cut at the first minute of each run. Every
-// rule computed over a run of requests (a replica's warm-up, a host's usual
-// rate, the model's yardsticks) is taken within one session, and no session
-// straddles a cut, so each window judges its requests against the same
-// requests as the whole pass. A session longer than every (traffic that never
-// pauses for 11 minutes) is not cut: its window spans it all.
+// the whole store gives them (docs/partitions.md). A first pass reads the
+// minutes in which some tier logged a start (a set, each day's computable
+// alone and merged by union), cuts them into the sessions of 510_sess.sql,
+// gives each session to the period of length every (from the first start's
+// UTC midnight) in which it begins, and cuts at the first minute of each run
+// of sessions of one period. Every rule computed over a run of requests (a
+// replica's warm-up, a host's usual rate, the model's yardsticks) is taken
+// within one session, and no session straddles a cut, so each window judges
+// its requests against the same requests as the whole pass.
+//
+// A cut is left out where a server record spans it (arrived before it, ended
+// or left its queue at or after it: its concurrency and queue reach across),
+// and a store whose records are matched by time (TGI and Ollama JSON rows,
+// gateway records without a request ID: their clock offsets are estimated
+// from all of a host's rows) is not cut at all. A session longer than every
+// (traffic that never pauses for 11 minutes) is not cut either: its window
+// spans it all.
 //
 // The first window is open at its start and the last at its end, and keeps
-// the requests without a start (Window.Unstarted); a store without a start is
+// the requests without a start (Window.Unstarted); a store that is not cut is
 // one window, the zero one. every must be positive.
 func Partitions(ctx context.Context, dir string, res duck.Resources, every time.Duration) ([]Window, error) {
 	if every <= 0 {
@@ -43,53 +51,105 @@ func Partitions(ctx context.Context, dir string, res duck.Resources, every time.
 	if err := registerTiers(ctx, db, dir); err != nil {
 		return nil, err
 	}
-	rows, err := db.QueryContext(ctx, `SELECT DISTINCT epoch_ns(t::TIMESTAMP_NS) // 60000000000 AS m
+	// The rows match.go matches by time (tgi_rows.sql, noid_gateways.sql).
+	var matched bool
+	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM server_logged
+    WHERE format IN ('tgi', 'ollama-json') AND request_id IS NULL AND end_time IS NOT NULL)
+ OR EXISTS (SELECT 1 FROM gateway
+    WHERE nullif(request_id, '') IS NULL AND nullif(trace_id, '') IS NULL AND start_time IS NOT NULL)`).Scan(&matched); err != nil {
+		return nil, fmt.Errorf("partitions: the rows matched by time: %w", err)
+	}
+	if matched {
+		return []Window{{}}, nil
+	}
+	minutes, err := int64s(ctx, db, `SELECT DISTINCT epoch_ns(t::TIMESTAMP_NS) // 60000000000 AS m
 FROM (SELECT start_time AS t FROM client UNION ALL SELECT start_time FROM gateway
       UNION ALL SELECT arrival_time FROM server_logged)
 WHERE t IS NOT NULL ORDER BY m`)
 	if err != nil {
 		return nil, fmt.Errorf("partitions: the minutes of the store: %w", err)
 	}
-	defer rows.Close()
-	var minutes []int64
-	for rows.Next() {
-		var m int64
-		if err := rows.Scan(&m); err != nil {
-			return nil, fmt.Errorf("partitions: %w", err)
+	cuts := sessionCuts(minutes, every)
+	if len(cuts) > 0 {
+		// The cuts that a server record spans, in Unix minutes.
+		vals := make([]string, len(cuts))
+		for i, c := range cuts {
+			vals[i] = fmt.Sprintf("(%d)", c)
 		}
-		minutes = append(minutes, m)
+		spanned, err := int64s(ctx, db, `SELECT c.m FROM (VALUES `+strings.Join(vals, ", ")+`) AS c(m)
+WHERE EXISTS (SELECT 1 FROM server_logged AS s
+              WHERE epoch_ns(s.arrival_time::TIMESTAMP_NS) < c.m * 60000000000
+                AND greatest(epoch_ns(s.end_time::TIMESTAMP_NS), epoch_ns(s.scheduled_time::TIMESTAMP_NS),
+                             epoch_ns(s.arrival_time::TIMESTAMP_NS) + s.queue_ns) >= c.m * 60000000000)
+ORDER BY c.m`)
+		if err != nil {
+			return nil, fmt.Errorf("partitions: the server records across a cut: %w", err)
+		}
+		kept := cuts[:0]
+		for _, c := range cuts {
+			if len(spanned) > 0 && spanned[0] == c {
+				spanned = spanned[1:]
+				continue
+			}
+			kept = append(kept, c)
+		}
+		cuts = kept
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("partitions: %w", err)
-	}
-	return cutSessions(minutes, every), nil
+	return windows(cuts), nil
 }
 
-// cutSessions is Partitions' plan from the sorted minutes (Unix minutes) that
-// hold a start.
-func cutSessions(minutes []int64, every time.Duration) []Window {
-	if len(minutes) == 0 {
-		return []Window{{}}
+// int64s runs q, which returns one BIGINT column, and returns its values.
+func int64s(ctx context.Context, db *sql.DB, q string) ([]int64, error) {
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
 	}
-	at := func(m int64) time.Time { return time.Unix(m*60, 0).UTC() }
-	origin := at(minutes[0]).Truncate(24 * time.Hour)
-	period := func(m int64) int64 { return int64(at(m).Sub(origin) / every) }
-	var cuts []time.Time
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// sessionCuts are Partitions' cuts (Unix minutes) from the sorted minutes
+// that hold a start: the first minute of each session that begins in another
+// period than the session before it.
+func sessionCuts(minutes []int64, every time.Duration) []int64 {
+	if len(minutes) == 0 {
+		return nil
+	}
+	origin := minuteTime(minutes[0]).Truncate(24 * time.Hour)
+	period := func(m int64) int64 { return int64(minuteTime(m).Sub(origin) / every) }
+	var cuts []int64
 	last := period(minutes[0])
 	for i := 1; i < len(minutes); i++ {
 		if minutes[i]-minutes[i-1] <= SessionGapMinutes {
 			continue // the same session
 		}
 		if p := period(minutes[i]); p != last {
-			cuts = append(cuts, at(minutes[i]))
+			cuts = append(cuts, minutes[i])
 			last = p
 		}
 	}
+	return cuts
+}
+
+func minuteTime(m int64) time.Time { return time.Unix(m*60, 0).UTC() }
+
+// windows are the windows between cuts (Unix minutes), open at both ends,
+// the last keeping the requests without a start; the zero Window alone
+// without a cut.
+func windows(cuts []int64) []Window {
 	ws := make([]Window, 0, len(cuts)+1)
 	var from time.Time
 	for _, c := range cuts {
-		ws = append(ws, Window{From: from, To: c})
-		from = c
+		ws = append(ws, Window{From: from, To: minuteTime(c)})
+		from = minuteTime(c)
 	}
-	return append(ws, Window{From: from, Unstarted: len(ws) > 0})
+	return append(ws, Window{From: from, Unstarted: len(cuts) > 0})
 }

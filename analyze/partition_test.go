@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/infertrace/infertrace/analyze/analyzetest"
 	"github.com/infertrace/infertrace/ingest"
 	"github.com/infertrace/infertrace/internal/duck"
 	"github.com/infertrace/infertrace/simulate"
@@ -51,7 +52,7 @@ func TestCutSessions(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			if got := cutSessions(c.minutes, 24*time.Hour); !reflect.DeepEqual(got, c.want) {
+			if got := windows(sessionCuts(c.minutes, 24*time.Hour)); !reflect.DeepEqual(got, c.want) {
 				t.Errorf("got %v\nwant %v", got, c.want)
 			}
 		})
@@ -174,5 +175,70 @@ func TestPartitionsEqualWholePass(t *testing.T) {
 	}
 	if extra != 0 || missing != 0 {
 		t.Errorf("the windows give %d rows the whole pass does not, and miss %d of its %d", extra, missing, n)
+	}
+}
+
+// TestPartitionsLeaveOutCuts: two sessions on two days are two windows,
+// unless a server record spans the cut (it arrived on the first day and
+// ended, or left its queue, on the second) or a gateway record without a
+// request ID is matched by time (its host's offset is estimated from all its
+// rows): then one.
+func TestPartitionsLeaveOutCuts(t *testing.T) {
+	t.Parallel()
+	const day = 24 * 3600 * 1000 // ms
+	at := analyzetest.At
+	for _, c := range []struct {
+		name    string
+		end     int64 // the first request's server end, ms after its arrival
+		queue   int64 // and its queue, ms
+		noID    bool  // a gateway record without a request ID
+		windows int
+	}{
+		{"two days", 1000, 0, false, 2},
+		{"a record across the cut", day + 5*60_000, 0, false, 1},
+		{"a record up to the cut", day, 0, false, 1},
+		{"a record before the cut", day - 2*60_000, 0, false, 2},
+		{"a queue up to the cut", 1000, day, false, 1},
+		{"matched by time", 1000, 0, true, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var f analyzetest.Fixture
+			for i := range int64(20) {
+				a := i * 1000
+				if i >= 10 {
+					a += day
+				}
+				end, queue := a+1000, int64(0)
+				if i == 0 {
+					end, queue = a+c.end, c.queue
+				}
+				id := fmt.Sprintf("r%d", i)
+				f.Clients = append(f.Clients, analyzetest.Client{ID: id, Start: at(a), End: at(end + 20), Line: int(i) + 1})
+				f.Gateways = append(f.Gateways, analyzetest.Gateway{ID: id, Start: at(a + 5), End: at(end + 10), Line: int(i) + 1})
+				s := analyzetest.Server{ID: id, Arrival: at(a + 8), End: at(end), Model: "m", Replica: "r1", Line: int(i) + 1}
+				if queue > 0 {
+					s.Queue = at(queue)
+				}
+				f.Servers = append(f.Servers, s)
+			}
+			if c.noID {
+				f.Gateways = append(f.Gateways, analyzetest.Gateway{Start: at(day + 60_000), End: at(day + 61_000), Line: 21})
+			}
+			dir := t.TempDir()
+			if err := analyzetest.Write(context.Background(), dir, f, analyzetest.Offsets{}); err != nil {
+				t.Fatal(err)
+			}
+			ws, err := Partitions(context.Background(), dir, duck.Resources{MemoryLimit: 256 << 20, Threads: 1}, 24*time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ws) != c.windows {
+				t.Fatalf("windows %v: want %d", ws, c.windows)
+			}
+			if cut := analyzetest.Base.Add(24 * time.Hour); c.windows == 2 && !ws[0].To.Equal(cut) {
+				t.Errorf("windows %v: want the cut at %s", ws, cut)
+			}
+		})
 	}
 }
