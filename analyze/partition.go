@@ -30,7 +30,9 @@ const SessionGapMinutes = 11
 //
 // A cut is left out where a server record spans it (arrived before it, ended
 // or left its queue at or after it: its concurrency and queue reach across),
-// and a store whose records are matched by time (TGI and Ollama JSON rows,
+// or records on both sides share a request ID, a trace ID, or (without a
+// request ID, or with a trace ID) a source line (a retry after a pause, a log
+// appended again under its name: they join whatever their times), and a store whose records are matched by time (TGI and Ollama JSON rows,
 // gateway records without a request ID: their clock offsets are estimated
 // from all of a host's rows) is not cut at all. A session longer than every
 // (traffic that never pauses for 11 minutes) is not cut either: its window
@@ -76,14 +78,22 @@ WHERE t IS NOT NULL ORDER BY m`)
 		for i, c := range cuts {
 			vals[i] = fmt.Sprintf("(%d)", c)
 		}
-		spanned, err := int64s(ctx, db, `SELECT c.m FROM (VALUES `+strings.Join(vals, ", ")+`) AS c(m)
+		spanned, err := int64s(ctx, db, `WITH
+cuts AS (SELECT m, m * 60000000000 AS ns FROM (VALUES `+strings.Join(vals, ", ")+`) AS c(m)),
+-- What joins records whatever their times: a request ID, a trace ID, a
+-- source shared by several records (the rank n of an ID-less record's key,
+-- of a trace's records), hashed (a collision only leaves a cut out).
+keyed AS (`+keyedRows+`),
+spans AS (SELECT h, min(t) AS lo, max(t) AS hi FROM keyed WHERE t IS NOT NULL GROUP BY h HAVING min(t) < max(t))
+SELECT c.m FROM cuts AS c
 WHERE EXISTS (SELECT 1 FROM server_logged AS s
-              WHERE epoch_ns(s.arrival_time::TIMESTAMP_NS) < c.m * 60000000000
+              WHERE epoch_ns(s.arrival_time::TIMESTAMP_NS) < c.ns
                 AND greatest(epoch_ns(s.end_time::TIMESTAMP_NS), epoch_ns(s.scheduled_time::TIMESTAMP_NS),
-                             epoch_ns(s.arrival_time::TIMESTAMP_NS) + s.queue_ns) >= c.m * 60000000000)
+                             epoch_ns(s.arrival_time::TIMESTAMP_NS) + s.queue_ns) >= c.ns)
+   OR EXISTS (SELECT 1 FROM spans WHERE lo < c.ns AND hi >= c.ns)
 ORDER BY c.m`)
 		if err != nil {
-			return nil, fmt.Errorf("partitions: the server records across a cut: %w", err)
+			return nil, fmt.Errorf("partitions: the records across a cut: %w", err)
 		}
 		kept := cuts[:0]
 		for _, c := range cuts {
@@ -97,6 +107,20 @@ ORDER BY c.m`)
 	}
 	return windows(cuts), nil
 }
+
+// keyedRows is every row's join keys (hashed, h) with its start (ns, t).
+var keyedRows = func() string {
+	var q []string
+	for _, v := range [][2]string{{"client", "start_time"}, {"gateway", "start_time"}, {"server_logged", "arrival_time"}} {
+		t := "epoch_ns(" + v[1] + "::TIMESTAMP_NS)"
+		q = append(q,
+			"SELECT hash('id', request_id) AS h, "+t+" AS t FROM "+v[0]+" WHERE nullif(request_id, '') IS NOT NULL",
+			"SELECT hash('trace', trace_id), "+t+" FROM "+v[0]+" WHERE nullif(trace_id, '') IS NOT NULL",
+			"SELECT hash('source', source_file, source_line), "+t+" FROM "+v[0]+
+				" WHERE nullif(request_id, '') IS NULL OR nullif(trace_id, '') IS NOT NULL")
+	}
+	return strings.Join(q, "\nUNION ALL ")
+}()
 
 // int64s runs q, which returns one BIGINT column, and returns its values.
 func int64s(ctx context.Context, db *sql.DB, q string) ([]int64, error) {

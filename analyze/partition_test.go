@@ -180,26 +180,36 @@ func TestPartitionsEqualWholePass(t *testing.T) {
 
 // TestPartitionsLeaveOutCuts: two sessions on two days are two windows,
 // unless a server record spans the cut (it arrived on the first day and
-// ended, or left its queue, on the second) or a gateway record without a
-// request ID is matched by time (its host's offset is estimated from all its
-// rows): then one.
+// ended, or left its queue, on the second), records of both days share a
+// request ID, a trace ID, or a source line where one has no request ID, or a
+// gateway record without a request ID is matched by time (its host's offset
+// is estimated from all its rows): then one.
 func TestPartitionsLeaveOutCuts(t *testing.T) {
 	t.Parallel()
 	const day = 24 * 3600 * 1000 // ms
 	at := analyzetest.At
 	for _, c := range []struct {
-		name    string
-		end     int64 // the first request's server end, ms after its arrival
-		queue   int64 // and its queue, ms
-		noID    bool  // a gateway record without a request ID
-		windows int
+		name  string
+		end   int64 // the first request's server end, ms after its arrival
+		queue int64 // and its queue, ms
+		noID  bool  // a gateway record without a request ID
+		// a client record on the second day with the first request's
+		// request ID, trace ID or source line
+		id, trace string
+		line      int
+		windows   int
 	}{
-		{"two days", 1000, 0, false, 2},
-		{"a record across the cut", day + 5*60_000, 0, false, 1},
-		{"a record up to the cut", day, 0, false, 1},
-		{"a record before the cut", day - 2*60_000, 0, false, 2},
-		{"a queue up to the cut", 1000, day, false, 1},
-		{"matched by time", 1000, 0, true, 1},
+		{"two days", 1000, 0, false, "", "", 0, 2},
+		{"a record across the cut", day + 5*60_000, 0, false, "", "", 0, 1},
+		{"a record up to the cut", day, 0, false, "", "", 0, 1},
+		{"a record before the cut", day - 2*60_000, 0, false, "", "", 0, 2},
+		{"a queue up to the cut", 1000, day, false, "", "", 0, 1},
+		{"matched by time", 1000, 0, true, "", "", 0, 1},
+		{"a retry on the next day", 1000, 0, false, "r0", "", 0, 1},
+		{"another request ID", 1000, 0, false, "r99", "", 0, 2},
+		{"a trace on both days", 1000, 0, false, "r99", "tr0", 0, 1},
+		{"a line logged again without an ID", 1000, 0, false, "", "", 1, 1},
+		{"a line logged again with an ID", 1000, 0, false, "r99", "", 1, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -214,13 +224,24 @@ func TestPartitionsLeaveOutCuts(t *testing.T) {
 					end, queue = a+c.end, c.queue
 				}
 				id := fmt.Sprintf("r%d", i)
-				f.Clients = append(f.Clients, analyzetest.Client{ID: id, Start: at(a), End: at(end + 20), Line: int(i) + 1})
+				trace := ""
+				if i == 0 {
+					trace = "tr0"
+				}
+				f.Clients = append(f.Clients, analyzetest.Client{ID: id, TraceID: trace, Start: at(a), End: at(end + 20), Line: int(i) + 1})
 				f.Gateways = append(f.Gateways, analyzetest.Gateway{ID: id, Start: at(a + 5), End: at(end + 10), Line: int(i) + 1})
 				s := analyzetest.Server{ID: id, Arrival: at(a + 8), End: at(end), Model: "m", Replica: "r1", Line: int(i) + 1}
 				if queue > 0 {
 					s.Queue = at(queue)
 				}
 				f.Servers = append(f.Servers, s)
+			}
+			if c.id != "" || c.line != 0 {
+				line := c.line
+				if line == 0 {
+					line = 100
+				}
+				f.Clients = append(f.Clients, analyzetest.Client{ID: c.id, TraceID: c.trace, Start: at(day + 30_000), End: at(day + 31_000), Line: line})
 			}
 			if c.noID {
 				f.Gateways = append(f.Gateways, analyzetest.Gateway{Start: at(day + 60_000), End: at(day + 61_000), Line: 21})
