@@ -84,7 +84,11 @@ cuts AS (SELECT m, m * 60000000000 AS ns FROM (VALUES `+strings.Join(vals, ", ")
 -- source shared by several records (the rank n of an ID-less record's key,
 -- of a trace's records), hashed (a collision only leaves a cut out).
 keyed AS (`+keyedRows+`),
-spans AS (SELECT h, min(t) AS lo, max(t) AS hi FROM keyed WHERE t IS NOT NULL GROUP BY h HAVING min(t) < max(t))
+-- A cut lies in a gap of more than 11 minutes without a row, so a key on
+-- both sides spans more than that: the keys of one request's tiers, which
+-- span seconds, are left at once.
+spans AS (SELECT h, min(t) AS lo, max(t) AS hi FROM keyed WHERE t IS NOT NULL GROUP BY h
+          HAVING max(t) - min(t) > `+fmt.Sprint(SessionGapMinutes*int64(time.Minute))+`)
 SELECT c.m FROM cuts AS c
 WHERE EXISTS (SELECT 1 FROM server_logged AS s
               WHERE epoch_ns(s.arrival_time::TIMESTAMP_NS) < c.ns
