@@ -37,7 +37,8 @@ import (
 // replica's cold start is its first requests within the rows read, a
 // burst's usual rate that of the rows read, TGI's matching tolerances those
 // of the rows read. Analyze the whole store (no window) to have every
-// request judged against all of it.
+// request judged against all of it, or the windows Partitions plans, for
+// which the rows read hold all of those runs.
 type Window struct {
 	From, To time.Time
 	// Unstarted also keeps the requests without a start (none of their
