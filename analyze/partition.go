@@ -123,6 +123,10 @@ var keyedRows = func() string {
 			"SELECT hash('source', source_file, source_line), "+t+" FROM "+v[0]+
 				" WHERE nullif(request_id, '') IS NULL OR nullif(trace_id, '') IS NOT NULL")
 	}
+	// A client record joins by its response ID's request ID too
+	// (360_client_miss.sql).
+	q = append(q, "SELECT hash('id', response_request_id(response_id)), epoch_ns(start_time::TIMESTAMP_NS) FROM client"+
+		" WHERE nullif(response_id, '') IS NOT NULL")
 	return strings.Join(q, "\nUNION ALL ")
 }()
 

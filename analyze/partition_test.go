@@ -181,7 +181,8 @@ func TestPartitionsEqualWholePass(t *testing.T) {
 // TestPartitionsLeaveOutCuts: two sessions on two days are two windows,
 // unless a server record spans the cut (it arrived on the first day and
 // ended, or left its queue, on the second), records of both days share a
-// request ID, a trace ID, or a source line where one has no request ID, or a
+// request ID (or a client's response ID maps to one), a trace ID, or a
+// source line where one has no request ID, or a
 // gateway record without a request ID is matched by time (its host's offset
 // is estimated from all its rows): then one.
 func TestPartitionsLeaveOutCuts(t *testing.T) {
@@ -194,7 +195,7 @@ func TestPartitionsLeaveOutCuts(t *testing.T) {
 		queue int64 // and its queue, ms
 		noID  bool  // a gateway record without a request ID
 		// a client record on the second day with the first request's
-		// request ID, trace ID or source line
+		// request ID, trace ID, source line or response ID (chatcmpl-…)
 		id, trace string
 		line      int
 		windows   int
@@ -210,6 +211,7 @@ func TestPartitionsLeaveOutCuts(t *testing.T) {
 		{"a trace on both days", 1000, 0, false, "r99", "tr0", 0, 1},
 		{"a line logged again without an ID", 1000, 0, false, "", "", 1, 1},
 		{"a line logged again with an ID", 1000, 0, false, "r99", "", 1, 2},
+		{"a response ID of the first day's request", 1000, 0, false, "chatcmpl-r0", "", 0, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -241,7 +243,12 @@ func TestPartitionsLeaveOutCuts(t *testing.T) {
 				if line == 0 {
 					line = 100
 				}
-				f.Clients = append(f.Clients, analyzetest.Client{ID: c.id, TraceID: c.trace, Start: at(day + 30_000), End: at(day + 31_000), Line: line})
+				cl := analyzetest.Client{ID: c.id, TraceID: c.trace, Start: at(day + 30_000), End: at(day + 31_000), Line: line}
+				if strings.HasPrefix(c.id, "chatcmpl-") {
+					// a request ID no other record has, and a response ID
+					cl.ID, cl.ResponseID = "x1", c.id
+				}
+				f.Clients = append(f.Clients, cl)
 			}
 			if c.noID {
 				f.Gateways = append(f.Gateways, analyzetest.Gateway{Start: at(day + 60_000), End: at(day + 61_000), Line: 21})
