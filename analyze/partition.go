@@ -36,7 +36,9 @@ const SessionGapMinutes = 11
 // gateway records without a request ID: their clock offsets are estimated
 // from all of a host's rows) is not cut at all. A session longer than every
 // (traffic that never pauses for 11 minutes) is not cut either: its window
-// spans it all.
+// spans it all. Nor is a store where a row without a start (a Triton trace, a
+// format that logs durations only) shares a key with a row that has one: every
+// window reads it, and all but one would hold it as a request of its own.
 //
 // The first window is open at its start and the last at its end, and keeps
 // the requests without a start (Window.Unstarted); a store that is not cut is
@@ -72,6 +74,20 @@ WHERE t IS NOT NULL ORDER BY m`)
 		return nil, fmt.Errorf("partitions: the minutes of the store: %w", err)
 	}
 	cuts := sessionCuts(minutes, every)
+	if len(cuts) > 0 {
+		// Rows without a start are read by every window; where one joins a
+		// row with a start, the windows that do not read that row would
+		// hold it as a request of its own without a start, which the last
+		// window keeps.
+		var joined bool
+		if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM (`+keyedRows+`) AS a
+    WHERE a.t IS NOT NULL AND a.h IN (SELECT h FROM (`+keyedRows+`) WHERE t IS NULL))`).Scan(&joined); err != nil {
+			return nil, fmt.Errorf("partitions: the rows without a start: %w", err)
+		}
+		if joined {
+			return []Window{{}}, nil
+		}
+	}
 	if len(cuts) > 0 {
 		// The cuts that a server record spans, in Unix minutes.
 		vals := make([]string, len(cuts))

@@ -182,9 +182,10 @@ func TestPartitionsEqualWholePass(t *testing.T) {
 // unless a server record spans the cut (it arrived on the first day and
 // ended, or left its queue, on the second), records of both days share a
 // request ID (or a client's response ID maps to one), a trace ID, or a
-// source line where one has no request ID, or a
-// gateway record without a request ID is matched by time (its host's offset
-// is estimated from all its rows): then one.
+// source line where one has no request ID, a record without a start shares
+// a request ID with one that has a start, or a gateway record without a
+// request ID is matched by time (its host's offset is estimated from all its
+// rows): then one.
 func TestPartitionsLeaveOutCuts(t *testing.T) {
 	t.Parallel()
 	const day = 24 * 3600 * 1000 // ms
@@ -198,20 +199,24 @@ func TestPartitionsLeaveOutCuts(t *testing.T) {
 		// request ID, trace ID, source line or response ID (chatcmpl-…)
 		id, trace string
 		line      int
+		// a server record without a start, with this request ID
+		unstarted string
 		windows   int
 	}{
-		{"two days", 1000, 0, false, "", "", 0, 2},
-		{"a record across the cut", day + 5*60_000, 0, false, "", "", 0, 1},
-		{"a record up to the cut", day, 0, false, "", "", 0, 1},
-		{"a record before the cut", day - 2*60_000, 0, false, "", "", 0, 2},
-		{"a queue up to the cut", 1000, day, false, "", "", 0, 1},
-		{"matched by time", 1000, 0, true, "", "", 0, 1},
-		{"a retry on the next day", 1000, 0, false, "r0", "", 0, 1},
-		{"another request ID", 1000, 0, false, "r99", "", 0, 2},
-		{"a trace on both days", 1000, 0, false, "r99", "tr0", 0, 1},
-		{"a line logged again without an ID", 1000, 0, false, "", "", 1, 1},
-		{"a line logged again with an ID", 1000, 0, false, "r99", "", 1, 2},
-		{"a response ID of the first day's request", 1000, 0, false, "chatcmpl-r0", "", 0, 1},
+		{"two days", 1000, 0, false, "", "", 0, "", 2},
+		{"a record across the cut", day + 5*60_000, 0, false, "", "", 0, "", 1},
+		{"a record up to the cut", day, 0, false, "", "", 0, "", 1},
+		{"a record before the cut", day - 2*60_000, 0, false, "", "", 0, "", 2},
+		{"a queue up to the cut", 1000, day, false, "", "", 0, "", 1},
+		{"matched by time", 1000, 0, true, "", "", 0, "", 1},
+		{"a retry on the next day", 1000, 0, false, "r0", "", 0, "", 1},
+		{"another request ID", 1000, 0, false, "r99", "", 0, "", 2},
+		{"a trace on both days", 1000, 0, false, "r99", "tr0", 0, "", 1},
+		{"a line logged again without an ID", 1000, 0, false, "", "", 1, "", 1},
+		{"a line logged again with an ID", 1000, 0, false, "r99", "", 1, "", 2},
+		{"a response ID of the first day's request", 1000, 0, false, "chatcmpl-r0", "", 0, "", 1},
+		{"a record without a start of the first day's request", 1000, 0, false, "", "", 0, "r0", 1},
+		{"a record without a start of its own", 1000, 0, false, "", "", 0, "z1", 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -249,6 +254,9 @@ func TestPartitionsLeaveOutCuts(t *testing.T) {
 					cl.ID, cl.ResponseID = "x1", c.id
 				}
 				f.Clients = append(f.Clients, cl)
+			}
+			if c.unstarted != "" {
+				f.Servers = append(f.Servers, analyzetest.Server{ID: c.unstarted, E2E: at(500), Model: "m", File: "logs/durations.jsonl", Line: 1})
 			}
 			if c.noID {
 				f.Gateways = append(f.Gateways, analyzetest.Gateway{Start: at(day + 60_000), End: at(day + 61_000), Line: 21})
