@@ -28,17 +28,19 @@ const SessionGapMinutes = 11
 // within one session, and no session straddles a cut, so each window judges
 // its requests against the same requests as the whole pass.
 //
-// A cut is left out where a server record spans it (arrived before it, ended
-// or left its queue at or after it: its concurrency and queue reach across),
-// or records on both sides share a request ID, a trace ID, or (without a
-// request ID, or with a trace ID) a source line (a retry after a pause, a log
-// appended again under its name: they join whatever their times), and a store whose records are matched by time (TGI and Ollama JSON rows,
-// gateway records without a request ID: their clock offsets are estimated
-// from all of a host's rows) is not cut at all. A session longer than every
-// (traffic that never pauses for 11 minutes) is not cut either: its window
-// spans it all. Nor is a store where a row without a start (a Triton trace, a
-// format that logs durations only) shares a key with a row that has one: every
-// window reads it, and all but one would hold it as a request of its own.
+// A cut is left out where something joins or reaches across it whatever the
+// sessions: a server record that arrived before it and ended or left its
+// queue at or after it (concurrency, queue busy periods); records on both
+// sides that share a request ID (a retry after a pause; a client's response
+// ID counts as the request ID vLLM built it from), a trace ID, or a source
+// line where one has no request ID or has a trace ID (a log appended again
+// under its name). A store is not cut at all where its records are matched by
+// time (TGI and Ollama JSON rows, gateway records without a request ID: the
+// clock offsets are estimated from all of a host's rows), or where a row
+// without a start (a Triton trace, a format that logs durations only) shares
+// a key with a row that has one (every window reads it, and all but one would
+// hold it as a request of its own). A session longer than every (traffic that
+// never pauses for 11 minutes) is not cut either: its window spans it all.
 //
 // The first window is open at its start and the last at its end, and keeps
 // the requests without a start (Window.Unstarted); a store that is not cut is
@@ -87,9 +89,7 @@ WHERE t IS NOT NULL ORDER BY m`)
 		if joined {
 			return []Window{{}}, nil
 		}
-	}
-	if len(cuts) > 0 {
-		// The cuts that a server record spans, in Unix minutes.
+		// The cuts that a server record or a key spans, in Unix minutes.
 		vals := make([]string, len(cuts))
 		for i, c := range cuts {
 			vals[i] = fmt.Sprintf("(%d)", c)
