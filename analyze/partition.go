@@ -201,3 +201,27 @@ func windows(cuts []int64) []Window {
 	}
 	return append(ws, Window{From: from, Unstarted: len(cuts) > 0})
 }
+
+// Share is the i-th (from 0) of n contiguous shares of the windows ws of
+// Partitions, as one window: from the start of its first window to the end of
+// its last (a run of adjoining windows is cut only where they are, so it is
+// as exact as they are), keeping the requests without a start when its last
+// window does. Shares hold len(ws)/n windows or one more, the larger first;
+// false when share i holds none (more shares than windows). It is what a job
+// of n (a Kubernetes Indexed Job's completion index i) would analyze.
+func Share(ws []Window, i, n int) (Window, bool, error) {
+	if n < 1 || i < 0 || i >= n {
+		return Window{}, false, fmt.Errorf("share %d of %d: want 0 <= i < n", i, n)
+	}
+	q, r := len(ws)/n, len(ws)%n
+	lo := i*q + min(i, r)
+	hi := lo + q
+	if i < r {
+		hi++
+	}
+	if lo == hi {
+		return Window{}, false, nil
+	}
+	last := ws[hi-1]
+	return Window{From: ws[lo].From, To: last.To, Unstarted: last.Unstarted}, true, nil
+}

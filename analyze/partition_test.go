@@ -278,3 +278,41 @@ func TestPartitionsLeaveOutCuts(t *testing.T) {
 		})
 	}
 }
+
+// TestShare: seven windows in three shares are 3, 2 and 2 of them; in nine
+// shares, the last two are empty; one share is the whole store.
+func TestShare(t *testing.T) {
+	t.Parallel()
+	var cuts []int64
+	for k := range int64(6) {
+		cuts = append(cuts, 29_000_000+k*1440)
+	}
+	ws := windows(cuts) // 7 windows
+	m := func(k int) time.Time { return minuteTime(cuts[k]) }
+	for _, c := range []struct {
+		i, n int
+		want Window
+		ok   bool
+	}{
+		{0, 3, Window{To: m(2)}, true},
+		{1, 3, Window{From: m(2), To: m(4)}, true},
+		{2, 3, Window{From: m(4), Unstarted: true}, true},
+		{6, 9, Window{From: m(5), Unstarted: true}, true},
+		{7, 9, Window{}, false},
+		{0, 1, Window{Unstarted: true}, true},
+	} {
+		got, ok, err := Share(ws, c.i, c.n)
+		if err != nil || ok != c.ok || got != c.want {
+			t.Errorf("Share(%d, %d) = %v, %v, %v; want %v, %v", c.i, c.n, got, ok, err, c.want, c.ok)
+		}
+	}
+	for _, c := range [][2]int{{3, 3}, {-1, 3}, {0, 0}} {
+		if _, _, err := Share(ws, c[0], c[1]); err == nil {
+			t.Errorf("Share(%d, %d): no error", c[0], c[1])
+		}
+	}
+	// The zero plan of a store that is not cut: share 0 of 2 is all of it.
+	if got, ok, _ := Share([]Window{{}}, 0, 2); !ok || !got.IsZero() || got.Unstarted {
+		t.Errorf("share 0 of 2 of one window: %v, %v", got, ok)
+	}
+}
