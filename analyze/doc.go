@@ -21,6 +21,9 @@
 //     way to server records, only where the pair is unambiguous
 //     (noid_servers.sql, noid_gateways.sql, gateway_matched.sql);
 //     vLLM text-log rows are annotations only and never timed;
+//   - Partitions: plans the windows (RunWindow) by which a store can be
+//     analyzed piece by piece with the rows of the whole analysis, cut
+//     between sessions (docs/partitions.md);
 //   - Summarize: reads requests.parquet, manifest.json, rejects.jsonl and
 //     the server tier's format column into
 //     a plain Result (coverage, the join rate of each pair of tiers by join

@@ -37,9 +37,15 @@ import (
 // replica's cold start is its first requests within the rows read, a
 // burst's usual rate that of the rows read, TGI's matching tolerances those
 // of the rows read. Analyze the whole store (no window) to have every
-// request judged against all of it.
+// request judged against all of it, or the windows Partitions plans, for
+// which the rows read hold all of those runs.
 type Window struct {
 	From, To time.Time
+	// Unstarted also keeps the requests without a start (none of their
+	// records has a time: some Triton traces, formats that log durations
+	// only), which are in no window otherwise. Partitions sets it on its
+	// last window, so that its windows together hold every request.
+	Unstarted bool
 }
 
 // WindowMargin is how far beyond a window analyze reads the tiers: it
@@ -112,7 +118,11 @@ func (w Window) selectRequests(q string) string {
 	if w.IsZero() {
 		return q
 	}
-	return "SELECT * FROM (\n" + q + "\n) WHERE " + w.cond("start")
+	c := w.cond("start")
+	if w.Unstarted {
+		c = "(" + c + ") OR start IS NULL"
+	}
+	return "SELECT * FROM (\n" + q + "\n) WHERE " + c
 }
 
 // windowKey is the key of requests.parquet's key-value metadata that holds

@@ -80,6 +80,19 @@ CREATE OR REPLACE MACRO clock_round_off_ns(format) AS
 CREATE OR REPLACE MACRO request_outcome(completed, aborted, status) AS
     CASE WHEN NOT completed THEN coalesce(CAST(status AS VARCHAR), 'error')
          WHEN aborted THEN 'aborted' END;
+-- response_request_id(response_id): the request ID vLLM built a client's
+--   response ID from ("chatcmpl-X" and "cmpl-X-N" are X's; see
+--   docs/attribution.md), else the response ID itself: the one definition of
+--   that rule in SQL (queries/requests/360_client_miss.sql; analyze's
+--   Partitions hashes it as a key).
+CREATE OR REPLACE MACRO response_request_id(response_id) AS
+    CASE WHEN starts_with(response_id, 'chatcmpl-') AND response_id <> 'chatcmpl-'
+             THEN substr(response_id, 10)
+         WHEN regexp_matches(response_id, '(?s)^cmpl-.+-[0-9]+$')
+             THEN regexp_extract(response_id, '(?s)^cmpl-(.+)-[0-9]+$', 1)
+         WHEN starts_with(response_id, 'cmpl-') AND response_id <> 'cmpl-'
+             THEN substr(response_id, 6)
+         ELSE response_id END;
 -- Every statement above is a macro; this file's last statement shows that
 -- they exist (and gives the file its SELECT).
 SELECT pct_too_small(99, 0.99) AND NOT pct_too_small(100, 0.99) AS ok;

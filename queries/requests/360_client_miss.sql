@@ -12,16 +12,9 @@
 CREATE OR REPLACE TEMP TABLE client_miss AS
 WITH
 -- A client's response_id mapped back to the request ID vLLM built it from
--- (the one definition of that rule in SQL; see docs/attribution.md).
+-- (response_request_id of queries/macros.sql; see docs/attribution.md).
 client_m AS (
-    SELECT rid, request_id,
-           CASE WHEN starts_with(response_id, 'chatcmpl-') AND response_id <> 'chatcmpl-'
-                    THEN substr(response_id, 10)
-                WHEN regexp_matches(response_id, '(?s)^cmpl-.+-[0-9]+$')
-                    THEN regexp_extract(response_id, '(?s)^cmpl-(.+)-[0-9]+$', 1)
-                WHEN starts_with(response_id, 'cmpl-') AND response_id <> 'cmpl-'
-                    THEN substr(response_id, 6)
-                ELSE response_id END AS response_request_id
+    SELECT rid, request_id, response_request_id(response_id) AS response_request_id
     FROM client_n
 )
 SELECT m.rid, m.response_request_id
