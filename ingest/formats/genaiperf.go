@@ -99,10 +99,16 @@ func (p *genaiPerfParser) request(raw []byte, out *record.DocOut[record.ClientRo
 		case "timestamp":
 			return lgEpochField("timestamp", v, 1, &r.Start)
 		case "response_timestamps":
-			return scan.Elements("response_timestamps", v, func(_ int, e scan.Value) error {
+			return scan.Elements("response_timestamps", v, func(i int, e scan.Value) error {
 				var ns int64
 				if err := lgEpochField("response_timestamps", e, 1, &ns); err != nil || ns == 0 {
 					return err
+				}
+				if n > 0 && ns < last {
+					// GenAI-Perf appends each response's time as it
+					// arrives: out of order, neither the first token nor
+					// the end can be told.
+					return fmt.Errorf("response_timestamps: element %d (%d) is earlier than the one before it (%d): not in arrival order", i, ns, last)
 				}
 				if n == 0 {
 					first = ns

@@ -80,3 +80,22 @@ func lgDecodeDoc(t testing.TB, parse record.DocParser[record.ClientRow], input [
 	}
 	return rows, rejects
 }
+
+// TestGenAIPerfOutOfOrder: response timestamps that are not in arrival
+// order reject their request, naming the element and its line, and the
+// requests around it are kept.
+func TestGenAIPerfOutOfOrder(t *testing.T) {
+	t.Parallel()
+	in := "{\"experiments\":[{\"requests\":[\n" +
+		"{\"timestamp\":1796032800000000000,\"response_timestamps\":[1796032800100000000,1796032800900000000]},\n" +
+		"{\"timestamp\":1796032801000000000,\"response_timestamps\":[1796032802000000000,1796032801500000000]},\n" +
+		"{\"timestamp\":1796032803000000000,\"response_timestamps\":[1796032803500000000]}]}]}\n"
+	rows, rejects := lgDecodeDoc(t, parseGenAIPerf, []byte(in))
+	if len(rows) != 2 || rows[0].FirstToken != 1796032800100000000 || rows[0].End != 1796032800900000000 || rows[1].SourceLine != 4 {
+		t.Errorf("rows: %+v", rows)
+	}
+	if len(rejects) != 1 || rejects[0].Line != 3 ||
+		!strings.Contains(rejects[0].Error(), "response_timestamps: element 1 (1796032801500000000) is earlier than the one before it (1796032802000000000): not in arrival order") {
+		t.Errorf("rejects: %v", rejects)
+	}
+}
