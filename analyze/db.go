@@ -169,17 +169,40 @@ func registerRejects(ctx context.Context, db *sql.DB, dir string) error {
 	return nil
 }
 
-// registerRequests creates the requests view over DIR/requests.parquet.
-func registerRequests(ctx context.Context, db *sql.DB, path string) error {
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		dir := filepath.Dir(path)
-		return fmt.Errorf("%s holds no %s: run infertrace analyze %s first", dir, filepath.Base(path), dir)
-	} else if err != nil {
-		return fmt.Errorf("cannot read %s: %w", path, err)
+// registerRequests creates the requests view over DIR/requests.parquet,
+// or over the parts at paths, in their order.
+func registerRequests(ctx context.Context, db *sql.DB, paths ...string) error {
+	for _, path := range paths {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			dir := filepath.Dir(path)
+			return fmt.Errorf("%s holds no %s: run infertrace analyze %s first", dir, filepath.Base(path), dir)
+		} else if err != nil {
+			return fmt.Errorf("cannot read %s: %w", path, err)
+		}
 	}
-	_, err := db.ExecContext(ctx, "CREATE OR REPLACE VIEW requests AS SELECT * FROM read_parquet("+duck.Quote(path)+")")
+	_, err := db.ExecContext(ctx, "CREATE OR REPLACE VIEW requests AS SELECT * FROM "+readParquet(paths))
 	if err != nil {
 		return fmt.Errorf("register requests: %w", err)
+	}
+	return nil
+}
+
+// registerNoTiers creates the tier views without rows (an empty share of
+// analyze --partition).
+func registerNoTiers(ctx context.Context, db *sql.DB) error {
+	for _, tier := range Tiers {
+		name := tier
+		if tier == "server" {
+			name = "server_logged"
+		}
+		empty, err := queries.Get("empty_" + tier)
+		if err != nil {
+			return err
+		}
+		view := "CREATE OR REPLACE VIEW " + name + " AS SELECT *, NULL::BIGINT AS rid FROM (\n" + duck.Strip(empty) + "\n)"
+		if _, err := db.ExecContext(ctx, view); err != nil {
+			return fmt.Errorf("register %s tier: %w", tier, err)
+		}
 	}
 	return nil
 }

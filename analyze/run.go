@@ -76,20 +76,39 @@ func checkRequestsFrom(ctx context.Context, db *sql.DB, dir, path, sum string) e
 }
 
 // AttachRequests registers on db the view requests over dir's
-// requests.parquet, after checking that dir holds an ingest (ErrNoIngest)
-// and that requests.parquet was analyzed from the manifest.json beside it
-// (ErrStale). Every reader of an analyzed dir starts here.
+// requests.parquet, or over all the parts analyze --partition wrote in
+// dir/requests/, after checking that dir holds an ingest (ErrNoIngest) and
+// that they were analyzed from the manifest.json beside them (ErrStale);
+// parts that are incomplete, of several partitionings or beside a
+// requests.parquet are refused (ErrParts). Every reader of an analyzed dir
+// starts here.
 func AttachRequests(ctx context.Context, db *sql.DB, dir string) error {
+	_, err := attachRequests(ctx, db, dir)
+	return err
+}
+
+// attachRequests is AttachRequests, returning the files of the requests.
+func attachRequests(ctx context.Context, db *sql.DB, dir string) ([]string, error) {
 	sum, err := manifestSum(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	path := filepath.Join(dir, RequestsFile)
-	if err := registerRequests(ctx, db, path); err != nil {
-		return err
+	paths, err := requestsFiles(ctx, db, dir, sum)
+	if err != nil {
+		return nil, err
 	}
-	return checkRequestsFrom(ctx, db, dir, path, sum)
+	if err := registerRequests(ctx, db, paths...); err != nil {
+		return nil, err
+	}
+	if isParts(paths) {
+		return paths, nil // requestsFiles checked each part
+	}
+	return paths, checkRequestsFrom(ctx, db, dir, paths[0], sum)
 }
+
+// isParts reports whether paths are the parts of analyze --partition
+// rather than a requests.parquet.
+func isParts(paths []string) bool { return len(paths) != 1 || filepath.Base(paths[0]) != RequestsFile }
 
 // OpenAnalyzed opens a DuckDB bounded by res on the analyzed dir, with the
 // views requests (AttachRequests) and client, gateway and server (the
@@ -135,6 +154,21 @@ func RunWindow(ctx context.Context, dir string, res duck.Resources, w Window) (*
 	if err := w.Check(); err != nil {
 		return nil, err
 	}
+	return runTo(ctx, dir, res, w, false, filepath.Join(dir, RequestsFile), w.kvMetadata(), func() ([]string, error) {
+		removed, err := removeDerived(dir)
+		if err != nil {
+			return removed, err
+		}
+		parts, err := removeParts(dir)
+		return append(removed, parts...), err
+	})
+}
+
+// runTo analyzes dir for the requests that start in w (none when none:
+// the tiers are read as empty) and writes them to out, with the manifest's
+// SHA-256 and kv in its metadata; clear removes what the new file
+// supersedes just before it is put in place.
+func runTo(ctx context.Context, dir string, res duck.Resources, w Window, none bool, out, kv string, clear func() ([]string, error)) (*RunStats, error) {
 	sum, err := manifestSum(dir)
 	if err != nil {
 		return nil, err
@@ -144,7 +178,12 @@ func RunWindow(ctx context.Context, dir string, res duck.Resources, w Window) (*
 		return nil, err
 	}
 	defer closeDB()
-	if err := registerTiersIn(ctx, db, dir, w.widen(WindowMargin)); err != nil {
+	if none {
+		err = registerNoTiers(ctx, db)
+	} else {
+		err = registerTiersIn(ctx, db, dir, w.widen(WindowMargin))
+	}
+	if err != nil {
 		return nil, err
 	}
 	duck.Step(ctx, "matching TGI records")
@@ -155,25 +194,25 @@ func RunWindow(ctx context.Context, dir string, res duck.Resources, w Window) (*
 	if err != nil {
 		return nil, err
 	}
-	duck.Step(ctx, "joining tiers into "+RequestsFile)
-	out := filepath.Join(dir, RequestsFile)
+	name := filepath.Base(out)
+	duck.Step(ctx, "joining tiers into "+name)
 	tmp := out + ".tmp"
 	err = execSteps(ctx, db, steps, func(final string) string {
 		return "COPY (\n" + w.selectRequests(final) + "\n) TO " + duck.Quote(tmp) +
-			" (FORMAT parquet, KV_METADATA {" + manifestKey + ": " + duck.Quote(sum) + w.kvMetadata() + "})"
+			" (FORMAT parquet, KV_METADATA {" + manifestKey + ": " + duck.Quote(sum) + kv + "})"
 	})
 	if err != nil {
 		os.Remove(tmp)
-		return nil, fmt.Errorf("write %s: %w", RequestsFile, err)
+		return nil, fmt.Errorf("write %s: %w", name, err)
 	}
-	removed, err := removeDerived(dir)
+	removed, err := clear()
 	if err != nil {
 		os.Remove(tmp)
 		return nil, err
 	}
 	if err := os.Rename(tmp, out); err != nil {
 		os.Remove(tmp)
-		return nil, fmt.Errorf("write %s: %w", RequestsFile, err)
+		return nil, fmt.Errorf("write %s: %w", name, err)
 	}
 	if err := registerRequests(ctx, db, out); err != nil {
 		return nil, err

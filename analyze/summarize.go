@@ -114,10 +114,11 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 		return nil, err
 	}
 	defer closeDB()
-	if err := AttachRequests(ctx, db, dir); err != nil {
+	paths, err := attachRequests(ctx, db, dir)
+	if err != nil {
 		return nil, err
 	}
-	if res.Window, err = useWindow(ctx, db, dir, filepath.Join(dir, RequestsFile), opts.Window); err != nil {
+	if res.Window, err = useWindow(ctx, db, dir, paths, opts.Window); err != nil {
 		return nil, err
 	}
 	if err := registerRejects(ctx, db, dir); err != nil {

@@ -189,10 +189,15 @@ var ErrWindow = errors.New("outside the analyzed window")
 // useWindow settles the window a summary covers: want, when given, which
 // must lie within the window requests.parquet was analyzed for, else that
 // window. The requests view is then limited to it.
-func useWindow(ctx context.Context, db *sql.DB, dir, path string, want Window) (Window, error) {
-	have, err := analyzedWindow(ctx, db, path)
-	if err != nil {
-		return Window{}, err
+func useWindow(ctx context.Context, db *sql.DB, dir string, paths []string, want Window) (Window, error) {
+	var have Window // parts hold every request together
+	path := filepath.Join(dir, PartsDir)
+	if !isParts(paths) {
+		path = paths[0]
+		var err error
+		if have, err = analyzedWindow(ctx, db, path); err != nil {
+			return Window{}, err
+		}
 	}
 	if want.IsZero() {
 		return have, nil
@@ -201,7 +206,7 @@ func useWindow(ctx context.Context, db *sql.DB, dir, path string, want Window) (
 		return Window{}, fmt.Errorf("the report's window %s is %w %s of %s: run infertrace analyze %s --from … --to … covering it first",
 			want, ErrWindow, have, path, dir)
 	}
-	q := "CREATE OR REPLACE VIEW requests AS SELECT * FROM read_parquet(" + duck.Quote(path) + ") WHERE " + want.cond("start")
+	q := "CREATE OR REPLACE VIEW requests AS SELECT * FROM " + readParquet(paths) + " WHERE " + want.cond("start")
 	if _, err := db.ExecContext(ctx, q); err != nil {
 		return Window{}, fmt.Errorf("register requests: %w", err)
 	}
@@ -338,7 +343,7 @@ func DataSpan(ctx context.Context, dir string, res duck.Resources, store bool) (
 			return nil, nil, err
 		}
 		q = "SELECT min(t), max(t) FROM (SELECT start_time AS t FROM client UNION ALL SELECT start_time FROM gateway UNION ALL SELECT arrival_time FROM server_logged)"
-	} else if err := registerRequests(ctx, db, filepath.Join(dir, RequestsFile)); err != nil {
+	} else if err := registerRequestsOf(ctx, db, dir); err != nil {
 		return nil, nil, err
 	}
 	var a, b sql.NullTime
@@ -422,7 +427,7 @@ func FirstStart(ctx context.Context, dir string, res duck.Resources) (*time.Time
 		return nil, err
 	}
 	defer closeDB()
-	if err := registerRequests(ctx, db, filepath.Join(dir, RequestsFile)); err != nil {
+	if err := registerRequestsOf(ctx, db, dir); err != nil {
 		return nil, err
 	}
 	var t sql.NullTime
@@ -434,4 +439,18 @@ func FirstStart(ctx context.Context, dir string, res duck.Resources) (*time.Time
 	}
 	u := t.Time.UTC()
 	return &u, nil
+}
+
+// registerRequestsOf creates the requests view over dir's requests.parquet
+// or its parts (checked as AttachRequests does).
+func registerRequestsOf(ctx context.Context, db *sql.DB, dir string) error {
+	parts, err := listParts(dir)
+	if err != nil {
+		return err
+	}
+	if len(parts) == 0 {
+		return registerRequests(ctx, db, filepath.Join(dir, RequestsFile))
+	}
+	_, err = attachRequests(ctx, db, dir)
+	return err
 }

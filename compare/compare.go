@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -123,8 +122,11 @@ func registerSide(ctx context.Context, db *sql.DB, name string, s CompareSide) e
 	if err := analyze.AttachRequests(ctx, db, s.Dir); err != nil {
 		return err
 	}
-	path := filepath.Join(s.Dir, analyze.RequestsFile)
-	q := "CREATE OR REPLACE VIEW " + name + "_requests AS SELECT * FROM read_parquet(" + duck.Quote(path) + ")"
+	src, err := analyze.RequestsSource(ctx, db, s.Dir)
+	if err != nil {
+		return err
+	}
+	q := "CREATE OR REPLACE VIEW " + name + "_requests AS SELECT * FROM " + src
 	var where []string
 	if s.From != nil {
 		where = append(where, "start >= "+sqlTimestamp(*s.From))

@@ -67,6 +67,22 @@ func LockOut(dir string) (*OutLock, error) {
 	return &OutLock{dir: dir, f: f, created: created}, nil
 }
 
+// LockOutShared locks the existing directory dir for this process and
+// others that share it (the parts of analyze --partition, written side by
+// side), while a run that takes LockOut's exclusive lock gets an
+// *InUseError, as this does while such a run holds it. Where there is no
+// flock(2), it is LockOut's exclusive lock.
+func LockOutShared(dir string) (*OutLock, error) {
+	f, err := lockFileShared(filepath.Join(dir, LockFile))
+	if errors.Is(err, ErrInUse) {
+		return nil, &InUseError{Dir: dir, PID: lockHolder(dir)}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	return &OutLock{dir: dir, f: f}, nil
+}
+
 // CheckOutFree returns an *InUseError when another run holds dir's lock,
 // without creating or writing anything.
 func CheckOutFree(dir string) error {

@@ -12,12 +12,18 @@ import (
 // lockFile opens path (creating it) and takes an exclusive flock(2) on it
 // without waiting; ErrInUse when another open file holds it. The kernel
 // drops the lock when the process ends, however it ends.
-func lockFile(path string) (*os.File, error) {
+func lockFile(path string) (*os.File, error) { return lockHow(path, syscall.LOCK_EX) }
+
+// lockFileShared is lockFile with a shared flock(2): other shared holders
+// may hold it too.
+func lockFileShared(path string) (*os.File, error) { return lockHow(path, syscall.LOCK_SH) }
+
+func lockHow(path string, how int) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock(f, how|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, ErrInUse

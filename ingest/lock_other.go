@@ -19,6 +19,8 @@ func lockFile(path string) (*os.File, error) {
 	return f, err
 }
 
+func lockFileShared(path string) (*os.File, error) { return lockFile(path) }
+
 func unlockFile(f *os.File) error {
 	name := f.Name()
 	err := f.Close()

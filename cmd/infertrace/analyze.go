@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -59,13 +61,83 @@ func cmdAnalyze(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "analyze")
 	var sf storeFlags
 	sf.register(fs)
-	st, err := sf.open(ctx, fs, args, true, nil)
+	var pf partitionFlags
+	pf.register(fs)
+	var i, n int
+	st, err := sf.open(ctx, fs, args, true, func() error {
+		var err error
+		if i, n, err = pf.part(os.Getenv); err != nil || n == 0 {
+			return err
+		}
+		if sf.win.from != "" || sf.win.to != "" {
+			return usageErr("--partition analyzes the whole store in parts: it takes no --from or --to")
+		}
+		sf.shared = true // the other parts are written beside this one
+		return nil
+	})
 	if err != nil {
 		return err
 	}
 	defer st.close()
 	defer e.showProgress(*sf.quiet)()
-	return doAnalyzeIn(ctx, e, st.dir, st.res, st.window)
+	if n == 0 {
+		return doAnalyzeIn(ctx, e, st.dir, st.res, st.window)
+	}
+	res, err := analyze.RunPart(e.progress.steps(ctx, "analyze"), st.dir, st.res, i, n)
+	e.progress.done()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "analyzed part %d of %d: %s\n", i, n, res)
+	if len(res.Removed) > 0 {
+		fmt.Fprintf(e.stderr, "removed %s: superseded by the parts of %d\n", textsafe.Escape(strings.Join(res.Removed, ", ")), n)
+	}
+	return nil
+}
+
+// jobIndexEnv is the environment variable in which a Kubernetes Indexed Job
+// gives each pod its completion index (0 to completions - 1).
+const jobIndexEnv = "JOB_COMPLETION_INDEX"
+
+// partitionFlags are analyze's --partition I/N and --partitions N (I then
+// from JOB_COMPLETION_INDEX).
+type partitionFlags struct {
+	partition string
+	n         int
+}
+
+func (f *partitionFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.partition, "partition", "", "analyze only part `I/N` (I from 0) of the store, into DIR/"+analyze.PartsDir+"/part-I-of-N.parquet (docs/partitions.md)")
+	fs.IntVar(&f.n, "partitions", 0, "as --partition I/`N`, I from $"+jobIndexEnv+" (a Kubernetes Indexed Job's completion index)")
+}
+
+// part is the part to analyze, i of n; n is 0 without either flag.
+func (f *partitionFlags) part(getenv func(string) string) (i, n int, err error) {
+	switch {
+	case f.partition != "" && f.n != 0:
+		return 0, 0, usageErr("give --partition I/N or --partitions N (with $%s), not both", jobIndexEnv)
+	case f.partition != "":
+		a, b, ok := strings.Cut(f.partition, "/")
+		i, err1 := strconv.Atoi(a)
+		n, err2 := strconv.Atoi(b)
+		if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+			return 0, 0, usageErr("--partition %q: want I/N, two whole numbers with 0 <= I < N (0/3, 1/3, 2/3)", f.partition)
+		}
+		return i, n, nil
+	case f.n < 0:
+		return 0, 0, usageErr("--partitions %d: want a positive number of parts", f.n)
+	case f.n > 0:
+		v, set := getenv(jobIndexEnv), getenv(jobIndexEnv) != ""
+		if !set {
+			return 0, 0, usageErr("--partitions %d takes the part from $%s, which is not set: give --partition I/%d", f.n, jobIndexEnv, f.n)
+		}
+		i, err := strconv.Atoi(v)
+		if err != nil || i < 0 || i >= f.n {
+			return 0, 0, usageErr("$%s is %q: want a whole number from 0 to %d for --partitions %d", jobIndexEnv, textsafe.Escape(v), f.n-1, f.n)
+		}
+		return i, f.n, nil
+	}
+	return 0, 0, nil
 }
 
 // storeFlags are the flags of a command that works on one ingested store,
@@ -74,6 +146,8 @@ type storeFlags struct {
 	quiet *bool
 	rs    resourceFlags
 	win   windowFlags
+	// shared: lock DIR with others that share it (analyze --partition).
+	shared bool
 }
 
 func (f *storeFlags) register(fs *pflag.FlagSet) {
@@ -114,7 +188,11 @@ func (f *storeFlags) open(ctx context.Context, fs *pflag.FlagSet, args []string,
 			return nil, err
 		}
 	}
-	lock, err := lockIngested(dir)
+	lockDir := lockIngested
+	if f.shared {
+		lockDir = lockIngestedShared
+	}
+	lock, err := lockDir(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ func usageErr(format string, args ...any) error {
 var commands = []*command{
 	{"run", "run --client GLOB --gateway GLOB --server GLOB --out DIR [--by COLS] [--format md,html,json]", cmdRun},
 	{"ingest", "ingest --client GLOB --gateway GLOB --server GLOB --out DIR", cmdIngest},
-	{"analyze", "analyze DIR [--memory-limit 1GiB] [--threads N]", cmdAnalyze},
+	{"analyze", "analyze DIR [--memory-limit 1GiB] [--threads N] [--partition I/N]", cmdAnalyze},
 	{"report", "report DIR [--by model,use_case] [--format md,html,json] [--contract FILE] [--evals FILE] [--prices FILE] [--memory-limit 1GiB] [--threads N]", cmdReport},
 	{"compare", "compare BASELINE_DIR TARGET_DIR | compare DIR --baseline SPEC --target SPEC [--by COLS] [--out DIR]", cmdCompare},
 	{"explain", "explain DIR [REQUEST_ID...] [--client X] [--region R] [--model M] [--from T] [--to T] [--out DIR]", cmdExplain},

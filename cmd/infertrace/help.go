@@ -47,7 +47,9 @@ var docs = map[string]commandDoc{
 		summary: "join the tiers by request ID into DIR/requests.parquet",
 		about: "Joins the tiers ingested into DIR by request ID in DuckDB and writes DIR/requests.parquet: one row " +
 			"per request, its latency split into network, application, queue and model. --from and --to keep the " +
-			"requests that start in [FROM, TO) and read only the tiers' rows within 10 minutes of it.",
+			"requests that start in [FROM, TO) and read only the tiers' rows within 10 minutes of it. --partition I/N " +
+			"analyzes one of N parts of the store (one job of N, e.g. a Kubernetes Indexed Job) into " +
+			"DIR/requests/part-I-of-N.parquet; report, compare, explain and whatif read the N parts once all are there.",
 		args:    [][2]string{{"DIR", "the --out directory of an ingest"}},
 		example: "infertrace analyze out",
 	},

@@ -272,6 +272,18 @@ func lockIngested(dir string) (*ingest.OutLock, error) {
 	return lockOut(dir)
 }
 
+// lockIngestedShared is lockIngested with a lock that other parts of
+// analyze --partition share.
+func lockIngestedShared(dir string) (*ingest.OutLock, error) {
+	if err := analyze.CheckIngested(dir); err != nil {
+		if busy := ingest.CheckOutFree(dir); busy != nil {
+			return nil, busy
+		}
+		return nil, err
+	}
+	return ingest.LockOutShared(dir)
+}
+
 // lockOut is ingest.LockOut, saying in words a directory that cannot be
 // created or written.
 func lockOut(dir string) (*ingest.OutLock, error) {
