@@ -43,7 +43,7 @@ func TestTokenBuckets(t *testing.T) {
 
 	// Other edges: 1000 and 4k.
 	dir, _, _ := runFixture(t, f, analyzetest.DefaultOffsets)
-	res, err := Summarize(context.Background(), dir, SummaryOptions{By: []string{"prompt_bucket", "output_bucket"}, TokenEdges: []int64{1000, 4096}})
+	res, err := summarize1(context.Background(), dir, SummaryOptions{By: []string{"prompt_bucket", "output_bucket"}, TokenEdges: []int64{1000, 4096}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ by = ["prompt_bucket"]
 		t.Fatal(err)
 	}
 	dir, _, _ := runFixture(t, f, analyzetest.DefaultOffsets)
-	res, err := Summarize(context.Background(), dir, SummaryOptions{Contract: c})
+	res, err := summarize1(context.Background(), dir, SummaryOptions{Contract: c})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func TestContractSelectsNothing(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		c.File = name
-		_, err = Summarize(context.Background(), dir, SummaryOptions{Contract: c, Evals: evals})
+		_, err = summarize1(context.Background(), dir, SummaryOptions{Contract: c, Evals: evals})
 		var ce *contract.Error
 		if !errors.As(err, &ce) || err.Error() != tc.want {
 			t.Errorf("%s:\nerror %v\nwant  %s", tc.name, err, tc.want)

@@ -31,7 +31,7 @@ func figure(t *testing.T, p TrendPeriod, metric string, q float64) TrendFigure {
 func TestTrendByDay(t *testing.T) {
 	t.Parallel()
 	dir, _, _ := runFixture(t, analyzetest.Trend(), analyzetest.DefaultOffsets)
-	res, err := Summarize(context.Background(), dir, SummaryOptions{Period: PeriodDay})
+	res, err := summarize1(context.Background(), dir, SummaryOptions{Period: PeriodDay})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestTrendByDay(t *testing.T) {
 func TestTrendByWeek(t *testing.T) {
 	t.Parallel()
 	dir, _, _ := runFixture(t, analyzetest.Trend(), analyzetest.DefaultOffsets)
-	res, err := Summarize(context.Background(), dir, SummaryOptions{Period: PeriodWeek, By: []string{"model"}})
+	res, err := summarize1(context.Background(), dir, SummaryOptions{Period: PeriodWeek, By: []string{"model"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestTrendByWeek(t *testing.T) {
 func TestTrendRejectsUnknownPeriod(t *testing.T) {
 	t.Parallel()
 	dir, _, _ := runFixture(t, analyzetest.Trend(), analyzetest.DefaultOffsets)
-	if _, err := Summarize(context.Background(), dir, SummaryOptions{Period: "month"}); err == nil || !strings.Contains(err.Error(), "day or week") {
+	if _, err := summarize1(context.Background(), dir, SummaryOptions{Period: "month"}); err == nil || !strings.Contains(err.Error(), "day or week") {
 		t.Errorf("period month: err = %v, want one naming day or week", err)
 	}
 }

@@ -106,7 +106,7 @@ func TestPhaseDetection(t *testing.T) {
 		t.Errorf("%d cold requests, want %d", got["cold"], len(cold))
 	}
 
-	res, err := Summarize(context.Background(), dir, SummaryOptions{By: []string{"phase"}})
+	res, err := summarize1(context.Background(), dir, SummaryOptions{By: []string{"phase"}})
 	if err != nil {
 		t.Fatal(err)
 	}

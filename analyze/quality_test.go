@@ -130,7 +130,7 @@ func summarizeContract(t *testing.T, evals, evalsName string) *Result {
 	// m1: $1 per million prompt tokens, $2 per million output tokens:
 	// 1000 x 1 + 11 x 2 = 1022 µ$ per request; m2: 1000 x 3 + 11 x 4 = 3044.
 	prices := writeFile(t, tmp, "prices.csv", "model,input_per_mtok,output_per_mtok\nm1,1,2\nm2,3,4\n")
-	res, err := Summarize(context.Background(), dir, SummaryOptions{
+	res, err := summarize1(context.Background(), dir, SummaryOptions{
 		Contract: c, Evals: writeFile(t, tmp, evalsName, evals), Prices: prices})
 	if err != nil {
 		t.Fatalf("Summarize: %v", err)
@@ -323,12 +323,12 @@ func TestEvalsErrors(t *testing.T) {
 		{"nocol.csv", "id,pass\nc1,true\n", "nocol.csv: no request_id column (columns: id, pass)"},
 		{"noscore.csv", "request_id,eval\nc1,q\n", "no score or pass column"},
 	} {
-		_, err := Summarize(context.Background(), dir, SummaryOptions{Evals: writeFile(t, tmp, tc.name, tc.content)})
+		_, err := summarize1(context.Background(), dir, SummaryOptions{Evals: writeFile(t, tmp, tc.name, tc.content)})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
 	}
-	_, err := Summarize(context.Background(), dir, SummaryOptions{Prices: writeFile(t, tmp, "p.csv", "model,input_per_mtok,output_per_mtok,gpu_hour,replicas\nm1,1,2,3,1\nm2,-1,2,,\n")})
+	_, err := summarize1(context.Background(), dir, SummaryOptions{Prices: writeFile(t, tmp, "p.csv", "model,input_per_mtok,output_per_mtok,gpu_hour,replicas\nm1,1,2,3,1\nm2,-1,2,,\n")})
 	if err == nil || !strings.Contains(err.Error(), "row 1: model m1: give input_per_mtok and output_per_mtok, or gpu_hour and replicas, not both; row 2: input_per_mtok -1 is not a price") {
 		t.Errorf("prices: error %v", err)
 	}
@@ -342,7 +342,7 @@ func TestGPUHourPrices(t *testing.T) {
 	t.Parallel()
 	dir, _, _ := runFixture(t, contractFixture(), analyzetest.DefaultOffsets)
 	tmp := t.TempDir()
-	res, err := Summarize(context.Background(), dir, SummaryOptions{
+	res, err := summarize1(context.Background(), dir, SummaryOptions{
 		Prices: writeFile(t, tmp, "p.csv", "model,gpu_hour,replicas\nm2,3.6,2\n")})
 	if err != nil {
 		t.Fatal(err)

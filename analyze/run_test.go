@@ -30,7 +30,7 @@ func runFixture(t *testing.T, f analyzetest.Fixture, off analyzetest.Offsets) (s
 	if err := analyzetest.Write(ctx, dir, f, off); err != nil {
 		t.Fatal(err)
 	}
-	st, err := Run(ctx, dir)
+	st, err := RunWith(ctx, dir, duck.Resources{Threads: 1})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -336,7 +336,7 @@ func TestRunEmptyDir(t *testing.T) {
 	if st.Coverage.Requests != 0 || st.Path != filepath.Join(dir, RequestsFile) {
 		t.Errorf("stats = %+v", st)
 	}
-	res, err := Summarize(context.Background(), dir, SummaryOptions{})
+	res, err := summarize1(context.Background(), dir, SummaryOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

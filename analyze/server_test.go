@@ -209,7 +209,7 @@ func TestServerFormatsIDRecordsNotCandidates(t *testing.T) {
 func TestServerFormatsSummary(t *testing.T) {
 	t.Parallel()
 	dir, _, _ := runFixture(t, serverFormatsFixture(), analyzetest.ServerOffsets)
-	res, err := Summarize(context.Background(), dir, SummaryOptions{})
+	res, err := summarize1(context.Background(), dir, SummaryOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +385,7 @@ func TestTGIMatchEnvoyDefault(t *testing.T) {
 	if r := rows["e9"]; r["has_server"] != false {
 		t.Errorf("e9 matched %v, 60 ms outside the gateway's usual spread", r["server_source"])
 	}
-	res, err := Summarize(context.Background(), dir, SummaryOptions{})
+	res, err := summarize1(context.Background(), dir, SummaryOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

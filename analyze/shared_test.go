@@ -87,3 +87,16 @@ func runShared(t *testing.T, r *sharedRun) (string, *RunStats, map[string]map[st
 	st.Removed = append([]string(nil), st.Removed...)
 	return dir, &st, readRequests(t, st.Path)
 }
+
+// summarize1 is Summarize with one DuckDB thread unless opts set threads:
+// the fixtures are small and the tests run in parallel on few cores,
+// where more threads only contend (a tenth more CPU per analysis), and no
+// figure depends on them. runFixture analyzes with one thread too; the
+// shared analyses (runShared) and the Summarize of TestRunMissingTier keep
+// one thread per core, as users run it.
+func summarize1(ctx context.Context, dir string, opts SummaryOptions) (*Result, error) {
+	if opts.Resources.Threads == 0 {
+		opts.Resources.Threads = 1
+	}
+	return Summarize(ctx, dir, opts)
+}

@@ -108,7 +108,7 @@ func fixtureDB(t *testing.T, f analyzetest.Fixture) *sql.DB {
 	if err := analyzetest.Write(ctx, dir, f, analyzetest.DefaultOffsets); err != nil {
 		t.Fatal(err)
 	}
-	db, done, err := duck.Open(ctx, dir, duck.Resources{})
+	db, done, err := duck.Open(ctx, dir, duck.Resources{Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 func summarize(t *testing.T, f analyzetest.Fixture, by ...string) *Result {
 	t.Helper()
 	dir, _, _ := runFixture(t, f, analyzetest.DefaultOffsets)
-	res, err := Summarize(context.Background(), dir, SummaryOptions{By: by})
+	res, err := summarize1(context.Background(), dir, SummaryOptions{By: by})
 	if err != nil {
 		t.Fatalf("Summarize: %v", err)
 	}
@@ -305,7 +305,7 @@ func TestSummarizeRejectsUnknownBy(t *testing.T) {
 	t.Parallel()
 	dir, _, _ := runFixture(t, analyzetest.Standard(), analyzetest.DefaultOffsets)
 	for _, by := range [][]string{{"prompt"}, {"model", "model); DROP TABLE requests; --"}} {
-		_, err := Summarize(context.Background(), dir, SummaryOptions{By: by})
+		_, err := summarize1(context.Background(), dir, SummaryOptions{By: by})
 		if err == nil || !strings.Contains(err.Error(), "allowed are model, use_case, streamed, client, region, gateway") {
 			t.Errorf("By %q: error = %v", by, err)
 		}
@@ -316,7 +316,7 @@ func TestSummarizeNeedsRequests(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"version":1,"files":[]}`), 0o644)
-	_, err := Summarize(context.Background(), dir, SummaryOptions{})
+	_, err := summarize1(context.Background(), dir, SummaryOptions{})
 	if want := dir + " holds no requests.parquet: run infertrace analyze " + dir + " first"; err == nil || err.Error() != want {
 		t.Errorf("error = %v", err)
 	}
@@ -332,14 +332,14 @@ func TestSummarizeStale(t *testing.T) {
 	manifest := filepath.Join(dir, "manifest.json")
 	b, _ := os.ReadFile(manifest)
 	os.WriteFile(manifest, bytes.Replace(b, []byte(`"version":1`), []byte(`"version":1,"run_id":"another"`), 1), 0o644)
-	_, err := Summarize(ctx, dir, SummaryOptions{})
+	_, err := summarize1(ctx, dir, SummaryOptions{})
 	if !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), "run infertrace analyze "+dir+" again") {
 		t.Errorf("after a new manifest: got %v", err)
 	}
 	if _, err := Run(ctx, dir); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Summarize(ctx, dir, SummaryOptions{}); err != nil {
+	if _, err := summarize1(ctx, dir, SummaryOptions{}); err != nil {
 		t.Errorf("after analyzing again: %v", err)
 	}
 
@@ -355,7 +355,7 @@ func TestSummarizeStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Rename(req+".plain", req)
-	if _, err := Summarize(ctx, dir, SummaryOptions{}); !errors.Is(err, ErrStale) {
+	if _, err := summarize1(ctx, dir, SummaryOptions{}); !errors.Is(err, ErrStale) {
 		t.Errorf("requests.parquet without a manifest record: got %v", err)
 	}
 }

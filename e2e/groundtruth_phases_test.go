@@ -37,7 +37,7 @@ func TestGroundTruthColdKinds(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			// A 10 s delay gives load and queue a dozen cold requests.
-			simDir, outDir := simulateAndRunN(t, 3, 5000, "--cold", kind, "--cold-delay", "10s")
+			simDir, outDir := simulateAndAnalyzeN(t, 3, 5000, "--cold", kind, "--cold-delay", "10s")
 			db := openTruthDB(t, simDir, outDir)
 			checkPhases(t, db)
 			checkPhaseQueue(t, db)

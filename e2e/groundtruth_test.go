@@ -272,6 +272,41 @@ func simulateAndRunIn(t *testing.T, simDir, outDir string, seed, n int, extra ..
 	t.Logf("simulated %d requests with seed %d %v; %s", n, seed, extra, strings.TrimSpace(stdout))
 }
 
+// simulateAndAnalyzeN is simulateAndRunN for the tests that read only
+// the analysis (requests.parquet, the ingest's manifest and parts): it
+// ingests and analyzes the logs and writes no report, which would cost
+// about half as much CPU again as both.
+func simulateAndAnalyzeN(t *testing.T, seed, n int, extra ...string) (simDir, outDir string) {
+	t.Helper()
+	simDir, outDir = filepath.Join(t.TempDir(), "sim"), filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := runCLI(t, append([]string{"simulate", "--out", simDir, "--requests", fmt.Sprint(n), "--seed", fmt.Sprint(seed)}, extra...)...)
+	if code != 0 {
+		t.Fatalf("simulate: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	stdout = ingestAndAnalyze(t, outDir,
+		"--client", filepath.Join(simDir, "client", "*"),
+		"--gateway", filepath.Join(simDir, "gateway", "*"),
+		"--server", filepath.Join(simDir, "server", "*"))
+	t.Logf("simulated %d requests with seed %d %v; %s", n, seed, extra, stdout)
+	return simDir, outDir
+}
+
+// ingestAndAnalyze ingests the inputs (ingest's flags) into outDir and
+// analyzes them, as run does before it writes the report, DuckDB on one
+// thread (see runCLI), and returns what the two printed on stdout.
+func ingestAndAnalyze(t *testing.T, outDir string, inputs ...string) string {
+	t.Helper()
+	code, ingested, stderr := runCLI(t, append(append([]string{"ingest"}, inputs...), "--out", outDir)...)
+	if code != 0 {
+		t.Fatalf("ingest: exit %d\n%s\n%s", code, ingested, stderr)
+	}
+	code, analyzed, stderr := runCLI(t, "analyze", "--threads", "1", outDir)
+	if code != 0 {
+		t.Fatalf("analyze: exit %d\n%s\n%s", code, analyzed, stderr)
+	}
+	return strings.TrimSpace(ingested) + "; " + strings.TrimSpace(analyzed)
+}
+
 func openTruthDB(t *testing.T, simDir, outDir string) *sql.DB {
 	t.Helper()
 	return truthDB(t, outDir, simDir)
@@ -457,7 +492,7 @@ func checkPhases(t *testing.T, db *sql.DB) {
 func TestGroundTruthCatchesClockMixing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	simDir, outDir := simulateAndRun(t, 12)
+	simDir, outDir := simulateAndAnalyzeN(t, 12, gtRequests)
 	db := openTruthDB(t, simDir, outDir)
 
 	steps, err := queries.Steps("requests")

@@ -97,9 +97,9 @@ func sharedTempDir(t *testing.T) string {
 // runCLI runs infertrace with args, an empty standard input, from the
 // module root, and returns its exit code, stdout and stderr.
 //
-// Where a test does not test DuckDB's threads, its helpers run analyze,
-// run and compare with --threads 1: the tests run in parallel on few
-// cores, and one DuckDB thread per process does the same work with less
+// Where a test does not test DuckDB's threads, its commands run with
+// --threads 1 (see withThreads): the tests run in parallel on few cores,
+// and one DuckDB thread per process does the same work with less
 // contention (a fifth less CPU than one per core, on two cores).
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -116,10 +116,37 @@ func runCLIStdin(t *testing.T, stdin io.Reader, args ...string) (code int, stdou
 // input; when ctx ends before the process does, it is sent SIGINT, as by
 // Ctrl-C.
 func cliCommand(ctx context.Context, stdin io.Reader, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := exec.CommandContext(ctx, bin, withThreads(args)...)
 	cmd.Stdin = stdin
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	return cmd
+}
+
+// threadedCommands are the commands that take --threads.
+var threadedCommands = map[string]bool{"analyze": true, "compare": true, "explain": true,
+	"report": true, "run": true, "whatif": true}
+
+// withThreads is args with --threads 1 after the command when the command
+// takes --threads and args do not set it: the tests run in parallel on
+// two cores, where DuckDB's threads only contend, and the outputs do not
+// depend on them. A test of what threads do passes --threads itself;
+// "--threads 0" (one per core) keeps DuckDB's own default, as the runs
+// checked against the golden report.md does (TestRunTestdata),
+// and TestAnalyzeSpillsWithinMemoryLimit checks one thread's analysis of
+// 50,000 requests row for row against one per core.
+func withThreads(args []string) []string {
+	if len(args) == 0 || !threadedCommands[args[0]] {
+		return args
+	}
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if a == "--threads" || strings.HasPrefix(a, "--threads=") || a == "-h" || a == "--help" {
+			return args
+		}
+	}
+	return append([]string{args[0], "--threads", "1"}, args[1:]...)
 }
 
 // runCmd runs cmd to its end and returns its exit code (-1 when a signal
@@ -154,7 +181,9 @@ func runTestdata(t *testing.T, out string, extra ...string) (code int, stdout, s
 func TestRunTestdata(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
-	code, stdout, stderr := runTestdata(t, out)
+	// One DuckDB thread per core, as users run it: the golden report.md
+	// holds for any number of threads.
+	code, stdout, stderr := runTestdata(t, out, "--threads", "0")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

@@ -91,10 +91,11 @@ func removeBigRun() {
 func TestAnalyzeSpillsWithinMemoryLimit(t *testing.T) {
 	t.Parallel()
 	out := bigRunCopy(t)
+	// The run that made the store analyzed it at the default limit
+	// (duck.DefaultMemoryLimit, 1 GiB) and one thread per core: room
+	// enough, so its requests.parquet is the analysis with room, and
+	// analyzing the same store again would only repeat it.
 	roomy := filepath.Join(t.TempDir(), "roomy.parquet")
-	if code, stdout, stderr := runCLI(t, "analyze", "--memory-limit", "8GB", out); code != 0 {
-		t.Fatalf("analyze: exit %d\n%s\n%s", code, stdout, stderr)
-	}
 	if err := os.Rename(filepath.Join(out, analyze.RequestsFile), roomy); err != nil {
 		t.Fatal(err)
 	}

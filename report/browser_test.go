@@ -23,6 +23,7 @@ import (
 	"github.com/infertrace/infertrace/compare"
 	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/internal/duck"
 	"github.com/infertrace/infertrace/simulate"
 	"github.com/infertrace/infertrace/whatif"
 
@@ -353,7 +354,9 @@ func simStore(t *testing.T, n int) (store, logs string) {
 	if _, err := ingest.Run(ctx, opt); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := analyze.Run(ctx, store); err != nil {
+	// One DuckDB thread: the tests run in parallel on few cores, and the
+	// page does not depend on threads.
+	if _, err := analyze.RunWith(ctx, store, duck.Resources{Threads: 1}); err != nil {
 		t.Fatal(err)
 	}
 	return store, logs
@@ -369,7 +372,8 @@ func simResult(t *testing.T, store, logs string) (*analyze.Result, *compare.Tren
 		t.Fatal(err)
 	}
 	opts := analyze.SummaryOptions{Contract: c, Period: analyze.PeriodWeek,
-		Evals: filepath.Join(logs, "evals.csv"), Prices: "../testdata/contract/prices.csv"}
+		Evals: filepath.Join(logs, "evals.csv"), Prices: "../testdata/contract/prices.csv",
+		Resources: duck.Resources{Threads: 1}}
 	res, err := analyze.Summarize(context.Background(), store, opts)
 	if err != nil {
 		t.Fatal(err)
