@@ -22,7 +22,7 @@ var floors = [][]string{
 	{"cmd/infertrace"},
 	{"report"},
 	{"compare", "explain", "whatif"},
-	{"analyze"},
+	{"analyze", "ingest/ingesttest"},
 	{"ingest"},
 	{"ingest/formats"},
 	{"ingest/scan", "ingest/internal/rowtext"},

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/ingest/ingesttest"
 )
 
 // TestSIGINT: the infertrace process, sent SIGINT during a run into a
@@ -79,7 +80,7 @@ func testStopSignal(t *testing.T, sig syscall.Signal) {
 	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted || !strings.HasSuffix(stderr.String(), "infertrace run: interrupted\n") {
 		t.Fatalf("after %v: %v; stderr:\n%s", sig, err, stderr.String())
 	}
-	present := outputState(t, dir)
+	present := ingesttest.OutputState(t, dir)
 	t.Logf("left %v", present)
 }
 
