@@ -2,32 +2,9 @@ package e2e
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"testing"
 )
-
-// copyDir copies the files of an output directory.
-func copyDir(t *testing.T, from string) string {
-	t.Helper()
-	to := filepath.Join(t.TempDir(), "out")
-	filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	})
-	return to
-}
 
 // simulateInputs simulates n requests and returns the run arguments that
 // read them.

@@ -52,7 +52,7 @@ func testStopSignal(t *testing.T, sig syscall.Signal) {
 		t.Fatal(s.err)
 	}
 	earlier, args := s.earlier, s.args
-	dir := copyDir(t, earlier)
+	dir := ingesttest.CopyDir(t, earlier)
 	cmd := exec.Command(bin, append(append([]string{"run"}, args...), "--out", dir)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -56,27 +55,6 @@ func simulateAndRunN(t *testing.T, seed, n int, extra ...string) (simDir, outDir
 	return simDir, outDir
 }
 
-// copyDir copies the files of an output directory.
-func copyDir(t *testing.T, from string) string {
-	t.Helper()
-	to := filepath.Join(t.TempDir(), "out")
-	filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	})
-	return to
-}
-
 // simulateInputs simulates n requests and returns the run arguments that
 // read them.
 func simulateInputs(t *testing.T, seed, n int) []string {
@@ -113,7 +91,7 @@ func TestInterruptLeavesNoHalfFiles(t *testing.T) {
 		{"report-write", `report: writing`, []string{"manifest.json", "rejects.jsonl", "parts", "requests.parquet"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := copyDir(t, earlier)
+			dir := ingesttest.CopyDir(t, earlier)
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
 			at := regexp.MustCompile(tc.at)

@@ -107,3 +107,14 @@ func ParquetFile(t testing.TB, path string) *parquet.File {
 	}
 	return pf
 }
+
+// CopyDir copies an output directory (a store, its analysis and report)
+// into a new directory of the test's and returns its path.
+func CopyDir(t testing.TB, from string) string {
+	t.Helper()
+	to := filepath.Join(t.TempDir(), "out")
+	if err := os.CopyFS(to, os.DirFS(from)); err != nil {
+		t.Fatal(err)
+	}
+	return to
+}
