@@ -257,15 +257,8 @@ func simulateAndRunN(t *testing.T, seed, n int, extra ...string) (simDir, outDir
 // outDir.
 func simulateAndRunIn(t *testing.T, simDir, outDir string, seed, n int, extra ...string) {
 	t.Helper()
-	code, stdout, stderr := runCLI(t, append([]string{"simulate", "--out", simDir, "--requests", fmt.Sprint(n), "--seed", fmt.Sprint(seed)}, extra...)...)
-	if code != 0 {
-		t.Fatalf("simulate: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	code, stdout, stderr = runCLI(t, "run",
-		"--client", filepath.Join(simDir, "client", "*"),
-		"--gateway", filepath.Join(simDir, "gateway", "*"),
-		"--server", filepath.Join(simDir, "server", "*"),
-		"--threads", "1", "--out", outDir)
+	inputs := simulateInputsIn(t, simDir, seed, n, extra...)
+	code, stdout, stderr := runCLI(t, append(append([]string{"run"}, inputs...), "--threads", "1", "--out", outDir)...)
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -279,14 +272,7 @@ func simulateAndRunIn(t *testing.T, simDir, outDir string, seed, n int, extra ..
 func simulateAndAnalyzeN(t *testing.T, seed, n int, extra ...string) (simDir, outDir string) {
 	t.Helper()
 	simDir, outDir = filepath.Join(t.TempDir(), "sim"), filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := runCLI(t, append([]string{"simulate", "--out", simDir, "--requests", fmt.Sprint(n), "--seed", fmt.Sprint(seed)}, extra...)...)
-	if code != 0 {
-		t.Fatalf("simulate: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	stdout = ingestAndAnalyze(t, outDir,
-		"--client", filepath.Join(simDir, "client", "*"),
-		"--gateway", filepath.Join(simDir, "gateway", "*"),
-		"--server", filepath.Join(simDir, "server", "*"))
+	stdout := ingestAndAnalyze(t, outDir, simulateInputsIn(t, simDir, seed, n, extra...)...)
 	t.Logf("simulated %d requests with seed %d %v; %s", n, seed, extra, stdout)
 	return simDir, outDir
 }

@@ -13,10 +13,12 @@ func simulateInputs(t *testing.T, seed, n int) []string {
 	return simulateInputsIn(t, filepath.Join(t.TempDir(), "sim"), seed, n)
 }
 
-// simulateInputsIn is simulateInputs into the directory sim.
-func simulateInputsIn(t *testing.T, sim string, seed, n int) []string {
+// simulateInputsIn is simulateInputs into the directory sim, with extra
+// simulate flags.
+func simulateInputsIn(t *testing.T, sim string, seed, n int, extra ...string) []string {
 	t.Helper()
-	if code, stdout, stderr := runCLI(t, "simulate", "--out", sim, "--requests", fmt.Sprint(n), "--seed", fmt.Sprint(seed)); code != 0 {
+	args := append([]string{"simulate", "--out", sim, "--requests", fmt.Sprint(n), "--seed", fmt.Sprint(seed)}, extra...)
+	if code, stdout, stderr := runCLI(t, args...); code != 0 {
 		t.Fatalf("simulate: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	return []string{"--client", filepath.Join(sim, "client", "*"), "--gateway", filepath.Join(sim, "gateway", "*"),
