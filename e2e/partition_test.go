@@ -3,7 +3,9 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -212,6 +214,12 @@ func TestPartitionErrors(t *testing.T) {
 	if code, _, stderr := runCLI(t, "report", "--quiet", "--threads", "1", dir); code != 0 {
 		t.Fatalf("report of 2 parts: exit %d\n%s", code, stderr)
 	}
+	// An --append removes the parts, as it removes requests.parquet; a
+	// part that a job wrote before it (here: put back) is refused as stale.
+	before, err := os.ReadFile(part(1, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
 	args := []string{"ingest", "--quiet", "--append", "--out", dir}
 	for _, tier := range []string{"client", "gateway", "server"} {
 		args = append(args, "--"+tier, filepath.Join(third, tier, "*"))
@@ -219,7 +227,14 @@ func TestPartitionErrors(t *testing.T) {
 	if code, _, stderr := runCLI(t, args...); code != 0 {
 		t.Fatalf("ingest --append: exit %d\n%s", code, stderr)
 	}
+	if _, err := os.Stat(filepath.Join(dir, "requests")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ingest --append left %s: %v", filepath.Join(dir, "requests"), err)
+	}
 	analyzeParts(t, dir, 2, 0)
+	report("part-1-of-2.parquet", "missing", "--partition 1/2")
+	if err := os.WriteFile(part(1, 2), before, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	report(part(1, 2), "stale", "--partition 1/2")
 	if _, err := os.Stat(part(0, 2)); err != nil {
 		t.Fatal(err)

@@ -502,7 +502,9 @@ func countedNames(names []string, one, many string) string {
 // ingest, then the rest of that ingest. A run stopped at any point (killed,
 // a full disk) thus leaves no file describing other inputs than the ones
 // beside it, and no manifest until its own is complete. Every file is
-// written under NAME.tmp and renamed into place when complete.
+// written under NAME.tmp and renamed into place when complete. The parts
+// that `analyze --partition` writes in DIR/requests/ (requestParts) are
+// derived too, and go first.
 var superseded = []string{"report.md", "report.html", "report.json", "slices.csv", "requests.parquet", "manifest.json", "rejects.jsonl"}
 
 // prepareOut creates DIR and removes the output of an earlier run (see
@@ -514,7 +516,7 @@ func prepareOut(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var old []string
+	old := requestParts(dir)
 	for _, name := range superseded {
 		old = append(old, filepath.Join(dir, name), filepath.Join(dir, name+".tmp"))
 	}
@@ -526,6 +528,20 @@ func prepareOut(dir string) error {
 	}
 	removeEmptyPartitions(dir)
 	return nil
+}
+
+// requestsPartsDir is the directory of DIR into which `analyze --partition`
+// writes its parts of requests.parquet (analyze.PartsDir, which ingest
+// cannot import): derived from the store like requests.parquet, and
+// removed with it when a new ingest or an --append changes the store.
+const requestsPartsDir = "requests"
+
+// requestParts lists the files analyze's partitions wrote in
+// DIR/requests/ (part-I-of-N.parquet and any file of a killed write):
+// nothing else lives there.
+func requestParts(dir string) []string {
+	m, _ := filepath.Glob(filepath.Join(dir, requestsPartsDir, "part-*"))
+	return m
 }
 
 // readFile is one reader goroutine's work on one file: open, sniff, and cut

@@ -74,7 +74,8 @@ func TestRejectLogWritesUnderTempName(t *testing.T) {
 
 // TestRunSupersedesPreviousRun: ingest removes every file of an earlier run
 // into DIR, complete or left under a temporary name by a killed run, and
-// leaves only its own; files that are not infertrace's stay.
+// analyze's parts (DIR/requests/), and leaves only its own; files that are
+// not infertrace's stay.
 func TestRunSupersedesPreviousRun(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
@@ -82,7 +83,8 @@ func TestRunSupersedesPreviousRun(t *testing.T) {
 		"report.md.tmp", "requests.parquet.tmp", "manifest.json.tmp", "rejects.jsonl.tmp",
 		"client/part-w05.parquet", "server/part-f0003.parquet", "gateway/part-w01.parquet.tmp",
 		"client/date=2026-11-29/part-0123456789abcdef01234567-w00.parquet",
-		"server/date=__HIVE_DEFAULT_PARTITION__/part-0123456789abcdef01234567-f0001.parquet.tmp"}
+		"server/date=__HIVE_DEFAULT_PARTITION__/part-0123456789abcdef01234567-f0001.parquet.tmp",
+		"requests/part-0-of-2.parquet", "requests/part-1-of-2.parquet.tmp"}
 	for _, name := range append(previous, "notes.txt") {
 		os.MkdirAll(filepath.Dir(filepath.Join(out, name)), 0o755)
 		os.WriteFile(filepath.Join(out, name), []byte("old"), 0o644)
@@ -107,7 +109,7 @@ func TestRunSupersedesPreviousRun(t *testing.T) {
 	if want := "client/date=2026-11-30/part-" + m.RunID + "-w00.parquet manifest.json notes.txt rejects.jsonl"; strings.Join(got, " ") != want {
 		t.Errorf("files after the run: %v, want %s", got, want)
 	}
-	for _, d := range []string{"client/date=2026-11-29", "server/date=__HIVE_DEFAULT_PARTITION__"} {
+	for _, d := range []string{"client/date=2026-11-29", "server/date=__HIVE_DEFAULT_PARTITION__", "requests"} {
 		if _, err := os.Stat(filepath.Join(out, d)); err == nil {
 			t.Errorf("the emptied partition %s is left", d)
 		}

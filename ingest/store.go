@@ -239,15 +239,15 @@ func appendBase(dir string) (*Manifest, error) {
 }
 
 // prepareAppend readies dir for another batch: what analyze and report
-// derived from the store is removed (see superseded; it no longer
-// describes the store), as are any .tmp left by a killed run and the part
+// derived from the store is removed (see superseded and requestParts; it
+// no longer describes the store), as are any .tmp left by a killed run and the part
 // files of runs the manifest does not list; the parts, rejects and
 // manifest of the store stay.
 func prepareAppend(dir string, prev *Manifest) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var old []string
+	old := requestParts(dir)
 	for _, name := range superseded {
 		old = append(old, filepath.Join(dir, name+".tmp"))
 		if name != "manifest.json" && name != "rejects.jsonl" {
@@ -303,6 +303,7 @@ func partRun(name string) string {
 
 // removeEmptyPartitions removes the partition directories left empty.
 func removeEmptyPartitions(dir string) {
+	os.Remove(filepath.Join(dir, requestsPartsDir)) // only succeeds when empty
 	for _, t := range Tiers {
 		subs, _ := filepath.Glob(filepath.Join(dir, string(t), PartitionColumn+"=*"))
 		for _, s := range subs {
