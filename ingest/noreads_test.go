@@ -153,6 +153,26 @@ func TestNoRowsCauseVLLMStartup(t *testing.T) {
 	}
 }
 
+// TestNoRowsCauseVLLMKubectlPrefix: a real excerpt of two vLLM replicas
+// through kubectl logs --prefix (the "[pod/NAME/CONTAINER] " removed) is
+// a vLLM log without request lines; the line it is told from is line 2,
+// the first of vLLM's own ("(EngineCore pid=126) INFO …"), line 1 being
+// the weight loader's progress bar.
+func TestNoRowsCauseVLLMKubectlPrefix(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join("..", "testdata", "real", "collectors", "vllm_kubectl_prefix_gke.log")
+	m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Server, Pattern: path}}, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "0 of 4 lines were vllm-log records: " + path + ":2 is a line of vLLM's log, and no line is one of vLLM's request lines " +
+		"(Received request, Generated response, aborted…), which it writes only when started with --enable-log-requests " +
+		"(older builds: unless --disable-log-requests)"
+	if f := m.Files[0]; f.Error != want || f.Prefix != "kubectl" || f.Rejected != 0 {
+		t.Errorf("prefix %q, %d rejects, error\n got %s\nwant %s", f.Prefix, f.Rejected, f.Error, want)
+	}
+}
+
 // FuzzNoRowsCauses: whatever a file's first lines, telling why it could
 // make no row never fails for any line format of any tier, and a cause
 // names the file and one of the lines it was told from.
