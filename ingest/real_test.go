@@ -83,6 +83,10 @@ var realSamples = map[string]realSample{
 	"collectors/ollama_journald_masked.log": {tier: Server, format: "ollama-gin", wantPrefix: "syslog"},
 	// kubectl logs --prefix of NGINX's "main" format (no request ID: named
 	// nginx, with the format sniffing suggests).
+	// A log viewer's "YYYY-MM-DD HH:MM:SS " before Ollama's GIN lines of a
+	// health check: no inference request.
+	"collectors/ollama_log_viewer_3652.log": {tier: Server, format: "ollama-gin", wantPrefix: "regex", noRows: true,
+		prefix: `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d `},
 	// kubectl logs --prefix of two vLLM replicas' start-up: no request line.
 	"collectors/vllm_kubectl_prefix_gke.log": {tier: Server, format: "vllm-log", wantPrefix: "kubectl", noRows: true},
 	"collectors/nginx_kubectl_prefix.log": {tier: Gateway, format: "nginx", named: true, wantPrefix: "kubectl",
