@@ -636,6 +636,11 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 		} else {
 			lines, doc, _ := c.peekSniffLines()
 			if s.format, err = record.Sniff(s.stats.Tier, s.stats.Path, lines, doc); err != nil {
+				// Records of a format behind a prefix not removed: say
+				// the prefix, not the formats that fit the lines worst.
+				if cause := unknownFormatCause(s.stats.Tier, s.stats.Path, c.head(causeLines), opt.Prefix, c.prefix); cause != "" {
+					err = fmt.Errorf("%w: cannot tell the %s format from the first lines: %s", ErrUnknownFormat, s.stats.Tier, cause)
+				}
 				// Said once, by the caller's summary of the files not
 				// read; the reject is not echoed.
 				s.stats.Error = err.Error()

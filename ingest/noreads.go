@@ -140,6 +140,25 @@ func prefixCause(f *record.Format, file string, h record.Head, setting string, f
 	return fmt.Sprintf("%s %s: a collector prefix of no shape infertrace detects; remove it with %s", at, what, suggest)
 }
 
+// unknownFormatCause tells a file no format was sniffed from whose first
+// lines hold records of a line format of tier t behind a prefix that was
+// not removed (a collector's of no shape infertrace detects, such as a log
+// viewer's time): what prefixCause says of the first such format, in the
+// order of their names; "" when there is none. As sniffing does, one line
+// is enough.
+func unknownFormatCause(t Tier, file string, h record.Head, setting string, found *stripper) string {
+	for _, name := range record.Formats(t) {
+		f, err := record.Lookup(t, name)
+		if err != nil {
+			continue
+		}
+		if cause := prefixCause(f, file, h, setting, found); cause != "" {
+			return cause
+		}
+	}
+	return ""
+}
+
 // recordOffset returns the smallest k, after a space or a tab and within
 // maxPrefixScan bytes, at which the format sniffs line[k:] as its own;
 // -1 when there is none.

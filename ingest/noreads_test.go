@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -150,6 +151,121 @@ func TestNoRowsCauseVLLMStartup(t *testing.T) {
 		"(older builds: unless --disable-log-requests)"
 	if f := m.Files[0]; f.Error != want || f.Prefix != "timestamp" {
 		t.Errorf("prefix %q, error\n got %s\nwant %s", f.Prefix, f.Error, want)
+	}
+}
+
+// TestNoRowsCauseVLLMKubectlPrefix: a real excerpt of two vLLM replicas
+// through kubectl logs --prefix (the "[pod/NAME/CONTAINER] " removed) is
+// a vLLM log without request lines; the line it is told from is line 2,
+// the first of vLLM's own ("(EngineCore pid=126) INFO …"), line 1 being
+// the weight loader's progress bar.
+func TestNoRowsCauseVLLMKubectlPrefix(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join("..", "testdata", "real", "collectors", "vllm_kubectl_prefix_gke.log")
+	m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Server, Pattern: path}}, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "0 of 4 lines were vllm-log records: " + path + ":2 is a line of vLLM's log, and no line is one of vLLM's request lines " +
+		"(Received request, Generated response, aborted…), which it writes only when started with --enable-log-requests " +
+		"(older builds: unless --disable-log-requests)"
+	if f := m.Files[0]; f.Error != want || f.Prefix != "kubectl" || f.Rejected != 0 {
+		t.Errorf("prefix %q, %d rejects, error\n got %s\nwant %s", f.Prefix, f.Rejected, f.Error, want)
+	}
+}
+
+// TestUnknownFormatBehindPrefix: real logs behind a prefix of no shape
+// infertrace detects, not named: the error says which format's records
+// the lines hold behind how many bytes, and the --prefix that removes
+// them, instead of listing the formats that fit worst. The lines and
+// widths were read by hand: a log viewer's "YYYY-MM-DD HH:MM:SS " (20
+// bytes) before GIN's "[GIN] "; another's "YYYY-MM-DD HH:MM:SS.mmm | "
+// (26) before vLLM's lines, whose first line is uvicorn's access line (no
+// line vllm-log sniffs); a console's "<epoch ms>\t<ISO time>\t" (39) before
+// SGLang's lines, whose first Finish line is line 3.
+func TestUnknownFormatBehindPrefix(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		file   string
+		line   int
+		width  int
+		format string
+	}{
+		{"collectors/ollama_log_viewer_3652.log", 1, 20, "ollama-gin"},
+		{"collectors/vllm_log_viewer.log", 2, 26, "vllm-log"},
+		{"sglang/issue_25887_finish_bare.log", 3, 39, "sglang-text"},
+	} {
+		path := filepath.Join("..", "testdata", "real", filepath.FromSlash(c.file))
+		m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Server, Pattern: path}}, Out: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("unknown format: cannot tell the server format from the first lines: %s:%d has %d bytes before its %s record: "+
+			"a collector prefix of no shape infertrace detects; remove it with --prefix '.{%d}' (it is %d bytes on every line that has it)",
+			path, c.line, c.width, c.format, c.width, c.width)
+		if f := m.Files[0]; f.Error != want || f.Rows != 0 || !IsFormatError(f.Error) {
+			t.Errorf("%s: error\n got %s\nwant %s", c.file, f.Error, want)
+		}
+		// With that --prefix the format is sniffed.
+		m, err = Run(context.Background(), Options{Inputs: []Input{{Tier: Server, Pattern: path}}, Out: t.TempDir(),
+			Prefix: fmt.Sprintf(".{%d}", c.width)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := m.Files[0]; f.Format != c.format || f.Prefix != "regex" {
+			t.Errorf("%s with --prefix '.{%d}': format %q, prefix %q; want %s", c.file, c.width, f.Format, f.Prefix, c.format)
+		}
+	}
+}
+
+// TestNoRowsCauseOllamaHealthChecks: Ollama's GIN lines of a health check
+// only (a real excerpt, testdata/real/collectors/ollama_log_viewer_3652.log,
+// read with the --prefix of its log viewer's time) are told as GIN lines
+// of routes ollama-gin makes no row of, from line 1; and the cause is
+// not given when one GIN line is an inference request or one is rejected.
+func TestNoRowsCauseOllamaHealthChecks(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join("..", "testdata", "real", "collectors", "ollama_log_viewer_3652.log")
+	m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Server, Pattern: path}}, Out: t.TempDir(),
+		Prefix: `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d `})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "0 of 12 lines were ollama-gin records: " + path + ":1 is a GIN access line of a route other than Ollama's inference " +
+		"routes, as are the other GIN lines of the file's first lines: ollama-gin makes rows of /api/generate, /api/chat, " +
+		"/api/embed, /api/embeddings and /v1/chat/completions, /v1/completions, /v1/embeddings only, not of health checks " +
+		"(HEAD /) or model listings (GET /api/tags)"
+	if f := m.Files[0]; f.Error != want || f.Rejected != 0 || f.Decoded != 12 {
+		t.Errorf("%+v\nerror\n got %s\nwant %s", f, f.Error, want)
+	}
+
+	gin, err := record.Lookup(Server, "ollama-gin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		health = `[GIN] 2024/08/27 - 17:10:19 | 200 |      22.702µs |       127.0.0.1 | HEAD     "/"`
+		chat   = `[GIN] 2024/08/27 - 17:10:20 | 200 |  2.639712331s |       127.0.0.1 | POST     "/api/chat"`
+		cut    = `[GIN] 2024/08/27 - 17:10:21 | 200 |`
+		other  = `time=2024-08-27T17:10:19.000Z level=INFO source=server.go:1 msg="llama runner started"`
+	)
+	for _, c := range []struct {
+		lines []string
+		line  int64 // 0: no cause
+	}{
+		{[]string{other, health, health}, 2},
+		{[]string{health, chat}, 0},
+		{[]string{health, cut}, 0},
+		{[]string{other}, 0},
+	} {
+		h := record.Head{}
+		for i, l := range c.lines {
+			h.Lines, h.Nums = append(h.Lines, []byte(l)), append(h.Nums, int64(i+1))
+		}
+		line, _, ok := gin.NoRowsCause(h)
+		if ok != (c.line > 0) || line != c.line {
+			t.Errorf("%q: cause at line %d (%v), want %d", c.lines, line, ok, c.line)
+		}
 	}
 }
 

@@ -305,6 +305,7 @@ func TestRealCollectorSamples(t *testing.T) {
 		{"vllm_compose_2947.log", "", "docker-compose", "vllm-log", true},
 		{"ollama_journald_fr.log", "", "syslog", "ollama-gin", true},
 		{"ollama_journald_masked.log", "", "syslog", "ollama-gin", true},
+		{"vllm_kubectl_prefix_gke.log", "", "kubectl", "vllm-log", false},
 	} {
 		path := filepath.Join("..", "testdata", "real", "collectors", c.file)
 		m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Server, Pattern: path}}, Out: t.TempDir(), Prefix: c.prefixOpt})

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -58,5 +59,55 @@ func TestRealIngressNginx(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("%s = %v, want %v", name, c.got, c.want)
 		}
+	}
+}
+
+// TestRealKubectlPrefixNginx: two NGINX replicas as `kubectl logs --prefix`
+// printed them (testdata/real/collectors/nginx_kubectl_prefix.log): the
+// "[pod/NAME/CONTAINER] " prefix is found by itself and removed, and each
+// line, read with NGINX's main format, gives one row with the figures read
+// by hand: End the $time_local of the line, [22/Nov/2020:17:19:05 +0000]
+// = 1606065545 s and [22/Nov/2020:17:22:01 +0000] = 1606065721 s (whole
+// seconds); no Start (the format logs no $request_time); status 200;
+// routes /test and /anothertest; no request ID (main logs none) and no
+// trace of the pod names, which were the prefix.
+func TestRealKubectlPrefixNginx(t *testing.T) {
+	t.Parallel()
+	in := Input{Tier: Gateway, Format: "nginx", Pattern: filepath.Join("..", "testdata", "real", "collectors", "nginx_kubectl_prefix.log")}
+	got := readInput(t, in, map[string]string{"nginx-format": nginxMain}, t.TempDir(), "kubectl")
+	if len(got.rows) != 2 || got.stats.Rejected != 0 || got.stats.Prefix != "kubectl" {
+		t.Fatalf("%d rows, %+v; want 2 rows, no reject, prefix kubectl", len(got.rows), got.stats)
+	}
+	var rows [2]GatewayRow
+	for i, r := range got.rows {
+		if err := json.Unmarshal([]byte(r.json), &rows[i]); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(r.json, "pod/") || strings.Contains(r.json, "echo-req") {
+			t.Errorf("line %d: the row holds the kubectl prefix: %s", r.line, r.json)
+		}
+	}
+	for name, c := range map[string]struct{ got, want any }{
+		"line 1 end":    {rows[0].End, int64(1606065545_000_000_000)},
+		"line 2 end":    {rows[1].End, int64(1606065721_000_000_000)},
+		"no start":      {rows[0].Start == 0 && rows[1].Start == 0, true},
+		"line 1 route":  {rows[0].Route, "/test"},
+		"line 2 route":  {rows[1].Route, "/anothertest"},
+		"status":        {rows[0].Status == 200 && rows[1].Status == 200, true},
+		"no request ID": {rows[0].RequestID == "" && rows[1].RequestID == "", true},
+		"lines":         {[2]int64{got.rows[0].line, got.rows[1].line}, [2]int64{1, 2}},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %v, want %v", name, c.got, c.want)
+		}
+	}
+	// Read as it stands, the prefix makes every line a reject.
+	m, err := Run(context.Background(), Options{Inputs: []Input{in}, Out: t.TempDir(), Prefix: PrefixNone,
+		FormatOptions: map[string]string{"nginx-format": nginxMain}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := m.Files[0]; f.Rows != 0 || f.Rejected != 2 || f.Prefix != "" {
+		t.Errorf("with no prefix stripped: %+v, want 2 rejects and no rows", f)
 	}
 }

@@ -81,6 +81,16 @@ var realSamples = map[string]realSample{
 	"collectors/vllm_compose_2947.log":      {tier: Server, format: "vllm-log", wantPrefix: "docker-compose"},
 	"collectors/ollama_journald_fr.log":     {tier: Server, format: "ollama-gin", wantPrefix: "syslog"},
 	"collectors/ollama_journald_masked.log": {tier: Server, format: "ollama-gin", wantPrefix: "syslog"},
+	// kubectl logs --prefix of NGINX's "main" format (no request ID: named
+	// nginx, with the format sniffing suggests).
+	// A log viewer's "YYYY-MM-DD HH:MM:SS " before Ollama's GIN lines of a
+	// health check: no inference request.
+	"collectors/ollama_log_viewer_3652.log": {tier: Server, format: "ollama-gin", wantPrefix: "regex", noRows: true,
+		prefix: `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d `},
+	// kubectl logs --prefix of two vLLM replicas' start-up: no request line.
+	"collectors/vllm_kubectl_prefix_gke.log": {tier: Server, format: "vllm-log", wantPrefix: "kubectl", noRows: true},
+	"collectors/nginx_kubectl_prefix.log": {tier: Gateway, format: "nginx", named: true, wantPrefix: "kubectl",
+		opts: map[string]string{"nginx-format": nginxMain}},
 
 	"ollama-serve/issue_5816_windows_gin.log": {tier: Server, format: "ollama-gin"},
 	"ollama-serve/issue_8983_serve_mixed.log": {tier: Server, format: "ollama-gin"},
@@ -154,6 +164,12 @@ var realSamples = map[string]realSample{
 const ingressNginxUpstreamInfo = `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" ` +
 	`"$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] ` +
 	`$upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id`
+
+// nginxMain is NGINX's default "main" log_format (the nginx.conf of its
+// packages and images), which collectors/nginx_kubectl_prefix.log was
+// written with.
+const nginxMain = `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" ` +
+	`"$http_user_agent" "$http_x_forwarded_for"`
 
 // nginxMainTimings is NGINX's main log_format with the timings of NGINX's
 // monitoring guide and no request ID, as the suggestion for such a log

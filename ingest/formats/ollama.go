@@ -71,7 +71,42 @@ const (
 
 func init() {
 	record.RegisterLine(record.Server, formatOllamaJSON, sniffOllamaJSON, func() record.LineParser[record.ServerRow] { return &ollamaJSON{} })
-	record.RegisterLine(record.Server, formatOllamaGin, sniffOllamaGin, func() record.LineParser[record.ServerRow] { return &ollamaGin{} })
+	record.Register(&record.Format{
+		Tier:        record.Server,
+		Name:        formatOllamaGin,
+		Sniff:       sniffOllamaGin,
+		NewParser:   func() record.LineParser[record.ServerRow] { return &ollamaGin{} },
+		NoRowsCause: ollamaGinNoRows,
+	})
+}
+
+// ollamaGinNoRows tells a GIN access log whose first lines are all of
+// routes ollama-gin makes no row of (a health check's HEAD / and GET
+// /api/tags every few seconds fill a log between requests): the first of
+// them. It says nothing when one of the lines is an inference request or
+// a line the parser rejects.
+func ollamaGinNoRows(h record.Head) (int64, string, bool) {
+	var q record.RowQueue[record.ServerRow]
+	var p ollamaGin
+	first := -1
+	for i, l := range h.Lines {
+		if !sniffOllamaGin(stripANSI(l)) {
+			continue
+		}
+		if err := p.ParseLine(l, &q); err != nil || len(q.Rows) > 0 {
+			return 0, "", false
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	if first < 0 {
+		return 0, "", false
+	}
+	return h.Nums[first], "is a GIN access line of a route other than Ollama's inference routes, as are the other GIN lines " +
+		"of the file's first lines: ollama-gin makes rows of /api/generate, /api/chat, /api/embed, /api/embeddings and " +
+		"/v1/chat/completions, /v1/completions, /v1/embeddings only, not of health checks (HEAD /) or model listings " +
+		"(GET /api/tags)", true
 }
 
 // sniffOllamaJSON accepts an object whose first members are model and
