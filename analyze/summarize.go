@@ -149,6 +149,10 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if res.GatewayNoID, err = gatewayNoID(ctx, db); err != nil {
 		return nil, err
 	}
+	ci, err := reportPercentiles(ctx, db)
+	if err != nil {
+		return nil, err
+	}
 	if res.Aborted, err = aborted(ctx, db); err != nil {
 		return nil, err
 	}
@@ -161,22 +165,22 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	for _, g := range res.Rejects {
 		res.RejectsTotal += g.Lines
 	}
-	if res.Slices, err = slices(ctx, db, by); err != nil {
+	if res.Slices, err = slices(ctx, db, by, ci["slice"]); err != nil {
 		return nil, err
 	}
-	if res.Failures, err = failures(ctx, db); err != nil {
+	if res.Failures, err = failures(ctx, db, ci["failure"]); err != nil {
 		return nil, err
 	}
 	if res.Slowest, err = slowest(ctx, db); err != nil {
 		return nil, err
 	}
-	if res.Phases, err = phases(ctx, db); err != nil {
+	if res.Phases, err = phases(ctx, db, ci["phase"]); err != nil {
 		return nil, err
 	}
-	if res.Replicas, err = replicas(ctx, db); err != nil {
+	if res.Replicas, err = replicas(ctx, db, ci["replica"]); err != nil {
 		return nil, err
 	}
-	if res.TimeSeries, err = timeSeries(ctx, db); err != nil {
+	if res.TimeSeries, err = timeSeries(ctx, db, ci["timeseries"]); err != nil {
 		return nil, err
 	}
 	if err := quality(ctx, db, opts, res); err != nil {
@@ -498,15 +502,11 @@ func serverFormats(ctx context.Context, db *sql.DB) ([]ServerFormat, error) {
 }
 
 // sliceParts are the queries whose results slices.sql joins, each run
-// into a temporary table of its name before it, after pct_ci.sql has put
-// the percentiles of every slice and metric in slice_pct.
+// into a temporary table of its name before it; they read the percentiles
+// of every slice and metric from slice_pct (reportPercentiles).
 var sliceParts = []string{"slice_dists", "slice_components", "slice_ttft_components"}
 
-func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
-	ci, err := pctIntervals(ctx, db, "slice")
-	if err != nil {
-		return nil, err
-	}
+func slices(ctx context.Context, db *sql.DB, by []string, ci map[string]pctCI) ([]Slice, error) {
 	for _, name := range sliceParts {
 		q, err := queries.Get(name)
 		if err != nil {
@@ -611,14 +611,11 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 	return out, nil
 }
 
-// failures runs pct_ci.sql over the E2E times of the requests left out
-// of the percentiles, one group per outcome (failure_ci_*.sql), into
-// failure_pct, whose figures failures.sql reads.
-func failures(ctx context.Context, db *sql.DB) ([]Failure, error) {
-	ci, err := pctIntervals(ctx, db, "failure")
-	if err != nil {
-		return nil, err
-	}
+// failures runs failures.sql, which reads the percentiles of the E2E
+// times of the requests left out of the latency percentiles, one group
+// per outcome (failure_ci_*.sql), from failure_pct (reportPercentiles);
+// ci holds their intervals.
+func failures(ctx context.Context, db *sql.DB, ci map[string]pctCI) ([]Failure, error) {
 	rows, err := duck.Rows(ctx, db, "failures")
 	if err != nil {
 		return nil, err
@@ -642,11 +639,7 @@ func failures(ctx context.Context, db *sql.DB) ([]Failure, error) {
 // phaseOrder is the order of the Phases table.
 var phaseOrder = map[string]int{"cold": 0, "burst": 1, "steady": 2}
 
-func phases(ctx context.Context, db *sql.DB) ([]Phase, error) {
-	ci, err := pctIntervals(ctx, db, "phase")
-	if err != nil {
-		return nil, err
-	}
+func phases(ctx context.Context, db *sql.DB, ci map[string]pctCI) ([]Phase, error) {
 	rows, err := duck.Rows(ctx, db, "phases")
 	if err != nil {
 		return nil, err
@@ -679,11 +672,7 @@ func phases(ctx context.Context, db *sql.DB) ([]Phase, error) {
 	return out, nil
 }
 
-func replicas(ctx context.Context, db *sql.DB) ([]Replica, error) {
-	ci, err := pctIntervals(ctx, db, "replica")
-	if err != nil {
-		return nil, err
-	}
+func replicas(ctx context.Context, db *sql.DB, ci map[string]pctCI) ([]Replica, error) {
 	rows, err := duck.Rows(ctx, db, "replicas")
 	if err != nil {
 		return nil, err
@@ -723,15 +712,11 @@ func replicas(ctx context.Context, db *sql.DB) ([]Replica, error) {
 	return out, nil
 }
 
-// timeSeries runs pct_ci.sql over the windows of timeseries_ci_groups.sql
-// (a window's group is [epoch_ns(window_start)] as text) into
-// timeseries_pct, whose P95s timeseries.sql reads and whose intervals and
-// "n too small" flags go with them.
-func timeSeries(ctx context.Context, db *sql.DB) ([]TimeWindow, error) {
-	ci, err := pctIntervals(ctx, db, "timeseries")
-	if err != nil {
-		return nil, err
-	}
+// timeSeries runs timeseries.sql, which reads the P95s of the windows of
+// timeseries_ci_groups.sql (a window's group is [epoch_ns(window_start)]
+// as text) from timeseries_pct (reportPercentiles); their intervals and
+// "n too small" flags, in ci, go with them.
+func timeSeries(ctx context.Context, db *sql.DB, ci map[string]pctCI) ([]TimeWindow, error) {
 	rows, err := duck.Rows(ctx, db, "timeseries")
 	if err != nil {
 		return nil, err
