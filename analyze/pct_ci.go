@@ -38,11 +38,12 @@ var reportTables = []string{"aborted", "slice", "failure", "phase", "replica", "
 // most of a small store's time). Each table's groups (TABLE_ci_groups,
 // a temporary table) keep their gid; in the run a group is (table, gid)
 // and its part the table's, so that the all-requests group of the slice
-// table takes the samples of its own table only. The output, report_pct,
+// table takes the samples of its own table only. loaded says the requests
+// are loaded in memory (loadRequests). The output, report_pct,
 // is then seen per table as the view TABLE_pct, with the columns pctTable
 // gives it, which the table's own query reads. It returns the intervals
 // of each table keyed by ciKey.
-func reportPercentiles(ctx context.Context, db *sql.DB) (map[string]map[string]pctCI, error) {
+func reportPercentiles(ctx context.Context, db *sql.DB, loaded bool) (map[string]map[string]pctCI, error) {
 	var groups, values []string
 	for k, table := range reportTables {
 		if err := duck.TempTable(ctx, db, table+"_ci_groups"); err != nil {
@@ -58,9 +59,17 @@ func reportPercentiles(ctx context.Context, db *sql.DB) (map[string]map[string]p
 			", part::VARCHAR] AS part, "+duck.Quote(table)+" AS tbl, gid AS tgid FROM "+table+"_ci_groups")
 		values = append(values, "SELECT "+id+" AS gid, metric, value FROM (\n"+duck.Strip(q)+"\n)")
 	}
+	// The groups are few: a table, which the statements of pct_ci.sql read
+	// without binding the six queries again. So are the samples of a
+	// loaded store (loadRequests); those of a larger one are read twice
+	// from the requests, never held together.
+	kind := "VIEW"
+	if loaded {
+		kind = "TABLE"
+	}
 	for _, s := range []string{
-		"CREATE OR REPLACE TEMP VIEW pct_groups AS\n" + strings.Join(groups, "\nUNION ALL\n"),
-		"CREATE OR REPLACE TEMP VIEW pct_values AS\n" + strings.Join(values, "\nUNION ALL\n"),
+		"CREATE OR REPLACE TEMP TABLE pct_groups AS\n" + strings.Join(groups, "\nUNION ALL\n"),
+		"CREATE OR REPLACE TEMP " + kind + " pct_values AS\n" + strings.Join(values, "\nUNION ALL\n"),
 	} {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			return nil, fmt.Errorf("query report_ci: %w", err)
@@ -69,6 +78,13 @@ func reportPercentiles(ctx context.Context, db *sql.DB) (map[string]map[string]p
 	duck.Step(ctx, "percentiles")
 	if err := percentiles(ctx, db, "report_pct", reportQuantiles); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
+	}
+	// pctTable's runs after this one (the trend, the contract) make views
+	// of these names.
+	for _, s := range []string{"DROP TABLE pct_groups", "DROP " + kind + " pct_values"} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return nil, fmt.Errorf("query report_ci: %w", err)
+		}
 	}
 	for _, table := range reportTables {
 		// pct_ci.sql's columns: the group's (here the table's own, gid last

@@ -92,6 +92,12 @@ func SliceExpr(c string) string { return sliceExpr(c, nil) }
 // What changed in a trend's latest period is compare's to judge
 // (compare.Trend), as it judges two windows.
 func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, error) {
+	return summarizeLoading(ctx, dir, opts, loadLimit)
+}
+
+// summarizeLoading is Summarize loading the requests when their files hold
+// at most limit bytes (loadRequests); a negative limit never loads them.
+func summarizeLoading(ctx context.Context, dir string, opts SummaryOptions, limit int64) (*Result, error) {
 	by, err := ValidateBy(opts.By)
 	if err != nil {
 		return nil, err
@@ -119,6 +125,10 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 		return nil, err
 	}
 	if res.Window, err = useWindow(ctx, db, dir, paths, opts.Window); err != nil {
+		return nil, err
+	}
+	loaded, err := loadRequests(ctx, db, paths, opts.Resources, limit)
+	if err != nil {
 		return nil, err
 	}
 	if err := registerRejects(ctx, db, dir); err != nil {
@@ -149,7 +159,7 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if res.GatewayNoID, err = gatewayNoID(ctx, db); err != nil {
 		return nil, err
 	}
-	ci, err := reportPercentiles(ctx, db)
+	ci, err := reportPercentiles(ctx, db, loaded)
 	if err != nil {
 		return nil, err
 	}
@@ -192,6 +202,54 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 		}
 	}
 	return res, nil
+}
+
+// loadLimit is the most bytes of requests files whose rows Summarize
+// loads into memory (loadRequests): some 30,000 requests, which take
+// about nine times their Parquet bytes in DuckDB's memory.
+const loadLimit = 4 << 20
+
+// loadRequests copies the rows of the requests view into the temporary
+// table requests_loaded, which the view then reads, when the files behind
+// it (paths) hold at most limit bytes, and reports whether it did. A
+// summary reads the requests in some thirty statements, and each read of
+// Parquet binds the files again (their metadata and schema), which on a
+// small store costs more than its rows, while the copy costs one read. A loaded store runs on one DuckDB thread unless res sets threads:
+// its statements are too small to share, and a second thread only costs
+// CPU. A larger store, or one whose files hold more than a 32nd of the
+// memory limit res sets, is read from its files each time, as a copy
+// would take memory in proportion to its rows.
+func loadRequests(ctx context.Context, db *sql.DB, paths []string, res duck.Resources, limit int64) (bool, error) {
+	var size int64
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return false, fmt.Errorf("load requests: %w", err)
+		}
+		size += st.Size()
+	}
+	if !loadable(size, res, limit) {
+		return false, nil
+	}
+	stmts := []string{
+		"CREATE OR REPLACE TEMP TABLE requests_loaded AS SELECT * FROM requests",
+		"CREATE OR REPLACE VIEW requests AS SELECT * FROM requests_loaded",
+	}
+	if res.Threads == 0 {
+		stmts = append(stmts, "SET threads = 1")
+	}
+	for _, s := range stmts {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return false, fmt.Errorf("load requests: %w", err)
+		}
+	}
+	return true, nil
+}
+
+// loadable reports whether requests files of size bytes are loaded
+// (loadRequests) under the memory limit of res and limit.
+func loadable(size int64, res duck.Resources, limit int64) bool {
+	return size <= limit && (res.MemoryLimit == 0 || size <= res.MemoryLimit/32)
 }
 
 // RegisterSliced creates the sliced view: requests plus the token buckets
