@@ -16,7 +16,6 @@ import (
 	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/internal/duck"
 	"github.com/infertrace/infertrace/internal/textsafe"
-	"github.com/infertrace/infertrace/queries"
 )
 
 // SummaryOptions selects how Summarize slices requests.
@@ -566,12 +565,8 @@ var sliceParts = []string{"slice_dists", "slice_components", "slice_ttft_compone
 
 func slices(ctx context.Context, db *sql.DB, by []string, ci map[string]pctCI) ([]Slice, error) {
 	for _, name := range sliceParts {
-		q, err := queries.Get(name)
-		if err != nil {
+		if err := duck.TempTable(ctx, db, name); err != nil {
 			return nil, err
-		}
-		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE "+name+" AS "+duck.Strip(q)); err != nil {
-			return nil, fmt.Errorf("query %s: %w", name, err)
 		}
 	}
 	rows, err := duck.Rows(ctx, db, "slices")
