@@ -22,12 +22,10 @@ type Aborted struct {
 	Unsplit int64
 }
 
-// aborted runs pct_ci.sql over the aborted requests' wasted_ms
-// (aborted_ci_*.sql) into aborted_pct, whose median aborted.sql reads.
+// aborted runs aborted.sql, which reads the median of the aborted
+// requests' wasted_ms from aborted_pct (reportPercentiles, over
+// aborted_ci_*.sql).
 func aborted(ctx context.Context, db *sql.DB) (Aborted, error) {
-	if err := pctTable(ctx, db, "aborted", []float64{0.5}); err != nil {
-		return Aborted{}, err
-	}
 	rows, err := duck.Rows(ctx, db, "aborted")
 	if err != nil {
 		return Aborted{}, err

@@ -24,20 +24,86 @@ type pctCI struct {
 	P95CI, P99CI Interval
 }
 
-// pctIntervals runs queries/pct_ci.sql over the groups and samples of
-// table (slice, phase, replica or timeseries: the queries TABLE_ci_groups
-// and TABLE_ci_values) into the temporary table TABLE_pct, whose
-// percentiles the table's own query then reads, and returns its intervals
-// keyed by ciKey.
-func pctIntervals(ctx context.Context, db *sql.DB, table string) (map[string]pctCI, error) {
-	if err := pctTable(ctx, db, table, reportQuantiles); err != nil {
-		return nil, err
+// reportTables are the tables of a report whose percentiles come from
+// pct_ci.sql (the queries TABLE_ci_groups and TABLE_ci_values of each),
+// all at the report's quantiles (the median of aborted.sql is their
+// first).
+var reportTables = []string{"aborted", "slice", "failure", "phase", "replica", "timeseries"}
+
+// reportPercentiles runs queries/pct_ci.sql once over the groups and
+// samples of every table of reportTables rather than once per table: the
+// percentiles of a group are its own samples' order statistics whichever
+// other groups are computed beside it, so the figures are those of a run
+// per table, for a fifth of the statements (each costs its planning, the
+// most of a small store's time). Each table's groups (TABLE_ci_groups,
+// a temporary table) keep their gid; in the run a group is (table, gid)
+// and its part the table's, so that the all-requests group of the slice
+// table takes the samples of its own table only. loaded says the requests
+// are loaded in memory (loadRequests). The output, report_pct,
+// is then seen per table as the view TABLE_pct, with the columns pctTable
+// gives it, which the table's own query reads. It returns the intervals
+// of each table keyed by ciKey.
+func reportPercentiles(ctx context.Context, db *sql.DB, loaded bool) (map[string]map[string]pctCI, error) {
+	var groups, values []string
+	for k, table := range reportTables {
+		if err := duck.TempTable(ctx, db, table+"_ci_groups"); err != nil {
+			return nil, err
+		}
+		q, err := queries.Get(table + "_ci_values")
+		if err != nil {
+			return nil, err
+		}
+		// Run-wide gid: the table's index in the high 32 bits.
+		id := "((" + strconv.Itoa(k) + "::BIGINT << 32) + gid)"
+		groups = append(groups, "SELECT "+id+" AS gid, grp_all, grp::VARCHAR[] AS grp, ["+duck.Quote(table)+
+			", part::VARCHAR] AS part, "+duck.Quote(table)+" AS tbl, gid AS tgid FROM "+table+"_ci_groups")
+		values = append(values, "SELECT "+id+" AS gid, metric, value FROM (\n"+duck.Strip(q)+"\n)")
 	}
-	rows, err := queryTable(ctx, db, table+"_pct")
+	// The groups are few: a table, which the statements of pct_ci.sql read
+	// without binding the six queries again. So are the samples of a
+	// loaded store (loadRequests); those of a larger one are read twice
+	// from the requests, never held together.
+	kind := "VIEW"
+	if loaded {
+		kind = "TABLE"
+	}
+	for _, s := range []string{
+		"CREATE OR REPLACE TEMP TABLE pct_groups AS\n" + strings.Join(groups, "\nUNION ALL\n"),
+		"CREATE OR REPLACE TEMP " + kind + " pct_values AS\n" + strings.Join(values, "\nUNION ALL\n"),
+	} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return nil, fmt.Errorf("query report_ci: %w", err)
+		}
+	}
+	duck.Step(ctx, "percentiles")
+	if err := percentiles(ctx, db, "report_pct", reportQuantiles); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	// pctTable's runs after this one (the trend, the contract) make views
+	// of these names.
+	for _, s := range []string{"DROP TABLE pct_groups", "DROP " + kind + " pct_values"} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return nil, fmt.Errorf("query report_ci: %w", err)
+		}
+	}
+	for _, table := range reportTables {
+		// pct_ci.sql's columns: the group's (here the table's own, gid last
+		// among them), then metric, n, q and the rest.
+		v := "CREATE OR REPLACE TEMP VIEW " + table + "_pct AS SELECT g.* EXCLUDE (gid), p.tgid AS gid, " +
+			"p.* EXCLUDE (gid, grp_all, grp, part, tbl, tgid) FROM report_pct AS p JOIN " + table +
+			"_ci_groups AS g ON g.gid = p.tgid WHERE p.tbl = " + duck.Quote(table)
+		if _, err := db.ExecContext(ctx, v); err != nil {
+			return nil, fmt.Errorf("query %s_pct: %w", table, err)
+		}
+	}
+	rows, err := queryTable(ctx, db, "report_pct")
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]pctCI{}
+	out := map[string]map[string]pctCI{}
+	for _, table := range reportTables {
+		out[table] = map[string]pctCI{}
+	}
 	for _, r := range rows {
 		var c pctCI
 		for i, s := range duck.List(r["small"]) {
@@ -47,7 +113,7 @@ func pctIntervals(ctx context.Context, db *sql.DB, table string) (map[string]pct
 		}
 		c.P95CI = Interval{duck.Float(r["p95_lo"]), duck.Float(r["p95_hi"])}
 		c.P99CI = Interval{duck.Float(r["p99_lo"]), duck.Float(r["p99_hi"])}
-		out[ciKey(r["grp_all"] == true, duck.List(r["grp"]), duck.String(r["metric"]))] = c
+		out[duck.String(r["tbl"])][ciKey(r["grp_all"] == true, duck.List(r["grp"]), duck.String(r["metric"]))] = c
 	}
 	return out, nil
 }

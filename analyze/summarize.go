@@ -16,7 +16,6 @@ import (
 	"github.com/infertrace/infertrace/contract"
 	"github.com/infertrace/infertrace/internal/duck"
 	"github.com/infertrace/infertrace/internal/textsafe"
-	"github.com/infertrace/infertrace/queries"
 )
 
 // SummaryOptions selects how Summarize slices requests.
@@ -92,6 +91,12 @@ func SliceExpr(c string) string { return sliceExpr(c, nil) }
 // What changed in a trend's latest period is compare's to judge
 // (compare.Trend), as it judges two windows.
 func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, error) {
+	return summarizeLoading(ctx, dir, opts, loadLimit)
+}
+
+// summarizeLoading is Summarize loading the requests when their files hold
+// at most limit bytes (loadRequests); a negative limit never loads them.
+func summarizeLoading(ctx context.Context, dir string, opts SummaryOptions, limit int64) (*Result, error) {
 	by, err := ValidateBy(opts.By)
 	if err != nil {
 		return nil, err
@@ -119,6 +124,10 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 		return nil, err
 	}
 	if res.Window, err = useWindow(ctx, db, dir, paths, opts.Window); err != nil {
+		return nil, err
+	}
+	loaded, err := loadRequests(ctx, db, paths, opts.Resources, limit)
+	if err != nil {
 		return nil, err
 	}
 	if err := registerRejects(ctx, db, dir); err != nil {
@@ -149,6 +158,10 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	if res.GatewayNoID, err = gatewayNoID(ctx, db); err != nil {
 		return nil, err
 	}
+	ci, err := reportPercentiles(ctx, db, loaded)
+	if err != nil {
+		return nil, err
+	}
 	if res.Aborted, err = aborted(ctx, db); err != nil {
 		return nil, err
 	}
@@ -161,22 +174,22 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 	for _, g := range res.Rejects {
 		res.RejectsTotal += g.Lines
 	}
-	if res.Slices, err = slices(ctx, db, by); err != nil {
+	if res.Slices, err = slices(ctx, db, by, ci["slice"]); err != nil {
 		return nil, err
 	}
-	if res.Failures, err = failures(ctx, db); err != nil {
+	if res.Failures, err = failures(ctx, db, ci["failure"]); err != nil {
 		return nil, err
 	}
 	if res.Slowest, err = slowest(ctx, db); err != nil {
 		return nil, err
 	}
-	if res.Phases, err = phases(ctx, db); err != nil {
+	if res.Phases, err = phases(ctx, db, ci["phase"]); err != nil {
 		return nil, err
 	}
-	if res.Replicas, err = replicas(ctx, db); err != nil {
+	if res.Replicas, err = replicas(ctx, db, ci["replica"]); err != nil {
 		return nil, err
 	}
-	if res.TimeSeries, err = timeSeries(ctx, db); err != nil {
+	if res.TimeSeries, err = timeSeries(ctx, db, ci["timeseries"]); err != nil {
 		return nil, err
 	}
 	if err := quality(ctx, db, opts, res); err != nil {
@@ -188,6 +201,54 @@ func Summarize(ctx context.Context, dir string, opts SummaryOptions) (*Result, e
 		}
 	}
 	return res, nil
+}
+
+// loadLimit is the most bytes of requests files whose rows Summarize
+// loads into memory (loadRequests): some 30,000 requests, which take
+// about nine times their Parquet bytes in DuckDB's memory.
+const loadLimit = 4 << 20
+
+// loadRequests copies the rows of the requests view into the temporary
+// table requests_loaded, which the view then reads, when the files behind
+// it (paths) hold at most limit bytes, and reports whether it did. A
+// summary reads the requests in some thirty statements, and each read of
+// Parquet binds the files again (their metadata and schema), which on a
+// small store costs more than its rows, while the copy costs one read. A loaded store runs on one DuckDB thread unless res sets threads:
+// its statements are too small to share, and a second thread only costs
+// CPU. A larger store, or one whose files hold more than a 32nd of the
+// memory limit res sets, is read from its files each time, as a copy
+// would take memory in proportion to its rows.
+func loadRequests(ctx context.Context, db *sql.DB, paths []string, res duck.Resources, limit int64) (bool, error) {
+	var size int64
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return false, fmt.Errorf("load requests: %w", err)
+		}
+		size += st.Size()
+	}
+	if !loadable(size, res, limit) {
+		return false, nil
+	}
+	stmts := []string{
+		"CREATE OR REPLACE TEMP TABLE requests_loaded AS SELECT * FROM requests",
+		"CREATE OR REPLACE VIEW requests AS SELECT * FROM requests_loaded",
+	}
+	if res.Threads == 0 {
+		stmts = append(stmts, "SET threads = 1")
+	}
+	for _, s := range stmts {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return false, fmt.Errorf("load requests: %w", err)
+		}
+	}
+	return true, nil
+}
+
+// loadable reports whether requests files of size bytes are loaded
+// (loadRequests) under the memory limit of res and limit.
+func loadable(size int64, res duck.Resources, limit int64) bool {
+	return size <= limit && (res.MemoryLimit == 0 || size <= res.MemoryLimit/32)
 }
 
 // RegisterSliced creates the sliced view: requests plus the token buckets
@@ -498,22 +559,14 @@ func serverFormats(ctx context.Context, db *sql.DB) ([]ServerFormat, error) {
 }
 
 // sliceParts are the queries whose results slices.sql joins, each run
-// into a temporary table of its name before it, after pct_ci.sql has put
-// the percentiles of every slice and metric in slice_pct.
+// into a temporary table of its name before it; they read the percentiles
+// of every slice and metric from slice_pct (reportPercentiles).
 var sliceParts = []string{"slice_dists", "slice_components", "slice_ttft_components"}
 
-func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
-	ci, err := pctIntervals(ctx, db, "slice")
-	if err != nil {
-		return nil, err
-	}
+func slices(ctx context.Context, db *sql.DB, by []string, ci map[string]pctCI) ([]Slice, error) {
 	for _, name := range sliceParts {
-		q, err := queries.Get(name)
-		if err != nil {
+		if err := duck.TempTable(ctx, db, name); err != nil {
 			return nil, err
-		}
-		if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE "+name+" AS "+duck.Strip(q)); err != nil {
-			return nil, fmt.Errorf("query %s: %w", name, err)
 		}
 	}
 	rows, err := duck.Rows(ctx, db, "slices")
@@ -611,14 +664,11 @@ func slices(ctx context.Context, db *sql.DB, by []string) ([]Slice, error) {
 	return out, nil
 }
 
-// failures runs pct_ci.sql over the E2E times of the requests left out
-// of the percentiles, one group per outcome (failure_ci_*.sql), into
-// failure_pct, whose figures failures.sql reads.
-func failures(ctx context.Context, db *sql.DB) ([]Failure, error) {
-	ci, err := pctIntervals(ctx, db, "failure")
-	if err != nil {
-		return nil, err
-	}
+// failures runs failures.sql, which reads the percentiles of the E2E
+// times of the requests left out of the latency percentiles, one group
+// per outcome (failure_ci_*.sql), from failure_pct (reportPercentiles);
+// ci holds their intervals.
+func failures(ctx context.Context, db *sql.DB, ci map[string]pctCI) ([]Failure, error) {
 	rows, err := duck.Rows(ctx, db, "failures")
 	if err != nil {
 		return nil, err
@@ -642,11 +692,7 @@ func failures(ctx context.Context, db *sql.DB) ([]Failure, error) {
 // phaseOrder is the order of the Phases table.
 var phaseOrder = map[string]int{"cold": 0, "burst": 1, "steady": 2}
 
-func phases(ctx context.Context, db *sql.DB) ([]Phase, error) {
-	ci, err := pctIntervals(ctx, db, "phase")
-	if err != nil {
-		return nil, err
-	}
+func phases(ctx context.Context, db *sql.DB, ci map[string]pctCI) ([]Phase, error) {
 	rows, err := duck.Rows(ctx, db, "phases")
 	if err != nil {
 		return nil, err
@@ -679,11 +725,7 @@ func phases(ctx context.Context, db *sql.DB) ([]Phase, error) {
 	return out, nil
 }
 
-func replicas(ctx context.Context, db *sql.DB) ([]Replica, error) {
-	ci, err := pctIntervals(ctx, db, "replica")
-	if err != nil {
-		return nil, err
-	}
+func replicas(ctx context.Context, db *sql.DB, ci map[string]pctCI) ([]Replica, error) {
 	rows, err := duck.Rows(ctx, db, "replicas")
 	if err != nil {
 		return nil, err
@@ -723,15 +765,11 @@ func replicas(ctx context.Context, db *sql.DB) ([]Replica, error) {
 	return out, nil
 }
 
-// timeSeries runs pct_ci.sql over the windows of timeseries_ci_groups.sql
-// (a window's group is [epoch_ns(window_start)] as text) into
-// timeseries_pct, whose P95s timeseries.sql reads and whose intervals and
-// "n too small" flags go with them.
-func timeSeries(ctx context.Context, db *sql.DB) ([]TimeWindow, error) {
-	ci, err := pctIntervals(ctx, db, "timeseries")
-	if err != nil {
-		return nil, err
-	}
+// timeSeries runs timeseries.sql, which reads the P95s of the windows of
+// timeseries_ci_groups.sql (a window's group is [epoch_ns(window_start)]
+// as text) from timeseries_pct (reportPercentiles); their intervals and
+// "n too small" flags, in ci, go with them.
+func timeSeries(ctx context.Context, db *sql.DB, ci map[string]pctCI) ([]TimeWindow, error) {
 	rows, err := duck.Rows(ctx, db, "timeseries")
 	if err != nil {
 		return nil, err

@@ -3,8 +3,9 @@
 -- report (the slices, the phases, the replicas, the time windows, the
 -- trend's periods), in memory bounded by DuckDB's memory_limit whatever
 -- the number of requests. The caller creates three inputs (analyze's
--- pctTable: TABLE_ci_groups.sql, TABLE_ci_values.sql and the quantiles):
---   pct_groups(gid, grp_all, part, ...): one row per group (gid INTEGER);
+-- pctTable: TABLE_ci_groups.sql, TABLE_ci_values.sql and the quantiles;
+-- reportPercentiles: those of every table of a report, in one run):
+--   pct_groups(gid, grp_all, part, ...): one row per group (gid an integer);
 --     a group with grp_all holds every sample of the groups without it of
 --     the same part (the all-requests row of the slice tables, of each
 --     period of the trend; part NULL: one part);

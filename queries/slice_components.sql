@@ -8,7 +8,7 @@
 -- table pct_ci.sql makes of slice_ci_values.sql (successful requests
 -- only), in memory bounded by DuckDB's memory limit; the 95% interval of
 -- each P95 and which of P50 and P95 are "n too small" come from the same
--- rows (analyze's pctIntervals, metric = the component's name).
+-- rows (analyze's reportPercentiles, metric = the component's name).
 -- slices.sql joins the three slice_*.sql tables.
 WITH d AS (
     SELECT GROUPING(slice_key) = 1 AS is_all, slice_key
