@@ -134,7 +134,7 @@ func TestSimulatedEvalsDropInOneSliceOnly(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	res, err := analyze.Summarize(context.Background(), out, analyze.SummaryOptions{
-		By: []string{"model", "prompt_bucket"}, Evals: "testdata/contract/evals.csv"})
+		By: []string{"model", "prompt_bucket"}, Evals: "testdata/contract/evals.csv", Resources: oneThread})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/infertrace/infertrace/ingest"
 	"github.com/infertrace/infertrace/ingest/ingesttest"
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden")
@@ -134,6 +135,11 @@ func cliCommand(ctx context.Context, stdin io.Reader, args ...string) *exec.Cmd 
 // threadedCommands are the commands that take --threads.
 var threadedCommands = map[string]bool{"analyze": true, "compare": true, "explain": true,
 	"report": true, "run": true, "whatif": true}
+
+// oneThread is the DuckDB resources of the tests' own calls into the
+// packages (analyze.Summarize, analyze.RunWith, whatif.Run): one thread, as
+// withThreads gives the commands they run.
+var oneThread = duck.Resources{Threads: 1}
 
 // withThreads is args with --threads 1 after the command when the command
 // takes --threads and args do not set it: the tests run in parallel on
