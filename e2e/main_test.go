@@ -141,6 +141,10 @@ var threadedCommands = map[string]bool{"analyze": true, "compare": true, "explai
 // withThreads gives the commands they run.
 var oneThread = duck.Resources{Threads: 1}
 
+// duckOneThread is the DSN of the DuckDB the tests open themselves to read
+// what a run wrote: in memory, one thread.
+const duckOneThread = "?threads=1"
+
 // withThreads is args with --threads 1 after the command when the command
 // takes --threads and args do not set it: the tests run in parallel on
 // two cores, where DuckDB's threads only contend, and the outputs do not

@@ -164,7 +164,7 @@ func TestMissingTierNeverMovesTime(t *testing.T) {
 		}
 		return out
 	}
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", duckOneThread)
 	if err != nil {
 		t.Fatal(err)
 	}

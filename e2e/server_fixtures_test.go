@@ -157,7 +157,7 @@ func analyzeServerFixture(t *testing.T, path string) map[string]map[string]sql.N
 	if err := os.MkdirAll(filepath.Join(dir, "server"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", duckOneThread)
 	if err != nil {
 		t.Fatal(err)
 	}

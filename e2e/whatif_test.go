@@ -61,7 +61,7 @@ func simulateAndAnalyze(t *testing.T, cfg simulate.Config) string {
 // whatifFigures.
 func truthFigures(t *testing.T, simDir string) map[string][6]float64 {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", duckOneThread)
 	if err != nil {
 		t.Fatal(err)
 	}
