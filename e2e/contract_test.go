@@ -95,12 +95,7 @@ func TestBadContract(t *testing.T) {
 // and says what the column holds: a typo is not a use case left out.
 func TestContractSelectsNothing(t *testing.T) {
 	t.Parallel()
-	out := t.TempDir()
-	code, stdout, stderr := runTestdata(t, out,
-		"--format", "md", "--quiet")
-	if code != 0 {
-		t.Fatalf("run: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
+	out := testdataStoreCopy(t)
 	p := filepath.Join(t.TempDir(), "contract.toml")
 	os.WriteFile(p, []byte(`[[use_case]]
 name = "chat"
@@ -116,7 +111,7 @@ name = "rga"
   op = "<="
   target = "1%"
 `), 0o644)
-	code, _, stderr = runCLI(t, "report", out, "--contract", p, "--format", "md", "--quiet")
+	code, _, stderr := runCLI(t, "report", out, "--contract", p, "--format", "md", "--quiet")
 	want := "infertrace report: " + p + `:9: use case "rga": match use_case="rga" selects no request; use_case values present: chat, code, rag, summarize; did you mean rag?` + "\n"
 	if code != 2 || stderr != want {
 		t.Errorf("exit %d, stderr\n%s\nwant 2,\n%s", code, stderr, want)
@@ -131,15 +126,15 @@ name = "rga"
 // with 20 or more evaluated requests it reaches 95%.
 func TestSimulatedEvalsDropInOneSliceOnly(t *testing.T) {
 	t.Parallel()
-	out := t.TempDir()
-	code, stdout, stderr := runTestdata(t, out,
+	out := testdataStoreCopy(t)
+	code, stdout, stderr := runCLI(t, "report", out,
 		"--evals", "testdata/contract/evals.csv",
 		"--by", "model,prompt_bucket", "--format", "md", "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	res, err := analyze.Summarize(context.Background(), out, analyze.SummaryOptions{
-		By: []string{"model", "prompt_bucket"}, Evals: "testdata/contract/evals.csv"})
+		By: []string{"model", "prompt_bucket"}, Evals: "testdata/contract/evals.csv", Resources: oneThread})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,8 @@
 // it should have said (simulate's ground truth, analyze's own figures).
 //
 // TestMain builds the binary once, with go build -o into a temporary
-// directory (with -race when the tests are built with -race), and fails at
+// directory, as a release is built (the Dockerfile's -ldflags, stamped
+// v9.8.7; with -race when the tests are built with -race), and fails at
 // once, saying why, if it does not build. Every test runs that binary as a
 // process of its own, from the module root, so the bundled data set's paths
 // read as in the README (testdata/native/client/*.jsonl); a test that
@@ -30,7 +31,7 @@
 //	go test ./e2e
 //
 // (about a minute and a half on two cores; -run picks tests, -short skips
-// the test that builds a stamped release). After a change to a report or
+// the what-if validation, which simulates 80,000 requests). After a change to a report or
 // to the help texts,
 //
 //	go test ./e2e -update

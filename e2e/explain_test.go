@@ -23,7 +23,7 @@ func TestExplainTruth(t *testing.T) {
 	out := simulated(t, "steady", "--burst-multiplier", "1")
 	sim := filepath.Join(filepath.Dir(out), "sim")
 	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", duckOneThread)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func TestGroundTruthErrorMix(t *testing.T) {
 		t.Errorf("only %d per-slice quantiles compared", st.quantiles)
 	}
 
-	res, err := analyze.Summarize(ctx, outDir, analyze.SummaryOptions{})
+	res, err := analyze.Summarize(ctx, outDir, analyze.SummaryOptions{Resources: oneThread})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,8 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/ingest/ingesttest"
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden")
@@ -32,10 +34,18 @@ const exitInterrupted = 130
 // bin is the infertrace binary that TestMain built, which the tests run.
 var bin string
 
-// TestMain builds the infertrace binary once, with the race detector when
-// the tests have it, and runs the tests from the module root, where the
-// bundled data set's paths (testdata/native/...) are as a user in a
-// checkout types them.
+// releaseLDFlags are the -ldflags of a release build (the Dockerfile's,
+// with a made-up version and commit), with which TestMain builds bin: the
+// tests run infertrace as it is released, and TestVersionStamped checks
+// that the names given to -X are the variables' without a build of its
+// own (a second link of the binary cost as much CPU as a dozen runs).
+const releaseLDFlags = "-s -w -X main.stampedVersion=v9.8.7 -X main.stampedCommit=0123456789abcdef0123456789abcdef01234567"
+
+// TestMain builds the infertrace binary once, as a release is built
+// (releaseLDFlags, from a tree whose build information has no commit), with
+// the race detector when the tests have it, and runs the tests from the
+// module root, where the bundled data set's paths (testdata/native/...)
+// are as a user in a checkout types them.
 func TestMain(m *testing.M) {
 	if os.Getenv("INFERTRACE_HOLD_OUT") != "" { // TestOutInUse's lock holder
 		os.Exit(m.Run())
@@ -52,7 +62,7 @@ func testMain(m *testing.M) int {
 	defer os.RemoveAll(tmp)
 	os.Chmod(tmp, 0o755) // for the process that TestUnreadableInput runs as nobody
 	bin = filepath.Join(tmp, "infertrace")
-	args := []string{"build", "-o", bin}
+	args := []string{"build", "-buildvcs=false", "-ldflags", releaseLDFlags, "-o", bin}
 	if raceEnabled {
 		args = append(args, "-race")
 	}
@@ -126,6 +136,15 @@ func cliCommand(ctx context.Context, stdin io.Reader, args ...string) *exec.Cmd 
 var threadedCommands = map[string]bool{"analyze": true, "compare": true, "explain": true,
 	"report": true, "run": true, "whatif": true}
 
+// oneThread is the DuckDB resources of the tests' own calls into the
+// packages (analyze.Summarize, analyze.RunWith, whatif.Run): one thread, as
+// withThreads gives the commands they run.
+var oneThread = duck.Resources{Threads: 1}
+
+// duckOneThread is the DSN of the DuckDB the tests open themselves to read
+// what a run wrote: in memory, one thread.
+const duckOneThread = "?threads=1"
+
 // withThreads is args with --threads 1 after the command when the command
 // takes --threads and args do not set it: the tests run in parallel on
 // two cores, where DuckDB's threads only contend, and the outputs do not
@@ -170,10 +189,40 @@ func runCmd(t *testing.T, cmd *exec.Cmd) (code int, stdout, stderr string) {
 // out, with the extra flags, from the module root (see TestMain).
 func runTestdata(t *testing.T, out string, extra ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	return runCLI(t, append([]string{"run",
-		"--client", "testdata/native/client/*.jsonl",
-		"--gateway", "testdata/native/gateway/*.jsonl",
-		"--server", "testdata/native/server/*"}, append(extra, "--out", out)...)...)
+	return runCLI(t, append(append([]string{"run"}, testdataInputs...), append(extra, "--out", out)...)...)
+}
+
+// testdataInputs are the flags that name the bundled data set, from the
+// module root (see TestMain).
+var testdataInputs = []string{
+	"--client", "testdata/native/client/*.jsonl",
+	"--gateway", "testdata/native/gateway/*.jsonl",
+	"--server", "testdata/native/server/*"}
+
+// testdataStore is the bundled data set ingested and analyzed (DuckDB on
+// one thread, no report), made once for the tests that only need a store
+// of it to run commands on.
+var testdataStore struct {
+	once sync.Once
+	dir  string
+	err  string
+}
+
+// testdataStoreCopy returns a copy of testdataStore of the test's own: the
+// commands run on it lock it, and may write into it.
+func testdataStoreCopy(t *testing.T) string {
+	t.Helper()
+	s := &testdataStore
+	s.once.Do(func() {
+		s.err = "the test that ingested it stopped"
+		out := filepath.Join(sharedTempDir(t), "out")
+		ingestAndAnalyze(t, out, testdataInputs...)
+		s.dir, s.err = out, ""
+	})
+	if s.err != "" {
+		t.Fatal(s.err)
+	}
+	return ingesttest.CopyDir(t, s.dir)
 }
 
 // TestRunTestdata is the README's first command: the whole pipeline on the

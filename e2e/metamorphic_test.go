@@ -56,7 +56,7 @@ func ingestTiers(t *testing.T, out string, sims ...string) {
 // the rows compared; it logs a few of the differing rows of both sides.
 func requestsDiff(t *testing.T, a, b, where string, exclude ...string) (differ, n int64) {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", duckOneThread)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestClockShiftChangesNoComponent(t *testing.T) {
 		t.Errorf("%d of %d requests changed when four hosts' clocks were shifted", differ, n)
 	}
 	var bursts, cold int
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", duckOneThread)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestClockShiftChangesNoComponent(t *testing.T) {
 // truth.parquet files) beside the requests.parquet of out.
 func truthDB(t *testing.T, out string, sims ...string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", duckOneThread)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,6 @@ func truthDB(t *testing.T, out string, sims ...string) *sql.DB {
 	}
 	for _, s := range []string{
 		"SET TimeZone = 'UTC'",
-		"SET threads = 1", // the tests run in parallel on few cores (see runCLI)
 		"CREATE VIEW truth AS SELECT * FROM read_parquet([" + strings.Join(files, ", ") + "])",
 		"CREATE VIEW requests AS SELECT * FROM read_parquet('" + filepath.Join(out, "requests.parquet") + "')",
 	} {

@@ -81,7 +81,7 @@ func TestNginxRealByHand(t *testing.T) {
 		t.Errorf("explain req-abort-1: exit %d, no aborted line:\n%s%s", code, stdout, stderr)
 	}
 
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", duckOneThread)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestAbortedBeforeTheServer(t *testing.T) {
 	if code, stdout, stderr := runCLI(t, "analyze", out); code != 0 {
 		t.Fatalf("analyze: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", duckOneThread)
 	if err != nil {
 		t.Fatal(err)
 	}

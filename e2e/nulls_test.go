@@ -39,7 +39,7 @@ func TestSparseFirstTokens(t *testing.T) {
 	if code, stdout, stderr := runCLI(t, "analyze", out); code != 0 {
 		t.Fatalf("analyze: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", duckOneThread)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -132,7 +132,7 @@ func TestAnalyzeSpillsWithinMemoryLimit(t *testing.T) {
 		t.Errorf("%s left behind (%v)", tmp, err)
 	}
 
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", duckOneThread)
 	if err != nil {
 		t.Fatal(err)
 	}

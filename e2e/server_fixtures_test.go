@@ -157,7 +157,7 @@ func analyzeServerFixture(t *testing.T, path string) map[string]map[string]sql.N
 	if err := os.MkdirAll(filepath.Join(dir, "server"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", duckOneThread)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func analyzeServerFixture(t *testing.T, path string) map[string]map[string]sql.N
 	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), manifest, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st, err := analyze.Run(context.Background(), dir)
+	st, err := analyze.RunWith(context.Background(), dir, oneThread)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func TestSimulateStart(t *testing.T) {
 	if code, _, stderr := runCLI(t, "simulate", "--out", out, "--requests", "200", "--start", start.Format(time.RFC3339)); code != 0 {
 		t.Fatalf("simulate --start: exit %d\n%s", code, stderr)
 	}
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", duckOneThread)
 	if err != nil {
 		t.Fatal(err)
 	}

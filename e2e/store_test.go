@@ -27,7 +27,7 @@ func writeLines(t *testing.T, dir, name string, lines ...string) string {
 // joined by " ", in the query's order.
 func queryStrings(t *testing.T, q string) []string {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", duckOneThread)
 	if err != nil {
 		t.Fatal(err)
 	}

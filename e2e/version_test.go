@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"testing"
 )
@@ -25,29 +23,17 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// TestVersionStamped builds infertrace as the Dockerfile does (but for
-// -trimpath, which would rebuild every package), from a tree whose build
-// information has no commit (-buildvcs=false) and with the -ldflags of a
-// release, and runs its version: the stamped version and commit, so the
-// names the release passes to -X are the variables'.
+// TestVersionStamped: infertrace built as the Dockerfile builds it (but
+// for -trimpath, which would rebuild every package), from a tree whose
+// build information has no commit (-buildvcs=false) and with the -ldflags
+// of a release, says the stamped version and commit, so the names the
+// release passes to -X are the variables'. That build is the binary every
+// test runs (TestMain, releaseLDFlags).
 func TestVersionStamped(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	stamped := filepath.Join(t.TempDir(), "infertrace")
-	build := exec.Command("go", "build", "-buildvcs=false",
-		"-ldflags", "-s -w -X main.stampedVersion=v9.8.7 -X main.stampedCommit=0123456789abcdef0123456789abcdef01234567",
-		"-o", stamped, mainPackage)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	out, err := exec.Command(stamped, "version").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	code, stdout, stderr := runCLI(t, "version")
 	re := regexp.MustCompile(`^infertrace v9\.8\.7, commit 0123456789ab, built with go1\.\S+\nDuckDB v\S+, through github\.com/duckdb/duckdb-go/v2 v\S+\n$`)
-	if !re.Match(out) {
-		t.Errorf("version of a stamped build:\n%s", out)
+	if code != 0 || !re.MatchString(stdout) {
+		t.Errorf("version of a stamped build: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

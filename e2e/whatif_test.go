@@ -61,7 +61,7 @@ func simulateAndAnalyze(t *testing.T, cfg simulate.Config) string {
 // whatifFigures.
 func truthFigures(t *testing.T, simDir string) map[string][6]float64 {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", duckOneThread)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +141,7 @@ func TestWhatIfAgainstSimulatedTruth(t *testing.T) {
 				{"one more slot", dirB, cfgD.Out, whatif.Options{Slots: []string{"llama-3.1-70b=" + slots, "llama-3.1-8b=" + slots}}, ""},
 			} {
 				truth := truthFigures(t, sc.truth)
+				sc.opts.Resources = oneThread
 				res, err := whatif.Run(context.Background(), sc.dir, sc.opts)
 				if err != nil {
 					t.Fatal(err)
@@ -186,7 +187,7 @@ func TestWhatIfAgainstSimulatedTruth(t *testing.T) {
 			// Three times the traffic is more than llama-3.1-70b's two
 			// replicas serve (about 60% at 1×): the queue grows without
 			// bound, and more replicas are named.
-			res, err := whatif.Run(context.Background(), dirA, whatif.Options{Traffic: 3})
+			res, err := whatif.Run(context.Background(), dirA, whatif.Options{Traffic: 3, Resources: oneThread})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -291,7 +292,7 @@ func TestWhatIfTestdata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := whatif.Run(context.Background(), out, whatif.Options{Replicas: []string{"llama-3.1-70b=+2"}, Contract: c})
+	res, err := whatif.Run(context.Background(), out, whatif.Options{Replicas: []string{"llama-3.1-70b=+2"}, Contract: c, Resources: oneThread})
 	if err != nil {
 		t.Fatal(err)
 	}

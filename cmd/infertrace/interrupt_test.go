@@ -35,7 +35,10 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 // simulateAndRunN simulates n requests (with extra simulate flags) and runs
-// the whole pipeline on the logs.
+// the whole pipeline on the logs, DuckDB on one thread: the test binaries
+// of the packages run side by side on few cores, where more threads only
+// contend, and the interrupted runs stop at steps the display names,
+// whatever the threads.
 func simulateAndRunN(t *testing.T, seed, n int, extra ...string) (simDir, outDir string) {
 	t.Helper()
 	simDir, outDir = filepath.Join(t.TempDir(), "sim"), filepath.Join(t.TempDir(), "out")
@@ -43,7 +46,7 @@ func simulateAndRunN(t *testing.T, seed, n int, extra ...string) (simDir, outDir
 	if code != 0 {
 		t.Fatalf("simulate: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	code, stdout, stderr = runCLI(t, "run",
+	code, stdout, stderr = runCLI(t, "run", "--threads", "1",
 		"--client", filepath.Join(simDir, "client", "*"),
 		"--gateway", filepath.Join(simDir, "gateway", "*"),
 		"--server", filepath.Join(simDir, "server", "*"),
@@ -100,7 +103,7 @@ func TestInterruptLeavesNoHalfFiles(t *testing.T) {
 					cancel(errors.New("interrupt signal received"))
 				}
 			}}
-			code, _ := runTerminal(ctx, term, true, append(append([]string{"run"}, args...), "--out", dir)...)
+			code, _ := runTerminal(ctx, term, true, append(append([]string{"run", "--threads", "1"}, args...), "--out", dir)...)
 			stderr := term.String()
 			if code != exitInterrupted || !strings.HasSuffix(stderr, "infertrace run: interrupted\n") {
 				t.Errorf("exit %d, want %d; stderr ends %q", code, exitInterrupted, stderr[max(0, len(stderr)-200):])
