@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
 // A log is rarely read as the tool wrote it: it comes through docker logs,
@@ -67,17 +68,48 @@ type stripper struct {
 	name   string
 	layers []func([]byte) int
 	cri    bool // the first layer is the CRI prefix: P lines are joined
+	// timed is 1 + the index of the layer whose prefix starts with a
+	// full time (timestamp, cri), which travels with the line to its
+	// reader (record.RowQueue.LineTime); 0 when no layer has one.
+	timed     int
+	timedName string
 }
 
 // strip returns line without its prefixes; a line without them is
 // returned as it is.
 func (s *stripper) strip(line []byte) []byte {
-	for _, m := range s.layers {
+	line, _ = s.stripTime(line)
+	return line
+}
+
+// stripTime is strip that also returns the time of the line's timed
+// layer (collectorTime), 0 when it has none.
+func (s *stripper) stripTime(line []byte) ([]byte, int64) {
+	var ns int64
+	for i, m := range s.layers {
 		if n := m(line); n >= 0 {
+			if i+1 == s.timed {
+				ns = collectorTime(line)
+			}
 			line = line[n:]
 		}
 	}
-	return line
+	return line, ns
+}
+
+// collectorTime reads the RFC 3339 time that starts l (a timestamp or
+// CRI prefix) as nanoseconds since the epoch, UTC; 0 when it is none
+// ParseRFC3339 takes (an offset written ±hhmm) or is the epoch itself.
+func collectorTime(l []byte) int64 {
+	n := rfc3339(l)
+	if n < 0 {
+		return 0
+	}
+	ns, err := scan.ParseRFC3339(l[:n])
+	if err != nil {
+		return 0
+	}
+	return ns
 }
 
 // regexStripper is the stripper of Options.Prefix: the match of re at the
@@ -145,6 +177,9 @@ func detectPrefix(data []byte) *stripper {
 				}
 			}
 			used[p.name], found = true, true
+			if (p.name == "timestamp" || p.name == "cri") && s.timed == 0 {
+				s.timed, s.timedName = len(s.layers)+1, p.name
+			}
 			s.layers = append(s.layers, p.match)
 			s.cri = s.cri || p.name == "cri"
 			names = append(names, p.name)
@@ -412,9 +447,15 @@ func isAlnum(c byte) bool { return isDigit(c) || 'a' <= c|0x20 && c|0x20 <= 'z' 
 // and finds its duplicates as scan does, judging a line's duplicate by its
 // whole text (two lines the same but for the collector's time are not one
 // line delivered twice), and rewrites ch.data in place with the prefixes
-// removed and CRI partial lines joined. Lines keep their numbers.
+// removed and CRI partial lines joined. Lines keep their numbers. When a
+// prefix carries a full time, ch.times holds each line's.
 func (c *chunker) scanStrip(ch *chunk) {
 	data := ch.data
+	timed := c.prefix.timed > 0
+	if timed {
+		ch.timesBuf = timesPool.Get().(*[]int64)
+		ch.times = (*ch.timesBuf)[:0]
+	}
 	w := 0 // end of what is written; never past r
 	r := 0
 	for r < len(data) {
@@ -431,7 +472,10 @@ func (c *chunker) scanStrip(ch *chunk) {
 		c.line++
 		c.lines++
 		orig := record.TrimCR(line)
-		content := c.prefix.strip(orig)
+		content, ns := c.prefix.stripTime(orig)
+		if timed {
+			ch.times = append(ch.times, ns)
+		}
 		if record.IsBlank(content) {
 			c.blank++
 		} else if c.window.seen(orig) {
@@ -450,6 +494,9 @@ func (c *chunker) scanStrip(ch *chunk) {
 		r = end
 	}
 	ch.data = data[:w]
+	if timed {
+		*ch.timesBuf = ch.times
+	}
 }
 
 // joinPartial joins the CRI line at data[r:] tagged P, number n, with the
@@ -476,6 +523,12 @@ func (c *chunker) joinPartial(ch *chunk, data []byte, r, w int, n int64) (int, i
 		}
 	}
 	orig := bytes.TrimRight(data[r:end], "\r\n")
+	if c.prefix.timed > 0 { // the joined line's time is its first part's
+		ch.times = append(ch.times, collectorTime(orig))
+		for range len(parts) - 1 {
+			ch.times = append(ch.times, 0)
+		}
+	}
 	c.line += int64(len(parts))
 	c.lines += int64(len(parts))
 	c.blank += int64(len(parts) - 1)
