@@ -19,7 +19,7 @@ import (
 // line before the format is sniffed or any line decoded, so that every
 // format reads its own lines, whatever carried them:
 //
-//	vllm-1  | INFO 11-30 10:00:00 [loggers.py:116] …                 docker-compose
+//	vllm-1  | INFO 11-30 10:00:00 [loggers.py:116] …                 docker-compose (coloured too)
 //	2026-11-30T10:00:00.123456789Z INFO 11-30 …                      timestamp (docker logs -t, kubectl logs --timestamps)
 //	[pod/vllm-7d9f/vllm] INFO 11-30 …                                 kubectl (kubectl logs --prefix)
 //	2026-11-30T10:00:00.123456789Z stdout F INFO 11-30 …             cri (containerd and CRI-O log files)
@@ -260,8 +260,43 @@ func kubectlPrefix(l []byte) int {
 // composePrefix matches what docker compose logs (and up) write: the
 // container's name, which ends with its replica number (vllm-1,
 // proj_vllm_1), padded with spaces, then "| " ("|" alone on an empty
-// line).
+// line). Writing to a terminal, compose colours the prefix: "ESC[36m"
+// (an SGR code of digits and ';') before the name and "ESC[0m" after
+// "| ".
 func composePrefix(l []byte) int {
+	color := sgrColor(l)
+	n := plainComposePrefix(l[color:])
+	switch {
+	case n < 0:
+		return -1
+	case color == 0:
+		return n
+	case n > 0 && l[color+n-1] == ' ' && bytes.HasPrefix(l[color+n:], []byte(sgrReset)):
+		return color + n + len(sgrReset)
+	}
+	return -1
+}
+
+const sgrReset = "\x1b[0m"
+
+// sgrColor returns the length of the ANSI colour code ("ESC[36m",
+// "ESC[33;1m") that starts l, 0 when none does.
+func sgrColor(l []byte) int {
+	if len(l) < 4 || l[0] != 0x1b || l[1] != '[' {
+		return 0
+	}
+	for i := 2; i < len(l) && i < 16; i++ {
+		switch c := l[i]; {
+		case c == 'm' && i > 2:
+			return i + 1
+		case !isDigit(c) && c != ';':
+			return 0
+		}
+	}
+	return 0
+}
+
+func plainComposePrefix(l []byte) int {
 	i := 0
 	for i < len(l) && (isAlnum(l[i]) || (i > 0 && (l[i] == '-' || l[i] == '_'))) {
 		i++
