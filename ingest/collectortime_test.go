@@ -95,16 +95,20 @@ func TestCollectorLineTimes(t *testing.T) {
 	}
 }
 
-// The real vLLM request logs (testdata/real/vllm/SOURCE), each read as
-// vllm-log.
-var realVLLMLogs = []string{
-	"issue_2731_received_no_prompt.log",
-	"issue_34503_apiserver_pid.log",
-	"issue_2484_aborted.log",
-	"issue_16361_v1_received.log",
-	"librechat_5116_aborted.log",
-	"issue_8031_added_requests.log",
-	"kserve_4470_wrapped.log",
+// realUntimedLogs are the real logs (testdata/real/DIR/SOURCE) of the
+// formats whose lines have no full time of their own, each read with its
+// format.
+var realUntimedLogs = []struct{ file, format string }{
+	{"vllm/issue_2731_received_no_prompt.log", "vllm-log"},
+	{"vllm/issue_34503_apiserver_pid.log", "vllm-log"},
+	{"vllm/issue_2484_aborted.log", "vllm-log"},
+	{"vllm/issue_16361_v1_received.log", "vllm-log"},
+	{"vllm/librechat_5116_aborted.log", "vllm-log"},
+	{"vllm/issue_8031_added_requests.log", "vllm-log"},
+	{"vllm/kserve_4470_wrapped.log", "vllm-log"},
+	{"ollama-serve/issue_5816_windows_gin.log", "ollama-gin"},
+	{"ollama-serve/issue_8983_serve_mixed.log", "ollama-gin"},
+	{"ollama-serve/issue_2839_caret_colours.log", "ollama-gin"},
 }
 
 // collectorInstant is the time the test's collector gives line n (from
@@ -113,14 +117,15 @@ func collectorInstant(n int) time.Time {
 	return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC).Add(time.Duration(n-1)*250*time.Millisecond + time.Duration(n))
 }
 
-// TestVLLMLogCollectorTimes wraps the real vLLM request logs in the prefix
+// TestCollectorTimesOfRealLogs wraps the real vLLM request logs and
+// Ollama's GIN lines in the prefix
 // of kubectl logs --timestamps (UTC, nine fraction digits) and in a CRI
 // log file's (containerd's: the node's offset, +01:00 here, and the
 // fraction without its trailing zeros), and checks the arrival and end
 // times each row takes from its line's prefix against times worked out by
 // hand. A property holds too: the same lines without the prefix give the
 // same rows but for those times, which are then NULL.
-func TestVLLMLogCollectorTimes(t *testing.T) {
+func TestCollectorTimesOfRealLogs(t *testing.T) {
 	t.Parallel()
 	type at struct {
 		line int64
@@ -130,12 +135,12 @@ func TestVLLMLogCollectorTimes(t *testing.T) {
 	// collectorInstant(n) by hand; every row not listed has neither time
 	// ("Added request" rows take none).
 	want := map[string][]at{
-		"issue_2731_received_no_prompt.log": {
+		"vllm/issue_2731_received_no_prompt.log": {
 			{1, "arrival_time", "2026-11-30T10:00:00.000000001Z"},
 			{2, "arrival_time", "2026-11-30T10:00:00.250000002Z"},
 		},
-		"issue_34503_apiserver_pid.log": {{4, "arrival_time", "2026-11-30T10:00:00.750000004Z"}},
-		"issue_2484_aborted.log": {
+		"vllm/issue_34503_apiserver_pid.log": {{4, "arrival_time", "2026-11-30T10:00:00.750000004Z"}},
+		"vllm/issue_2484_aborted.log": {
 			{1, "end_time", "2026-11-30T10:00:00.000000001Z"},
 			{2, "end_time", "2026-11-30T10:00:00.250000002Z"},
 			{3, "end_time", "2026-11-30T10:00:00.500000003Z"},
@@ -146,8 +151,23 @@ func TestVLLMLogCollectorTimes(t *testing.T) {
 			{8, "end_time", "2026-11-30T10:00:01.750000008Z"},
 			{9, "end_time", "2026-11-30T10:00:02.000000009Z"},
 		},
-		"issue_16361_v1_received.log": {{3, "arrival_time", "2026-11-30T10:00:00.500000003Z"}},
-		"librechat_5116_aborted.log":  {{3, "end_time", "2026-11-30T10:00:00.500000003Z"}},
+		"vllm/issue_16361_v1_received.log": {{3, "arrival_time", "2026-11-30T10:00:00.500000003Z"}},
+		"vllm/librechat_5116_aborted.log":  {{3, "end_time", "2026-11-30T10:00:00.500000003Z"}},
+		// The POST /api/generate and /api/chat lines; /api/tags is no row.
+		"ollama-serve/issue_5816_windows_gin.log": {
+			{2, "end_time", "2026-11-30T10:00:00.250000002Z"},
+			{4, "end_time", "2026-11-30T10:00:00.750000004Z"},
+			{6, "end_time", "2026-11-30T10:00:01.250000006Z"},
+		},
+		"ollama-serve/issue_8983_serve_mixed.log": {
+			{3, "end_time", "2026-11-30T10:00:00.500000003Z"},
+			{4, "end_time", "2026-11-30T10:00:00.750000004Z"},
+			{5, "end_time", "2026-11-30T10:00:01.000000005Z"},
+		},
+		"ollama-serve/issue_2839_caret_colours.log": {
+			{14, "end_time", "2026-11-30T10:00:03.250000014Z"},
+			{15, "end_time", "2026-11-30T10:00:03.500000015Z"},
+		},
 	}
 	wraps := []struct {
 		name   string
@@ -159,13 +179,17 @@ func TestVLLMLogCollectorTimes(t *testing.T) {
 		}},
 	}
 	dir := t.TempDir()
-	for _, file := range realVLLMLogs {
-		src := filepath.Join("..", "testdata", "real", "vllm", file)
+	// What the manifest's collector_time says after the prefix's name.
+	columns := map[string]string{"vllm-log": "arrival_time, end_time", "ollama-gin": "end_time"}
+	for _, lg := range realUntimedLogs {
+		file := lg.file
+		name := strings.ReplaceAll(file, "/", "-")
+		src := filepath.Join("..", "testdata", "real", file)
 		data, err := os.ReadFile(src)
 		if err != nil {
 			t.Fatal(err)
 		}
-		base := readInput(t, Input{Tier: Server, Format: "vllm-log", Pattern: src}, nil, dir, file+"-plain")
+		base := readInput(t, Input{Tier: Server, Format: lg.format, Pattern: src}, nil, dir, name+"-plain")
 		if len(base.rows) == 0 {
 			t.Fatalf("%s: no rows", file)
 		}
@@ -178,12 +202,12 @@ func TestVLLMLogCollectorTimes(t *testing.T) {
 			t.Errorf("%s without a prefix: collector_time %q", file, base.stats.CollectorTime)
 		}
 		for _, w := range wraps {
-			path := filepath.Join(dir, w.name+"-"+file)
+			path := filepath.Join(dir, w.name+"-"+name)
 			if err := os.WriteFile(path, wrapLines(data, func(i int) string { return w.prefix(i + 1) }), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got := readInput(t, Input{Tier: Server, Format: "vllm-log", Pattern: path}, nil, dir, w.name+"-"+file)
-			if got.stats.Prefix != w.name || got.stats.CollectorTime != w.name+": arrival_time, end_time" {
+			got := readInput(t, Input{Tier: Server, Format: lg.format, Pattern: path}, nil, dir, w.name+"-"+name)
+			if got.stats.Prefix != w.name || got.stats.CollectorTime != w.name+": "+columns[lg.format] {
 				t.Errorf("%s through %s: prefix %q, collector_time %q", file, w.name, got.stats.Prefix, got.stats.CollectorTime)
 			}
 			if len(got.rows) != len(base.rows) {
