@@ -36,7 +36,12 @@ type chunk struct {
 	dups      []int64 // numbers of the lines in data that are exact duplicates, ascending
 	tooLong   *ParseError
 	buf       *[]byte // pooled storage behind data
-	src       *source
+	// times holds the collector's time of each line of data (by number
+	// from firstLine; 0: none) when the file's prefix carries one
+	// (prefix.go), else nil. timesBuf is its pooled storage.
+	times    []int64
+	timesBuf *[]int64
+	src      *source
 }
 
 func (c *chunk) release() {
@@ -45,7 +50,13 @@ func (c *chunk) release() {
 		chunkPool.Put(c.buf)
 	}
 	c.buf, c.data = nil, nil
+	if c.timesBuf != nil {
+		timesPool.Put(c.timesBuf)
+		c.timesBuf, c.times = nil, nil
+	}
 }
+
+var timesPool = sync.Pool{New: func() any { b := make([]int64, 0, 1<<12); return &b }}
 
 type chunker struct {
 	name       string
@@ -404,12 +415,14 @@ type chunkDecoder[T Row] struct {
 	data    []byte
 	line    int64
 	dups    []int64
+	times   []int64 // the collector's time of each line from first (chunk.times)
+	first   int64
 	queue   record.RowQueue[T]
 	decoded int64 // lines that parsed, whatever their number of rows
 }
 
 func newChunkDecoder[T Row](c *chunk, p record.LineParser[T]) *chunkDecoder[T] {
-	d := &chunkDecoder[T]{parser: p, file: c.file, data: c.data, line: c.firstLine, dups: c.dups}
+	d := &chunkDecoder[T]{parser: p, file: c.file, data: c.data, line: c.firstLine, dups: c.dups, times: c.times, first: c.firstLine}
 	if c.src != nil {
 		d.queue.Zone = c.src.zone
 	}
@@ -439,6 +452,12 @@ func (d *chunkDecoder[T]) Next(row *T) error {
 			continue
 		}
 		d.queue.Reset()
+		if d.times != nil {
+			d.queue.LineTime = 0
+			if i := n - d.first; i < int64(len(d.times)) {
+				d.queue.LineTime = d.times[i]
+			}
+		}
 		if err := d.parser.ParseLine(line, &d.queue); err != nil {
 			d.queue.Reset()
 			return &ParseError{File: d.file, Line: n, Err: err, Raw: line}

@@ -46,7 +46,9 @@
 // Run streams: a reader per file (or standard input, the input "-") cuts
 // it into 1 MiB chunks of whole lines, numbering lines, dropping exact
 // duplicates and stripping a collector's prefix (docker compose, docker and
-// kubectl logs, CRI log files, journald; prefix.go) as it goes; a pool of
+// kubectl logs, CRI log files, journald; prefix.go) as it goes, keeping
+// the prefix's time for each line where it has a full one (the line
+// parser's RowQueue.LineTime); a pool of
 // workers (one per core) decodes chunks of any file and writes them through
 // its own Parquet writer per tier, in bounded row groups. Memory depends on
 // the number of workers, never on the size of the input. Decoders convert

@@ -617,6 +617,9 @@ func readFile(ctx context.Context, s *source, out chan<- *chunk, rejects *reject
 	defer func() {
 		if c.prefix != nil {
 			s.stats.Prefix = c.prefix.name
+			if c.prefix.timed > 0 && s.format != nil && s.format.CollectorTime != "" {
+				s.stats.CollectorTime = c.prefix.timedName + ": " + s.format.CollectorTime
+			}
 		}
 		if !doc {
 			s.stats.Lines, s.stats.Blank, s.stats.Duplicates = c.lines, c.blank, c.dups

@@ -57,6 +57,11 @@ type FileStats struct {
 	// (prefix.go): docker-compose, timestamp, kubectl, cri, syslog, several
 	// joined by "+", or regex (Options.Prefix); empty when none was.
 	Prefix string `json:"prefix,omitempty"`
+	// CollectorTime states the columns filled from the time of the
+	// prefix (docs/collectors.md), after the prefix that gave it:
+	// "timestamp: arrival_time, end_time"; empty when the prefix has no
+	// time or the format uses none.
+	CollectorTime string `json:"collector_time,omitempty"`
 	// Framing is "json-records" when a file of a line format was a JSON
 	// document (pretty-printed records, an array of records) read record
 	// by record: its lines then count records, and a record's line is the

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/infertrace/infertrace/ingest/record"
+	"github.com/infertrace/infertrace/ingest/scan"
 )
 
 // A log is rarely read as the tool wrote it: it comes through docker logs,
@@ -18,7 +19,7 @@ import (
 // line before the format is sniffed or any line decoded, so that every
 // format reads its own lines, whatever carried them:
 //
-//	vllm-1  | INFO 11-30 10:00:00 [loggers.py:116] …                 docker-compose
+//	vllm-1  | INFO 11-30 10:00:00 [loggers.py:116] …                 docker-compose (coloured too)
 //	2026-11-30T10:00:00.123456789Z INFO 11-30 …                      timestamp (docker logs -t, kubectl logs --timestamps)
 //	[pod/vllm-7d9f/vllm] INFO 11-30 …                                 kubectl (kubectl logs --prefix)
 //	2026-11-30T10:00:00.123456789Z stdout F INFO 11-30 …             cri (containerd and CRI-O log files)
@@ -67,17 +68,48 @@ type stripper struct {
 	name   string
 	layers []func([]byte) int
 	cri    bool // the first layer is the CRI prefix: P lines are joined
+	// timed is 1 + the index of the layer whose prefix starts with a
+	// full time (timestamp, cri), which travels with the line to its
+	// reader (record.RowQueue.LineTime); 0 when no layer has one.
+	timed     int
+	timedName string
 }
 
 // strip returns line without its prefixes; a line without them is
 // returned as it is.
 func (s *stripper) strip(line []byte) []byte {
-	for _, m := range s.layers {
+	line, _ = s.stripTime(line)
+	return line
+}
+
+// stripTime is strip that also returns the time of the line's timed
+// layer (collectorTime), 0 when it has none.
+func (s *stripper) stripTime(line []byte) ([]byte, int64) {
+	var ns int64
+	for i, m := range s.layers {
 		if n := m(line); n >= 0 {
+			if i+1 == s.timed {
+				ns = collectorTime(line)
+			}
 			line = line[n:]
 		}
 	}
-	return line
+	return line, ns
+}
+
+// collectorTime reads the RFC 3339 time that starts l (a timestamp or
+// CRI prefix) as nanoseconds since the epoch, UTC; 0 when it is none
+// ParseRFC3339 takes (an offset written ±hhmm) or is the epoch itself.
+func collectorTime(l []byte) int64 {
+	n := rfc3339(l)
+	if n < 0 {
+		return 0
+	}
+	ns, err := scan.ParseRFC3339(l[:n])
+	if err != nil {
+		return 0
+	}
+	return ns
 }
 
 // regexStripper is the stripper of Options.Prefix: the match of re at the
@@ -145,6 +177,9 @@ func detectPrefix(data []byte) *stripper {
 				}
 			}
 			used[p.name], found = true, true
+			if (p.name == "timestamp" || p.name == "cri") && s.timed == 0 {
+				s.timed, s.timedName = len(s.layers)+1, p.name
+			}
 			s.layers = append(s.layers, p.match)
 			s.cri = s.cri || p.name == "cri"
 			names = append(names, p.name)
@@ -225,8 +260,43 @@ func kubectlPrefix(l []byte) int {
 // composePrefix matches what docker compose logs (and up) write: the
 // container's name, which ends with its replica number (vllm-1,
 // proj_vllm_1), padded with spaces, then "| " ("|" alone on an empty
-// line).
+// line). Writing to a terminal, compose colours the prefix: "ESC[36m"
+// (an SGR code of digits and ';') before the name and "ESC[0m" after
+// "| ".
 func composePrefix(l []byte) int {
+	color := sgrColor(l)
+	n := plainComposePrefix(l[color:])
+	switch {
+	case n < 0:
+		return -1
+	case color == 0:
+		return n
+	case n > 0 && l[color+n-1] == ' ' && bytes.HasPrefix(l[color+n:], []byte(sgrReset)):
+		return color + n + len(sgrReset)
+	}
+	return -1
+}
+
+const sgrReset = "\x1b[0m"
+
+// sgrColor returns the length of the ANSI colour code ("ESC[36m",
+// "ESC[33;1m") that starts l, 0 when none does.
+func sgrColor(l []byte) int {
+	if len(l) < 4 || l[0] != 0x1b || l[1] != '[' {
+		return 0
+	}
+	for i := 2; i < len(l) && i < 16; i++ {
+		switch c := l[i]; {
+		case c == 'm' && i > 2:
+			return i + 1
+		case !isDigit(c) && c != ';':
+			return 0
+		}
+	}
+	return 0
+}
+
+func plainComposePrefix(l []byte) int {
 	i := 0
 	for i < len(l) && (isAlnum(l[i]) || (i > 0 && (l[i] == '-' || l[i] == '_'))) {
 		i++
@@ -412,9 +482,15 @@ func isAlnum(c byte) bool { return isDigit(c) || 'a' <= c|0x20 && c|0x20 <= 'z' 
 // and finds its duplicates as scan does, judging a line's duplicate by its
 // whole text (two lines the same but for the collector's time are not one
 // line delivered twice), and rewrites ch.data in place with the prefixes
-// removed and CRI partial lines joined. Lines keep their numbers.
+// removed and CRI partial lines joined. Lines keep their numbers. When a
+// prefix carries a full time, ch.times holds each line's.
 func (c *chunker) scanStrip(ch *chunk) {
 	data := ch.data
+	timed := c.prefix.timed > 0
+	if timed {
+		ch.timesBuf = timesPool.Get().(*[]int64)
+		ch.times = (*ch.timesBuf)[:0]
+	}
 	w := 0 // end of what is written; never past r
 	r := 0
 	for r < len(data) {
@@ -431,7 +507,10 @@ func (c *chunker) scanStrip(ch *chunk) {
 		c.line++
 		c.lines++
 		orig := record.TrimCR(line)
-		content := c.prefix.strip(orig)
+		content, ns := c.prefix.stripTime(orig)
+		if timed {
+			ch.times = append(ch.times, ns)
+		}
 		if record.IsBlank(content) {
 			c.blank++
 		} else if c.window.seen(orig) {
@@ -450,6 +529,9 @@ func (c *chunker) scanStrip(ch *chunk) {
 		r = end
 	}
 	ch.data = data[:w]
+	if timed {
+		*ch.timesBuf = ch.times
+	}
 }
 
 // joinPartial joins the CRI line at data[r:] tagged P, number n, with the
@@ -476,6 +558,12 @@ func (c *chunker) joinPartial(ch *chunk, data []byte, r, w int, n int64) (int, i
 		}
 	}
 	orig := bytes.TrimRight(data[r:end], "\r\n")
+	if c.prefix.timed > 0 { // the joined line's time is its first part's
+		ch.times = append(ch.times, collectorTime(orig))
+		for range len(parts) - 1 {
+			ch.times = append(ch.times, 0)
+		}
+	}
 	c.line += int64(len(parts))
 	c.lines += int64(len(parts))
 	c.blank += int64(len(parts) - 1)

@@ -22,6 +22,11 @@ func TestDetectPrefix(t *testing.T) {
 	}{
 		{"compose", "vllm-1  | INFO 11-30 10:00:00 [loggers.py:116] Engine 000", "docker-compose", "INFO 11-30 10:00:00 [loggers.py:116] Engine 000"},
 		{"compose v1", "proj_tgi_1   | {\"level\":\"INFO\"}", "docker-compose", `{"level":"INFO"}`},
+		{"compose coloured", "\x1b[36mvllm-1  | \x1b[0mINFO 11-30 10:00:00 [loggers.py:116] x", "docker-compose", "INFO 11-30 10:00:00 [loggers.py:116] x"},
+		{"compose intense", "\x1b[33;1mtgi-2  | \x1b[0m\x1b[2m2025-01-01T00:00:02.639812Z\x1b[0m  INFO", "docker-compose", "\x1b[2m2025-01-01T00:00:02.639812Z\x1b[0m  INFO"},
+		{"compose coloured -t", "\x1b[32mvllm-1  | \x1b[0m2026-11-30T10:00:00.000000000+01:00 INFO x", "docker-compose+timestamp", "INFO x"},
+		{"compose colour not reset", "\x1b[36mvllm-1  | INFO x", "", ""},
+		{"colour alone", "\x1b[36mINFO\x1b[0m vllm-1 | x", "", ""},
 		{"docker -t", "2026-11-30T10:00:00.123456789Z INFO 11-30 x", "timestamp", "INFO 11-30 x"},
 		{"offset time", "2026-11-30T10:00:00.123456789+01:00 {\"a\":1}", "timestamp", `{"a":1}`},
 		{"kubectl --prefix", "[pod/vllm-7d9f/vllm] INFO 11-30 x", "kubectl", "INFO 11-30 x"},
@@ -224,6 +229,8 @@ func TestRunCollectorPrefixes(t *testing.T) {
 		prefix func(i int) string
 	}{
 		{"docker-compose", func(int) string { return "vllm-1     | " }},
+		// Compose writing to a terminal colours each service's prefix.
+		{"docker-compose", func(i int) string { return fmt.Sprintf("\x1b[%dmvllm-%d  | \x1b[0m", 36-i%2*3, 1+i%2) }},
 		{"timestamp", ts},
 		{"kubectl", func(int) string { return "[pod/vllm-7d9f/vllm] " }},
 		{"kubectl+timestamp", func(i int) string { return "[pod/vllm-7d9f/vllm] " + ts(i) }},
@@ -332,6 +339,7 @@ func TestRealCollectorSamples(t *testing.T) {
 func FuzzStripLines(f *testing.F) {
 	f.Add([]byte("2026-11-30T10:00:00.1Z stdout P a\n2026-11-30T10:00:00.1Z stdout F b\n"))
 	f.Add([]byte("vllm-1  | x\nvllm-1  |\n\nother\r\nvllm-1  | y"))
+	f.Add([]byte("\x1b[36mvllm-1  | \x1b[0mx\n\x1b[33;1mvllm-2  | \x1b[0m\n\x1b[36mvllm-1  | y\n"))
 	f.Add([]byte("[pod/a/b] 2026-11-30T10:00:00.123456789Z x\n[pod/a/b] 2026-11-30T10:00:00.123456789Z x\n"))
 	f.Add([]byte("Dec 11 09:58:58 h o[1]: x\nDec 11 09:58:58 h o[1]:\n"))
 	f.Add([]byte("janv. 20 23:15:37 h o[1]: x\nfévr. 03 08:00:01 h o[1]:\nMär  5 09:58:58 h o: y\n"))

@@ -60,9 +60,11 @@ import (
 // request received to handler done. Every other path (/, /api/tags,
 // /api/ps, /api/pull…) and every other line gives zero rows. The time is
 // local time without a zone, to the second: it names no instant, so the
-// row has NO time (End stays NULL), and with no ID and no time it joins
-// nothing: it is counted, never a request's server record. The client
-// address is not kept.
+// row takes no time from it (End stays NULL). gin writes the line when the
+// handler is done, so a line that came with a collector's full time
+// (record.RowQueue.LineTime) gives its row that time as End. With no ID
+// the row joins nothing: it is counted, never a request's server record.
+// The client address is not kept.
 
 const (
 	formatOllamaJSON = "ollama-json"
@@ -72,11 +74,12 @@ const (
 func init() {
 	record.RegisterLine(record.Server, formatOllamaJSON, sniffOllamaJSON, func() record.LineParser[record.ServerRow] { return &ollamaJSON{} })
 	record.Register(&record.Format{
-		Tier:        record.Server,
-		Name:        formatOllamaGin,
-		Sniff:       sniffOllamaGin,
-		NewParser:   func() record.LineParser[record.ServerRow] { return &ollamaGin{} },
-		NoRowsCause: ollamaGinNoRows,
+		Tier:          record.Server,
+		Name:          formatOllamaGin,
+		Sniff:         sniffOllamaGin,
+		NewParser:     func() record.LineParser[record.ServerRow] { return &ollamaGin{} },
+		NoRowsCause:   ollamaGinNoRows,
+		CollectorTime: "end_time",
 	})
 }
 
@@ -282,5 +285,6 @@ func (p *ollamaGin) ParseLine(line []byte, out *record.RowQueue[record.ServerRow
 	r.Format = formatOllamaGin
 	r.Status = int32(status)
 	r.E2ENS = record.NSPtr(int64(d))
+	r.End = out.LineTime // the collector's, if any: the line's own has no zone
 	return nil
 }

@@ -31,12 +31,17 @@ import (
 // IDs are never kept; token counts are not taken from the logged token ID
 // lists either, because --max-log-len cuts those lists.
 //
-// These lines have local-time, year-less, one-second timestamps, so the rows
-// carry NO time and NO duration at all. They are annotations: the analysis
-// must treat rows with format = 'vllm-log' as such, joining them to a
-// request by request_id only to add a finish reason or an error, and never
-// count them as requests, use them as the server row of a request, or put
-// them into any latency figure.
+// These lines have local-time, year-less, one-second timestamps, so a row
+// takes no time from its line, and no row has a duration. Only when the
+// line came with a collector's full time (a docker or kubectl --timestamps
+// or CRI prefix: record.RowQueue.LineTime) does its row take that time as
+// the instant its line stands for: arrival_time for "Received request",
+// end_time for "Generated response", "Finished request" and the aborted and
+// failed lines; "Added request" rows take none. The rows are annotations:
+// the analysis must treat rows with format = 'vllm-log' as such, joining
+// them to a request by request_id only to add a finish reason or an error,
+// and never count them as requests, use them as the server row of a
+// request, or put them into any latency figure.
 //
 // Every other line is decoded as zero rows, not rejected: banners, metrics
 // lines, uvicorn access lines, tracebacks, streaming-delta "Generated" lines
@@ -49,12 +54,14 @@ const formatVLLMLog = "vllm-log"
 
 func init() {
 	record.Register(&record.Format{
-		Tier:        record.Server,
-		Name:        formatVLLMLog,
-		Sniff:       sniffVLLMLog,
-		NewParser:   func() record.LineParser[record.ServerRow] { return &vllmLog{} },
-		Untimed:     true, // annotations: no row has a time
-		NoRowsCause: vllmLogNoRows,
+		Tier:      record.Server,
+		Name:      formatVLLMLog,
+		Sniff:     sniffVLLMLog,
+		NewParser: func() record.LineParser[record.ServerRow] { return &vllmLog{} },
+		Untimed:   true, // annotations: no time of their own
+		// The collector's time of the line, when it has one.
+		CollectorTime: "arrival_time, end_time",
+		NoRowsCause:   vllmLogNoRows,
 	})
 }
 
@@ -133,7 +140,9 @@ func (p *vllmLog) ParseLine(line []byte, out *record.RowQueue[record.ServerRow])
 		return nil
 	}
 	msg = bytes.TrimRight(msg, " \r")
-	row := func(id []byte, internal bool) (*record.ServerRow, error) {
+	// row makes the row of a request line, which takes the line's
+	// collector time as its arrival or end (at), or none (nil).
+	row := func(id []byte, internal bool, at func(*record.ServerRow) *int64) (*record.ServerRow, error) {
 		if len(id) == 0 {
 			return nil, errEmptyRequestID
 		}
@@ -141,6 +150,9 @@ func (p *vllmLog) ParseLine(line []byte, out *record.RowQueue[record.ServerRow])
 		r.Format = formatVLLMLog
 		r.EngineRequestID = string(id)
 		r.RequestID = vllmRequestID(r.EngineRequestID, internal)
+		if at != nil {
+			*at(r) = out.LineTime
+		}
 		return r, nil
 	}
 	switch {
@@ -152,7 +164,7 @@ func (p *vllmLog) ParseLine(line []byte, out *record.RowQueue[record.ServerRow])
 		if i < 0 {
 			return errCutRequestLine
 		}
-		_, err := row(msg[:i], false)
+		_, err := row(msg[:i], false, arrivalOf)
 		return err
 
 	case cutPrefix(&msg, "Added request "):
@@ -161,14 +173,15 @@ func (p *vllmLog) ParseLine(line []byte, out *record.RowQueue[record.ServerRow])
 		if !bytes.HasSuffix(msg, []byte(".")) {
 			return errCutRequestLine
 		}
-		_, err := row(msg[:len(msg)-1], bracketed)
+		// The engine took the request: neither its arrival nor its end.
+		_, err := row(msg[:len(msg)-1], bracketed, nil)
 		return err
 
 	case cutPrefix(&msg, "Finished request "):
 		if !bytes.HasSuffix(msg, []byte(".")) {
 			return errCutRequestLine
 		}
-		_, err := row(msg[:len(msg)-1], false)
+		_, err := row(msg[:len(msg)-1], false, endOf)
 		return err
 
 	case cutPrefix(&msg, "Generated response "):
@@ -188,7 +201,7 @@ func (p *vllmLog) ParseLine(line []byte, out *record.RowQueue[record.ServerRow])
 		if delta && reason == "" {
 			return nil // one of many streamed chunks: nothing new about the request
 		}
-		r, err := row(id, false)
+		r, err := row(id, false, endOf)
 		if err == nil {
 			r.FinishReason = reason
 		}
@@ -199,7 +212,7 @@ func (p *vllmLog) ParseLine(line []byte, out *record.RowQueue[record.ServerRow])
 			return errCutRequestLine
 		}
 		for _, id := range bytes.Split(msg[:len(msg)-1], []byte(",")) {
-			r, err := row(bytes.TrimSpace(id), false)
+			r, err := row(bytes.TrimSpace(id), false, endOf)
 			if err != nil {
 				return err
 			}
@@ -215,7 +228,7 @@ func (p *vllmLog) ParseLine(line []byte, out *record.RowQueue[record.ServerRow])
 			{" failed.", "failed"},
 		} {
 			if id, ok := bytes.CutSuffix(msg, []byte(end.suffix)); ok {
-				r, err := row(id, false)
+				r, err := row(id, false, endOf)
 				if err != nil {
 					return err
 				}
@@ -229,6 +242,9 @@ func (p *vllmLog) ParseLine(line []byte, out *record.RowQueue[record.ServerRow])
 	}
 	return nil
 }
+
+func arrivalOf(r *record.ServerRow) *int64 { return &r.Arrival }
+func endOf(r *record.ServerRow) *int64     { return &r.End }
 
 // vllmWord: a finish reason is a short identifier (stop, length, abort,
 // error, None); anything else at the end of the line is not one.

@@ -55,9 +55,13 @@ type Format struct {
 	// "FILE:LINE " ("is a Receive: line, and …"). ok is false when the
 	// lines show no cause it knows. It must not quote the lines.
 	NoRowsCause func(h Head) (line int64, cause string, ok bool)
-	// Untimed marks a format whose rows carry no time by design
-	// (vllm-log's annotations): a file of them is not refused for lacking
-	// times (HasTime).
+	// CollectorTime names the columns that this format fills from the
+	// collector's time of a line (RowQueue.LineTime), as the manifest
+	// states them ("arrival_time, end_time"); empty: it uses none.
+	CollectorTime string
+	// Untimed marks a format whose rows carry no time of their own by
+	// design (vllm-log's annotations, timed at most by CollectorTime): a
+	// file of them is not refused for lacking times (HasTime).
 	Untimed bool
 	// AccessLogHint, when set, marks a format that reads access logs in a
 	// format string the user gives: a file of HTTP request lines that no

@@ -1,0 +1,253 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infertrace/infertrace/ingest/record"
+)
+
+// lineTimes reads in through a chunker and returns the collector's time
+// of each line the decoder sees (neither blank nor duplicate) as
+// "N:RFC3339Nano" in UTC, "N:-" for none, and the prefix found.
+func lineTimes(t *testing.T, in string) ([]string, string) {
+	t.Helper()
+	c := newChunker("f", strings.NewReader(in))
+	var out []string
+	for {
+		ch, err := c.next()
+		if ch != nil {
+			n, dups := ch.firstLine, ch.dups
+			for data := ch.data; len(data) > 0; n++ {
+				var line []byte
+				line, data = cutLine(data)
+				if len(dups) > 0 && dups[0] == n {
+					dups = dups[1:]
+					continue
+				}
+				if strings.TrimSpace(string(line)) == "" {
+					continue
+				}
+				s := "-"
+				if ch.times != nil {
+					if ns := ch.times[n-ch.firstLine]; ns != 0 {
+						s = time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
+					}
+				}
+				out = append(out, fmt.Sprintf("%d:%s", n, s))
+			}
+			ch.release()
+		}
+		if err == io.EOF {
+			name := ""
+			if c.prefix != nil {
+				name = c.prefix.name
+			}
+			return out, name
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestCollectorLineTimes: the full time of a timestamp or CRI prefix goes
+// with its line, read in UTC whatever offset it was written with; a CRI
+// line joined from parts has its first part's time; a line without the
+// prefix, and every line behind a prefix with no full time (compose,
+// kubectl --prefix alone, syslog), has none.
+func TestCollectorLineTimes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, in, prefix string
+		want             []string
+	}{
+		{"docker -t", "2026-11-30T10:00:00.123456789Z a\nnot prefixed\n2026-11-30T10:00:01.000000002Z b\n2026-11-30T10:00:02.000000003Z c\n",
+			"timestamp", []string{"1:2026-11-30T10:00:00.123456789Z", "2:-", "3:2026-11-30T10:00:01.000000002Z", "4:2026-11-30T10:00:02.000000003Z"}},
+		{"offset", "2026-11-30T11:00:00.500000000+01:00 a\n2026-11-29T23:30:00.000000001-10:30 b\n",
+			"timestamp", []string{"1:2026-11-30T10:00:00.5Z", "2:2026-11-30T10:00:00.000000001Z"}},
+		{"kubectl --prefix --timestamps", "[pod/v-1/v] 2026-11-30T10:00:00.000000007Z a\n[pod/v-1/v] 2026-11-30T10:00:00.000000008Z b\n",
+			"kubectl+timestamp", []string{"1:2026-11-30T10:00:00.000000007Z", "2:2026-11-30T10:00:00.000000008Z"}},
+		{"compose -t", "v-1  | 2026-11-30T10:00:00.100000000Z a\nv-1  | 2026-11-30T10:00:00.200000000Z b\n",
+			"docker-compose+timestamp", []string{"1:2026-11-30T10:00:00.1Z", "2:2026-11-30T10:00:00.2Z"}},
+		{"cri, partial lines", "2026-11-30T11:00:00.1+01:00 stdout F one\n" +
+			"2026-11-30T10:00:00.2Z stdout P tw\n" +
+			"2026-11-30T10:00:00.3Z stdout F o\n" +
+			"2026-11-30T10:00:00.4Z stderr F three\n",
+			"cri", []string{"1:2026-11-30T10:00:00.1Z", "2:2026-11-30T10:00:00.2Z", "4:2026-11-30T10:00:00.4Z"}},
+		// Written ±hhmm, the offset is taken as no time rather than guessed.
+		{"offset without colon", "2026-11-30T11:00:00.123456789+0100 a\n2026-11-30T11:00:00.123456789+0100 b\n",
+			"timestamp", []string{"1:-", "2:-"}},
+		{"compose", "v-1  | a\nv-1  | b\n", "docker-compose", []string{"1:-", "2:-"}},
+		{"syslog", "Dec 11 09:58:58 h o[1]: a\nDec 11 09:58:59 h o[1]: b\n", "syslog", []string{"1:-", "2:-"}},
+		{"none", "a\nb\n", "", []string{"1:-", "2:-"}},
+	} {
+		got, prefix := lineTimes(t, c.in)
+		if prefix != c.prefix || strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%s: prefix %q, times %q; want %q, %q", c.name, prefix, got, c.prefix, c.want)
+		}
+	}
+}
+
+// realUntimedLogs are the real logs (testdata/real/DIR/SOURCE) of the
+// formats whose lines have no full time of their own, each read with its
+// format.
+var realUntimedLogs = []struct{ file, format string }{
+	{"vllm/issue_2731_received_no_prompt.log", "vllm-log"},
+	{"vllm/issue_34503_apiserver_pid.log", "vllm-log"},
+	{"vllm/issue_2484_aborted.log", "vllm-log"},
+	{"vllm/issue_16361_v1_received.log", "vllm-log"},
+	{"vllm/librechat_5116_aborted.log", "vllm-log"},
+	{"vllm/issue_8031_added_requests.log", "vllm-log"},
+	{"vllm/kserve_4470_wrapped.log", "vllm-log"},
+	{"ollama-serve/issue_5816_windows_gin.log", "ollama-gin"},
+	{"ollama-serve/issue_8983_serve_mixed.log", "ollama-gin"},
+	{"ollama-serve/issue_2839_caret_colours.log", "ollama-gin"},
+}
+
+// collectorInstant is the time the test's collector gives line n (from
+// 1): 2026-11-30T10:00:00Z + (n-1)·250ms + n ns.
+func collectorInstant(n int) time.Time {
+	return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC).Add(time.Duration(n-1)*250*time.Millisecond + time.Duration(n))
+}
+
+// TestCollectorTimesOfRealLogs wraps the real vLLM request logs and
+// Ollama's GIN lines in the prefix
+// of kubectl logs --timestamps (UTC, nine fraction digits) and in a CRI
+// log file's (containerd's: the node's offset, +01:00 here, and the
+// fraction without its trailing zeros), and checks the arrival and end
+// times each row takes from its line's prefix against times worked out by
+// hand. A property holds too: the same lines without the prefix give the
+// same rows but for those times, which are then NULL.
+func TestCollectorTimesOfRealLogs(t *testing.T) {
+	t.Parallel()
+	type at struct {
+		line int64
+		col  string // arrival_time or end_time
+		want string
+	}
+	// collectorInstant(n) by hand; every row not listed has neither time
+	// ("Added request" rows take none).
+	want := map[string][]at{
+		"vllm/issue_2731_received_no_prompt.log": {
+			{1, "arrival_time", "2026-11-30T10:00:00.000000001Z"},
+			{2, "arrival_time", "2026-11-30T10:00:00.250000002Z"},
+		},
+		"vllm/issue_34503_apiserver_pid.log": {{4, "arrival_time", "2026-11-30T10:00:00.750000004Z"}},
+		"vllm/issue_2484_aborted.log": {
+			{1, "end_time", "2026-11-30T10:00:00.000000001Z"},
+			{2, "end_time", "2026-11-30T10:00:00.250000002Z"},
+			{3, "end_time", "2026-11-30T10:00:00.500000003Z"},
+			{4, "end_time", "2026-11-30T10:00:00.750000004Z"},
+			{5, "end_time", "2026-11-30T10:00:01.000000005Z"},
+			{6, "end_time", "2026-11-30T10:00:01.250000006Z"},
+			{7, "end_time", "2026-11-30T10:00:01.500000007Z"},
+			{8, "end_time", "2026-11-30T10:00:01.750000008Z"},
+			{9, "end_time", "2026-11-30T10:00:02.000000009Z"},
+		},
+		"vllm/issue_16361_v1_received.log": {{3, "arrival_time", "2026-11-30T10:00:00.500000003Z"}},
+		"vllm/librechat_5116_aborted.log":  {{3, "end_time", "2026-11-30T10:00:00.500000003Z"}},
+		// The POST /api/generate and /api/chat lines; /api/tags is no row.
+		"ollama-serve/issue_5816_windows_gin.log": {
+			{2, "end_time", "2026-11-30T10:00:00.250000002Z"},
+			{4, "end_time", "2026-11-30T10:00:00.750000004Z"},
+			{6, "end_time", "2026-11-30T10:00:01.250000006Z"},
+		},
+		"ollama-serve/issue_8983_serve_mixed.log": {
+			{3, "end_time", "2026-11-30T10:00:00.500000003Z"},
+			{4, "end_time", "2026-11-30T10:00:00.750000004Z"},
+			{5, "end_time", "2026-11-30T10:00:01.000000005Z"},
+		},
+		"ollama-serve/issue_2839_caret_colours.log": {
+			{14, "end_time", "2026-11-30T10:00:03.250000014Z"},
+			{15, "end_time", "2026-11-30T10:00:03.500000015Z"},
+		},
+	}
+	wraps := []struct {
+		name   string
+		prefix func(n int) string
+	}{
+		{"timestamp", func(n int) string { return collectorInstant(n).Format("2006-01-02T15:04:05.000000000Z07:00") + " " }},
+		{"cri", func(n int) string {
+			return collectorInstant(n).In(time.FixedZone("", 3600)).Format(time.RFC3339Nano) + " stdout F "
+		}},
+	}
+	dir := t.TempDir()
+	// What the manifest's collector_time says after the prefix's name.
+	columns := map[string]string{"vllm-log": "arrival_time, end_time", "ollama-gin": "end_time"}
+	for _, lg := range realUntimedLogs {
+		file := lg.file
+		name := strings.ReplaceAll(file, "/", "-")
+		src := filepath.Join("..", "testdata", "real", file)
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := readInput(t, Input{Tier: Server, Format: lg.format, Pattern: src}, nil, dir, name+"-plain")
+		if len(base.rows) == 0 {
+			t.Fatalf("%s: no rows", file)
+		}
+		for _, r := range base.rows {
+			if row := serverRowOf(t, r.json); row.Arrival != 0 || row.End != 0 {
+				t.Errorf("%s:%d without a prefix: times %d %d, want none", file, r.line, row.Arrival, row.End)
+			}
+		}
+		if base.stats.CollectorTime != "" {
+			t.Errorf("%s without a prefix: collector_time %q", file, base.stats.CollectorTime)
+		}
+		for _, w := range wraps {
+			path := filepath.Join(dir, w.name+"-"+name)
+			if err := os.WriteFile(path, wrapLines(data, func(i int) string { return w.prefix(i + 1) }), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got := readInput(t, Input{Tier: Server, Format: lg.format, Pattern: path}, nil, dir, w.name+"-"+name)
+			if got.stats.Prefix != w.name || got.stats.CollectorTime != w.name+": "+columns[lg.format] {
+				t.Errorf("%s through %s: prefix %q, collector_time %q", file, w.name, got.stats.Prefix, got.stats.CollectorTime)
+			}
+			if len(got.rows) != len(base.rows) {
+				t.Fatalf("%s through %s: %d rows, want %d", file, w.name, len(got.rows), len(base.rows))
+			}
+			timed := map[int64]at{}
+			for _, a := range want[file] {
+				timed[a.line] = a
+			}
+			for i, r := range got.rows {
+				row := serverRowOf(t, r.json)
+				var gotAt at
+				switch {
+				case row.Arrival != 0 && row.End != 0:
+					t.Errorf("%s:%d through %s: both an arrival and an end", file, r.line, w.name)
+				case row.Arrival != 0:
+					gotAt = at{r.line, "arrival_time", time.Unix(0, row.Arrival).UTC().Format(time.RFC3339Nano)}
+				case row.End != 0:
+					gotAt = at{r.line, "end_time", time.Unix(0, row.End).UTC().Format(time.RFC3339Nano)}
+				}
+				if wantAt, ok := timed[r.line]; ok != (gotAt.col != "") || (ok && gotAt != wantAt) {
+					t.Errorf("%s:%d through %s: %+v, want %+v", file, r.line, w.name, gotAt, wantAt)
+				}
+				// The property: the same row but for its times.
+				row.Arrival, row.End = 0, 0
+				b, _ := json.Marshal(row)
+				if r.line != base.rows[i].line || string(b) != base.rows[i].json {
+					t.Errorf("%s through %s: row %d differs but for its times:\n got %d %s\nwant %d %s",
+						file, w.name, i, r.line, b, base.rows[i].line, base.rows[i].json)
+				}
+			}
+		}
+	}
+}
+
+func serverRowOf(t *testing.T, s string) record.ServerRow {
+	t.Helper()
+	var r record.ServerRow
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
