@@ -3,7 +3,7 @@
 -- an arrival on the replica, on its clock), ms the model and the session,
 -- msc the model, the session and the concurrency bucket (as
 -- concurrency_bucket); the warm-up's yardsticks are taken per rl, ms and
--- msc. replica numbers the replica. The keys are integers, compared for
+-- msc. replica numbers the replica; concurrency is srv_a's. The keys are integers, compared for
 -- equality only and never output, so that no string is built per record:
 -- rl = replica * 2^32 + the lifetime's number (from 1, in arrival order),
 -- ms = model * 2^32 + sid, msc = ms * 8 + the bucket (1 to 5); each NULL
@@ -37,7 +37,7 @@ lt AS (
           FROM (SELECT replica, a_ns // 60000000000 AS m, min(a_ns) AS first_ns, max(a_ns) AS last_ns
                 FROM srv_a WHERE replica IS NOT NULL GROUP BY ALL))
 )
-SELECT p.rq, p.request_id, r.rep AS replica, p.a_ns, p.q_ns, p.ld_ns, p.tpot_ns, p.pf_ns, p.work_ns,
+SELECT p.rq, p.request_id, r.rep AS replica, p.a_ns, p.q_ns, p.ld_ns, p.tpot_ns, p.pf_ns, p.work_ns, p.concurrency,
        r.rep * 4294967296 + l.life AS rl,
        md.mdl * 4294967296 + p.sid::BIGINT AS ms,
        (md.mdl * 4294967296 + p.sid::BIGINT) * 8
