@@ -423,7 +423,7 @@ func TestServerUsualMatchesQuantileCont(t *testing.T) {
 	GROUP BY rl`
 	var n, differ, sorted, oneValue int64
 	var lives, sessions int64
-	if err := db.QueryRow(`SELECT count(DISTINCT rl), count(DISTINCT sid) FROM srv_p`).Scan(&lives, &sessions); err != nil {
+	if err := db.QueryRow(`SELECT (SELECT count(DISTINCT rl) FROM srv_p), (SELECT count(DISTINCT sid) FROM srv_a)`).Scan(&lives, &sessions); err != nil {
 		t.Fatal(err)
 	}
 	// r0, r1, r2, tiny and the five files of the rows without a replica

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,7 +14,8 @@ import (
 )
 
 // duck.Resources.Profile records every statement of analyze and report: a line
-// of steps.tsv (number, step, seconds) and DuckDB's JSON profile of it.
+// of steps.tsv (number, step, wall seconds, CPU seconds) and DuckDB's JSON
+// profile of it.
 func TestProfile(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -36,8 +38,13 @@ func TestProfile(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	for _, l := range lines {
 		f := strings.Split(l, "\t")
-		if len(f) != 3 {
-			t.Fatalf("steps.tsv line %q: want number, step, seconds", l)
+		if len(f) != 4 {
+			t.Fatalf("steps.tsv line %q: want number, step, seconds, CPU seconds", l)
+		}
+		for _, v := range f[2:] {
+			if s, err := strconv.ParseFloat(v, 64); err != nil || s < 0 {
+				t.Fatalf("steps.tsv line %q: %q is no duration in seconds", l, v)
+			}
 		}
 		seen[f[1]] = true
 		files, _ := filepath.Glob(filepath.Join(prof, f[0]+"-*.json"))

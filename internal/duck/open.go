@@ -22,7 +22,7 @@ type Resources struct {
 	MemoryLimit int64
 	// Threads is the number of DuckDB worker threads; 0 means one per core.
 	Threads int
-	// Profile, when not empty, is a directory where each step's wall time
+	// Profile, when not empty, is a directory where each step's wall and CPU time
 	// (steps.tsv) and DuckDB's profile of it (NNN-step.json) are written.
 	Profile string
 }

@@ -1,38 +1,49 @@
--- Each server record with its session and its replica's lifetime: rl
--- names the replica and the lifetime (a new one after more than 10
--- minutes without an arrival on the replica, on its clock), ms the model
--- and the session, msc the model, the session and the concurrency bucket
--- (as concurrency_bucket); the warm-up's yardsticks are taken per rl, ms
--- and msc.
+-- Each server record with its replica's lifetime and session: rl keys the
+-- replica and the lifetime (a new one after more than 10 minutes without
+-- an arrival on the replica, on its clock), ms the model and the session,
+-- msc the model, the session and the concurrency bucket (as
+-- concurrency_bucket); the warm-up's yardsticks are taken per rl, ms and
+-- msc. replica numbers the replica; concurrency is srv_a's. The keys are integers, compared for
+-- equality only and never output, so that no string is built per record:
+-- rl = replica * 2^32 + the lifetime's number (from 1, in arrival order),
+-- ms = model * 2^32 + sid, msc = ms * 8 + the bucket (1 to 5); each NULL
+-- where its replica or model is.
 --
--- reads: conc, server_k, sess
+-- reads: srv_a
 -- writes: srv_p
 CREATE OR REPLACE TEMP TABLE srv_p AS
 WITH
--- A replica is its label, else (formats that name none: Ollama, TGI) the
--- log file.
-srv_p0 AS (
-    SELECT rid AS rq, request_id, coalesce(replica, 'file ' || fid) AS replica, model,
-           epoch_ns(arrival_time) AS a_ns,
-           coalesce(epoch_ns(scheduled_time) - epoch_ns(arrival_time), queue_ns) AS q_ns,
-           load_ns AS ld_ns,
-           CASE WHEN output_tokens > 1
-                THEN coalesce(epoch_ns(end_time) - epoch_ns(first_token_time), decode_ns) / (output_tokens - 1)
-           END AS tpot_ns,
-           coalesce(prefill_ns, epoch_ns(first_token_time) - epoch_ns(scheduled_time)) AS pf_ns,
-           coalesce(epoch_ns(end_time) - epoch_ns(scheduled_time), prefill_ns + decode_ns, inference_ns) AS work_ns
-    FROM server_k
-    WHERE arrival_time IS NOT NULL
+-- The replicas and the models, numbered.
+reps AS (
+    SELECT replica, row_number() OVER () AS rep
+    FROM (SELECT DISTINCT replica FROM srv_a WHERE replica IS NOT NULL)
+),
+models AS (
+    SELECT model, row_number() OVER () AS mdl
+    FROM (SELECT DISTINCT model FROM srv_a WHERE model IS NOT NULL)
+),
+-- The lifetimes, found on each replica's minutes (epoch_ns // 60e9) with
+-- an arrival, a few thousand rows a day rather than one per record: the
+-- gap before a record is more than 10 minutes only where it is the first
+-- of its minute (arrivals within a minute are less than a minute apart)
+-- and the replica's previous minute with an arrival ended more than 10
+-- minutes before it. A lifetime's number is the running count of such
+-- minutes.
+lt AS (
+    SELECT replica, m, sum(brk) OVER (PARTITION BY replica ORDER BY m ROWS UNBOUNDED PRECEDING)::BIGINT AS life
+    FROM (SELECT replica, m,
+                 CASE WHEN first_ns - lag(last_ns) OVER (PARTITION BY replica ORDER BY m) <= 600000000000 THEN 0
+                      ELSE 1 END AS brk
+          FROM (SELECT replica, a_ns // 60000000000 AS m, min(a_ns) AS first_ns, max(a_ns) AS last_ns
+                FROM srv_a WHERE replica IS NOT NULL GROUP BY ALL))
 )
-SELECT * EXCLUDE (brk, concurrency),
-       replica || chr(31) || sum(brk) OVER (PARTITION BY replica ORDER BY a_ns, request_id
-                                            ROWS UNBOUNDED PRECEDING)::VARCHAR AS rl,
-       model || chr(31) || sid::VARCHAR AS ms,
-       model || chr(31) || sid::VARCHAR || chr(31)
-           || CASE WHEN concurrency <= 1 THEN '1' WHEN concurrency <= 4 THEN '2-4' WHEN concurrency <= 8 THEN '5-8'
-                   WHEN concurrency <= 16 THEN '9-16' ELSE '17+' END AS msc
-FROM (SELECT p.*, s.sid, c.concurrency,
-             CASE WHEN p.a_ns - lag(p.a_ns) OVER (PARTITION BY p.replica ORDER BY p.a_ns, p.request_id)
-                       <= 600000000000 THEN 0 ELSE 1 END AS brk
-      FROM srv_p0 AS p JOIN sess AS s ON s.m = p.a_ns // 60000000000
-      LEFT JOIN conc AS c ON c.rq = p.rq);
+SELECT p.rq, p.request_id, r.rep AS replica, p.a_ns, p.q_ns, p.ld_ns, p.tpot_ns, p.pf_ns, p.work_ns, p.concurrency,
+       r.rep * 4294967296 + l.life AS rl,
+       md.mdl * 4294967296 + p.sid::BIGINT AS ms,
+       (md.mdl * 4294967296 + p.sid::BIGINT) * 8
+           + CASE WHEN p.concurrency <= 1 THEN 1 WHEN p.concurrency <= 4 THEN 2 WHEN p.concurrency <= 8 THEN 3
+                  WHEN p.concurrency <= 16 THEN 4 ELSE 5 END AS msc
+FROM srv_a AS p
+LEFT JOIN reps AS r ON r.replica = p.replica
+LEFT JOIN models AS md ON md.model = p.model
+LEFT JOIN lt AS l ON l.replica = p.replica AND l.m = p.a_ns // 60000000000;
