@@ -27,7 +27,7 @@ type resourceFlags struct {
 func (f *resourceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.memory, "memory-limit", defaultMemoryLimit, "DuckDB memory limit (e.g. 1GiB, 1500MB); beyond it DuckDB spills to DIR/"+duck.TempDirName)
 	fs.IntVar(&f.threads, "threads", 0, fmt.Sprintf("DuckDB threads, 1 to %d (0: one per core)", duck.MaxThreads))
-	fs.StringVar(&f.profile, "profile", "", "write each step's wall time (`DIR`/steps.tsv) and DuckDB's profile of it (DIR/NNN-step.json)")
+	fs.StringVar(&f.profile, "profile", "", "write each step's wall and CPU time (`DIR`/steps.tsv) and DuckDB's profile of it (DIR/NNN-step.json)")
 }
 
 func (f *resourceFlags) resources() (duck.Resources, error) {
