@@ -336,7 +336,7 @@ func TestSummarizeStale(t *testing.T) {
 	if !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), "run infertrace analyze "+dir+" again") {
 		t.Errorf("after a new manifest: got %v", err)
 	}
-	if _, err := Run(ctx, dir); err != nil {
+	if _, err := RunWith(ctx, dir, duck.Resources{Threads: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := summarize1(ctx, dir, SummaryOptions{}); err != nil {
