@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // TestMain removes the shared analyses of the fixtures.
@@ -102,4 +104,18 @@ func summarize1(ctx context.Context, dir string, opts SummaryOptions) (*Result, 
 		opts.Resources.Threads = 1
 	}
 	return Summarize(ctx, dir, opts)
+}
+
+// openMemory1 is duck.OpenMemory on one DuckDB thread, for the reason
+// summarize1 gives.
+func openMemory1(ctx context.Context) (*sql.DB, error) {
+	db, err := duck.OpenMemory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := db.ExecContext(ctx, "SET threads = 1"); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
 }

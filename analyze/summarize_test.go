@@ -345,7 +345,7 @@ func TestSummarizeStale(t *testing.T) {
 
 	// A requests.parquet that records no manifest (written by hand, or by
 	// an earlier infertrace).
-	db, err := duck.OpenMemory(ctx)
+	db, err := openMemory1(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
