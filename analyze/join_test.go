@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
@@ -143,7 +144,8 @@ func TestJoinByResponseID(t *testing.T) {
 // the gateway record want, not one logged under id itself.
 func TestJoinResponseIDRule(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct{ id, want string }{
+	type rule struct{ id, want string }
+	cases := []rule{
 		{"chatcmpl-4f1c2a9e-8b7d-4e21-9c3a-5d6e7f8a9b0c", "4f1c2a9e-8b7d-4e21-9c3a-5d6e7f8a9b0c"},
 		{"chatcmpl-job-12", "job-12"},
 		{"chatcmpl-r-deadbeef", "r-deadbeef"},
@@ -160,22 +162,53 @@ func TestJoinResponseIDRule(t *testing.T) {
 		{"chatcmpl-", "chatcmpl-"},
 		{"cmpl-", "cmpl-"},
 		{"42", "42"},
-	} {
-		f := analyzetest.Fixture{
-			Clients: []analyzetest.Client{{ResponseID: c.id, Start: analyzetest.At(0), End: analyzetest.At(100), Line: 1}},
-			Gateways: []analyzetest.Gateway{
-				{ID: c.want, Start: analyzetest.At(5), End: analyzetest.At(95), Line: 1},
-			},
+	}
+	// Cases share a fixture, each in its own second, unless a string of
+	// one is part of a string of the other (one's ID, or want, could then
+	// join or decoy the other): four analyses instead of one per case.
+	related := func(a, b rule) bool {
+		for _, x := range []string{a.id, a.want} {
+			for _, y := range []string{b.id, b.want} {
+				if strings.Contains(x, y) || strings.Contains(y, x) {
+					return true
+				}
+			}
 		}
-		if c.id != c.want {
-			// a decoy logged under the unmapped ID
-			f.Gateways = append(f.Gateways, analyzetest.Gateway{ID: c.id, Start: analyzetest.At(6), End: analyzetest.At(94), Line: 2})
+		return false
+	}
+	var groups [][]rule
+next:
+	for _, c := range cases {
+	group:
+		for i, g := range groups {
+			for _, d := range g {
+				if related(c, d) {
+					continue group
+				}
+			}
+			groups[i] = append(g, c)
+			continue next
+		}
+		groups = append(groups, []rule{c})
+	}
+	for _, g := range groups {
+		var f analyzetest.Fixture
+		for k, c := range g {
+			at := func(ms int64) analyzetest.T { return analyzetest.At(int64(k)*1000 + ms) }
+			f.Clients = append(f.Clients, analyzetest.Client{ResponseID: c.id, Start: at(0), End: at(100), Line: len(f.Clients) + 1})
+			f.Gateways = append(f.Gateways, analyzetest.Gateway{ID: c.want, Start: at(5), End: at(95), Line: len(f.Gateways) + 1})
+			if c.id != c.want {
+				// a decoy logged under the unmapped ID
+				f.Gateways = append(f.Gateways, analyzetest.Gateway{ID: c.id, Start: at(6), End: at(94), Line: len(f.Gateways) + 1})
+			}
 		}
 		_, _, rows := runFixture(t, f, analyzetest.DefaultOffsets)
-		r, ok := rows[c.want]
-		if !ok || r["has_client"] != true || duck.String(r["client_join"]) != "response_id" {
-			t.Errorf("response_id %q: request %q has_client=%v client_join=%v, want the client joined by response_id",
-				c.id, c.want, r["has_client"], r["client_join"])
+		for _, c := range g {
+			r, ok := rows[c.want]
+			if !ok || r["has_client"] != true || duck.String(r["client_join"]) != "response_id" {
+				t.Errorf("response_id %q: request %q has_client=%v client_join=%v, want the client joined by response_id",
+					c.id, c.want, r["has_client"], r["client_join"])
+			}
 		}
 	}
 }

@@ -90,7 +90,7 @@ func TestPercentileIntervals(t *testing.T) {
 func TestPercentilesMatchQuantileCont(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := duck.OpenMemory(ctx)
+	db, err := openMemory1(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -180,7 +180,7 @@ func evalsParquet(t *testing.T, csv string) string {
 	t.Helper()
 	dir := t.TempDir()
 	in, out := writeFile(t, dir, "in.csv", csv), filepath.Join(dir, "out.parquet")
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", "?threads=1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func runFixture(t *testing.T, f analyzetest.Fixture, off analyzetest.Offsets) (s
 
 func readRequests(t *testing.T, path string) map[string]map[string]any {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", "?threads=1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +372,7 @@ func TestRunSchemaDrift(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", "?threads=1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +402,7 @@ func TestRunSchemaDrift(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st, err := Run(ctx, dir)
+	st, err := RunWith(ctx, dir, duck.Resources{Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +432,7 @@ func TestRequestsInStartOrder(t *testing.T) {
 	f.Servers = append(f.Servers, analyzetest.Server{ID: "b-no-start", End: analyzetest.At(500), Model: "m"},
 		analyzetest.Server{ID: "a-no-start", End: analyzetest.At(600), Model: "m"})
 	_, st, rows := runFixture(t, f, analyzetest.DefaultOffsets)
-	db, err := sql.Open("duckdb", "")
+	db, err := sql.Open("duckdb", "?threads=1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
+	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // TestMain removes the shared analyses of the fixtures.
@@ -23,11 +25,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// sharedRun is a fixture at analyzetest.DefaultOffsets, written and
-// analyzed once per test binary for the tests that read it (runFixture
-// hands each a copy of its own).
+// sharedRun is a fixture at its offsets, written and analyzed once per
+// test binary for the tests that read it (runFixture hands each a copy of
+// its own).
 type sharedRun struct {
 	fixture func() analyzetest.Fixture
+	off     analyzetest.Offsets
 	once    sync.Once
 	dir     string // removed by TestMain
 	st      RunStats
@@ -35,22 +38,24 @@ type sharedRun struct {
 }
 
 // sharedRuns are the fixtures several tests analyze.
-var sharedRuns = []*sharedRun{{fixture: analyzetest.Standard}, {fixture: contractFixture}}
+var sharedRuns = []*sharedRun{
+	{fixture: analyzetest.Standard, off: analyzetest.DefaultOffsets},
+	{fixture: contractFixture, off: analyzetest.DefaultOffsets},
+	{fixture: analyzetest.Trend, off: analyzetest.DefaultOffsets},
+	{fixture: serverFormatsFixture, off: analyzetest.ServerOffsets},
+}
 
 // sharedFixture is the sharedRun of f at off, if it is one.
 func sharedFixture(f analyzetest.Fixture, off analyzetest.Offsets) *sharedRun {
-	if off != analyzetest.DefaultOffsets {
-		return nil
-	}
 	for _, r := range sharedRuns {
-		if reflect.DeepEqual(f, r.fixture()) {
+		if off == r.off && reflect.DeepEqual(f, r.fixture()) {
 			return r
 		}
 	}
 	return nil
 }
 
-// runShared is runFixture of r's fixture at the default offsets: a copy,
+// runShared is runFixture of r's fixture at its offsets: a copy,
 // in the test's own temporary directory, of the shared analysis, with the
 // RunStats Run gives there.
 func runShared(t *testing.T, r *sharedRun) (string, *RunStats, map[string]map[string]any) {
@@ -64,7 +69,7 @@ func runShared(t *testing.T, r *sharedRun) (string, *RunStats, map[string]map[st
 		}
 		r.dir = dir
 		ctx := context.Background()
-		if err := analyzetest.Write(ctx, dir, r.fixture(), analyzetest.DefaultOffsets); err != nil {
+		if err := analyzetest.Write(ctx, dir, r.fixture(), r.off); err != nil {
 			r.err = err
 			return
 		}
@@ -99,4 +104,18 @@ func summarize1(ctx context.Context, dir string, opts SummaryOptions) (*Result, 
 		opts.Resources.Threads = 1
 	}
 	return Summarize(ctx, dir, opts)
+}
+
+// openMemory1 is duck.OpenMemory on one DuckDB thread, for the reason
+// summarize1 gives.
+func openMemory1(ctx context.Context) (*sql.DB, error) {
+	db, err := duck.OpenMemory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := db.ExecContext(ctx, "SET threads = 1"); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
 }

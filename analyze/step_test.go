@@ -27,7 +27,7 @@ func TestSteps(t *testing.T) {
 	}
 	var steps []string
 	record := duck.WithStep(ctx, func(name string) { steps = append(steps, name) })
-	if _, err := Run(record, dir); err != nil {
+	if _, err := RunWith(record, dir, duck.Resources{Threads: 1}); err != nil {
 		t.Fatal(err)
 	}
 	// Then one step per table of queries/requests/ (its views are no work
@@ -47,7 +47,7 @@ func TestSteps(t *testing.T) {
 		t.Errorf("Run's steps: %q, want %q", steps, want)
 	}
 	steps = nil
-	if _, err := Summarize(record, dir, SummaryOptions{}); err != nil {
+	if _, err := summarize1(record, dir, SummaryOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains("|"+strings.Join(steps, "|")+"|", "|slices|") || !strings.Contains("|"+strings.Join(steps, "|")+"|", "|coverage|") {
@@ -61,14 +61,8 @@ func TestSteps(t *testing.T) {
 func TestRunInterrupted(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	if err := analyzetest.Write(ctx, dir, analyzetest.Standard(), analyzetest.DefaultOffsets); err != nil {
-		t.Fatal(err)
-	}
-	st, err := Run(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// a copy of the standard fixture's analysis
+	dir, st, _ := runFixture(t, analyzetest.Standard(), analyzetest.DefaultOffsets)
 	before, err := os.ReadFile(st.Path)
 	if err != nil {
 		t.Fatal(err)
@@ -76,11 +70,11 @@ func TestRunInterrupted(t *testing.T) {
 	interrupted := errors.New("interrupted")
 	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	_, err = Run(duck.WithStep(cctx, func(name string) {
+	_, err = RunWith(duck.WithStep(cctx, func(name string) {
 		if strings.HasPrefix(name, "joining tiers") {
 			cancel(interrupted)
 		}
-	}), dir)
+	}), dir, duck.Resources{Threads: 1})
 	if err == nil {
 		t.Fatal("an interrupted Run succeeded")
 	}

@@ -336,7 +336,7 @@ func TestSummarizeStale(t *testing.T) {
 	if !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), "run infertrace analyze "+dir+" again") {
 		t.Errorf("after a new manifest: got %v", err)
 	}
-	if _, err := Run(ctx, dir); err != nil {
+	if _, err := RunWith(ctx, dir, duck.Resources{Threads: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := summarize1(ctx, dir, SummaryOptions{}); err != nil {
@@ -345,7 +345,7 @@ func TestSummarizeStale(t *testing.T) {
 
 	// A requests.parquet that records no manifest (written by hand, or by
 	// an earlier infertrace).
-	db, err := duck.OpenMemory(ctx)
+	db, err := openMemory1(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/infertrace/infertrace/ingest"
 	// The formats ingest reads: native and triton here.
 	_ "github.com/infertrace/infertrace/ingest/formats"
-	"github.com/infertrace/infertrace/internal/duck"
 )
 
 // pruneRequests is the number of requests of pruneStore: enough for a few
@@ -210,7 +209,7 @@ func TestWindowSkipsRowGroups(t *testing.T) {
 	// A minute at 03:00, widened as Run widens it: 02:50 to 03:11.
 	w := Window{From: pruneStart.Add(2 * time.Hour), To: pruneStart.Add(2*time.Hour + time.Minute)}.widen(WindowMargin)
 
-	db, err := duck.OpenMemory(ctx)
+	db, err := openMemory1(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +231,7 @@ func TestWindowSkipsRowGroups(t *testing.T) {
 	// With a window, the day's parts and the default partition's are read
 	// by two scans: rid stays unique across them (a window over all rows,
 	// so that both scans start at a part's first row).
-	rdb, err := duck.OpenMemory(ctx)
+	rdb, err := openMemory1(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +287,7 @@ func TestWindowSkipsRowGroups(t *testing.T) {
 	// The window's views read the same rows from the intact row groups
 	// alone.
 	fresh := func() *sql.DB {
-		db, err := duck.OpenMemory(ctx)
+		db, err := openMemory1(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
