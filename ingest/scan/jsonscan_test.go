@@ -3,6 +3,7 @@ package scan
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"testing"
 )
 
@@ -35,6 +36,11 @@ func FuzzJSONObject(f *testing.F) {
 		})
 		var ref map[string]any
 		refErr := json.Unmarshal(data, &ref)
+		if refErr == nil && ref == nil {
+			// encoding/json takes null for a nil map: not an object, and
+			// the scanner rightly rejects it.
+			refErr = errNull
+		}
 		if refErr == nil && err != nil {
 			t.Fatalf("rejected the valid object %q: %v", data, err)
 		}
@@ -52,9 +58,11 @@ func FuzzJSONObject(f *testing.F) {
 	})
 }
 
+var errNull = errors.New("null, not an object")
+
 func TestJSONObjectErrors(t *testing.T) {
 	t.Parallel()
-	for _, s := range []string{``, `   `, `{`, `{"a"`, `{"a":}`, `{"a":1,}`, `{"a":1}{`, `{"a":tru}`, `{"a":01}`, `{"a":[1,2}`, `{"a":"\x"}`} {
+	for _, s := range []string{``, `   `, `{`, `{"a"`, `{"a":}`, `{"a":1,}`, `{"a":1}{`, `null`, ` null `, `{"a":tru}`, `{"a":01}`, `{"a":[1,2}`, `{"a":"\x"}`} {
 		if err := Object([]byte(s), func([]byte, bool, Value) error { return nil }); err == nil {
 			t.Errorf("%q: accepted", s)
 		}
