@@ -3,7 +3,6 @@ package ingest
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,41 +19,20 @@ func lineTimes(t *testing.T, in string) ([]string, string) {
 	t.Helper()
 	c := newChunker("f", strings.NewReader(in))
 	var out []string
-	for {
-		ch, err := c.next()
-		if ch != nil {
-			n, dups := ch.firstLine, ch.dups
-			for data := ch.data; len(data) > 0; n++ {
-				var line []byte
-				line, data = cutLine(data)
-				if len(dups) > 0 && dups[0] == n {
-					dups = dups[1:]
-					continue
-				}
-				if strings.TrimSpace(string(line)) == "" {
-					continue
-				}
-				s := "-"
-				if ch.times != nil {
-					if ns := ch.times[n-ch.firstLine]; ns != 0 {
-						s = time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
-					}
-				}
-				out = append(out, fmt.Sprintf("%d:%s", n, s))
+	walkLines(t, c, func(ch *chunk, n int64, _ []byte) {
+		s := "-"
+		if ch.times != nil {
+			if ns := ch.times[n-ch.firstLine]; ns != 0 {
+				s = time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
 			}
-			ch.release()
 		}
-		if err == io.EOF {
-			name := ""
-			if c.prefix != nil {
-				name = c.prefix.name
-			}
-			return out, name
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		out = append(out, fmt.Sprintf("%d:%s", n, s))
+	})
+	name := ""
+	if c.prefix != nil {
+		name = c.prefix.name
 	}
+	return out, name
 }
 
 // TestCollectorLineTimes: the full time of a timestamp or CRI prefix goes

@@ -94,6 +94,16 @@ func chunkLines(t *testing.T, r io.Reader) (*chunker, []string) {
 	t.Helper()
 	c := newChunker("f", r)
 	var out []string
+	walkLines(t, c, func(_ *chunk, n int64, line []byte) {
+		out = append(out, fmt.Sprintf("%d:%s", n, line))
+	})
+	return c, out
+}
+
+// walkLines reads c to its end and calls f with each line the decoder sees
+// (neither blank nor duplicate), its number and its chunk.
+func walkLines(t *testing.T, c *chunker, f func(ch *chunk, n int64, line []byte)) {
+	t.Helper()
 	for {
 		ch, err := c.next()
 		if ch != nil {
@@ -106,13 +116,13 @@ func chunkLines(t *testing.T, r io.Reader) (*chunker, []string) {
 					continue
 				}
 				if len(bytes.TrimSpace(line)) > 0 {
-					out = append(out, fmt.Sprintf("%d:%s", n, line))
+					f(ch, n, line)
 				}
 			}
 			ch.release()
 		}
 		if err == io.EOF {
-			return c, out
+			return
 		}
 		if err != nil {
 			t.Fatal(err)
