@@ -82,11 +82,7 @@ func registerTiers(ctx context.Context, db *sql.DB, dir string) error {
 // off), so the views have the files' columns.
 func registerTiersIn(ctx context.Context, db *sql.DB, dir string, w Window) error {
 	for _, tier := range Tiers {
-		name := tier
-		if tier == "server" {
-			name = "server_logged"
-		}
-		empty, err := queries.Get("empty_" + tier)
+		view, err := emptyTierView(tier)
 		if err != nil {
 			return err
 		}
@@ -100,7 +96,6 @@ func registerTiersIn(ctx context.Context, db *sql.DB, dir string, w Window) erro
 		if len(parts) >= 1<<20 {
 			return fmt.Errorf("register %s tier: %d Parquet parts, more than the %d one analysis can number", tier, len(parts), 1<<20)
 		}
-		view := "CREATE OR REPLACE VIEW " + name + " AS SELECT *, NULL::BIGINT AS rid FROM (\n" + duck.Strip(empty) + "\n)"
 		// scan adds parts, whose first is parts[base], read with where.
 		scan := func(parts []string, base int, where string) {
 			if len(parts) == 0 {
@@ -187,19 +182,29 @@ func registerRequests(ctx context.Context, db *sql.DB, paths ...string) error {
 	return nil
 }
 
+// emptyTierView is the statement that creates tier's view (the server
+// tier's is server_logged) without rows, with the tier's columns and rid;
+// registerTiersIn adds the parts' rows to it.
+func emptyTierView(tier string) (string, error) {
+	name := tier
+	if tier == "server" {
+		name = "server_logged"
+	}
+	empty, err := queries.Get("empty_" + tier)
+	if err != nil {
+		return "", err
+	}
+	return "CREATE OR REPLACE VIEW " + name + " AS SELECT *, NULL::BIGINT AS rid FROM (\n" + duck.Strip(empty) + "\n)", nil
+}
+
 // registerNoTiers creates the tier views without rows (an empty share of
 // analyze --partition).
 func registerNoTiers(ctx context.Context, db *sql.DB) error {
 	for _, tier := range Tiers {
-		name := tier
-		if tier == "server" {
-			name = "server_logged"
-		}
-		empty, err := queries.Get("empty_" + tier)
+		view, err := emptyTierView(tier)
 		if err != nil {
 			return err
 		}
-		view := "CREATE OR REPLACE VIEW " + name + " AS SELECT *, NULL::BIGINT AS rid FROM (\n" + duck.Strip(empty) + "\n)"
 		if _, err := db.ExecContext(ctx, view); err != nil {
 			return fmt.Errorf("register %s tier: %w", tier, err)
 		}
