@@ -48,13 +48,7 @@ func TestNginxRealByHand(t *testing.T) {
 		if f.Name == "args" || strings.HasPrefix(f.Name, "want/") {
 			continue
 		}
-		p := filepath.Join(dir, f.Name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, dir, f.Name, f.Data)
 	}
 	out := filepath.Join(dir, "out")
 	// The combined log's lines carry no request ID: kept as rows in no

@@ -140,13 +140,7 @@ func analyzeServerFixture(t *testing.T, path string) map[string]map[string]sql.N
 			}
 		case strings.HasPrefix(f.Name, "want/"):
 		default:
-			p := filepath.Join(in, f.Name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeFile(t, in, f.Name, f.Data)
 		}
 	}
 	ingested := filepath.Join(out, "ingested")

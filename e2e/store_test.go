@@ -15,9 +15,18 @@ import (
 // writeLines writes lines, one per line, to dir/name and returns its path.
 func writeLines(t *testing.T, dir, name string, lines ...string) string {
 	t.Helper()
+	return writeFile(t, dir, name, []byte(strings.Join(lines, "\n")+"\n"))
+}
+
+// writeFile writes data to dir/name, making its directories, and returns
+// its path.
+func writeFile(t *testing.T, dir, name string, data []byte) string {
+	t.Helper()
 	p := filepath.Join(dir, name)
-	os.MkdirAll(filepath.Dir(p), 0o755)
-	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
