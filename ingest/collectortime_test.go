@@ -35,11 +35,12 @@ func lineTimes(t *testing.T, in string) ([]string, string) {
 	return out, name
 }
 
-// TestCollectorLineTimes: the full time of a timestamp or CRI prefix goes
-// with its line, read in UTC whatever offset it was written with; a CRI
-// line joined from parts has its first part's time; a line without the
-// prefix, and every line behind a prefix with no full time (compose,
-// kubectl --prefix alone, syslog), has none.
+// TestCollectorLineTimes: the full time of a timestamp, CRI or RFC 3339
+// syslog prefix goes with its line, read in UTC whatever offset it was
+// written with; a CRI line joined from parts has its first part's time; a
+// line without the prefix, and every line behind a prefix with no full
+// time (compose, kubectl --prefix alone, syslog's "Dec 11 09:58:58"), has
+// none.
 func TestCollectorLineTimes(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -64,6 +65,19 @@ func TestCollectorLineTimes(t *testing.T) {
 			"timestamp", []string{"1:-", "2:-"}},
 		{"compose", "v-1  | a\nv-1  | b\n", "docker-compose", []string{"1:-", "2:-"}},
 		{"syslog", "Dec 11 09:58:58 h o[1]: a\nDec 11 09:58:59 h o[1]: b\n", "syslog", []string{"1:-", "2:-"}},
+		// journalctl -o short-iso writes its offset ±hhmm, which is read
+		// there: 09:58:58+01:00 is 08:58:58Z; -o short-iso-precise adds
+		// microseconds, and 23:58:58.000001-10:00 is 09:58:58.000001Z of
+		// the next day. Its header line has no prefix and no time.
+		{"journalctl -o short-iso", "-- Logs begin at Mon 2026-12-07 09:00:00 CET. --\n" +
+			"2026-12-07T09:58:58+0100 gpu-3 ollama[1543]: a\n2026-12-07T09:58:59+0100 gpu-3 ollama[1543]: b\n",
+			"syslog", []string{"1:-", "2:2026-12-07T08:58:58Z", "3:2026-12-07T08:58:59Z"}},
+		{"journalctl -o short-iso-precise", "2026-12-07T09:58:58.123456+0100 h o[1]: a\n2026-12-06T23:58:58.000001-1000 h o[1]: b\n",
+			"syslog", []string{"1:2026-12-07T08:58:58.123456Z", "2:2026-12-07T09:58:58.000001Z"}},
+		// Written with its colon (rsyslog's high-precision format), and
+		// mixed with lines of journalctl's default: those have none.
+		{"syslog, RFC 3339 and not", "2026-12-07T09:58:58.5+01:00 h o[1]: a\nDec  7 09:58:59 h o[1]: b\n2026-12-07T08:59:00Z h o[1]: c\n",
+			"syslog", []string{"1:2026-12-07T08:58:58.5Z", "2:-", "3:2026-12-07T08:59:00Z"}},
 		{"none", "a\nb\n", "", []string{"1:-", "2:-"}},
 	} {
 		got, prefix := lineTimes(t, c.in)
@@ -96,12 +110,12 @@ func collectorInstant(n int) time.Time {
 }
 
 // TestCollectorTimesOfRealLogs wraps the real vLLM request logs and
-// Ollama's GIN lines in the prefix
-// of kubectl logs --timestamps (UTC, nine fraction digits) and in a CRI
-// log file's (containerd's: the node's offset, +01:00 here, and the
-// fraction without its trailing zeros), and checks the arrival and end
-// times each row takes from its line's prefix against times worked out by
-// hand. A property holds too: the same lines without the prefix give the
+// Ollama's GIN lines in the prefix of kubectl logs --timestamps (UTC, nine
+// fraction digits), in a CRI log file's (containerd's: the node's offset,
+// +01:00 here, and the fraction without its trailing zeros) and in
+// journalctl -o short-iso-precise's (microseconds, the offset +0100), and
+// checks the arrival and end times each row takes from its line's prefix
+// against times worked out by hand. A property holds too: the same lines without the prefix give the
 // same rows but for those times, which are then NULL.
 func TestCollectorTimesOfRealLogs(t *testing.T) {
 	t.Parallel()
@@ -147,13 +161,20 @@ func TestCollectorTimesOfRealLogs(t *testing.T) {
 			{15, "end_time", "2026-11-30T10:00:03.500000015Z"},
 		},
 	}
+	// res is the precision of the wrap's times: journalctl -o
+	// short-iso-precise writes microseconds, so a wanted time is cut to
+	// them (…00.250000002Z is …00.25Z), and an offset without its colon.
 	wraps := []struct {
 		name   string
+		res    time.Duration
 		prefix func(n int) string
 	}{
-		{"timestamp", func(n int) string { return collectorInstant(n).Format("2006-01-02T15:04:05.000000000Z07:00") + " " }},
-		{"cri", func(n int) string {
+		{"timestamp", 1, func(n int) string { return collectorInstant(n).Format("2006-01-02T15:04:05.000000000Z07:00") + " " }},
+		{"cri", 1, func(n int) string {
 			return collectorInstant(n).In(time.FixedZone("", 3600)).Format(time.RFC3339Nano) + " stdout F "
+		}},
+		{"syslog", time.Microsecond, func(n int) string {
+			return collectorInstant(n).In(time.FixedZone("", 3600)).Format("2006-01-02T15:04:05.000000-0700") + " gpu-3 server[1543]: "
 		}},
 	}
 	dir := t.TempDir()
@@ -193,6 +214,11 @@ func TestCollectorTimesOfRealLogs(t *testing.T) {
 			}
 			timed := map[int64]at{}
 			for _, a := range want[file] {
+				ts, err := time.Parse(time.RFC3339Nano, a.want)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a.want = ts.Truncate(w.res).Format(time.RFC3339Nano)
 				timed[a.line] = a
 			}
 			for i, r := range got.rows {

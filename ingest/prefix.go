@@ -25,6 +25,7 @@ import (
 //	2026-11-30T10:00:00.123456789Z stdout F INFO 11-30 …             cri (containerd and CRI-O log files)
 //	Dec 11 09:58:58 host ollama[1543]: time=2026-12-11T09:58:58 …    syslog (journalctl, syslog files;
 //	                                                                  the month as the locale writes it)
+//	2026-12-11T09:58:58+0100 host ollama[1543]: …                     syslog (journalctl -o short-iso)
 //
 // Prefixes stack (kubectl logs --prefix --timestamps writes the pod before
 // the time): detection peels up to maxPrefixLayers of them. A CRI line
@@ -69,8 +70,9 @@ type stripper struct {
 	layers []func([]byte) int
 	cri    bool // the first layer is the CRI prefix: P lines are joined
 	// timed is 1 + the index of the layer whose prefix starts with a
-	// full time (timestamp, cri), which travels with the line to its
-	// reader (record.RowQueue.LineTime); 0 when no layer has one.
+	// full time (timestamp, cri, and syslog when its times are RFC 3339
+	// ones), which travels with the line to its reader
+	// (record.RowQueue.LineTime); 0 when no layer has one.
 	timed     int
 	timedName string
 }
@@ -89,7 +91,7 @@ func (s *stripper) stripTime(line []byte) ([]byte, int64) {
 	for i, m := range s.layers {
 		if n := m(line); n >= 0 {
 			if i+1 == s.timed {
-				ns = collectorTime(line)
+				ns = s.lineTime(line)
 			}
 			line = line[n:]
 		}
@@ -97,15 +99,28 @@ func (s *stripper) stripTime(line []byte) ([]byte, int64) {
 	return line, ns
 }
 
-// collectorTime reads the RFC 3339 time that starts l (a timestamp or
-// CRI prefix) as nanoseconds since the epoch, UTC; 0 when it is none
-// ParseRFC3339 takes (an offset written ±hhmm) or is the epoch itself.
-func collectorTime(l []byte) int64 {
+// lineTime is the time of the timed layer's prefix at the start of l:
+// collectorTime, reading an offset written ±hhmm only in a syslog prefix
+// (journalctl -o short-iso writes it so).
+func (s *stripper) lineTime(l []byte) int64 {
+	return collectorTime(l, s.timedName == "syslog")
+}
+
+// collectorTime reads the RFC 3339 time that starts l (a timestamp, CRI
+// or syslog prefix) as nanoseconds since the epoch, UTC; 0 when there is
+// none, when it is the epoch itself, or when it is none ParseRFC3339
+// takes: an offset written ±hhmm is read only when compact is set.
+func collectorTime(l []byte, compact bool) int64 {
 	n := rfc3339(l)
 	if n < 0 {
 		return 0
 	}
-	ns, err := scan.ParseRFC3339(l[:n])
+	t := l[:n]
+	if compact && n >= 24 && (t[n-5] == '+' || t[n-5] == '-') && digits(t[n-4:]) {
+		var buf [48]byte
+		t = append(append(append(buf[:0], t[:n-2]...), ':'), t[n-2:]...)
+	}
+	ns, err := scan.ParseRFC3339(t)
 	if err != nil {
 		return 0
 	}
@@ -162,10 +177,13 @@ func detectPrefix(data []byte) *stripper {
 			if used[p.name] || (p.name == "cri" && len(s.layers) > 0) {
 				continue
 			}
-			hits := 0
+			hits, timedHits := 0, 0
 			for _, l := range lines {
 				if p.match(l) >= 0 {
 					hits++
+					if rfc3339(l) >= 0 {
+						timedHits++
+					}
 				}
 			}
 			if 2*hits <= len(lines) {
@@ -177,7 +195,11 @@ func detectPrefix(data []byte) *stripper {
 				}
 			}
 			used[p.name], found = true, true
-			if (p.name == "timestamp" || p.name == "cri") && s.timed == 0 {
+			// A syslog prefix carries a full time when its times are
+			// RFC 3339 ones (journalctl -o short-iso), not "Dec 11
+			// 09:58:58", which has no year and no zone.
+			timed := p.name == "timestamp" || p.name == "cri" || (p.name == "syslog" && 2*timedHits > hits)
+			if timed && s.timed == 0 {
 				s.timed, s.timedName = len(s.layers)+1, p.name
 			}
 			s.layers = append(s.layers, p.match)
@@ -559,7 +581,7 @@ func (c *chunker) joinPartial(ch *chunk, data []byte, r, w int, n int64) (int, i
 	}
 	orig := bytes.TrimRight(data[r:end], "\r\n")
 	if c.prefix.timed > 0 { // the joined line's time is its first part's
-		ch.times = append(ch.times, collectorTime(orig))
+		ch.times = append(ch.times, c.prefix.lineTime(orig))
 		for range len(parts) - 1 {
 			ch.times = append(ch.times, 0)
 		}

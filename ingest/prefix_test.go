@@ -307,22 +307,25 @@ func TestRunCollectorPrefixes(t *testing.T) {
 
 // TestRealCollectorSamples: real logs pasted in public issues as their
 // collector gave them (testdata/real/collectors/SOURCE) are read whole:
-// the prefix stripped, the format sniffed, rows made (the one excerpt
-// without request lines makes none), no line rejected.
+// the prefix stripped, the format sniffed, rows made (the excerpts
+// without request lines make none), no line rejected; the manifest names
+// a collector time only for a prefix with a full one (journalctl's
+// default "Dec 11 09:58:58" has none).
 func TestRealCollectorSamples(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		file, prefixOpt, prefix, format string
 		rows                            bool // the excerpt holds records
+		collectorTime                   string
 	}{
-		{"ollama_journald.log", "", "syslog", "ollama-gin", true},
-		{"ollama_journald_header.log", "", "syslog", "ollama-gin", true},
-		{"vllm_log_viewer.log", `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \| `, "regex", "vllm-log", true},
-		{"vllm_docker_timestamps.log", "", "timestamp", "vllm-log", false},
-		{"vllm_compose_2947.log", "", "docker-compose", "vllm-log", true},
-		{"ollama_journald_fr.log", "", "syslog", "ollama-gin", true},
-		{"ollama_journald_masked.log", "", "syslog", "ollama-gin", true},
-		{"vllm_kubectl_prefix_gke.log", "", "kubectl", "vllm-log", false},
+		{"ollama_journald.log", "", "syslog", "ollama-gin", true, ""},
+		{"ollama_journald_header.log", "", "syslog", "ollama-gin", true, ""},
+		{"vllm_log_viewer.log", `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \| `, "regex", "vllm-log", true, ""},
+		{"vllm_docker_timestamps.log", "", "timestamp", "vllm-log", false, "timestamp: arrival_time, end_time"},
+		{"vllm_compose_2947.log", "", "docker-compose", "vllm-log", true, ""},
+		{"ollama_journald_fr.log", "", "syslog", "ollama-gin", true, ""},
+		{"ollama_journald_masked.log", "", "syslog", "ollama-gin", true, ""},
+		{"vllm_kubectl_prefix_gke.log", "", "kubectl", "vllm-log", false, ""},
 	} {
 		path := filepath.Join("..", "testdata", "real", "collectors", c.file)
 		m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Server, Pattern: path}}, Out: t.TempDir(), Prefix: c.prefixOpt})
@@ -330,8 +333,10 @@ func TestRealCollectorSamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		f := m.Files[0]
-		if f.Prefix != c.prefix || f.Format != c.format || (f.Rows > 0) != c.rows || f.Rejected != 0 || (c.rows && f.Error != "") {
-			t.Errorf("%s: %+v, want prefix %s, format %s, rows %v and no rejects", c.file, f, c.prefix, c.format, c.rows)
+		if f.Prefix != c.prefix || f.Format != c.format || (f.Rows > 0) != c.rows || f.Rejected != 0 || (c.rows && f.Error != "") ||
+			f.CollectorTime != c.collectorTime {
+			t.Errorf("%s: %+v, want prefix %s, format %s, rows %v, no rejects and collector_time %q",
+				c.file, f, c.prefix, c.format, c.rows, c.collectorTime)
 		}
 		// Read as it stands, the prefix hides every record.
 		m, err = Run(context.Background(), Options{Inputs: []Input{{Tier: Server, Pattern: path}}, Out: t.TempDir(), Prefix: PrefixNone})

@@ -33,11 +33,12 @@ import (
 //
 // These lines have local-time, year-less, one-second timestamps, so a row
 // takes no time from its line, and no row has a duration. Only when the
-// line came with a collector's full time (a docker or kubectl --timestamps
-// or CRI prefix: record.RowQueue.LineTime) does its row take that time as
-// the instant its line stands for: arrival_time for "Received request",
-// end_time for "Generated response", "Finished request" and the aborted and
-// failed lines; "Added request" rows take none. The rows are annotations:
+// line came with a collector's full time (a docker or kubectl --timestamps,
+// CRI or journalctl -o short-iso prefix: record.RowQueue.LineTime) does its
+// row take that time as the instant its line stands for: arrival_time for
+// "Received request", end_time for "Generated response", "Finished
+// request" and the aborted and failed lines; "Added request" rows take
+// none. The rows are annotations:
 // the analysis must treat rows with format = 'vllm-log' as such, joining
 // them to a request by request_id only to add a finish reason or an error,
 // and never count them as requests, use them as the server row of a

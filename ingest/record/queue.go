@@ -16,13 +16,13 @@ type RowQueue[T Row] struct {
 	Zone *Zone
 	// LineTime is the collector's time of the line being parsed, in
 	// nanoseconds since the epoch (UTC): the full time of its docker,
-	// kubectl --timestamps or CRI prefix, when the runtime read the line,
-	// at or shortly after the tool wrote it; 0 when the line came without
-	// one. A line parser may use it only for the instant its line stands
-	// for and only when the line's own text does not give that instant in
-	// full (a year, a zone): never over a time of the line's own, and it
-	// says so in its Format's CollectorTime. Set for each line, before
-	// ParseLine, by the pipeline.
+	// kubectl --timestamps, CRI or journalctl -o short-iso prefix, when the
+	// runtime (or journald) read the line, at or shortly after the tool
+	// wrote it; 0 when the line came without one. A line parser may use it
+	// only for the instant its line stands for and only when the line's
+	// own text does not give that instant in full (a year, a zone): never
+	// over a time of the line's own, and it says so in its Format's
+	// CollectorTime. Set for each line, before ParseLine, by the pipeline.
 	LineTime int64
 }
 
