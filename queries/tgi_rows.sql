@@ -14,8 +14,9 @@
 -- leaves out Ollama's load, prompt eval and eval durations: two of its rows
 -- are one only if they also end on the same nanosecond after the same
 -- total_duration, which distinct requests do not. Ollama's GIN access lines
--- (ollama-gin) log no instant (a local time without a zone, to the second)
--- and cannot be matched.
+-- (ollama-gin) are not matched: their own time has no zone, and the end_time
+-- they take from a collector's time (docs/collectors.md), when one is there,
+-- is not used to pair them with gateway records.
 SELECT hash(end_time, e2e_ns, queue_ns, inference_ns, arrival_time, scheduled_time,
             output_tokens, error, replica, model) AS t_key,
        t_key AS t_ord,
