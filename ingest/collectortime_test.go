@@ -87,6 +87,50 @@ func TestCollectorLineTimes(t *testing.T) {
 	}
 }
 
+// TestCollectorTimesOfRealDockerLog: Ollama's lines as docker logs
+// --timestamps gave them (testdata/real/collectors/ollama_docker_timestamps_ov4.log,
+// nine digits, Docker's padding of a microsecond clock) each take the
+// time of their prefix, and that time is never before the one the line
+// gives itself: the runtime reads a line once it is written. By hand,
+// from the line's own time to its collector's: Ollama's
+// "time=2025-04-01T08:18:00.513Z" (line 2) to 08:18:00.513604Z, 0.604 ms;
+// "time=…:00.523Z" (line 4) to 08:18:00.524179Z, 1.179 ms; GIN's
+// "2025/04/01 - 08:18:11" (line 5, to the second, the container's clock
+// in UTC) to 08:18:11.233596Z, 233.596 ms; GIN's 08:18:30 (line 8) to
+// 08:18:30.30708Z, 307.08 ms.
+func TestCollectorTimesOfRealDockerLog(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "real", "collectors", "ollama_docker_timestamps_ov4.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, prefix := lineTimes(t, string(data))
+	want := []string{"1:2025-04-01T08:18:00.510156Z", "2:2025-04-01T08:18:00.513604Z", "3:2025-04-01T08:18:00.513761Z",
+		"4:2025-04-01T08:18:00.524179Z", "5:2025-04-01T08:18:11.233596Z", "6:2025-04-01T08:18:11.234271Z",
+		"7:2025-04-01T08:18:30.268609Z", "8:2025-04-01T08:18:30.30708Z"}
+	if prefix != "timestamp" || strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("prefix %q, times %q; want timestamp, %q", prefix, got, want)
+	}
+	for _, c := range []struct {
+		line int
+		own  time.Time // the line's own time
+		lag  time.Duration
+	}{
+		{2, time.Date(2025, 4, 1, 8, 18, 0, 513e6, time.UTC), 604 * time.Microsecond},
+		{4, time.Date(2025, 4, 1, 8, 18, 0, 523e6, time.UTC), 1179 * time.Microsecond},
+		{5, time.Date(2025, 4, 1, 8, 18, 11, 0, time.UTC), 233596 * time.Microsecond},
+		{8, time.Date(2025, 4, 1, 8, 18, 30, 0, time.UTC), 307080 * time.Microsecond},
+	} {
+		at, err := time.Parse(time.RFC3339Nano, strings.TrimPrefix(got[c.line-1], fmt.Sprintf("%d:", c.line)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lag := at.Sub(c.own); lag != c.lag {
+			t.Errorf("line %d: collector's time %s after its own, want %s", c.line, lag, c.lag)
+		}
+	}
+}
+
 // realUntimedLogs are the real logs (testdata/real/DIR/SOURCE) of the
 // formats whose lines have no full time of their own, each read with its
 // format.

@@ -326,6 +326,7 @@ func TestRealCollectorSamples(t *testing.T) {
 		{"ollama_journald_fr.log", "", "syslog", "ollama-gin", true, ""},
 		{"ollama_journald_masked.log", "", "syslog", "ollama-gin", true, ""},
 		{"vllm_kubectl_prefix_gke.log", "", "kubectl", "vllm-log", false, ""},
+		{"ollama_docker_timestamps_ov4.log", "", "timestamp", "ollama-gin", false, "timestamp: end_time"},
 	} {
 		path := filepath.Join("..", "testdata", "real", "collectors", c.file)
 		m, err := Run(context.Background(), Options{Inputs: []Input{{Tier: Server, Pattern: path}}, Out: t.TempDir(), Prefix: c.prefixOpt})

@@ -91,6 +91,9 @@ var realSamples = map[string]realSample{
 	"collectors/vllm_kubectl_prefix_gke.log": {tier: Server, format: "vllm-log", wantPrefix: "kubectl", noRows: true},
 	"collectors/nginx_kubectl_prefix.log": {tier: Gateway, format: "nginx", named: true, wantPrefix: "kubectl",
 		opts: map[string]string{"nginx-format": nginxMain}},
+	// docker logs --timestamps of Ollama: GIN lines of a health check, a
+	// model listing and an upload, no inference request.
+	"collectors/ollama_docker_timestamps_ov4.log": {tier: Server, format: "ollama-gin", wantPrefix: "timestamp", noRows: true},
 
 	"ollama-serve/issue_5816_windows_gin.log": {tier: Server, format: "ollama-gin"},
 	"ollama-serve/issue_8983_serve_mixed.log": {tier: Server, format: "ollama-gin"},
