@@ -30,9 +30,10 @@ import (
 // Prefixes stack (kubectl logs --prefix --timestamps writes the pod before
 // the time): detection peels up to maxPrefixLayers of them. A CRI line
 // tagged P is the start of a line the runtime split; it is joined with the
-// lines that follow up to the one tagged F. The joined line takes the
-// number of its first part and the parts after it stay as blank lines, so
-// that line numbers are the file's and the manifest's accounting holds.
+// lines of its stream that follow up to the one tagged F. The joined line
+// takes the number of its first part and the parts after it stay as blank
+// lines, so that line numbers are the file's and the manifest's accounting
+// holds.
 // The prefix found is FileStats.Prefix; Options.Prefix names one instead
 // (a regular expression) or turns detection off.
 
@@ -259,6 +260,13 @@ func criPrefix(l []byte) (n int, partial bool) {
 		return -1, false
 	}
 	return n, s[0] == 'P'
+}
+
+// criStream returns the stream ("stdout" or "stderr") of a line criPrefix
+// matches.
+func criStream(l []byte) []byte {
+	n := rfc3339(l) + 1
+	return l[n : n+6]
 }
 
 // kubectlPrefix matches what kubectl logs --prefix writes:
@@ -557,20 +565,29 @@ func (c *chunker) scanStrip(ch *chunk) {
 }
 
 // joinPartial joins the CRI line at data[r:] tagged P, number n, with the
-// lines after it up to the first one tagged F (or one that is no CRI line,
-// or the chunk's end), writes the joined text at data[w:] followed by one
-// '\n' per line joined, and returns the new w and the end of what it read.
+// lines after it of the same stream up to the first one tagged F (or one
+// that is no CRI line or of the other stream, or the chunk's end), writes
+// the joined text at data[w:] followed by one '\n' per line joined, and
+// returns the new w and the end of what it read. The runtime splits each
+// stream on its own: a part of stdout is never continued by a line of
+// stderr, so such a line ends the join rather than being glued to it.
 func (c *chunker) joinPartial(ch *chunk, data []byte, r, w int, n int64) (int, int) {
 	// The extent first, while the original text is whole: it is what a
 	// duplicate is judged by.
 	type part struct{ from, to int }
 	var parts []part
+	var stream []byte
 	end := r
 	for end < len(data) {
 		line, next := cutLine(data[end:])
 		l := record.TrimCR(line)
 		k, partial := criPrefix(l)
 		if k < 0 {
+			break
+		}
+		if s := criStream(l); stream == nil {
+			stream = s
+		} else if !bytes.Equal(s, stream) {
 			break
 		}
 		parts = append(parts, part{end + k, end + len(l)})

@@ -155,7 +155,8 @@ func TestStripKeepsLineNumbers(t *testing.T) {
 // TestCRIPartialLines: the parts of a line the runtime split (tagged P)
 // are joined with the line tagged F that ends them, under the number of the
 // first part; the other parts count as blank lines. A P run cut short by a
-// line of another kind or the end of the file ends there.
+// line of the other stream, a line of another kind or the end of the file
+// ends there: the runtime splits each stream on its own.
 func TestCRIPartialLines(t *testing.T) {
 	t.Parallel()
 	in := "2026-11-30T10:00:00.1Z stdout F one\n" +
@@ -163,16 +164,19 @@ func TestCRIPartialLines(t *testing.T) {
 		"2026-11-30T10:00:00.3Z stdout P 1,\"b\"\n" +
 		"2026-11-30T10:00:00.4Z stdout F :2}\n" +
 		"2026-11-30T10:00:00.5Z stderr F \n" +
+		"2026-11-30T10:00:00.51Z stderr P half\n" +
+		"2026-11-30T10:00:00.52Z stdout F other\n" +
+		"2026-11-30T10:00:00.53Z stderr F end\n" +
 		"2026-11-30T10:00:00.6Z stdout P cut\n" +
 		"not a cri line\n" +
 		"2026-11-30T10:00:00.7Z stdout P last"
 	c, got := chunkLines(t, strings.NewReader(in))
-	want := []string{"1:one", `2:{"a":1,"b":2}`, "6:cut", "7:not a cri line", "8:last"}
+	want := []string{"1:one", `2:{"a":1,"b":2}`, "6:half", "7:other", "8:end", "9:cut", "10:not a cri line", "11:last"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("lines %q, want %q", got, want)
 	}
-	if c.lines != 8 || c.blank != 3 || c.dups != 0 || c.prefix == nil || c.prefix.name != "cri" {
-		t.Errorf("lines %d blank %d dups %d prefix %v, want 8 3 0 cri", c.lines, c.blank, c.dups, c.prefix)
+	if c.lines != 11 || c.blank != 3 || c.dups != 0 || c.prefix == nil || c.prefix.name != "cri" {
+		t.Errorf("lines %d blank %d dups %d prefix %v, want 11 3 0 cri", c.lines, c.blank, c.dups, c.prefix)
 	}
 }
 
