@@ -3,9 +3,12 @@ package ingest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRealIngressNginx: ingress-nginx's lines (testdata/real/nginx), read
@@ -109,5 +112,70 @@ func TestRealKubectlPrefixNginx(t *testing.T) {
 	}
 	if f := m.Files[0]; f.Rows != 0 || f.Rejected != 2 || f.Prefix != "" {
 		t.Errorf("with no prefix stripped: %+v, want 2 rejects and no rows", f)
+	}
+}
+
+// TestRealCRIIngressNginx: ingress-nginx's lines in a CRI log file
+// (testdata/real/collectors/ingress_nginx_cri_crowdsec.log) are read with
+// its default log-format-upstream once the prefix, found by itself, is
+// removed. Its second line is tagged stderr P and the third stdout F: the
+// third is of the other stream, so it does not continue the second, and
+// each of the three lines gives its row. By hand: End the $time_local,
+// [28/Jan/2022:16:04:05 +0000] = 2022-01-28 = day 18993 + 27 = 19020 since
+// 1970, 19020·86400 + 16·3600 + 4·60 + 5 = 1643385845 s; $request_time
+// and $upstream_response_time 0.000, so Start, UpstreamStart and
+// UpstreamEnd are End; status 200, route /, upstream 10.244.0.9:5678, and
+// the request ID of each line its $req_id. The collector's times are the
+// prefix's, and each is after the line's own second: 413.656027 ms,
+// 673.552828 ms and 919.698406 ms after 16:04:05.
+func TestRealCRIIngressNginx(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join("..", "testdata", "real", "collectors", "ingress_nginx_cri_crowdsec.log")
+	in := Input{Tier: Gateway, Format: "nginx", Pattern: path}
+	got := readInput(t, in, map[string]string{"nginx-format": ingressNginxUpstreamInfo}, t.TempDir(), "cri")
+	if len(got.rows) != 3 || got.stats.Rejected != 0 || got.stats.Prefix != "cri" || got.stats.Lines != 3 || got.stats.Blank != 0 {
+		t.Fatalf("%d rows, %+v; want 3 rows of 3 lines, no reject, no blank, prefix cri", len(got.rows), got.stats)
+	}
+	ids := []string{"c99400a4db42e32187a3cbda00920e41", "1817d7f2d3167a39badb6c3ea3a9072c", "6dcb7f7507726de0279495d7ade442ca"}
+	const end = int64(1643385845_000_000_000)
+	for i, r := range got.rows {
+		var row GatewayRow
+		if err := json.Unmarshal([]byte(r.json), &row); err != nil {
+			t.Fatal(err)
+		}
+		if r.line != int64(i+1) || row.RequestID != ids[i] || row.End != end || row.Start != end ||
+			row.UpstreamStart != end || row.UpstreamEnd != end || row.Status != 200 || row.Route != "/" ||
+			row.Upstream != "10.244.0.9:5678" || deref(row.Attempts) != any(int32(1)) {
+			t.Errorf("line %d: %s; want ID %s, start = end = upstream times = %d, 200, /, 10.244.0.9:5678, one attempt",
+				r.line, r.json, ids[i], end)
+		}
+		if strings.Contains(r.json, "stdout") || strings.Contains(r.json, "stderr") {
+			t.Errorf("line %d: the row holds the CRI prefix: %s", r.line, r.json)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	times, prefix := lineTimes(t, string(data))
+	own := time.Date(2022, 1, 28, 16, 4, 5, 0, time.UTC)
+	lags := []time.Duration{413656027, 673552828, 919698406}
+	if prefix != "cri" || len(times) != len(lags) {
+		t.Fatalf("prefix %q, times %q", prefix, times)
+	}
+	for i, lag := range lags {
+		want := fmt.Sprintf("%d:%s", i+1, own.Add(lag).Format(time.RFC3339Nano))
+		if times[i] != want {
+			t.Errorf("collector's time %s, want %s", times[i], want)
+		}
+	}
+	// Read as it stands, the prefix makes every line a reject.
+	m, err := Run(context.Background(), Options{Inputs: []Input{in}, Out: t.TempDir(), Prefix: PrefixNone,
+		FormatOptions: map[string]string{"nginx-format": ingressNginxUpstreamInfo}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := m.Files[0]; f.Rows != 0 || f.Rejected != 3 || f.Prefix != "" {
+		t.Errorf("with no prefix stripped: %+v, want 3 rejects and no rows", f)
 	}
 }

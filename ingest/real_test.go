@@ -91,6 +91,10 @@ var realSamples = map[string]realSample{
 	"collectors/vllm_kubectl_prefix_gke.log": {tier: Server, format: "vllm-log", wantPrefix: "kubectl", noRows: true},
 	"collectors/nginx_kubectl_prefix.log": {tier: Gateway, format: "nginx", named: true, wantPrefix: "kubectl",
 		opts: map[string]string{"nginx-format": nginxMain}},
+	// ingress-nginx in a CRI log file, its default log-format-upstream
+	// (named: no NGINX format is sniffed from a format of its own).
+	"collectors/ingress_nginx_cri_crowdsec.log": {tier: Gateway, format: "nginx", named: true, wantPrefix: "cri",
+		opts: map[string]string{"nginx-format": ingressNginxUpstreamInfo}},
 	// docker logs --timestamps of Ollama: GIN lines of a health check, a
 	// model listing and an upload, no inference request.
 	"collectors/ollama_docker_timestamps_ov4.log": {tier: Server, format: "ollama-gin", wantPrefix: "timestamp", noRows: true},
