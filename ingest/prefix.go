@@ -102,7 +102,7 @@ func (s *stripper) stripTime(line []byte) ([]byte, int64) {
 
 // lineTime is the time of the timed layer's prefix at the start of l:
 // collectorTime, reading an offset written ±hhmm only in a syslog prefix
-// (journalctl -o short-iso writes it so).
+// (older journalctl releases write -o short-iso's offset so).
 func (s *stripper) lineTime(l []byte) int64 {
 	return collectorTime(l, s.timedName == "syslog")
 }
