@@ -32,19 +32,36 @@ func parquetParts(dir, tier string, w Window) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	parts, _, err := batchParts(dir, tier, w, runs)
+	return parts, err
+}
+
+// batchParts is parquetParts given the store's runs, with the number of the
+// batch (partBatch) that wrote each part.
+func batchParts(dir, tier string, w Window, runs map[string]int) ([]string, []int, error) {
 	entries, err := os.ReadDir(filepath.Join(dir, tier))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("list %s parts: %w", tier, err)
+		return nil, nil, fmt.Errorf("list %s parts: %w", tier, err)
 	}
+	batch := map[string]int{}
 	var parts []string
 	add := func(sub string, entries []os.DirEntry) {
 		for _, e := range entries {
-			if !e.IsDir() && strings.HasSuffix(e.Name(), ".parquet") && (sub == "" || partOfRuns(e.Name(), runs)) {
-				parts = append(parts, filepath.Join(dir, tier, sub, e.Name()))
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".parquet") {
+				continue
 			}
+			// A part directly in DIR/tier is of a store written before
+			// batches: read whatever its name.
+			b := partBatch(e.Name(), runs)
+			if sub != "" && b == 0 {
+				continue
+			}
+			p := filepath.Join(dir, tier, sub, e.Name())
+			parts = append(parts, p)
+			batch[p] = b
 		}
 	}
 	add("", entries)
@@ -54,12 +71,16 @@ func parquetParts(dir, tier string, w Window) ([]string, error) {
 		}
 		sub, err := os.ReadDir(filepath.Join(dir, tier, e.Name()))
 		if err != nil {
-			return nil, fmt.Errorf("list %s parts: %w", tier, err)
+			return nil, nil, fmt.Errorf("list %s parts: %w", tier, err)
 		}
 		add(e.Name(), sub)
 	}
 	sort.Strings(parts)
-	return parts, nil
+	batches := make([]int, len(parts))
+	for i, p := range parts {
+		batches[i] = batch[p]
+	}
+	return parts, batches, nil
 }
 
 // registerTiers creates the client, gateway and server_logged views: the
@@ -81,29 +102,37 @@ func registerTiers(ctx context.Context, db *sql.DB, dir string) error {
 // read whole. The partition directory is no column (hive_partitioning
 // off), so the views have the files' columns.
 func registerTiersIn(ctx context.Context, db *sql.DB, dir string, w Window) error {
+	runs, first, err := storeBatches(dir)
+	if err != nil {
+		return err
+	}
 	for _, tier := range Tiers {
 		view, err := emptyTierView(tier)
 		if err != nil {
 			return err
 		}
-		parts, err := parquetParts(dir, tier, w)
+		parts, batches, err := batchParts(dir, tier, w, runs)
 		if err != nil {
 			return err
 		}
+		// numbered[i] is the batch of the part that scan numbers i.
+		var numbered []int
 		// rid identifies a row within this analysis: the part's index in
 		// parts and the row's number in the part (queries/requests picks up a
 		// kept record's columns by it).
 		if len(parts) >= 1<<20 {
 			return fmt.Errorf("register %s tier: %d Parquet parts, more than the %d one analysis can number", tier, len(parts), 1<<20)
 		}
-		// scan adds parts, whose first is parts[base], read with where.
-		scan := func(parts []string, base int, where string) {
-			if len(parts) == 0 {
+		// scan adds parts, numbered from len(numbered), read with where.
+		scan := func(idx []int, where string) {
+			if len(idx) == 0 {
 				return
 			}
-			quoted := make([]string, len(parts))
-			for i, p := range parts {
-				quoted[i] = duck.Quote(p)
+			base := len(numbered)
+			quoted := make([]string, len(idx))
+			for i, k := range idx {
+				quoted[i] = duck.Quote(parts[k])
+				numbered = append(numbered, batches[k])
 			}
 			view += "\nUNION ALL BY NAME\nSELECT *, ((file_index::BIGINT + " + strconv.Itoa(base) + ") << 40) + file_row_number AS rid FROM read_parquet([" +
 				strings.Join(quoted, ", ") + "], union_by_name = true, hive_partitioning = false)"
@@ -113,29 +142,83 @@ func registerTiersIn(ctx context.Context, db *sql.DB, dir string, w Window) erro
 		}
 		c := w.cond(tierTimeColumn[tier])
 		if c == "" {
-			scan(parts, 0, "")
+			all := make([]int, len(parts))
+			for i := range all {
+				all[i] = i
+			}
+			scan(all, "")
 		} else {
 			// A day's rows all have a start, so its parts take the
 			// window's condition alone: DuckDB skips row groups by their
 			// statistics only for a condition without OR (with "c OR col
 			// IS NULL" it reads every row group, and "col IS NULL" in a
 			// scan of its own reads the column of every row group).
-			var days, others []string
-			for _, p := range parts {
+			var days, others []int
+			for i, p := range parts {
 				if dayPartition(filepath.Base(filepath.Dir(p))) {
-					days = append(days, p)
+					days = append(days, i)
 				} else {
-					others = append(others, p)
+					others = append(others, i)
 				}
 			}
-			scan(days, 0, c)
-			scan(others, len(days), c+" OR "+tierTimeColumn[tier]+" IS NULL")
+			scan(days, c)
+			scan(others, c+" OR "+tierTimeColumn[tier]+" IS NULL")
 		}
 		if _, err := db.ExecContext(ctx, view); err != nil {
 			return fmt.Errorf("register %s tier: %w", tier, err)
 		}
+		for _, m := range batchMacros(tier, numbered, first[tier]) {
+			if _, err := db.ExecContext(ctx, m); err != nil {
+				return fmt.Errorf("register %s tier: %w", tier, err)
+			}
+		}
 	}
 	return nil
+}
+
+// batchMacros are the statements that create the macros TIER_batch(rid),
+// the number of the batch (storeRuns) whose part holds the row rid of the
+// tier's view (numbered[i] for the part numbered i), and
+// TIER_file(path, rid), the name of the file of that row: a log appended
+// again under its name is another file (queries/tier.sql.tmpl, tier_files),
+// named PATH@B in each batch B but the first that holds path (first, from
+// the manifest, holds the paths of more than one batch: so neither an
+// append nor a window renames a file).
+func batchMacros(tier string, numbered []int, first map[string]int) []string {
+	batch := "CREATE OR REPLACE TEMP MACRO " + tier + "_batch(rid) AS "
+	one := true
+	for _, b := range numbered {
+		one = one && b == numbered[0]
+	}
+	switch {
+	case len(numbered) == 0:
+		batch += "1"
+	case one:
+		// One batch: a constant, which costs nothing per row.
+		batch += strconv.Itoa(numbered[0])
+	default:
+		l := make([]string, len(numbered))
+		for i, b := range numbered {
+			l[i] = strconv.Itoa(b)
+		}
+		batch += "[" + strings.Join(l, ", ") + "][(rid >> 40) + 1]"
+	}
+	f := "CREATE OR REPLACE TEMP MACRO " + tier + "_file(path, rid) AS "
+	if len(first) == 0 {
+		f += "path"
+	} else {
+		paths := make([]string, 0, len(first))
+		for p := range first {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		f += "CASE WHEN " + tier + "_batch(rid) > CASE path"
+		for _, p := range paths {
+			f += " WHEN " + duck.Quote(p) + " THEN " + strconv.Itoa(first[p])
+		}
+		f += " ELSE " + tier + "_batch(rid) END THEN path || '@' || " + tier + "_batch(rid) ELSE path END"
+	}
+	return []string{batch, f}
 }
 
 // registerRejects creates the rejects view over DIR/rejects.jsonl (only the
@@ -207,6 +290,11 @@ func registerNoTiers(ctx context.Context, db *sql.DB) error {
 		}
 		if _, err := db.ExecContext(ctx, view); err != nil {
 			return fmt.Errorf("register %s tier: %w", tier, err)
+		}
+		for _, m := range batchMacros(tier, nil, nil) {
+			if _, err := db.ExecContext(ctx, m); err != nil {
+				return fmt.Errorf("register %s tier: %w", tier, err)
+			}
 		}
 	}
 	return nil

@@ -367,6 +367,8 @@ func TestServerUsualMatchesQuantileCont(t *testing.T) {
 		"CREATE OR REPLACE TEMP TABLE server_drop AS SELECT rid FROM server_h LIMIT 0",
 		"CREATE OR REPLACE TEMP TABLE server_multi AS SELECT request_id FROM server_h LIMIT 0",
 		"CREATE OR REPLACE TEMP TABLE server_win AS SELECT * EXCLUDE (h), 1::BIGINT AS n_records FROM server_h LIMIT 0",
+		// The five files the rows' fid names, one path each.
+		"CREATE OR REPLACE TEMP TABLE server_files AS SELECT 'f' || i AS file, 'f' || i AS path, 1 AS b, i AS fid, i + 1 AS nid FROM range(5) AS t(i)",
 	} {
 		if _, err := db.Exec(s); err != nil {
 			t.Fatal(err)
@@ -387,7 +389,7 @@ func TestServerUsualMatchesQuantileCont(t *testing.T) {
 	ran := 0
 	for _, st := range steps {
 		switch st.Writes {
-		case "server_h", "server_drop", "server_multi", "server_win":
+		case "server_files", "server_h", "server_drop", "server_multi", "server_win":
 			continue
 		}
 		if _, err := db.Exec(st.SQL); err != nil {

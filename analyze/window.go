@@ -257,40 +257,81 @@ func dayPartition(name string) bool {
 	return err == nil
 }
 
-// storeRuns are the run IDs of the batches dir's manifest lists; nil when it
-// lists none (every part file is the ingest's). Part files of other runs
-// were left by a run killed before its manifest, and are not read.
-func storeRuns(dir string) (map[string]bool, error) {
+// storeRuns are the run IDs of the batches dir's manifest lists, each with
+// its batch's number (1 for the oldest); nil when it lists none (every part
+// file is the ingest's). Part files of other runs were left by a run killed
+// before its manifest, and are not read.
+func storeRuns(dir string) (map[string]int, error) {
+	runs, _, err := storeBatches(dir)
+	return runs, err
+}
+
+// storeBatches is storeRuns and, for each tier, the paths that more than
+// one batch holds (a log appended again under its name), each with the
+// number of the first batch that holds it.
+func storeBatches(dir string) (map[string]int, map[string]map[string]int, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("manifest: %w", err)
+		return nil, nil, fmt.Errorf("manifest: %w", err)
 	}
 	var m struct {
 		Batches []struct {
 			RunID string `json:"run_id"`
 		} `json:"batches"`
+		Files []struct {
+			Tier  string `json:"tier"`
+			Path  string `json:"path"`
+			Batch string `json:"batch"`
+		} `json:"files"`
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("manifest.json: %w", err)
+		return nil, nil, fmt.Errorf("manifest.json: %w", err)
 	}
 	if len(m.Batches) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	runs := map[string]bool{}
-	for _, b := range m.Batches {
-		runs[b.RunID] = true
+	runs := map[string]int{}
+	for i, b := range m.Batches {
+		runs[b.RunID] = i + 1
 	}
-	return runs, nil
+	// first[tier][path] is the first batch holding path, as long as only
+	// one does; then again is set.
+	first, again := map[string]map[string]int{}, map[[2]string]bool{}
+	for _, f := range m.Files {
+		n := runs[f.Batch]
+		if n == 0 {
+			continue
+		}
+		if first[f.Tier] == nil {
+			first[f.Tier] = map[string]int{}
+		}
+		switch k, ok := first[f.Tier][f.Path]; {
+		case !ok:
+			first[f.Tier][f.Path] = n
+		case k != n:
+			again[[2]string{f.Tier, f.Path}] = true
+			first[f.Tier][f.Path] = min(k, n)
+		}
+	}
+	for tier, paths := range first {
+		for p := range paths {
+			if !again[[2]string{tier, p}] {
+				delete(paths, p)
+			}
+		}
+	}
+	return runs, first, nil
 }
 
-// partOfRuns reports whether a part file's name, part-<run>-…, is of one of
-// runs (any name when runs is nil).
-func partOfRuns(name string, runs map[string]bool) bool {
+// partBatch is the number of the batch (storeRuns) that wrote a part file
+// named part-<run>-…: 1 when runs is nil (a store of one ingest), 0 when
+// runs does not list its run.
+func partBatch(name string, runs map[string]int) int {
 	if runs == nil {
-		return true
+		return 1
 	}
 	rest, _ := strings.CutPrefix(name, "part-")
 	run, _, _ := strings.Cut(rest, "-")

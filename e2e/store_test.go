@@ -212,6 +212,56 @@ func TestAppendDropsOrphanParts(t *testing.T) {
 	}
 }
 
+// TestAppendUnderSameName: a log appended again under its name (a rotated
+// log, a day's file under a fixed name) is another file: its lines share
+// no source with the earlier batch's, the earlier batch's requests are
+// exactly those it had alone, and the later one's ID-less records are
+// named PATH@2 (docs/store.md). The records log no request ID (NGINX's
+// main format with timings), so each is a request of its own named by its
+// source.
+func TestAppendUnderSameName(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	line := func(day, hms string) string {
+		return `10.0.0.7 - - [` + day + `/Nov/2026:` + hms + ` +0000] "POST /v1/chat/completions HTTP/1.1" 200 512 "-" "curl/8.5.0" "-"` +
+			` rt=1.000 uct="0.001" uht="0.200" urt="0.990"`
+	}
+	gw := writeLines(t, dir, "gw.log", line("23", "12:00:01"), line("23", "12:00:05"))
+	const format = `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" ` +
+		`"$http_user_agent" "$http_x_forwarded_for" rt=$request_time uct="$upstream_connect_time" ` +
+		`uht="$upstream_header_time" urt="$upstream_response_time"`
+	alone, both := filepath.Join(dir, "alone"), filepath.Join(dir, "both")
+	for _, out := range []string{alone, both} {
+		if code, _, stderr := runCLI(t, "ingest", "-q", "--gateway", "nginx:"+gw, "--nginx-format", format, "--out", out); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	// A week later, the same name holds the next lines.
+	writeLines(t, dir, "gw.log", line("30", "12:00:01"), line("30", "12:00:05"), line("30", "12:00:09"))
+	if code, _, stderr := runCLI(t, "ingest", "-q", "--append", "--gateway", "nginx:"+gw, "--nginx-format", format, "--out", both); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, out := range []string{alone, both} {
+		if code, _, stderr := runCLI(t, "analyze", "-q", "--threads", "1", out); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	if differ, n := requestsDiff(t, alone, both, "true"); n != 2 || differ != 0 {
+		t.Errorf("%d of the first batch's %d requests changed when the same name was appended", differ, n)
+	}
+	// A record's source names its file as its key does.
+	if bad := queryStrings(t, `SELECT request_id, gateway_source FROM read_parquet('`+filepath.Join(both, "requests.parquet")+
+		`') WHERE gateway_source IS DISTINCT FROM substr(request_id, 10)`); len(bad) > 0 {
+		t.Errorf("gateway_source is not the file:line of the key: %q", bad)
+	}
+	got := queryStrings(t, `SELECT request_id FROM read_parquet('`+filepath.Join(both, "requests.parquet")+`') ORDER BY start`)
+	want := []string{"unjoined:" + gw + ":1", "unjoined:" + gw + ":2",
+		"unjoined:" + gw + "@2:1", "unjoined:" + gw + "@2:2", "unjoined:" + gw + "@2:3"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("request IDs:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // windowStore ingests three days of hand-built records (and a fourth day,
 // 2026-11-26, far outside any window used) into a store and returns it.
 // Per day D of 27, 28, 29: requests D-a at 12:00 and D-b at 18:00, with all

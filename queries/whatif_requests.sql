@@ -25,19 +25,19 @@
 -- A request without an arrival instant, a queue or a server E2E cannot be
 -- placed and is left out (whatif counts them per model and says so).
 WITH s AS (
-    SELECT concat(source_file, ':', coalesce(source_line::VARCHAR, '?')) AS src,
+    SELECT concat(server_file(source_file, rid), ':', coalesce(source_line::VARCHAR, '?')) AS src,
         coalesce(request_id, '') AS rid,
         any_value(arrival_time) AS arrival_time,
         any_value(coalesce(replica, source_file)) AS host
     FROM server_logged WHERE source_file IS NOT NULL
-    GROUP BY source_file, source_line, coalesce(request_id, '') HAVING count(DISTINCT arrival_time) <= 1
+    GROUP BY server_file(source_file, rid), source_line, coalesce(request_id, '') HAVING count(DISTINCT arrival_time) <= 1
 ),
 g AS (
-    SELECT concat(source_file, ':', coalesce(source_line::VARCHAR, '?')) AS src,
+    SELECT concat(gateway_file(source_file, rid), ':', coalesce(source_line::VARCHAR, '?')) AS src,
         any_value(upstream_start_time) AS upstream_start_time,
         any_value(coalesce(gateway, source_file)) AS host
     FROM gateway WHERE source_file IS NOT NULL
-    GROUP BY source_file, source_line HAVING count(*) = 1
+    GROUP BY gateway_file(source_file, rid), source_line HAVING count(*) = 1
 ),
 r AS (
     SELECT r.request_id, r.model, coalesce(r.replica, s.host) AS replica, r.use_case, r.streamed, r.start, r.completed, r.phase,

@@ -8,11 +8,11 @@
 -- already missing its record is unknown, so they are routed by the pool's
 -- policy.
 WITH g AS (
-    SELECT concat(source_file, ':', coalesce(source_line::VARCHAR, '?')) AS src,
+    SELECT concat(gateway_file(source_file, rid), ':', coalesce(source_line::VARCHAR, '?')) AS src,
         any_value(upstream_start_time) AS upstream_start_time,
         any_value(coalesce(gateway, source_file)) AS host
     FROM gateway WHERE source_file IS NOT NULL
-    GROUP BY source_file, source_line HAVING count(*) = 1
+    GROUP BY gateway_file(source_file, rid), source_line HAVING count(*) = 1
 )
 SELECT r.request_id, r.model, r.start, r.prompt_tokens, r.output_tokens,
     g.host AS gateway_host, epoch_ns(g.upstream_start_time) AS g_up_ns
