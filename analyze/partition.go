@@ -131,12 +131,12 @@ ORDER BY c.m`)
 // keyedRows is every row's join keys (hashed, h) with its start (ns, t).
 var keyedRows = func() string {
 	var q []string
-	for _, v := range [][2]string{{"client", "start_time"}, {"gateway", "start_time"}, {"server_logged", "arrival_time"}} {
+	for _, v := range [][3]string{{"client", "start_time", "client"}, {"gateway", "start_time", "gateway"}, {"server_logged", "arrival_time", "server"}} {
 		t := "epoch_ns(" + v[1] + "::TIMESTAMP_NS)"
 		q = append(q,
 			"SELECT hash('id', request_id) AS h, "+t+" AS t FROM "+v[0]+" WHERE nullif(request_id, '') IS NOT NULL",
 			"SELECT hash('trace', trace_id), "+t+" FROM "+v[0]+" WHERE nullif(trace_id, '') IS NOT NULL",
-			"SELECT hash('source', source_file, source_line), "+t+" FROM "+v[0]+
+			"SELECT hash('source', "+v[2]+"_file(source_file, rid), source_line), "+t+" FROM "+v[0]+
 				" WHERE nullif(request_id, '') IS NULL OR nullif(trace_id, '') IS NOT NULL")
 	}
 	// A client record joins by its response ID's request ID too

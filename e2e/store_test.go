@@ -260,6 +260,34 @@ func TestAppendUnderSameName(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("request IDs:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	// No source spans the week between two batches of traced records (whose
+	// sources order a trace's records: OpenTelemetry gateway spans) under
+	// the same names: the analysis splits there, each batch's requests in a
+	// part of their own. (A store of gateway records without request IDs,
+	// as above, is matched by time and never split: docs/partitions.md.)
+	sim, traced := filepath.Join(dir, "sim"), filepath.Join(dir, "traced")
+	for k, start := range []string{"2026-11-23T10:00:00Z", "2026-11-30T10:00:00Z"} {
+		if code, _, stderr := runCLI(t, "simulate", "--out", sim, "--requests", "600", "--seed", fmt.Sprint(k+1),
+			"--start", start, "--formats", "gateway=otel-gateway"); code != 0 {
+			t.Fatal(stderr)
+		}
+		args := []string{"ingest", "-q", "--client", filepath.Join(sim, "client"), "--gateway", filepath.Join(sim, "gateway"),
+			"--server", filepath.Join(sim, "server"), "--out", traced}
+		if k > 0 {
+			args = append(args, "--append")
+		}
+		if code, _, stderr := runCLI(t, args...); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	analyzeParts(t, traced, 2, 0, 1)
+	for i, want := range []string{"600 2026-11-23", "600 2026-11-30"} {
+		n := queryStrings(t, fmt.Sprintf(`SELECT count(*), min(start)::DATE || '/' || max(start)::DATE FROM read_parquet('%s')`,
+			filepath.Join(traced, "requests", fmt.Sprintf("part-%d-of-2.parquet", i))))
+		if w := want + "/" + want[4:]; len(n) != 1 || n[0] != w {
+			t.Errorf("part %d of 2 holds %v (requests, first/last day), want %s", i, n, w)
+		}
+	}
 }
 
 // windowStore ingests three days of hand-built records (and a fourth day,
