@@ -88,7 +88,7 @@ var Capabilities = []FormatCapability{
 	{"sglang-metrics, sglang-log", "queue_time (tokenization and dispatch before it are server overhead)", "prefill_finished - forward_entry", "finished - prefill_finished", "prefill_finished - received", "prompt, output", "yes (rid)", "request ID"},
 	{"trtllm", "first_scheduled - arrival", "first_token - first_scheduled", "last_token - first_token", "first_token - arrival", "–", "no (executor ID)", "none: no request ID and no wall-clock time"},
 	{"ollama-json", "– (load_duration, in load_ms, holds the wait for a runner and the model load)", "prompt_eval_duration", "eval_duration", "–", "prompt, output", "no", "by time to a gateway record (created_at - total_duration to created_at), as TGI's"},
-	{"ollama-gin", "–", "–", "–", "–", "–", "no", "none: no request ID and no instant (local time to the second): counted, never joined"},
+	{"ollama-gin", "–", "–", "–", "–", "–", "no", "none: no request ID, and its own time has no zone (a collector's time gives the end): counted, never joined"},
 }
 
 // GlossaryEntry sets one metric of infertrace beside the names and

@@ -584,7 +584,7 @@ func joinGaps(r *analyze.Result) []string {
 		case f.MatchPool > 0:
 			why = tgiWhy(r, f)
 		case u.Format == "ollama-gin":
-			why = "Ollama's GIN access lines log no request ID and no instant (a local time without a zone, to the second), so they cannot be matched by time; Ollama's final JSON objects (ollama-json) can"
+			why = "Ollama's GIN access lines log no request ID, and their own time has no zone (a local time, to the second), so they are not matched by time; Ollama's final JSON objects (ollama-json) are"
 		case f.WithID == 0:
 			why = fmt.Sprintf("%s logs no request ID that the other tiers know (TensorRT-LLM's executor IDs, Triton's ensemble children), and only TGI and Ollama JSON records (an end and a duration logged) are matched by time", u.Format)
 		default:
