@@ -279,3 +279,34 @@ func TestTruncatedGzip(t *testing.T) {
 	}
 	checkAccounting(t, m)
 }
+
+// TestAppendToEmptyFile: a log that was empty when its batch was ingested
+// (a day without traffic) and holds lines under the same name in the next
+// batch is new content, not a log that grew: its lines were never read.
+func TestAppendToEmptyFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "server.jsonl")
+	if err := os.WriteFile(log, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Inputs: []Input{{Tier: Server, Format: "native", Pattern: log}}, Out: filepath.Join(dir, "store"), Append: true}
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	line := `{"request_id":"r1","arrival":"2026-11-30T10:00:00Z","end":"2026-11-30T10:00:01Z"}` + "\n"
+	if err := os.WriteFile(log, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatalf("append of the empty log's new content: %v", err)
+	}
+	var rows int64
+	for _, f := range m.Files {
+		rows += f.Rows
+	}
+	if len(m.Batches) != 2 || m.Added.Files != 1 || rows != 1 {
+		t.Errorf("%d batches, added %+v, %d rows: want 2 batches, the file added with its 1 row", len(m.Batches), m.Added, rows)
+	}
+}

@@ -157,7 +157,8 @@ func dedupe(ctx context.Context, prev *Manifest, files []*source, log io.Writer)
 			skip(s, s.stats.Path)
 			continue
 		}
-		if inStore && n > old.Bytes {
+		// An empty file held no line: whatever it holds now is new.
+		if inStore && old.Bytes > 0 && n > old.Bytes {
 			fp, err := hashSource(ctx, s, old.Bytes)
 			if err == nil && fp == old.Fingerprint {
 				return nil, nil, fmt.Errorf("--%s %s: %w (%d bytes then, %d now): its first lines are in the store already; ingest logs once they are complete (rotated), or ingest the store again without --append",
