@@ -93,6 +93,33 @@ CREATE OR REPLACE MACRO response_request_id(response_id) AS
          WHEN starts_with(response_id, 'cmpl-') AND response_id <> 'cmpl-'
              THEN substr(response_id, 6)
          ELSE response_id END;
+-- The facts of the other windows (docs/partitions.md, "Windows cut inside a
+-- session"): what the arrival steps of queries/requests read beyond the
+-- requests a window analyzes. Here, with no other window, they are empty
+-- and arr_owned holds every arrival, so the steps compute what the whole
+-- store gives; analyze replaces them (TEMP macros) when it analyzes one
+-- window of a plan whose facts it wrote.
+-- arr_owned(rq): whether the arrival of the request rq is this window's
+--   own (its request starts in the window).
+CREATE OR REPLACE MACRO arr_owned(rq) AS true;
+-- fact_min(): the other windows' kept arrivals per tier, host and Unix
+--   minute m: how many (n), the first and the last (ns).
+CREATE OR REPLACE MACRO fact_min() AS TABLE
+    SELECT NULL::VARCHAR AS tier, NULL::VARCHAR AS host, NULL::BIGINT AS m, NULL::BIGINT AS n,
+           NULL::BIGINT AS first_ns, NULL::BIGINT AS last_ns
+    WHERE false;
+-- fact_bound(): per tier and host, the Unix minutes of the other windows'
+--   arrivals that fact_arr holds, lo_m to hi_m (excluded): every arrival of
+--   those minutes is in it or is this window's own; none before lo_m is.
+CREATE OR REPLACE MACRO fact_bound() AS TABLE
+    SELECT NULL::VARCHAR AS tier, NULL::VARCHAR AS host, NULL::BIGINT AS lo_m, NULL::BIGINT AS hi_m
+    WHERE false;
+-- fact_arr(): the other windows' kept arrivals within fact_bound(), as the
+--   arrivals step has them; rq is negative (no request of this window's).
+CREATE OR REPLACE MACRO fact_arr() AS TABLE
+    SELECT NULL::BIGINT AS rq, NULL::VARCHAR AS request_id, NULL::INTEGER AS pref, NULL::VARCHAR AS tier,
+           NULL::VARCHAR AS host, NULL::TIMESTAMP_NS AS t
+    WHERE false;
 -- Every statement above is a macro; this file's last statement shows that
 -- they exist (and gives the file its SELECT).
 SELECT pct_too_small(99, 0.99) AND NOT pct_too_small(100, 0.99) AS ok;

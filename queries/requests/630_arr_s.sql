@@ -4,10 +4,12 @@
 -- order (t, request_id), numbered rn; the 31-arrival frame around one runs
 -- from row max(rn - 15, 1) to min(rn + 15, host_n), so its first and last
 -- times are those 15 rows back and ahead, else the host-session's first
--- and last.
+-- and last. The other windows' arrivals near this one (fact_arr, none in a
+-- whole pass) stand among them, with a negative rq.
 --
 -- reads: arrivals, sess
 -- writes: arr_s
 CREATE OR REPLACE TEMP VIEW arr_s AS
 SELECT a.*, s.sid
-FROM arrivals AS a JOIN sess AS s ON s.m = epoch_ns(a.t) // 60000000000;
+FROM (SELECT * FROM arrivals UNION ALL SELECT rq, request_id, pref, tier, host, t FROM fact_arr()) AS a
+JOIN sess AS s ON s.m = epoch_ns(a.t) // 60000000000;

@@ -12,7 +12,8 @@ WITH
 -- of the tied arrivals stands at which position differs, and local_tie
 -- says that (tie_t is t for an arrival tied with its neighbour, else NULL).
 -- bk is the hour of the host-session the arrival falls in, counted from
--- its first arrival on the same clock.
+-- its first arrival on the same clock. rn counts from the host-session's
+-- first arrival: rn0 are those before the arrivals read (arr_host).
 local_pos AS (
     SELECT rq, pref, hid, rn, host_n,
            (t_ns - first_ns) // 3600000000000 AS bk,
@@ -25,7 +26,7 @@ local_pos AS (
     FROM (
         SELECT a.rq, a.pref, h.hid, h.host_n, h.first_ns, h.last_ns,
                epoch_ns(a.t) AS t_ns,
-               row_number() OVER w AS rn,
+               h.rn0 + row_number() OVER w AS rn,
                epoch_ns(lag(a.t, 15) OVER w) AS back_ns,
                epoch_ns(lead(a.t, 15) OVER w) AS ahead_ns,
                epoch_ns(lead(a.t) OVER w) AS next_ns,

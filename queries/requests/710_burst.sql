@@ -6,12 +6,36 @@
 -- writes: burst
 CREATE OR REPLACE TEMP TABLE burst AS
 WITH
+-- Per host-session, the hours judged (zlo to zhi): those of this analysis's
+-- own arrivals (rq >= 0) and one on either side, where a run of high
+-- arrivals through an own one may go on. In a whole pass every arrival is
+-- its own and they are all judged. In a window that reads the other
+-- windows' arrivals only around it (fact_arr), an hour's usual rate takes
+-- the rates of the hours on either side, and a rate the 15 arrivals on
+-- either side: the judged hours are exact when 16 arrivals of the hours
+-- beyond those on either side are read, or the host-session's first (last)
+-- one is; else (a host-session judged, of 31 arrivals or more, that is
+-- slower than that) the window cannot be analyzed exactly, and says so.
+zone AS (
+    SELECT l.hid, o.zlo, o.zhi, min(l.rn) FILTER (WHERE l.bk >= o.zlo) AS first_rn,
+           max(l.rn) FILTER (WHERE l.bk <= o.zhi) AS last_rn, any_value(l.host_n) AS host_n,
+           CASE WHEN any_value(l.host_n) >= 31
+                     AND ((min(l.rn) > 1 AND count(*) FILTER (WHERE l.bk < o.zlo - 1) < 16)
+                          OR (max(l.rn) < any_value(l.host_n) AND count(*) FILTER (WHERE l.bk > o.zhi + 1) < 16))
+                THEN error('queries/requests: too few arrivals of another window are read around this one to judge its bursts')
+                ELSE true END AS ok
+    FROM local_rate AS l
+    JOIN (SELECT hid, min(bk) - 1 AS zlo, max(bk) + 1 AS zhi FROM local_rate WHERE rq >= 0 GROUP BY hid) AS o
+      ON o.hid = l.hid
+    GROUP BY l.hid, o.zlo, o.zhi
+),
 -- Each judged arrival position (its hour has a usual rate; the host-session
 -- >= 31 arrivals) and whether its local rate is >= 2x that usual rate.
 rate_pos AS (
     SELECT coalesce(t.rq, l.rq) AS rq, l.pref, l.hid, l.rn,
            coalesce(l.rate >= 2 * u.usual, false) AS high
     FROM local_rate AS l
+    JOIN zone AS z ON z.hid = l.hid AND l.bk BETWEEN z.zlo AND z.zhi AND z.ok
     JOIN usual_rate AS u ON u.hid = l.hid AND u.wb = l.bk
     LEFT JOIN local_tie AS t ON t.hid = l.hid AND t.rn = l.rn
     WHERE l.host_n >= 31 AND u.usual > 0
@@ -19,18 +43,25 @@ rate_pos AS (
 -- Runs of consecutive high arrivals of a host-session; only a run of >= 31
 -- is a burst (a chance cluster of a steady stream is shorter). A run is a
 -- block of consecutive rn of one host that are all high: rn minus the rank
--- of the row among the high rows is constant in it.
+-- of the row among the high rows is constant in it. A shorter run of an
+-- own arrival that reaches the end of the judged hours, short of the
+-- host-session's, might go on beyond them: the window says so.
 rate_runs AS (
-    SELECT rq, pref, hid, rn - row_number() OVER (PARTITION BY hid ORDER BY rn) AS run
+    SELECT rq, pref, hid, rn, rn - row_number() OVER (PARTITION BY hid ORDER BY rn) AS run
     FROM rate_pos
     WHERE high
 ),
 burst_runs AS (
-    SELECT hid, run
-    FROM rate_runs
-    GROUP BY hid, run
+    SELECT r.hid, r.run
+    FROM rate_runs AS r JOIN zone AS z ON z.hid = r.hid
+    GROUP BY r.hid, r.run, z.first_rn, z.last_rn, z.host_n
     HAVING count(*) >= 31
+        OR CASE WHEN bool_or(r.rq >= 0)
+                     AND ((min(r.rn) = z.first_rn AND z.first_rn > 1) OR (max(r.rn) = z.last_rn AND z.last_rn < z.host_n))
+                THEN error('queries/requests: a run of high arrivals goes on beyond the arrivals read around this window')
+                ELSE false END
 )
 SELECT DISTINCT b.rq, true AS is_burst
-FROM (SELECT r.rq, r.pref FROM rate_runs AS r SEMI JOIN burst_runs AS b ON b.hid = r.hid AND b.run = r.run) AS b
+FROM (SELECT r.rq, r.pref FROM rate_runs AS r SEMI JOIN burst_runs AS b ON b.hid = r.hid AND b.run = r.run
+      WHERE r.rq >= 0) AS b
 ANTI JOIN rate_pos AS p ON p.rq = b.rq AND p.pref < b.pref;
