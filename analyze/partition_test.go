@@ -65,7 +65,10 @@ func TestCutSessions(t *testing.T) {
 // every row of requests.parquet exactly as the analysis of the whole store
 // does, cold and burst phases included, and the requests without a start
 // (in the last window): the cut of 1 December lies at the
-// second batch's start, not at midnight, through the first.
+// second batch's start, not at midnight, through the first. Cut at
+// midnight instead, through the first batch's session, the windows
+// analyzed with each other's facts (WriteFacts, RunWindowFacts) give those
+// rows too.
 func TestPartitionsEqualWholePass(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -139,27 +142,46 @@ func TestPartitionsEqualWholePass(t *testing.T) {
 		}
 	}
 
-	var parts []string
-	for i, w := range ws {
-		if _, err := RunWindow(ctx, dir, res, w); err != nil {
-			t.Fatalf("window %v: %v", w, err)
+	// parts analyzes each window of ws with run and returns the
+	// read_parquet of their rows together.
+	parts := func(name string, ws []Window, run func(i int) error) string {
+		var ps []string
+		for i, w := range ws {
+			if err := run(i); err != nil {
+				t.Fatalf("window %v: %v", w, err)
+			}
+			p := filepath.Join(root, fmt.Sprintf("%s-%d.parquet", name, i))
+			if err := os.Rename(filepath.Join(dir, RequestsFile), p); err != nil {
+				t.Fatal(err)
+			}
+			ps = append(ps, duck.Quote(p))
 		}
-		p := filepath.Join(root, "part-"+string(rune('0'+i))+".parquet")
-		if err := os.Rename(filepath.Join(dir, RequestsFile), p); err != nil {
-			t.Fatal(err)
-		}
-		parts = append(parts, duck.Quote(p))
+		return "read_parquet([" + strings.Join(ps, ", ") + "])"
 	}
+	split := parts("part", ws, func(i int) error { _, err := RunWindow(ctx, dir, res, ws[i]); return err })
 	if _, err := RunWith(ctx, dir, res); err != nil {
 		t.Fatal(err)
 	}
+	wholePath := filepath.Join(root, "whole.parquet")
+	if err := os.Rename(filepath.Join(dir, RequestsFile), wholePath); err != nil {
+		t.Fatal(err)
+	}
+	// The cuts at midnight, the first inside the first batch's session:
+	// each window's bursts judged with the other windows' facts.
+	day := func(d int) time.Time { return time.Date(2026, 12, d, 0, 0, 0, 0, time.UTC) }
+	midnight := []Window{{To: day(1)}, {From: day(1), To: day(2)}, {From: day(2), Unstarted: true}}
+	for i := range midnight {
+		if err := WriteFacts(ctx, dir, res, midnight, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cut := parts("midnight", midnight, func(i int) error { _, err := RunWindowFacts(ctx, dir, res, midnight, i); return err })
 	db, done, err := duck.Open(ctx, root, res)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer done()
-	whole := "read_parquet(" + duck.Quote(filepath.Join(dir, RequestsFile)) + ")"
-	split := "read_parquet([" + strings.Join(parts, ", ") + "])"
+	whole := "read_parquet(" + duck.Quote(wholePath) + ")"
 	var n, cold, burst, unstarted, extra, missing int64
 	if err := db.QueryRowContext(ctx, "SELECT count(*), count(*) FILTER (phase = 'cold'), count(*) FILTER (phase = 'burst'), count(*) FILTER (start IS NULL) FROM "+whole).
 		Scan(&n, &cold, &burst, &unstarted); err != nil {
@@ -175,6 +197,13 @@ func TestPartitionsEqualWholePass(t *testing.T) {
 	}
 	if extra != 0 || missing != 0 {
 		t.Errorf("the windows give %d rows the whole pass does not, and miss %d of its %d", extra, missing, n)
+	}
+	if err := db.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM (SELECT * FROM "+cut+" EXCEPT ALL SELECT * FROM "+whole+
+		")), (SELECT count(*) FROM (SELECT * FROM "+whole+" EXCEPT ALL SELECT * FROM "+cut+"))").Scan(&extra, &missing); err != nil {
+		t.Fatal(err)
+	}
+	if extra != 0 || missing != 0 {
+		t.Errorf("the windows cut at midnight give %d rows the whole pass does not, and miss %d of its %d", extra, missing, n)
 	}
 }
 

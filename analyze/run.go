@@ -169,6 +169,14 @@ func RunWindow(ctx context.Context, dir string, res duck.Resources, w Window) (*
 // SHA-256 and kv in its metadata; clear removes what the new file
 // supersedes just before it is put in place.
 func runTo(ctx context.Context, dir string, res duck.Resources, w Window, none bool, out, kv string, clear func() ([]string, error)) (*RunStats, error) {
+	return runWith(ctx, dir, res, w, none, out, kv, clear, nil)
+}
+
+// runWith is runTo that calls prepare, when given, on the database before
+// the steps run (wrote ""), then with what each step wrote once it is
+// written (the facts of the other windows: facts.go).
+func runWith(ctx context.Context, dir string, res duck.Resources, w Window, none bool, out, kv string,
+	clear func() ([]string, error), prepare func(ctx context.Context, db *sql.DB, wrote string) error) (*RunStats, error) {
 	sum, err := manifestSum(dir)
 	if err != nil {
 		return nil, err
@@ -190,6 +198,11 @@ func runTo(ctx context.Context, dir string, res duck.Resources, w Window, none b
 	if err := matchServers(ctx, db); err != nil {
 		return nil, err
 	}
+	if prepare != nil {
+		if err := prepare(ctx, db, ""); err != nil {
+			return nil, err
+		}
+	}
 	steps, err := requestSteps()
 	if err != nil {
 		return nil, err
@@ -197,10 +210,10 @@ func runTo(ctx context.Context, dir string, res duck.Resources, w Window, none b
 	name := filepath.Base(out)
 	duck.Step(ctx, "joining tiers into "+name)
 	tmp := out + ".tmp"
-	err = execSteps(ctx, db, steps, func(final string) string {
+	err = execStepsThen(ctx, db, steps, func(final string) string {
 		return "COPY (\n" + w.selectRequests(final) + "\n) TO " + duck.Quote(tmp) +
 			" (FORMAT parquet, KV_METADATA {" + manifestKey + ": " + duck.Quote(sum) + kv + "})"
-	})
+	}, prepare)
 	if err != nil {
 		os.Remove(tmp)
 		return nil, fmt.Errorf("write %s: %w", name, err)
@@ -296,6 +309,13 @@ func coverage(ctx context.Context, db *sql.DB) (cov Coverage, anomalous, retried
 // table DuckDB can spill to disk, rather than a materialized CTE that
 // stays in memory until a whole query ends.
 func execSteps(ctx context.Context, db *sql.DB, steps []queries.Step, wrap func(query string) string) error {
+	return execStepsThen(ctx, db, steps, wrap, nil)
+}
+
+// execStepsThen is execSteps that calls then, when given, with what each
+// step but the last wrote, once it is written.
+func execStepsThen(ctx context.Context, db *sql.DB, steps []queries.Step, wrap func(query string) string,
+	then func(ctx context.Context, db *sql.DB, wrote string) error) error {
 	last := lastReads(steps)
 	prof := duck.ProfilerOf(db)
 	// drop drops what no step after step k reads, the latest made first
@@ -328,6 +348,11 @@ func execSteps(ctx context.Context, db *sql.DB, steps []queries.Step, wrap func(
 		}
 		if err != nil {
 			return fmt.Errorf("step %s: %w", st.File, err)
+		}
+		if then != nil {
+			if err := then(ctx, db, st.Writes); err != nil {
+				return err
+			}
 		}
 		if err := drop(k); err != nil {
 			return err

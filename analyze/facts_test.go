@@ -1,0 +1,239 @@
+package analyze
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infertrace/infertrace/analyze/analyzetest"
+	"github.com/infertrace/infertrace/ingest"
+	"github.com/infertrace/infertrace/internal/duck"
+	"github.com/infertrace/infertrace/simulate"
+)
+
+// TestFactsCutInsideSession: a session of six hours, with a burst of ten
+// minutes three hours in, cut at two random times inside it (one inside
+// the burst, one more than FactsMargin after the session's start, so that
+// the last window reads the other windows' arrivals from the middle of the
+// session on). Each window, analyzed with the others' facts, has the whole
+// pass's values of each fact its arrival steps read: the sessions (sess),
+// each host-session's arrivals, first and last (arr_host), each of its own
+// arrivals' position, hour, rate and weight (local_rate), the usual rates
+// of its arrivals' hours (usual_rate) and its requests that are in a burst
+// (burst). The windows' values EXCEPT ALL the whole pass's, and the other
+// way round, are empty.
+func TestFactsCutInsideSession(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := t.TempDir()
+	start := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	cfg := simulate.DefaultConfig()
+	cfg.Out, cfg.Requests, cfg.Seed, cfg.Epoch = filepath.Join(root, "sim"), 6480, 7, start
+	cfg.RatePerSecond, cfg.BurstStart, cfg.BurstDuration = 0.3, 3*time.Hour, 10*time.Minute
+	if _, err := simulate.Run(ctx, cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var inputs []ingest.Input
+	for _, tier := range ingest.Tiers {
+		in, err := ingest.ParseInput(tier, filepath.Join(cfg.Out, string(tier), "*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, in)
+	}
+	dir := filepath.Join(root, "store")
+	m, err := ingest.Run(ctx, ingest.Options{Inputs: inputs, Out: dir, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := m.Failed(); len(f) > 0 {
+		t.Fatalf("ingest could not read %+v", f)
+	}
+	res := duck.Resources{MemoryLimit: 512 << 20, Threads: 1}
+
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 0))
+	at := func(lo, hi time.Duration) time.Time {
+		return start.Add(lo + time.Duration(rng.Int64N(int64(hi-lo))))
+	}
+	ws := []Window{{To: at(3*time.Hour, 3*time.Hour+10*time.Minute)}}
+	ws = append(ws, Window{From: ws[0].To, To: at(FactsMargin+30*time.Minute, FactsMargin+90*time.Minute)})
+	ws = append(ws, Window{From: ws[1].To, Unstarted: true})
+	t.Logf("seed %d: windows %v", seed, ws)
+
+	// The facts each window's steps computed, as they wrote them: a file
+	// per window and fact.
+	facts := map[string]string{
+		"sess":       "SELECT m, sid FROM sess",
+		"arr_host":   "SELECT tier, host, sid, host_n, first_ns, last_ns, hid FROM arr_host",
+		"local_rate": "SELECT hid, rn, bk, rate, gap_ns, host_n, pref, tie_t FROM local_rate WHERE rq >= 0",
+		"usual_rate": `SELECT u.hid, u.wb, u.usual FROM usual_rate AS u
+SEMI JOIN (SELECT DISTINCT hid, bk FROM local_rate WHERE rq >= 0) AS l ON l.hid = u.hid AND l.bk = u.wb`,
+		"burst": "SELECT q.request_id FROM burst JOIN req AS q USING (rq)",
+	}
+	file := func(run, fact string) string { return filepath.Join(root, run+"-"+fact+".parquet") }
+	keep := func(run string) func(context.Context, *sql.DB, string) error {
+		return func(ctx context.Context, db *sql.DB, wrote string) error {
+			q, ok := facts[wrote]
+			if !ok {
+				return nil
+			}
+			_, err := db.ExecContext(ctx, "COPY ("+q+") TO "+duck.Quote(file(run, wrote)))
+			return err
+		}
+	}
+	if _, err := runWith(ctx, dir, res, Window{}, false, filepath.Join(dir, RequestsFile), Window{}.kvMetadata(),
+		func() ([]string, error) { return nil, nil }, keep("whole")); err != nil {
+		t.Fatal(err)
+	}
+	for i := range ws {
+		if err := WriteFacts(ctx, dir, res, ws, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, w := range ws {
+		if _, err := runWindowFacts(ctx, dir, res, ws, i, keep(fmt.Sprint("window", i))); err != nil {
+			t.Fatalf("window %v: %v", w, err)
+		}
+	}
+
+	db, done, err := duck.Open(ctx, root, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	read := func(fact string, runs ...string) string {
+		var q []string
+		for _, r := range runs {
+			q = append(q, duck.Quote(file(r, fact)))
+		}
+		return "read_parquet([" + strings.Join(q, ", ") + "])"
+	}
+	differ := func(fact, a, b, op string) {
+		t.Helper()
+		var extra, missing int64
+		if err := db.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM (SELECT * FROM "+a+" "+op+" SELECT * FROM "+b+
+			")), (SELECT count(*) FROM (SELECT * FROM "+b+" "+op+" SELECT * FROM "+a+"))").Scan(&extra, &missing); err != nil {
+			t.Fatal(err)
+		}
+		if extra != 0 || missing != 0 {
+			t.Errorf("%s: the windows have %d rows the whole pass has not, and miss %d of its", fact, extra, missing)
+		}
+	}
+	// Each window numbers the whole store's sessions and host-sessions.
+	for i := range ws {
+		for _, f := range []string{"sess", "arr_host"} {
+			differ(fmt.Sprintf("%s of window %d", f, i), read(f, fmt.Sprint("window", i)), read(f, "whole"), "EXCEPT ALL")
+		}
+	}
+	// Each arrival and burst request is one window's own; an hour's usual
+	// rate is that of every window with an arrival in it.
+	windows := []string{"window0", "window1", "window2"}
+	differ("local_rate", read("local_rate", windows...), read("local_rate", "whole"), "EXCEPT ALL")
+	differ("burst", read("burst", windows...), read("burst", "whole"), "EXCEPT ALL")
+	differ("usual_rate", read("usual_rate", windows...), read("usual_rate", "whole"), "EXCEPT")
+
+	// The data holds what the facts are for: a burst through the first
+	// cut, and arrivals of the last window's host-sessions before the
+	// other windows' arrivals it reads (rn0 > 0).
+	var burst, across int64
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+read("burst", "whole")).Scan(&burst); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM "+read("burst", "window0")+") * (SELECT count(*) FROM "+
+		read("burst", "window1")+")").Scan(&across); err != nil {
+		t.Fatal(err)
+	}
+	var late int64
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+read("local_rate", "window2")+" WHERE rn > 1000").Scan(&late); err != nil {
+		t.Fatal(err)
+	}
+	if burst < 31 || across == 0 || late == 0 {
+		t.Errorf("the whole pass has %d requests in a burst, the first two windows %d pairs of them, the last %d arrivals at rn > 1000: want a burst through the first cut and a long session",
+			burst, across, late)
+	}
+}
+
+// TestFactsSparseHost: a client host that sends a request every 10
+// minutes for ten hours (one session), and one a minute from 5:30 to 6:15,
+// a burst, cut at 6:00. The last window reads the other windows' arrivals
+// of that host back to the 16th before FactsMargin (12 lie within an hour
+// of it), and the two windows give the whole pass's rows, the burst's on
+// both sides of the cut included (analyzed without the facts, where the
+// last window reads 25 of the burst's arrivals, 9 rows differ).
+func TestFactsSparseHost(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var f analyzetest.Fixture
+	add := func(a int64) {
+		i := len(f.Clients)
+		f.Clients = append(f.Clients, analyzetest.Client{ID: fmt.Sprint("r", i), Client: "sparse",
+			Start: analyzetest.At(a), End: analyzetest.At(a + 500), Line: i + 1})
+	}
+	const minute = 60_000 // ms
+	for m := int64(0); m < 600; m += 10 {
+		add(m*minute + 7)
+	}
+	for m := int64(330); m < 375; m++ {
+		add(m*minute + 3)
+	}
+	root := t.TempDir()
+	dir := filepath.Join(root, "store")
+	if err := analyzetest.Write(ctx, dir, f, analyzetest.Offsets{}); err != nil {
+		t.Fatal(err)
+	}
+	res := duck.Resources{MemoryLimit: 256 << 20, Threads: 1}
+	if _, err := RunWith(ctx, dir, res); err != nil {
+		t.Fatal(err)
+	}
+	whole := filepath.Join(root, "whole.parquet")
+	if err := os.Rename(filepath.Join(dir, RequestsFile), whole); err != nil {
+		t.Fatal(err)
+	}
+	cut := analyzetest.Base.Add(6 * time.Hour)
+	ws := []Window{{To: cut}, {From: cut, Unstarted: true}}
+	for i := range ws {
+		if err := WriteFacts(ctx, dir, res, ws, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var parts []string
+	for i, w := range ws {
+		if _, err := RunWindowFacts(ctx, dir, res, ws, i); err != nil {
+			t.Fatalf("window %v: %v", w, err)
+		}
+		p := filepath.Join(root, fmt.Sprint("window", i, ".parquet"))
+		if err := os.Rename(filepath.Join(dir, RequestsFile), p); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, duck.Quote(p))
+	}
+	db, done, err := duck.Open(ctx, root, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	w, split := "read_parquet("+duck.Quote(whole)+")", "read_parquet(["+strings.Join(parts, ", ")+"])"
+	var before, after, extra, missing int64
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FILTER (start < "+tsLiteral(cut)+"), count(*) FILTER (start >= "+tsLiteral(cut)+
+		") FROM "+w+" WHERE phase = 'burst'").Scan(&before, &after); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM (SELECT * FROM "+split+" EXCEPT ALL SELECT * FROM "+w+
+		")), (SELECT count(*) FROM (SELECT * FROM "+w+" EXCEPT ALL SELECT * FROM "+split+"))").Scan(&extra, &missing); err != nil {
+		t.Fatal(err)
+	}
+	if before == 0 || after == 0 {
+		t.Errorf("the whole pass has %d requests in a burst before the cut and %d after: want a burst through it", before, after)
+	}
+	if extra != 0 || missing != 0 {
+		t.Errorf("the windows give %d rows the whole pass does not, and miss %d of its", extra, missing)
+	}
+}
