@@ -16,18 +16,27 @@ WITH
 -- beyond those on either side are read, or the host-session's first (last)
 -- one is; else (a host-session judged, of 31 arrivals or more, that is
 -- slower than that) the window cannot be analyzed exactly, and says so.
+-- Counted per host-session and hour first (hours, a few rows), so that the
+-- arrivals are read once.
+hours AS (
+    SELECT hid, bk, min(rn) AS lo_rn, max(rn) AS hi_rn, count(*) AS n, bool_or(rq >= 0) AS own,
+           any_value(host_n) AS host_n
+    FROM local_rate
+    GROUP BY hid, bk
+),
 zone AS (
-    SELECT l.hid, o.zlo, o.zhi, min(l.rn) FILTER (WHERE l.bk >= o.zlo) AS first_rn,
-           max(l.rn) FILTER (WHERE l.bk <= o.zhi) AS last_rn, any_value(l.host_n) AS host_n,
-           CASE WHEN any_value(l.host_n) >= 31
-                     AND ((min(l.rn) > 1 AND count(*) FILTER (WHERE l.bk < o.zlo - 1) < 16)
-                          OR (max(l.rn) < any_value(l.host_n) AND count(*) FILTER (WHERE l.bk > o.zhi + 1) < 16))
+    SELECT h.hid, o.zlo, o.zhi, min(h.lo_rn) FILTER (WHERE h.bk >= o.zlo) AS first_rn,
+           max(h.hi_rn) FILTER (WHERE h.bk <= o.zhi) AS last_rn, any_value(h.host_n) AS host_n,
+           CASE WHEN any_value(h.host_n) >= 31
+                     AND ((min(h.lo_rn) > 1 AND coalesce(sum(h.n) FILTER (WHERE h.bk < o.zlo - 1), 0) < 16)
+                          OR (max(h.hi_rn) < any_value(h.host_n)
+                              AND coalesce(sum(h.n) FILTER (WHERE h.bk > o.zhi + 1), 0) < 16))
                 THEN error('queries/requests: too few arrivals of another window are read around this one to judge its bursts')
                 ELSE true END AS ok
-    FROM local_rate AS l
-    JOIN (SELECT hid, min(bk) - 1 AS zlo, max(bk) + 1 AS zhi FROM local_rate WHERE rq >= 0 GROUP BY hid) AS o
-      ON o.hid = l.hid
-    GROUP BY l.hid, o.zlo, o.zhi
+    FROM hours AS h
+    JOIN (SELECT hid, min(bk) - 1 AS zlo, max(bk) + 1 AS zhi FROM hours WHERE own GROUP BY hid) AS o
+      ON o.hid = h.hid
+    GROUP BY h.hid, o.zlo, o.zhi
 ),
 -- Each judged arrival position (its hour has a usual rate; the host-session
 -- >= 31 arrivals) and whether its local rate is >= 2x that usual rate.
