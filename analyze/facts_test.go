@@ -3,6 +3,7 @@ package analyze
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -235,5 +236,60 @@ func TestFactsSparseHost(t *testing.T) {
 	}
 	if extra != 0 || missing != 0 {
 		t.Errorf("the windows give %d rows the whole pass does not, and miss %d of its", extra, missing)
+	}
+}
+
+// TestFactsRefused: a plan whose windows do not adjoin or are not open at
+// both ends is refused; so is a window whose other windows' facts are
+// missing, or were written for another plan or from another manifest
+// (ErrNoFacts).
+func TestFactsRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	at := analyzetest.Base.Add
+	for _, ws := range [][]Window{
+		{{To: at(time.Hour)}, {From: at(2 * time.Hour)}},
+		{{From: at(time.Hour)}},
+		{{To: at(time.Hour)}},
+	} {
+		if err := WriteFacts(ctx, t.TempDir(), duck.Resources{}, ws, 0); err == nil {
+			t.Errorf("plan %v: no error", ws)
+		}
+	}
+	var f analyzetest.Fixture
+	for i := range int64(4) {
+		f.Clients = append(f.Clients, analyzetest.Client{ID: fmt.Sprint("r", i), Start: analyzetest.At(i * 3_600_000),
+			End: analyzetest.At(i*3_600_000 + 500), Line: int(i) + 1})
+	}
+	dir := t.TempDir()
+	if err := analyzetest.Write(ctx, dir, f, analyzetest.Offsets{}); err != nil {
+		t.Fatal(err)
+	}
+	res := duck.Resources{MemoryLimit: 256 << 20, Threads: 1}
+	ws := []Window{{To: at(90 * time.Minute)}, {From: at(90 * time.Minute), Unstarted: true}}
+	if _, err := RunWindowFacts(ctx, dir, res, ws, 1); !errors.Is(err, ErrNoFacts) {
+		t.Errorf("no facts written: %v; want ErrNoFacts", err)
+	}
+	if err := WriteFacts(ctx, dir, res, ws, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RunWindowFacts(ctx, dir, res, ws, 1); err != nil {
+		t.Errorf("with window 0's facts: %v", err)
+	}
+	other := []Window{{To: at(80 * time.Minute)}, {From: at(80 * time.Minute), Unstarted: true}}
+	if _, err := RunWindowFacts(ctx, dir, res, other, 1); !errors.Is(err, ErrNoFacts) {
+		t.Errorf("facts of another plan: %v; want ErrNoFacts", err)
+	}
+	// Another ingest's manifest.
+	m := filepath.Join(dir, "manifest.json")
+	b, err := os.ReadFile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(m, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RunWindowFacts(ctx, dir, res, ws, 1); !errors.Is(err, ErrNoFacts) {
+		t.Errorf("facts of another manifest: %v; want ErrNoFacts", err)
 	}
 }
