@@ -21,6 +21,15 @@ const (
 // PeriodUnits lists the units --period accepts.
 var PeriodUnits = []string{PeriodDay, PeriodWeek}
 
+// checkPeriod fails unless unit is one of PeriodUnits. Summarize checks
+// it before it reads anything, so that a wrong unit costs no summary.
+func checkPeriod(unit string) error {
+	if unit != PeriodDay && unit != PeriodWeek {
+		return fmt.Errorf("period %q: want %s", unit, strings.Join(PeriodUnits, " or "))
+	}
+	return nil
+}
+
 // Trend is the headline figures of each slice per period (day or week)
 // present in the data, and their changes from one period to the next
 // (queries/periods.sql).
@@ -125,11 +134,8 @@ func PeriodLabel(unit string, t time.Time) string {
 }
 
 // trend runs queries/periods.sql over the sliced view, its quantiles
-// first (pct_ci.sql into period_pct).
+// first (pct_ci.sql into period_pct), by unit (Summarize checked it).
 func trend(ctx context.Context, db *sql.DB, unit string, by []string) (*Trend, error) {
-	if unit != PeriodDay && unit != PeriodWeek {
-		return nil, fmt.Errorf("period %q: want %s", unit, strings.Join(PeriodUnits, " or "))
-	}
 	if _, err := db.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE period_unit AS SELECT "+duck.Quote(unit)+" AS unit"); err != nil {
 		return nil, fmt.Errorf("period: %w", err)
 	}

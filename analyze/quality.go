@@ -17,6 +17,9 @@ import (
 // the evals and prices of opts, as Summarize does (nil without a
 // contract).
 func JudgeContract(ctx context.Context, db *sql.DB, opts SummaryOptions) (*ContractResult, error) {
+	if err := registerQualityInputs(ctx, db, opts); err != nil {
+		return nil, err
+	}
 	var res Result
 	if err := quality(ctx, db, opts, &res); err != nil {
 		return nil, err
@@ -24,21 +27,34 @@ func JudgeContract(ctx context.Context, db *sql.DB, opts SummaryOptions) (*Contr
 	return res.Contract, nil
 }
 
-// quality joins evals and prices to the requests and judges the contract,
-// where opts names any of them: per slice quality and cost
-// (Slice.Quality), how the evals joined (Result.Evals), and the contract
-// per use case and slice (Result.Contract).
-func quality(ctx context.Context, db *sql.DB, opts SummaryOptions, res *Result) error {
-	if opts.Evals == "" && opts.Prices == "" && opts.Contract == nil {
+// wantsQuality reports whether opts names evals, prices or a contract.
+func wantsQuality(opts SummaryOptions) bool {
+	return opts.Evals != "" || opts.Prices != "" || opts.Contract != nil
+}
+
+// registerQualityInputs reads and checks the evals and prices files of
+// opts into the tables evals and prices (registerInput), where opts names
+// any of evals, prices or a contract; quality reads them. Summarize does
+// so before its summary, so that a wrong file fails before the work.
+func registerQualityInputs(ctx context.Context, db *sql.DB, opts SummaryOptions) error {
+	if !wantsQuality(opts) {
 		return nil
 	}
-	res.Quality = opts.Evals != "" || opts.Prices != ""
 	if err := registerInput(ctx, db, "evals", opts.Evals, "request_id", []string{"score", "pass"}); err != nil {
 		return err
 	}
-	if err := registerInput(ctx, db, "prices", opts.Prices, "model", nil); err != nil {
-		return err
+	return registerInput(ctx, db, "prices", opts.Prices, "model", nil)
+}
+
+// quality joins evals and prices (registerQualityInputs) to the requests
+// and judges the contract, where opts names any of them: per slice
+// quality and cost (Slice.Quality), how the evals joined (Result.Evals),
+// and the contract per use case and slice (Result.Contract).
+func quality(ctx context.Context, db *sql.DB, opts SummaryOptions, res *Result) error {
+	if !wantsQuality(opts) {
+		return nil
 	}
+	res.Quality = opts.Evals != "" || opts.Prices != ""
 	if err := duck.TempTable(ctx, db, "request_quality"); err != nil {
 		return err
 	}

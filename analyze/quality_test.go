@@ -323,11 +323,12 @@ func TestEvalsErrors(t *testing.T) {
 		{"nocol.csv", "id,pass\nc1,true\n", "nocol.csv: no request_id column (columns: id, pass)"},
 		{"noscore.csv", "request_id,eval\nc1,q\n", "no score or pass column"},
 	} {
-		_, err := summarize1(context.Background(), dir, SummaryOptions{Evals: writeFile(t, tmp, tc.name, tc.content)})
+		err := judge1(context.Background(), dir, SummaryOptions{Evals: writeFile(t, tmp, tc.name, tc.content)})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
 	}
+	// Summarize returns the error of the check as it is.
 	_, err := summarize1(context.Background(), dir, SummaryOptions{Prices: writeFile(t, tmp, "p.csv", "model,input_per_mtok,output_per_mtok,gpu_hour,replicas\nm1,1,2,3,1\nm2,-1,2,,\n")})
 	if err == nil || !strings.Contains(err.Error(), "row 1: model m1: give input_per_mtok and output_per_mtok, or gpu_hour and replicas, not both; row 2: input_per_mtok -1 is not a price") {
 		t.Errorf("prices: error %v", err)

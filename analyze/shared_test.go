@@ -106,6 +106,24 @@ func summarize1(ctx context.Context, dir string, opts SummaryOptions) (*Result, 
 	return Summarize(ctx, dir, opts)
 }
 
+// judge1 checks and judges what opts names (evals, prices, a contract)
+// over the analyzed dir as Summarize does (JudgeContract, over sliced),
+// on one DuckDB thread, without the summary around it: for the tests of
+// the errors of those checks, which Summarize returns as they are
+// (TestContractSelectsNothing and TestEvalsErrors show it once each).
+func judge1(ctx context.Context, dir string, opts SummaryOptions) error {
+	db, closeDB, err := OpenAnalyzed(ctx, dir, duck.Resources{Threads: 1})
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	if err := RegisterSliced(ctx, db, DefaultBy, nil); err != nil {
+		return err
+	}
+	_, err = JudgeContract(ctx, db, opts)
+	return err
+}
+
 // openMemory1 is duck.OpenMemory on one DuckDB thread, for the reason
 // summarize1 gives.
 func openMemory1(ctx context.Context) (*sql.DB, error) {

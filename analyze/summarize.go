@@ -106,6 +106,11 @@ func summarizeLoading(ctx context.Context, dir string, opts SummaryOptions, limi
 			return nil, fmt.Errorf("token bucket edges %v: want positive, increasing token counts", opts.TokenEdges)
 		}
 	}
+	if opts.Period != "" {
+		if err := checkPeriod(opts.Period); err != nil {
+			return nil, err
+		}
+	}
 	res := &Result{Dir: dir, By: by, Protocol: Protocol, Capabilities: Capabilities}
 	if _, err := manifestSum(dir); err != nil {
 		return nil, err
@@ -134,6 +139,9 @@ func summarizeLoading(ctx context.Context, dir string, opts SummaryOptions, limi
 		return nil, err
 	}
 	if err := RegisterSliced(ctx, db, by, opts.TokenEdges); err != nil {
+		return nil, err
+	}
+	if err := registerQualityInputs(ctx, db, opts); err != nil {
 		return nil, err
 	}
 	if err := registerTiersIn(ctx, db, dir, res.Window); err != nil {
