@@ -130,6 +130,21 @@ func TestWhatIfAgainstSimulatedTruth(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// Each store is read once (whatif.ReadInput) for the what-ifs
+			// asked of it, as whatif.Run reads it for one.
+			data := map[string]*whatif.Data{}
+			answer := func(dir string, o whatif.Options) (*whatif.Result, error) {
+				changes, err := whatif.ParseChanges(o.Replicas, o.Slots)
+				if err != nil {
+					return nil, err
+				}
+				if data[dir] == nil {
+					if data[dir], err = whatif.ReadInput(context.Background(), dir, oneThread); err != nil {
+						return nil, err
+					}
+				}
+				return whatif.Answer(data[dir], changes, o)
+			}
 			slots := fmt.Sprint(cfgB.MaxBatch + 1)
 			for _, sc := range []struct {
 				name, dir, truth string
@@ -141,8 +156,7 @@ func TestWhatIfAgainstSimulatedTruth(t *testing.T) {
 				{"one more slot", dirB, cfgD.Out, whatif.Options{Slots: []string{"llama-3.1-70b=" + slots, "llama-3.1-8b=" + slots}}, ""},
 			} {
 				truth := truthFigures(t, sc.truth)
-				sc.opts.Resources = oneThread
-				res, err := whatif.Run(context.Background(), sc.dir, sc.opts)
+				res, err := answer(sc.dir, sc.opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -187,7 +201,7 @@ func TestWhatIfAgainstSimulatedTruth(t *testing.T) {
 			// Three times the traffic is more than llama-3.1-70b's two
 			// replicas serve (about 60% at 1×): the queue grows without
 			// bound, and more replicas are named.
-			res, err := whatif.Run(context.Background(), dirA, whatif.Options{Traffic: 3, Resources: oneThread})
+			res, err := answer(dirA, whatif.Options{Traffic: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
