@@ -145,7 +145,7 @@ func TestOllamaMatchedByTime(t *testing.T) {
 	for _, want := range []string{
 		"24 of 25 ollama-json records (96.0%) were matched to a gateway record by time",
 		"0 of the matches were ambiguous",
-		"Only 0 of 24 ollama-gin server records (0.0%) joined a gateway or client record: Ollama's GIN access lines log no request ID and no instant",
+		"Only 0 of 24 ollama-gin server records (0.0%) joined a gateway or client record: Ollama's GIN access lines log no request ID, and their own time has no zone",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report.md does not say %q", want)
