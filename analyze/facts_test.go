@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/infertrace/infertrace/analyze/analyzetest"
-	"github.com/infertrace/infertrace/ingest"
 	"github.com/infertrace/infertrace/internal/duck"
 	"github.com/infertrace/infertrace/simulate"
 )
@@ -38,25 +36,8 @@ func TestFactsCutInsideSession(t *testing.T) {
 	cfg := simulate.DefaultConfig()
 	cfg.Out, cfg.Requests, cfg.Seed, cfg.Epoch = filepath.Join(root, "sim"), 6480, 7, start
 	cfg.RatePerSecond, cfg.BurstStart, cfg.BurstDuration = 0.3, 3*time.Hour, 10*time.Minute
-	if _, err := simulate.Run(ctx, cfg, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	var inputs []ingest.Input
-	for _, tier := range ingest.Tiers {
-		in, err := ingest.ParseInput(tier, filepath.Join(cfg.Out, string(tier), "*"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputs = append(inputs, in)
-	}
 	dir := filepath.Join(root, "store")
-	m, err := ingest.Run(ctx, ingest.Options{Inputs: inputs, Out: dir, Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f := m.Failed(); len(f) > 0 {
-		t.Fatalf("ingest could not read %+v", f)
-	}
+	ingestStore(t, ctx, dir, simulated(t, ctx, cfg))
 	res := duck.Resources{MemoryLimit: 512 << 20, Threads: 1}
 
 	seed := uint64(time.Now().UnixNano())

@@ -3,7 +3,6 @@ package analyze
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -88,16 +87,7 @@ func TestPartitionsEqualWholePass(t *testing.T) {
 			cfg.Requests, cfg.RatePerSecond = 4000, 1.5
 			cfg.BurstStart, cfg.ColdJoinAt = 25*time.Minute, 22*time.Minute
 		}
-		if _, err := simulate.Run(ctx, cfg, io.Discard); err != nil {
-			t.Fatal(err)
-		}
-		for _, tier := range ingest.Tiers {
-			in, err := ingest.ParseInput(tier, filepath.Join(cfg.Out, string(tier), "*"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			inputs = append(inputs, in)
-		}
+		inputs = append(inputs, simulated(t, ctx, cfg)...)
 	}
 	// 50 Triton traces: server records without a start (their times are
 	// the server's monotonic clock), requests of no window's start.
@@ -117,13 +107,7 @@ func TestPartitionsEqualWholePass(t *testing.T) {
 	}
 	inputs = append(inputs, ingest.Input{Tier: ingest.Server, Format: "triton", Pattern: triton})
 	dir := filepath.Join(root, "store")
-	m, err := ingest.Run(ctx, ingest.Options{Inputs: inputs, Out: dir, Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f := m.Failed(); len(f) > 0 {
-		t.Fatalf("ingest could not read %+v", f)
-	}
+	ingestStore(t, ctx, dir, inputs)
 	res := duck.Resources{MemoryLimit: 512 << 20, Threads: 1}
 
 	ws, err := Partitions(ctx, dir, res, 24*time.Hour)

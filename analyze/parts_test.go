@@ -3,14 +3,12 @@ package analyze
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
-	"github.com/infertrace/infertrace/ingest"
 	"github.com/infertrace/infertrace/internal/duck"
 	"github.com/infertrace/infertrace/simulate"
 )
@@ -26,21 +24,8 @@ func TestRunPartEmptyShare(t *testing.T) {
 	root := t.TempDir()
 	cfg := simulate.DefaultConfig()
 	cfg.Out, cfg.Requests, cfg.Epoch = filepath.Join(root, "sim"), 200, time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	if _, err := simulate.Run(ctx, cfg, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	var inputs []ingest.Input
-	for _, tier := range ingest.Tiers {
-		in, err := ingest.ParseInput(tier, filepath.Join(cfg.Out, string(tier), "*"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputs = append(inputs, in)
-	}
 	dir := filepath.Join(root, "store")
-	if _, err := ingest.Run(ctx, ingest.Options{Inputs: inputs, Out: dir, Workers: 1}); err != nil {
-		t.Fatal(err)
-	}
+	ingestStore(t, ctx, dir, simulated(t, ctx, cfg))
 	res := duck.Resources{MemoryLimit: 512 << 20, Threads: 1}
 	whole, err := RunWith(ctx, dir, res)
 	if err != nil {
