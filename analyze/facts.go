@@ -252,14 +252,7 @@ WHERE `+where); err != nil {
 		}
 		return nil
 	}
-	return runWith(ctx, dir, res, w, false, filepath.Join(dir, RequestsFile), w.kvMetadata(), func() ([]string, error) {
-		removed, err := removeDerived(dir)
-		if err != nil {
-			return removed, err
-		}
-		parts, err := removeParts(dir)
-		return append(removed, parts...), err
-	}, prepare)
+	return runWith(ctx, dir, res, w, false, filepath.Join(dir, RequestsFile), w.kvMetadata(), supersedeWhole(dir), prepare)
 }
 
 // ErrNoFacts is wrapped by the error of RunWindowFacts when another

@@ -154,14 +154,20 @@ func RunWindow(ctx context.Context, dir string, res duck.Resources, w Window) (*
 	if err := w.Check(); err != nil {
 		return nil, err
 	}
-	return runTo(ctx, dir, res, w, false, filepath.Join(dir, RequestsFile), w.kvMetadata(), func() ([]string, error) {
+	return runTo(ctx, dir, res, w, false, filepath.Join(dir, RequestsFile), w.kvMetadata(), supersedeWhole(dir))
+}
+
+// supersedeWhole is what writing dir's requests.parquet of a whole pass or
+// a window supersedes: the derived files and analyze --partition's parts.
+func supersedeWhole(dir string) func() ([]string, error) {
+	return func() ([]string, error) {
 		removed, err := removeDerived(dir)
 		if err != nil {
 			return removed, err
 		}
 		parts, err := removeParts(dir)
 		return append(removed, parts...), err
-	})
+	}
 }
 
 // runTo analyzes dir for the requests that start in w (none when none:
