@@ -368,7 +368,7 @@ func TestServerUsualMatchesQuantileCont(t *testing.T) {
 		"CREATE OR REPLACE TEMP TABLE server_multi AS SELECT request_id FROM server_h LIMIT 0",
 		"CREATE OR REPLACE TEMP TABLE server_win AS SELECT * EXCLUDE (h), 1::BIGINT AS n_records FROM server_h LIMIT 0",
 		// The five files the rows' fid names, one path each.
-		"CREATE OR REPLACE TEMP TABLE server_files AS SELECT 'f' || i AS file, 'f' || i AS path, 1 AS b, i AS fid, i + 1 AS nid FROM range(5) AS t(i)",
+		"CREATE OR REPLACE TEMP TABLE server_files AS SELECT 'f' || i AS file, 'f' || i AS path, 1 AS b, i AS fid FROM range(5) AS t(i)",
 	} {
 		if _, err := db.Exec(s); err != nil {
 			t.Fatal(err)

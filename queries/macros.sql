@@ -93,6 +93,12 @@ CREATE OR REPLACE MACRO response_request_id(response_id) AS
          WHEN starts_with(response_id, 'cmpl-') AND response_id <> 'cmpl-'
              THEN substr(response_id, 6)
          ELSE response_id END;
+-- server_replica(label, path): the replica of a server record: its label,
+--   else (formats that name none: Ollama, TGI) 'file ' and the path of its
+--   log (a log appended again under its name is the same replica). The path
+--   names it alike in every analysis of the store, a window's too, so that
+--   the facts of windows (fact_rep) merge by it (queries/requests/515_srv_a).
+CREATE OR REPLACE MACRO server_replica(label, path) AS coalesce(label, 'file ' || path);
 -- The facts of the other windows (docs/partitions.md, "Windows cut inside a
 -- session"): what the arrival steps of queries/requests read beyond the
 -- requests a window analyzes. Here, with no other window, they are empty

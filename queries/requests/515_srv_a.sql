@@ -1,14 +1,12 @@
 -- Each server record that has an arrival: the columns the warm-up and the
 -- queue's busy periods read, with its session and its concurrency. A
--- replica is its label, else (formats that name none: Ollama, TGI) the log
--- file (by its path: a log appended again under its name is the same
--- replica).
+-- replica is its label, else the log file's path (server_replica).
 --
 -- reads: conc, server_files, server_k, sess
 -- writes: srv_a
 CREATE OR REPLACE TEMP TABLE srv_a AS
 SELECT p.*, s.sid, c.concurrency
-FROM (SELECT k.rid AS rq, k.request_id, coalesce(k.replica, 'file ' || f.nid) AS replica, k.model,
+FROM (SELECT k.rid AS rq, k.request_id, server_replica(k.replica, f.path) AS replica, k.model,
              epoch_ns(arrival_time) AS a_ns,
              coalesce(epoch_ns(scheduled_time) - epoch_ns(arrival_time), queue_ns) AS q_ns,
              load_ns AS ld_ns,
