@@ -46,11 +46,12 @@ func checkPlan(ws []Window, i int) error {
 }
 
 // factsFiles are the files of window i of n's facts: its requests' kept
-// arrivals (tier, host, t, request_id, pref) in time order, and their count,
-// first and last per tier, host and Unix minute.
-func factsFiles(dir string, i, n int) (arrivals, minutes string) {
+// arrivals (tier, host, t, request_id, pref) in time order; their count,
+// first and last per tier, host and Unix minute; and the first and last of
+// its server records per replica (server_replica) and Unix minute.
+func factsFiles(dir string, i, n int) (arrivals, minutes, replicas string) {
 	base := filepath.Join(dir, FactsDir, fmt.Sprintf("%%s-%d-of-%d.parquet", i, n))
-	return fmt.Sprintf(base, "arrivals"), fmt.Sprintf(base, "minutes")
+	return fmt.Sprintf(base, "arrivals"), fmt.Sprintf(base, "minutes"), fmt.Sprintf(base, "replicas")
 }
 
 // ownMacro returns what, called with what each step wrote, makes
@@ -74,9 +75,10 @@ func ownMacro(w Window) func(ctx context.Context, db *sql.DB, wrote string) erro
 // WriteFacts is the first pass of the analysis of window i of the plan ws
 // (windows that adjoin, open at both ends: Partitions' or any cut, inside
 // sessions too): it joins the window's requests as RunWindow does, up to
-// their arrivals, and writes those to DIR/facts/, for RunWindowFacts of the
-// other windows to read. Each window's is written alone; together they hold
-// every kept arrival of the store once, as the whole pass has them.
+// their arrivals, and writes those (with the minutes of each host and of
+// each replica) to DIR/facts/, for RunWindowFacts of the other windows to
+// read. Each window's is written alone; together they hold every kept
+// arrival of the store once, as the whole pass has them.
 func WriteFacts(ctx context.Context, dir string, res duck.Resources, ws []Window, i int) error {
 	if err := checkPlan(ws, i); err != nil {
 		return err
@@ -109,7 +111,7 @@ func WriteFacts(ctx context.Context, dir string, res duck.Resources, ws []Window
 		return errors.New("facts: queries/requests has no step that writes arrivals")
 	}
 	upTo := append(steps[:k+1:k+1], queries.Step{File: "facts", Reads: []string{"arrivals"}, Writes: "facts",
-		Kind: queries.Output, Query: "SELECT tier, host, t, request_id, pref FROM arrivals"})
+		Kind: queries.Output, Query: "SELECT tier, host, t, request_id, pref, replica FROM arrivals"})
 	duck.Step(ctx, "the arrivals of window "+w.String())
 	if err := execStepsThen(ctx, db, upTo, func(q string) string { return "CREATE TEMP TABLE fact_out AS " + q }, ownMacro(w)); err != nil {
 		return fmt.Errorf("facts: %w", err)
@@ -117,13 +119,15 @@ func WriteFacts(ctx context.Context, dir string, res duck.Resources, ws []Window
 	if err := os.MkdirAll(filepath.Join(dir, FactsDir), 0o755); err != nil {
 		return fmt.Errorf("facts: %w", err)
 	}
-	arr, mins := factsFiles(dir, i, len(ws))
+	arr, mins, reps := factsFiles(dir, i, len(ws))
 	kv := " (FORMAT parquet, KV_METADATA {" + manifestKey + ": " + duck.Quote(sum) + w.kvMetadata() + "})"
 	for _, f := range []struct{ path, q string }{
 		{arr, "SELECT tier, host, t, request_id, pref FROM fact_out ORDER BY t"},
 		{mins, `SELECT tier, host, epoch_ns(t) // 60000000000 AS m, count(*)::BIGINT AS n,
        epoch_ns(min(t)) AS first_ns, epoch_ns(max(t)) AS last_ns
-FROM fact_out GROUP BY ALL ORDER BY m`},
+FROM fact_out GROUP BY tier, host, m ORDER BY m`},
+		{reps, `SELECT replica, epoch_ns(t) // 60000000000 AS m, epoch_ns(min(t)) AS first_ns, epoch_ns(max(t)) AS last_ns
+FROM fact_out WHERE replica IS NOT NULL GROUP BY replica, m ORDER BY m`},
 	} {
 		tmp := f.path + ".tmp"
 		if _, err := db.ExecContext(ctx, "COPY ("+f.q+") TO "+duck.Quote(tmp)+kv); err != nil {
@@ -140,9 +144,10 @@ FROM fact_out GROUP BY ALL ORDER BY m`},
 
 // RunWindowFacts is RunWindow for window i of the plan ws, whose arrival
 // steps (sessions, each host's sessions, arrival rates, usual rates and
-// bursts) read the other windows' facts (WriteFacts, which must have run for
-// each of them): its requests' bursts are then judged against the whole
-// store's arrivals, as the whole pass judges them, wherever the cuts lie,
+// bursts) and replica lifetimes read the other windows' facts (WriteFacts,
+// which must have run for each of them): its requests' bursts are then
+// judged against the whole store's arrivals, and its server records placed
+// in the whole store's lifetimes, as the whole pass does, wherever the cuts lie,
 // inside a session too (docs/partitions.md says what else a cut inside a
 // session changes). A window whose judged hours reach beyond FactsMargin,
 // or a run of high arrivals beyond them, fails saying so.
@@ -162,13 +167,13 @@ func runWindowFacts(ctx context.Context, dir string, res duck.Resources, ws []Wi
 	if err != nil {
 		return nil, err
 	}
-	var arrs, mins []string
+	var arrs, mins, reps []string
 	for j := range ws {
 		if j == i {
 			continue
 		}
-		a, m := factsFiles(dir, j, len(ws))
-		arrs, mins = append(arrs, duck.Quote(a)), append(mins, duck.Quote(m))
+		a, m, r := factsFiles(dir, j, len(ws))
+		arrs, mins, reps = append(arrs, duck.Quote(a)), append(mins, duck.Quote(m)), append(reps, duck.Quote(r))
 	}
 	own := ownMacro(w)
 	prepare := func(ctx context.Context, db *sql.DB, wrote string) error {
@@ -184,8 +189,8 @@ func runWindowFacts(ctx context.Context, dir string, res duck.Resources, ws []Wi
 			if j == i {
 				continue
 			}
-			a, m := factsFiles(dir, j, len(ws))
-			for _, p := range []string{a, m} {
+			a, m, r := factsFiles(dir, j, len(ws))
+			for _, p := range []string{a, m, r} {
 				if err := checkFacts(ctx, db, p, sum, ws[j]); err != nil {
 					return err
 				}
@@ -219,6 +224,8 @@ FROM c GROUP BY tier, host`, lo, hi)
 		for _, q := range []string{
 			"CREATE OR REPLACE MACRO fact_min() AS TABLE SELECT tier, host, m, n, first_ns, last_ns FROM read_parquet([" +
 				strings.Join(mins, ", ") + "])",
+			"CREATE OR REPLACE MACRO fact_rep() AS TABLE SELECT replica, m, first_ns, last_ns FROM read_parquet([" +
+				strings.Join(reps, ", ") + "])",
 			bound,
 			"CREATE OR REPLACE MACRO fact_bound() AS TABLE SELECT tier, host, lo_m, hi_m FROM fact_bound_t",
 		} {

@@ -26,8 +26,9 @@ import (
 // each host-session's arrivals, first and last (arr_host), each of its own
 // arrivals' position, hour, rate and weight (local_rate), the usual rates
 // of its arrivals' hours (usual_rate) and its requests that are in a burst
-// (burst). The windows' values EXCEPT ALL the whole pass's, and the other
-// way round, are empty.
+// (burst), and its own server records' replica lifetimes and
+// model-sessions (srv_p, as TestFactsReplicaLifetimes). The windows' values
+// EXCEPT ALL the whole pass's, and the other way round, are empty.
 func TestFactsCutInsideSession(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -59,6 +60,8 @@ func TestFactsCutInsideSession(t *testing.T) {
 		"usual_rate": `SELECT u.hid, u.wb, u.usual FROM usual_rate AS u
 SEMI JOIN (SELECT DISTINCT hid, bk FROM local_rate WHERE rq >= 0) AS l ON l.hid = u.hid AND l.bk = u.wb`,
 		"burst": "SELECT q.request_id FROM burst JOIN req AS q USING (rq)",
+		"srv_p": `SELECT a.request_id, a.replica, p.rl % 4294967296 AS life, a.model, p.ms % 4294967296 AS sid, p.msc % 8 AS bucket
+FROM srv_p AS p JOIN srv_a AS a USING (rq) WHERE arr_owned(p.rq)`,
 	}
 	file := func(run, fact string) string { return filepath.Join(root, run+"-"+fact+".parquet") }
 	keep := func(run string) func(context.Context, *sql.DB, string) error {
@@ -120,6 +123,7 @@ SEMI JOIN (SELECT DISTINCT hid, bk FROM local_rate WHERE rq >= 0) AS l ON l.hid 
 	windows := []string{"window0", "window1", "window2"}
 	differ("local_rate", read("local_rate", windows...), read("local_rate", "whole"), "EXCEPT ALL")
 	differ("burst", read("burst", windows...), read("burst", "whole"), "EXCEPT ALL")
+	differ("srv_p", read("srv_p", windows...), read("srv_p", "whole"), "EXCEPT ALL")
 	differ("usual_rate", read("usual_rate", windows...), read("usual_rate", "whole"), "EXCEPT")
 
 	// The data holds what the facts are for: a burst through the first
@@ -272,5 +276,113 @@ func TestFactsRefused(t *testing.T) {
 	}
 	if _, err := RunWindowFacts(ctx, dir, res, ws, 1); !errors.Is(err, ErrNoFacts) {
 		t.Errorf("facts of another manifest: %v; want ErrNoFacts", err)
+	}
+}
+
+// TestFactsReplicaLifetimes: one session of three hours on four replicas of
+// two models: a (labelled) serves every minute; b (labelled) pauses twice,
+// for 20 and 30 minutes (three lifetimes); two replicas without a label
+// are their logs, one that stops after 30 minutes and one that starts late
+// and pauses for 20 (two lifetimes). Cut at two random times after the
+// pauses began, the second and third windows read neither the early log nor
+// the first lifetimes' arrivals (and number the paths they read otherwise
+// than the whole pass). Each window, analyzed with the others' facts, puts
+// each of its own server records in the whole pass's lifetime of the
+// whole pass's replica (srv_p's rl: the replica's name and the lifetime's
+// number) and model-session (ms and msc's bucket): the windows' records
+// EXCEPT ALL the whole pass's, and the other way round, are empty.
+func TestFactsReplicaLifetimes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var f analyzetest.Fixture
+	lines := map[string]int{}
+	add := func(replica, model, file string, from, to, every int64) {
+		for m := from; m <= to; m += every {
+			lines[file]++
+			a := m*60_000 + 5_000 + int64(len(lines))*100
+			f.Servers = append(f.Servers, analyzetest.Server{ID: fmt.Sprint(file, "-", m), Arrival: analyzetest.At(a),
+				Scheduled: analyzetest.At(a + 10), FirstToken: analyzetest.At(a + 100), End: analyzetest.At(a + 500),
+				Model: model, Replica: replica, PromptTokens: analyzetest.Int(20), Output: analyzetest.Int(50),
+				FinishReason: "stop", Status: analyzetest.Int(200), Line: lines[file], File: file})
+		}
+	}
+	add("a", "m1", "logs/a.jsonl", 0, 180, 1)
+	add("b", "m1", "logs/b.jsonl", 0, 40, 2)
+	add("b", "m1", "logs/b.jsonl", 60, 100, 2)
+	add("b", "m1", "logs/b.jsonl", 130, 180, 2)
+	add("", "m2", "logs/early.jsonl", 0, 30, 3)
+	add("", "m2", "logs/late.jsonl", 50, 90, 2)
+	add("", "m2", "logs/late.jsonl", 110, 180, 2)
+	root := t.TempDir()
+	dir := filepath.Join(root, "store")
+	if err := analyzetest.Write(ctx, dir, f, analyzetest.Offsets{}); err != nil {
+		t.Fatal(err)
+	}
+	res := duck.Resources{MemoryLimit: 256 << 20, Threads: 1}
+
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 0))
+	at := func(lo, hi time.Duration) time.Time {
+		return analyzetest.Base.Add(lo + time.Duration(rng.Int64N(int64(hi-lo))))
+	}
+	ws := []Window{{To: at(105*time.Minute, 125*time.Minute)}}
+	ws = append(ws, Window{From: ws[0].To, To: at(135*time.Minute, 170*time.Minute)})
+	ws = append(ws, Window{From: ws[1].To, Unstarted: true})
+	t.Logf("seed %d: windows %v", seed, ws)
+
+	// Each run's own server records with their lifetime, by the replica's
+	// name, and model-session.
+	file := func(run string) string { return filepath.Join(root, run+"-srv_p.parquet") }
+	keep := func(run string) func(context.Context, *sql.DB, string) error {
+		return func(ctx context.Context, db *sql.DB, wrote string) error {
+			if wrote != "srv_p" {
+				return nil
+			}
+			_, err := db.ExecContext(ctx, `COPY (
+SELECT a.request_id, a.replica, p.rl % 4294967296 AS life, a.model, p.ms % 4294967296 AS sid, p.msc % 8 AS bucket
+FROM srv_p AS p JOIN srv_a AS a USING (rq) WHERE arr_owned(p.rq)) TO `+duck.Quote(file(run)))
+			return err
+		}
+	}
+	if _, err := runWith(ctx, dir, res, Window{}, false, filepath.Join(dir, RequestsFile), Window{}.kvMetadata(),
+		func() ([]string, error) { return nil, nil }, keep("whole")); err != nil {
+		t.Fatal(err)
+	}
+	for i := range ws {
+		if err := WriteFacts(ctx, dir, res, ws, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var windows []string
+	for i, w := range ws {
+		run := fmt.Sprint("window", i)
+		if _, err := runWindowFacts(ctx, dir, res, ws, i, keep(run)); err != nil {
+			t.Fatalf("window %v: %v", w, err)
+		}
+		windows = append(windows, duck.Quote(file(run)))
+	}
+
+	db, done, err := duck.Open(ctx, root, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	whole, split := "read_parquet("+duck.Quote(file("whole"))+")", "read_parquet(["+strings.Join(windows, ", ")+"])"
+	var extra, missing, records, lifetimes int64
+	if err := db.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM (SELECT * FROM "+split+" EXCEPT ALL SELECT * FROM "+whole+
+		")), (SELECT count(*) FROM (SELECT * FROM "+whole+" EXCEPT ALL SELECT * FROM "+split+"))").Scan(&extra, &missing); err != nil {
+		t.Fatal(err)
+	}
+	if extra != 0 || missing != 0 {
+		t.Errorf("the windows' server records have %d lifetimes the whole pass has not, and miss %d of its", extra, missing)
+	}
+	// The data hold what the test is for: every record, and the seven
+	// lifetimes (a's one, b's three, the early log's one, the late log's
+	// two).
+	if err := db.QueryRowContext(ctx, "SELECT count(*), count(DISTINCT (replica, life)) FROM "+whole).Scan(&records, &lifetimes); err != nil {
+		t.Fatal(err)
+	}
+	if records != int64(len(f.Servers)) || lifetimes != 7 {
+		t.Errorf("the whole pass has %d server records in %d lifetimes; want %d in 7", records, lifetimes, len(f.Servers))
 	}
 }

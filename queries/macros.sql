@@ -100,8 +100,8 @@ CREATE OR REPLACE MACRO response_request_id(response_id) AS
 --   the facts of windows (fact_rep) merge by it (queries/requests/515_srv_a).
 CREATE OR REPLACE MACRO server_replica(label, path) AS coalesce(label, 'file ' || path);
 -- The facts of the other windows (docs/partitions.md, "Windows cut inside a
--- session"): what the arrival steps of queries/requests read beyond the
--- requests a window analyzes. Here, with no other window, they are empty
+-- session"): what the arrival steps and the replica lifetimes (srv_p) of
+-- queries/requests read beyond the requests a window analyzes. Here, with no other window, they are empty
 -- and arr_owned holds every arrival, so the steps compute what the whole
 -- store gives; analyze replaces them (TEMP macros) when it analyzes one
 -- window of a plan whose facts it wrote.
@@ -125,6 +125,11 @@ CREATE OR REPLACE MACRO fact_bound() AS TABLE
 CREATE OR REPLACE MACRO fact_arr() AS TABLE
     SELECT NULL::BIGINT AS rq, NULL::VARCHAR AS request_id, NULL::INTEGER AS pref, NULL::VARCHAR AS tier,
            NULL::VARCHAR AS host, NULL::TIMESTAMP_NS AS t
+    WHERE false;
+-- fact_rep(): the other windows' server records per replica
+--   (server_replica) and Unix minute m: the first and the last arrival (ns).
+CREATE OR REPLACE MACRO fact_rep() AS TABLE
+    SELECT NULL::VARCHAR AS replica, NULL::BIGINT AS m, NULL::BIGINT AS first_ns, NULL::BIGINT AS last_ns
     WHERE false;
 -- Every statement above is a macro; this file's last statement shows that
 -- they exist (and gives the file its SELECT).

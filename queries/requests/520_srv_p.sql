@@ -5,7 +5,9 @@
 -- concurrency_bucket); the warm-up's yardsticks are taken per rl, ms and
 -- msc. replica numbers the replica; concurrency is srv_a's. The keys are integers, compared for
 -- equality only and never output, so that no string is built per record:
--- rl = replica * 2^32 + the lifetime's number (from 1, in arrival order),
+-- rl = replica * 2^32 + the lifetime's number (from 1 at the replica's
+-- first arrival in the store, in arrival order; the replica's number is this
+-- analysis's own, its name, server_replica, the same in every window's),
 -- ms = model * 2^32 + sid, msc = ms * 8 + the bucket (1 to 5); each NULL
 -- where its replica or model is.
 --
@@ -28,14 +30,21 @@ models AS (
 -- of its minute (arrivals within a minute are less than a minute apart)
 -- and the replica's previous minute with an arrival ended more than 10
 -- minutes before it. A lifetime's number is the running count of such
--- minutes.
+-- minutes. The other windows' minutes of the replica (fact_rep, none in a
+-- whole pass) count alike, so that a window cut inside a lifetime, or after
+-- a pause, numbers and bounds the lifetimes as the whole store does (a
+-- minute read by two windows gives the same first and last in both).
 lt AS (
     SELECT replica, m, sum(brk) OVER (PARTITION BY replica ORDER BY m ROWS UNBOUNDED PRECEDING)::BIGINT AS life
     FROM (SELECT replica, m,
                  CASE WHEN first_ns - lag(last_ns) OVER (PARTITION BY replica ORDER BY m) <= 600000000000 THEN 0
                       ELSE 1 END AS brk
-          FROM (SELECT replica, a_ns // 60000000000 AS m, min(a_ns) AS first_ns, max(a_ns) AS last_ns
-                FROM srv_a WHERE replica IS NOT NULL GROUP BY ALL))
+          FROM (SELECT replica, m, min(first_ns) AS first_ns, max(last_ns) AS last_ns
+                FROM (SELECT replica, a_ns // 60000000000 AS m, min(a_ns) AS first_ns, max(a_ns) AS last_ns
+                      FROM srv_a WHERE replica IS NOT NULL GROUP BY ALL
+                      UNION ALL
+                      SELECT replica, m, first_ns, last_ns FROM fact_rep())
+                GROUP BY ALL))
 )
 SELECT p.rq, p.request_id, r.rep AS replica, p.a_ns, p.q_ns, p.ld_ns, p.tpot_ns, p.pf_ns, p.work_ns, p.concurrency,
        r.rep * 4294967296 + l.life AS rl,

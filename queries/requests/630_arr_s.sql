@@ -11,5 +11,7 @@
 -- writes: arr_s
 CREATE OR REPLACE TEMP VIEW arr_s AS
 SELECT a.*, s.sid
-FROM (SELECT * FROM arrivals UNION ALL SELECT rq, request_id, pref, tier, host, t FROM fact_arr()) AS a
+FROM (SELECT rq, request_id, pref, tier, host, t FROM arrivals
+      UNION ALL
+      SELECT rq, request_id, pref, tier, host, t FROM fact_arr()) AS a
 JOIN sess AS s ON s.m = epoch_ns(a.t) // 60000000000;
