@@ -74,15 +74,7 @@ FROM srv_p AS p JOIN srv_a AS a USING (rq) WHERE arr_owned(p.rq)`,
 			return err
 		}
 	}
-	if _, err := runWith(ctx, dir, res, Window{}, false, filepath.Join(dir, RequestsFile), Window{}.kvMetadata(),
-		func() ([]string, error) { return nil, nil }, keep("whole")); err != nil {
-		t.Fatal(err)
-	}
-	for i := range ws {
-		if err := WriteFacts(ctx, dir, res, ws, i); err != nil {
-			t.Fatal(err)
-		}
-	}
+	wholeThenFacts(t, ctx, dir, res, ws, keep("whole"))
 	for i, w := range ws {
 		if _, err := runWindowFacts(ctx, dir, res, ws, i, keep(fmt.Sprint("window", i))); err != nil {
 			t.Fatalf("window %v: %v", w, err)
@@ -344,15 +336,7 @@ FROM srv_p AS p JOIN srv_a AS a USING (rq) WHERE arr_owned(p.rq)) TO `+duck.Quot
 			return err
 		}
 	}
-	if _, err := runWith(ctx, dir, res, Window{}, false, filepath.Join(dir, RequestsFile), Window{}.kvMetadata(),
-		func() ([]string, error) { return nil, nil }, keep("whole")); err != nil {
-		t.Fatal(err)
-	}
-	for i := range ws {
-		if err := WriteFacts(ctx, dir, res, ws, i); err != nil {
-			t.Fatal(err)
-		}
-	}
+	wholeThenFacts(t, ctx, dir, res, ws, keep("whole"))
 	var windows []string
 	for i, w := range ws {
 		run := fmt.Sprint("window", i)
@@ -384,5 +368,21 @@ FROM srv_p AS p JOIN srv_a AS a USING (rq) WHERE arr_owned(p.rq)) TO `+duck.Quot
 	}
 	if records != int64(len(f.Servers)) || lifetimes != 7 {
 		t.Errorf("the whole pass has %d server records in %d lifetimes; want %d in 7", records, lifetimes, len(f.Servers))
+	}
+}
+
+// wholeThenFacts analyzes dir whole, calling keep with what each step
+// wrote, then writes the facts of each window of ws.
+func wholeThenFacts(t *testing.T, ctx context.Context, dir string, res duck.Resources, ws []Window,
+	keep func(ctx context.Context, db *sql.DB, wrote string) error) {
+	t.Helper()
+	if _, err := runWith(ctx, dir, res, Window{}, false, filepath.Join(dir, RequestsFile), Window{}.kvMetadata(),
+		func() ([]string, error) { return nil, nil }, keep); err != nil {
+		t.Fatal(err)
+	}
+	for i := range ws {
+		if err := WriteFacts(ctx, dir, res, ws, i); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
