@@ -88,17 +88,11 @@ func WriteFacts(ctx context.Context, dir string, res duck.Resources, ws []Window
 	if err != nil {
 		return err
 	}
-	db, closeDB, err := duck.Open(ctx, dir, res)
+	db, closeDB, err := openForSteps(ctx, dir, res, w, false)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
-	if err := registerTiersIn(ctx, db, dir, w.widen(WindowMargin)); err != nil {
-		return err
-	}
-	if err := matchServers(ctx, db); err != nil {
-		return err
-	}
 	steps, err := requestSteps()
 	if err != nil {
 		return err
@@ -167,13 +161,20 @@ func runWindowFacts(ctx context.Context, dir string, res duck.Resources, ws []Wi
 	if err != nil {
 		return nil, err
 	}
+	// The other windows' files, and each with the window it was written for.
 	var arrs, mins, reps []string
+	type written struct {
+		path string
+		w    Window
+	}
+	var files []written
 	for j := range ws {
 		if j == i {
 			continue
 		}
 		a, m, r := factsFiles(dir, j, len(ws))
 		arrs, mins, reps = append(arrs, duck.Quote(a)), append(mins, duck.Quote(m)), append(reps, duck.Quote(r))
+		files = append(files, written{a, ws[j]}, written{m, ws[j]}, written{r, ws[j]})
 	}
 	own := ownMacro(w)
 	prepare := func(ctx context.Context, db *sql.DB, wrote string) error {
@@ -185,15 +186,9 @@ func runWindowFacts(ctx context.Context, dir string, res duck.Resources, ws []Wi
 			}
 			return own(ctx, db, wrote)
 		}
-		for j := range ws {
-			if j == i {
-				continue
-			}
-			a, m, r := factsFiles(dir, j, len(ws))
-			for _, p := range []string{a, m, r} {
-				if err := checkFacts(ctx, db, p, sum, ws[j]); err != nil {
-					return err
-				}
+		for _, f := range files {
+			if err := checkFacts(ctx, db, f.path, sum, f.w); err != nil {
+				return err
 			}
 		}
 		if len(arrs) == 0 {

@@ -187,23 +187,11 @@ func runWith(ctx context.Context, dir string, res duck.Resources, w Window, none
 	if err != nil {
 		return nil, err
 	}
-	db, closeDB, err := duck.Open(ctx, dir, res)
+	db, closeDB, err := openForSteps(ctx, dir, res, w, none)
 	if err != nil {
 		return nil, err
 	}
 	defer closeDB()
-	if none {
-		err = registerNoTiers(ctx, db)
-	} else {
-		err = registerTiersIn(ctx, db, dir, w.widen(WindowMargin))
-	}
-	if err != nil {
-		return nil, err
-	}
-	duck.Step(ctx, "matching TGI records")
-	if err := matchServers(ctx, db); err != nil {
-		return nil, err
-	}
 	if prepare != nil {
 		if err := prepare(ctx, db, ""); err != nil {
 			return nil, err
@@ -241,6 +229,30 @@ func runWith(ctx context.Context, dir string, res duck.Resources, w Window, none
 		return nil, err
 	}
 	return &RunStats{Path: out, Coverage: cov, Anomalous: anomalous, Retried: retried, Removed: removed}, nil
+}
+
+// openForSteps opens dir's database for the steps of queries/requests/ on
+// the requests that start in w: the tiers' views within WindowMargin of w
+// (empty ones when none), with the rows matched by time.
+func openForSteps(ctx context.Context, dir string, res duck.Resources, w Window, none bool) (*sql.DB, func(), error) {
+	db, closeDB, err := duck.Open(ctx, dir, res)
+	if err != nil {
+		return nil, nil, err
+	}
+	if none {
+		err = registerNoTiers(ctx, db)
+	} else {
+		err = registerTiersIn(ctx, db, dir, w.widen(WindowMargin))
+	}
+	if err == nil {
+		duck.Step(ctx, "matching TGI records")
+		err = matchServers(ctx, db)
+	}
+	if err != nil {
+		closeDB()
+		return nil, nil, err
+	}
+	return db, closeDB, nil
 }
 
 // requestSteps returns the steps of queries/requests/, checked to read
