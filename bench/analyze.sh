@@ -11,7 +11,10 @@
 # Input: `infertrace simulate --seed 5 --requests REQUESTS`, ingested once.
 # Each step runs RUNS times; the median is printed with the spread (min–max)
 # of the wall time, and the largest peak RSS. ANALYZE_FLAGS are passed to
-# analyze and report (e.g. "--memory-limit 1500MB").
+# analyze and report (e.g. "--memory-limit 1500MB"). With BENCH_PARTS=N,
+# analyze runs as N jobs one after the other (`analyze --partition I/N`, the
+# store planned by day: docs/partitions.md) and report merges their parts;
+# the time is the N jobs' together, the peak the largest job's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-3000000}
@@ -67,7 +70,11 @@ if [ -d "$D/sim" ]; then
   row "infertrace ingest" "$ing" "$a" "$b" "$k"
   rm -rf "$W/ingest-out"
 fi
-read -r an a b k < <(measure "$W/infertrace" analyze ${ANALYZE_FLAGS:-} "$D/data")
+if [ -n "${BENCH_PARTS:-}" ]; then
+  read -r an a b k < <(measure sh -c "for i in \$(seq 0 $((BENCH_PARTS - 1))); do '$W/infertrace' analyze --quiet ${ANALYZE_FLAGS:-} '$D/data' --partition \$i/$BENCH_PARTS || exit 1; done")
+else
+  read -r an a b k < <(measure "$W/infertrace" analyze ${ANALYZE_FLAGS:-} "$D/data")
+fi
 row "infertrace analyze" "$an" "$a" "$b" "$k"
 read -r rep a b k < <(measure "$W/infertrace" report ${ANALYZE_FLAGS:-} "$D/data")
 row "infertrace report" "$rep" "$a" "$b" "$k"
