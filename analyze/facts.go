@@ -47,11 +47,44 @@ func checkPlan(ws []Window, i int) error {
 
 // factsFiles are the files of window i of n's facts: its requests' kept
 // arrivals (tier, host, t, request_id, pref) in time order; their count,
-// first and last per tier, host and Unix minute; and the first and last of
-// its server records per replica (server_replica) and Unix minute.
-func factsFiles(dir string, i, n int) (arrivals, minutes, replicas string) {
+// first and last per tier, host and Unix minute; the first and last of its
+// server records per replica (server_replica) and Unix minute; and those
+// records, with the columns the yardsticks read (srv_a's but its rq and
+// sid).
+func factsFiles(dir string, i, n int) (arrivals, minutes, replicas, servers string) {
 	base := filepath.Join(dir, FactsDir, fmt.Sprintf("%%s-%d-of-%d.parquet", i, n))
-	return fmt.Sprintf(base, "arrivals"), fmt.Sprintf(base, "minutes"), fmt.Sprintf(base, "replicas")
+	return fmt.Sprintf(base, "arrivals"), fmt.Sprintf(base, "minutes"), fmt.Sprintf(base, "replicas"),
+		fmt.Sprintf(base, "servers")
+}
+
+// serverColumns are the columns of srv_a that a window's servers file
+// holds: all but its rq (the window's own number) and sid (the window's
+// first pass does not know the whole store's sessions).
+const serverColumns = "request_id, replica, model, a_ns, q_ns, ld_ns, tpot_ns, pf_ns, work_ns, concurrency"
+
+// yardFiles are the files of the yardsticks of a plan of n windows
+// (WriteYardsticks): each replica lifetime's srv_usual row and warmup
+// (warm: whether it has one), each model, session and concurrency bucket's
+// P50 TPOT (srv_q's kind 2), and the store's models.
+func yardFiles(dir string, n int) (lifetimes, buckets, models string) {
+	base := filepath.Join(dir, FactsDir, fmt.Sprintf("%%s-of-%d.parquet", n))
+	return fmt.Sprintf(base, "lifetimes"), fmt.Sprintf(base, "buckets"), fmt.Sprintf(base, "models")
+}
+
+// planKey is the key of the yardsticks' key-value metadata that holds the
+// plan they were computed for (encodePlan).
+const planKey = "infertrace_plan"
+
+// encodePlan is the windows of ws, each as Window.encode, in order.
+func encodePlan(ws []Window) string {
+	var b strings.Builder
+	for i, w := range ws {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w.encode())
+	}
+	return b.String()
 }
 
 // ownMacro returns what, called with what each step wrote, makes
@@ -75,10 +108,11 @@ func ownMacro(w Window) func(ctx context.Context, db *sql.DB, wrote string) erro
 // WriteFacts is the first pass of the analysis of window i of the plan ws
 // (windows that adjoin, open at both ends: Partitions' or any cut, inside
 // sessions too): it joins the window's requests as RunWindow does, up to
-// their arrivals, and writes those (with the minutes of each host and of
-// each replica) to DIR/facts/, for RunWindowFacts of the other windows to
-// read. Each window's is written alone; together they hold every kept
-// arrival of the store once, as the whole pass has them.
+// their arrivals and server records (srv_a), and writes those (with the
+// minutes of each host and of each replica) to DIR/facts/, for
+// WriteYardsticks and RunWindowFacts of the other windows to read. Each
+// window's is written alone; together they hold every kept arrival and
+// server record of the store once, as the whole pass has them.
 func WriteFacts(ctx context.Context, dir string, res duck.Resources, ws []Window, i int) error {
 	if err := checkPlan(ws, i); err != nil {
 		return err
@@ -97,23 +131,30 @@ func WriteFacts(ctx context.Context, dir string, res duck.Resources, ws []Window
 	if err != nil {
 		return err
 	}
-	k := 0
-	for k < len(steps) && steps[k].Writes != "arrivals" {
-		k++
-	}
-	if k == len(steps) {
-		return errors.New("facts: queries/requests has no step that writes arrivals")
+	k, err := stepIndex(steps, "srv_a")
+	if err != nil {
+		return err
 	}
 	upTo := append(steps[:k+1:k+1], queries.Step{File: "facts", Reads: []string{"arrivals"}, Writes: "facts",
 		Kind: queries.Output, Query: "SELECT tier, host, t, request_id, pref, replica FROM arrivals"})
 	duck.Step(ctx, "the arrivals of window "+w.String())
-	if err := execStepsThen(ctx, db, upTo, func(q string) string { return "CREATE TEMP TABLE fact_out AS " + q }, ownMacro(w)); err != nil {
+	own := ownMacro(w)
+	keep := func(ctx context.Context, db *sql.DB, wrote string) error {
+		if wrote == "srv_a" {
+			// the window's own server records, as the arrivals keep them
+			if _, err := db.ExecContext(ctx, "CREATE TEMP TABLE fact_srv AS SELECT "+serverColumns+" FROM srv_a WHERE arr_owned(rq)"); err != nil {
+				return err
+			}
+		}
+		return own(ctx, db, wrote)
+	}
+	if err := execStepsThen(ctx, db, upTo, func(q string) string { return "CREATE TEMP TABLE fact_out AS " + q }, keep); err != nil {
 		return fmt.Errorf("facts: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, FactsDir), 0o755); err != nil {
 		return fmt.Errorf("facts: %w", err)
 	}
-	arr, mins, reps := factsFiles(dir, i, len(ws))
+	arr, mins, reps, srvs := factsFiles(dir, i, len(ws))
 	kv := " (FORMAT parquet, KV_METADATA {" + manifestKey + ": " + duck.Quote(sum) + w.kvMetadata() + "})"
 	for _, f := range []struct{ path, q string }{
 		{arr, "SELECT tier, host, t, request_id, pref FROM fact_out ORDER BY t"},
@@ -122,15 +163,145 @@ func WriteFacts(ctx context.Context, dir string, res duck.Resources, ws []Window
 FROM fact_out GROUP BY tier, host, m ORDER BY m`},
 		{reps, `SELECT replica, epoch_ns(t) // 60000000000 AS m, epoch_ns(min(t)) AS first_ns, epoch_ns(max(t)) AS last_ns
 FROM fact_out WHERE replica IS NOT NULL GROUP BY replica, m ORDER BY m`},
+		{srvs, "SELECT * FROM fact_srv"},
 	} {
-		tmp := f.path + ".tmp"
-		if _, err := db.ExecContext(ctx, "COPY ("+f.q+") TO "+duck.Quote(tmp)+kv); err != nil {
-			os.Remove(tmp)
-			return fmt.Errorf("facts: write %s: %w", f.path, err)
+		if err := copyFile(ctx, db, f.q, f.path, kv); err != nil {
+			return err
 		}
-		if err := os.Rename(tmp, f.path); err != nil {
-			os.Remove(tmp)
-			return fmt.Errorf("facts: %w", err)
+	}
+	return nil
+}
+
+// copyFile writes the rows of q to path, with kv as its COPY options:
+// beside it, then renamed into place.
+func copyFile(ctx context.Context, db *sql.DB, q, path, kv string) error {
+	tmp := path + ".tmp"
+	if _, err := db.ExecContext(ctx, "COPY ("+q+") TO "+duck.Quote(tmp)+kv); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("facts: write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("facts: %w", err)
+	}
+	return nil
+}
+
+// stepIndex is the index of the step of steps that writes name.
+func stepIndex(steps []queries.Step, name string) (int, error) {
+	for k, st := range steps {
+		if st.Writes == name {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("facts: queries/requests has no step that writes %s", name)
+}
+
+// WriteYardsticks computes the yardsticks of the replicas' warm-up for the
+// whole store from the facts of every window of the plan ws (WriteFacts,
+// which must have run for each: ErrNoFacts otherwise), and writes them to
+// DIR/facts/ for RunWindowFacts to read: it runs the steps srv_p ... warmup
+// of queries/requests over every window's server records, each in the
+// whole store's session (the step sess over every window's minutes), so
+// that each lifetime's yardsticks and warm-up, and each model, session and
+// concurrency bucket's P50 TPOT, are the whole pass's, whatever the cuts.
+// Run it once, after the first pass and before the windows; a
+// RunWindowFacts that finds none computes them itself.
+func WriteYardsticks(ctx context.Context, dir string, res duck.Resources, ws []Window) error {
+	if err := checkPlan(ws, 0); err != nil {
+		return err
+	}
+	sum, err := manifestSum(dir)
+	if err != nil {
+		return err
+	}
+	steps, err := requestSteps()
+	if err != nil {
+		return err
+	}
+	sess, err := stepIndex(steps, "sess")
+	if err != nil {
+		return err
+	}
+	from, err := stepIndex(steps, "srv_p")
+	if err != nil {
+		return err
+	}
+	to, err := stepIndex(steps, "warmup")
+	if err != nil {
+		return err
+	}
+	db, closeDB, err := duck.Open(ctx, dir, res)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	var mins, srvs []string
+	for j, w := range ws {
+		_, m, _, s := factsFiles(dir, j, len(ws))
+		for _, f := range []string{m, s} {
+			if err := checkFacts(ctx, db, f, sum, windowKey, w.encode(), "window "+w.String()); err != nil {
+				return err
+			}
+		}
+		mins, srvs = append(mins, duck.Quote(m)), append(srvs, duck.Quote(s))
+	}
+	// The store's sessions from every window's minutes, and its server
+	// records in them (srv_a: a record's session is its arrival's minute's).
+	for _, q := range []string{
+		"CREATE OR REPLACE MACRO fact_min() AS TABLE SELECT tier, host, m, n, first_ns, last_ns FROM read_parquet([" +
+			strings.Join(mins, ", ") + "])",
+		"CREATE TEMP VIEW arrivals AS SELECT NULL::TIMESTAMP_NS AS t WHERE false",
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("yardsticks: %w", err)
+		}
+	}
+	srvA := `SELECT NULL::BIGINT AS rq, ` + serverColumns + `, s.sid
+FROM read_parquet([` + strings.Join(srvs, ", ") + `]) AS p
+JOIN sess AS s ON s.m = p.a_ns // 60000000000`
+	lives, buckets, models := yardFiles(dir, len(ws))
+	run := []queries.Step{steps[sess], {File: "yardsticks", Reads: []string{"sess"}, Writes: "srv_a", Kind: queries.Table,
+		SQL: "CREATE TEMP TABLE srv_a AS " + srvA, Query: srvA}}
+	run = append(run, steps[from:to+1]...)
+	run = append(run, queries.Step{File: "yardsticks", Reads: []string{"srv_usual", "warmup"}, Writes: "yardsticks",
+		Kind: queries.Output, Query: `SELECT u.*, w.rl IS NOT NULL AS warm, w.first_slow, w.warm_from
+FROM srv_usual AS u LEFT JOIN warmup AS w USING (rl)`})
+	kv := " (FORMAT parquet, KV_METADATA {" + manifestKey + ": " + duck.Quote(sum) + ", " + planKey + ": " +
+		duck.Quote(encodePlan(ws)) + "})"
+	// Each file is written beside its place; all are put in place once
+	// every one is written.
+	var written []string
+	defer func() {
+		for _, f := range written {
+			os.Remove(f + ".tmp")
+		}
+	}()
+	write := func(ctx context.Context, db *sql.DB, q, path string) error {
+		written = append(written, path)
+		if _, err := db.ExecContext(ctx, "COPY ("+q+") TO "+duck.Quote(path+".tmp")+kv); err != nil {
+			return fmt.Errorf("yardsticks: write %s: %w", path, err)
+		}
+		return nil
+	}
+	duck.Step(ctx, "the yardsticks of the replicas")
+	err = execStepsThen(ctx, db, run, func(q string) string { return "COPY (" + q + ") TO " + duck.Quote(lives+".tmp") + kv },
+		func(ctx context.Context, db *sql.DB, wrote string) error {
+			switch wrote {
+			case "srv_a":
+				return write(ctx, db, "SELECT DISTINCT model FROM srv_a WHERE model IS NOT NULL", models)
+			case "srv_q":
+				return write(ctx, db, "SELECT grp AS msc, tpot FROM srv_q WHERE kind = 2", buckets)
+			}
+			return nil
+		})
+	written = append(written, lives)
+	if err != nil {
+		return fmt.Errorf("yardsticks: %w", err)
+	}
+	for _, f := range written {
+		if err := os.Rename(f+".tmp", f); err != nil {
+			return fmt.Errorf("yardsticks: %w", err)
 		}
 	}
 	return nil
@@ -139,12 +310,15 @@ FROM fact_out WHERE replica IS NOT NULL GROUP BY replica, m ORDER BY m`},
 // RunWindowFacts is RunWindow for window i of the plan ws, whose arrival
 // steps (sessions, each host's sessions, arrival rates, usual rates and
 // bursts) and replica lifetimes read the other windows' facts (WriteFacts,
-// which must have run for each of them): its requests' bursts are then
+// which must have run for every window, this one too), and whose replicas'
+// yardsticks and warm-up are the whole store's (WriteYardsticks, which it
+// runs first when they are missing or stale): its requests' bursts are then
 // judged against the whole store's arrivals, and its server records placed
-// in the whole store's lifetimes, as the whole pass does, wherever the cuts lie,
-// inside a session too (docs/partitions.md says what else a cut inside a
-// session changes). A window whose judged hours reach beyond FactsMargin,
-// or a run of high arrivals beyond them, fails saying so.
+// in the whole store's lifetimes and judged against their yardsticks, as
+// the whole pass does, wherever the cuts lie, inside a session too
+// (docs/partitions.md says what else a cut inside a session changes). A
+// window whose judged hours reach beyond FactsMargin, or a run of high
+// arrivals beyond them, fails saying so.
 func RunWindowFacts(ctx context.Context, dir string, res duck.Resources, ws []Window, i int) (*RunStats, error) {
 	return runWindowFacts(ctx, dir, res, ws, i, nil)
 }
@@ -161,6 +335,9 @@ func runWindowFacts(ctx context.Context, dir string, res duck.Resources, ws []Wi
 	if err != nil {
 		return nil, err
 	}
+	if err := ensureYardsticks(ctx, dir, res, ws, sum); err != nil {
+		return nil, err
+	}
 	// The other windows' files, and each with the window it was written for.
 	var arrs, mins, reps []string
 	type written struct {
@@ -172,7 +349,7 @@ func runWindowFacts(ctx context.Context, dir string, res duck.Resources, ws []Wi
 		if j == i {
 			continue
 		}
-		a, m, r := factsFiles(dir, j, len(ws))
+		a, m, r, _ := factsFiles(dir, j, len(ws))
 		arrs, mins, reps = append(arrs, duck.Quote(a)), append(mins, duck.Quote(m)), append(reps, duck.Quote(r))
 		files = append(files, written{a, ws[j]}, written{m, ws[j]}, written{r, ws[j]})
 	}
@@ -187,8 +364,22 @@ func runWindowFacts(ctx context.Context, dir string, res duck.Resources, ws []Wi
 			return own(ctx, db, wrote)
 		}
 		for _, f := range files {
-			if err := checkFacts(ctx, db, f.path, sum, f.w); err != nil {
+			if err := checkFacts(ctx, db, f.path, sum, windowKey, f.w.encode(), "window "+f.w.String()); err != nil {
 				return err
+			}
+		}
+		// The whole store's yardsticks, keyed as srv_p keys them.
+		lives, buckets, models := yardFiles(dir, len(ws))
+		for _, q := range []string{
+			"CREATE OR REPLACE MACRO fact_model() AS TABLE SELECT model FROM read_parquet(" + duck.Quote(models) + ")",
+			"CREATE OR REPLACE MACRO fact_tpot() AS TABLE SELECT msc, tpot FROM read_parquet(" + duck.Quote(buckets) + ")",
+			"CREATE OR REPLACE MACRO fact_usual() AS TABLE SELECT rl, n, tpot_p25, pf_p90, work_p50, ld_p50 FROM read_parquet(" +
+				duck.Quote(lives) + ")",
+			"CREATE OR REPLACE MACRO fact_warm() AS TABLE SELECT rl, first_slow, warm_from FROM read_parquet(" +
+				duck.Quote(lives) + ") WHERE warm",
+		} {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("facts: %w", err)
 			}
 		}
 		if len(arrs) == 0 {
@@ -257,16 +448,38 @@ WHERE `+where); err != nil {
 	return runWith(ctx, dir, res, w, false, filepath.Join(dir, RequestsFile), w.kvMetadata(), supersedeWhole(dir), prepare)
 }
 
+// ensureYardsticks writes the yardsticks of the plan ws (WriteYardsticks)
+// unless they were written for it from the manifest whose SHA-256 is sum.
+func ensureYardsticks(ctx context.Context, dir string, res duck.Resources, ws []Window, sum string) error {
+	db, err := duck.OpenMemory(ctx)
+	if err != nil {
+		return err
+	}
+	lives, buckets, models := yardFiles(dir, len(ws))
+	for _, f := range []string{lives, buckets, models} {
+		if err = checkFacts(ctx, db, f, sum, planKey, encodePlan(ws), "the plan's yardsticks"); err != nil {
+			break
+		}
+	}
+	db.Close()
+	if errors.Is(err, ErrNoFacts) {
+		return WriteYardsticks(ctx, dir, res, ws)
+	}
+	return err
+}
+
 // ErrNoFacts is wrapped by the error of RunWindowFacts when another
 // window's facts are missing, stale (of another manifest) or of another
 // window.
 var ErrNoFacts = errors.New("no facts")
 
 // checkFacts fails with ErrNoFacts unless the facts file at path was
-// written for window w from the manifest whose SHA-256 is sum.
-func checkFacts(ctx context.Context, db *sql.DB, path, sum string, w Window) error {
+// written from the manifest whose SHA-256 is sum, with value under key of
+// its metadata (the window's for a window's facts, windowKey; the plan's
+// for the yardsticks, planKey); of names it in the error.
+func checkFacts(ctx context.Context, db *sql.DB, path, sum, key, value, of string) error {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%w of window %s: %s is missing (WriteFacts writes it)", ErrNoFacts, w, path)
+		return fmt.Errorf("%w of %s: %s is missing", ErrNoFacts, of, path)
 	}
 	rows, err := db.QueryContext(ctx, "SELECT decode(key), decode(value) FROM parquet_kv_metadata("+duck.Quote(path)+")")
 	if err != nil {
@@ -284,8 +497,8 @@ func checkFacts(ctx context.Context, db *sql.DB, path, sum string, w Window) err
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	if kv[manifestKey] != sum || kv[windowKey] != w.encode() {
-		return fmt.Errorf("%w of window %s: %s was written for window %q from another manifest or plan", ErrNoFacts, w, path, kv[windowKey])
+	if kv[manifestKey] != sum || kv[key] != value {
+		return fmt.Errorf("%w of %s: %s was written for %q from another manifest or plan", ErrNoFacts, of, path, kv[key])
 	}
 	return nil
 }

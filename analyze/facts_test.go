@@ -218,8 +218,8 @@ func TestFactsSparseHost(t *testing.T) {
 
 // TestFactsRefused: a plan whose windows do not adjoin or are not open at
 // both ends is refused; so is a window whose other windows' facts are
-// missing, or were written for another plan or from another manifest
-// (ErrNoFacts).
+// missing, or its own server records (the yardsticks read every window's),
+// or were written for another plan or from another manifest (ErrNoFacts).
 func TestFactsRefused(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -250,8 +250,14 @@ func TestFactsRefused(t *testing.T) {
 	if err := WriteFacts(ctx, dir, res, ws, 0); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := RunWindowFacts(ctx, dir, res, ws, 1); !errors.Is(err, ErrNoFacts) {
+		t.Errorf("window 0's facts alone: %v; want ErrNoFacts", err)
+	}
+	if err := WriteFacts(ctx, dir, res, ws, 1); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := RunWindowFacts(ctx, dir, res, ws, 1); err != nil {
-		t.Errorf("with window 0's facts: %v", err)
+		t.Errorf("with every window's facts: %v", err)
 	}
 	other := []Window{{To: at(80 * time.Minute)}, {From: at(80 * time.Minute), Unstarted: true}}
 	if _, err := RunWindowFacts(ctx, dir, res, other, 1); !errors.Is(err, ErrNoFacts) {
@@ -384,5 +390,137 @@ func wholeThenFacts(t *testing.T, ctx context.Context, dir string, res duck.Reso
 		if err := WriteFacts(ctx, dir, res, ws, i); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestFactsYardsticks: a session of 90 minutes at 0.8 requests a second on
+// five replicas of two models, the fifth joining after 30 minutes and warming
+// up (its first 60 requests three times slower), cut at two random times:
+// one between the first and the last request of the warm-up (the whole
+// pass's cold ones, 40 minutes or so), one after it and two minutes or more
+// before the session's end, inside every replica's lifetime and every
+// model's session. Each window, analyzed with the
+// whole store's yardsticks (WriteYardsticks), judges each of its own server
+// records as the whole pass does: its lifetime's records (n), P25 TPOT,
+// P90 prefill, P50 work and load (srv_usual), its model, session and
+// concurrency bucket's P50 TPOT (srv_q), its lifetime's first judged record
+// slow or not and its first judged record that is not (warmup), whether it
+// is judged, slow and cold; the windows' records EXCEPT ALL the whole pass's,
+// and the other way round, are empty, and so are their rows'.
+func TestFactsYardsticks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := t.TempDir()
+	start := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	cfg := simulate.DefaultConfig()
+	cfg.Out, cfg.Requests, cfg.Seed, cfg.Epoch = filepath.Join(root, "sim"), 4320, 11, start
+	cfg.RatePerSecond, cfg.ColdJoinAt, cfg.BurstStart = 0.8, 30*time.Minute, 45*time.Minute
+	dir := filepath.Join(root, "store")
+	ingestStore(t, ctx, dir, simulated(t, ctx, cfg))
+	res := duck.Resources{MemoryLimit: 512 << 20, Threads: 1}
+
+	// Each run's own server records, by request ID, replica and lifetime,
+	// with how they are judged.
+	file := func(run string) string { return filepath.Join(root, run+"-judged.parquet") }
+	keep := func(run string) func(context.Context, *sql.DB, string) error {
+		return func(ctx context.Context, db *sql.DB, wrote string) error {
+			var q string
+			switch wrote {
+			case "srv_p":
+				q = `CREATE TEMP TABLE own_srv AS
+SELECT p.rq, p.rl, p.msc, a.request_id, a.replica, p.rl % 4294967296 AS life
+FROM srv_p AS p JOIN srv_a AS a USING (rq) WHERE arr_owned(p.rq)`
+			case "cold":
+				q = `COPY (
+SELECT o.request_id, o.replica, o.life, u.n, u.tpot_p25, u.pf_p90, u.work_p50, u.ld_p50, c.tpot AS tpot_p50,
+       w.first_slow, w.warm_from, s.judged, s.slow, o.rq IN (SELECT rq FROM cold) AS cold
+FROM own_srv AS o
+LEFT JOIN srv_usual AS u USING (rl)
+LEFT JOIN (SELECT grp, tpot FROM srv_q WHERE kind = 2) AS c ON c.grp = o.msc
+LEFT JOIN warmup AS w USING (rl)
+LEFT JOIN srv_slow AS s ON s.rq = o.rq) TO ` + duck.Quote(file(run))
+			default:
+				return nil
+			}
+			_, err := db.ExecContext(ctx, q)
+			return err
+		}
+	}
+	if _, err := runWith(ctx, dir, res, Window{}, false, filepath.Join(dir, RequestsFile), Window{}.kvMetadata(),
+		func() ([]string, error) { return nil, nil }, keep("whole")); err != nil {
+		t.Fatal(err)
+	}
+	db, done, err := duck.Open(ctx, root, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	whole := filepath.Join(root, "whole.parquet")
+	if err := os.Rename(filepath.Join(dir, RequestsFile), whole); err != nil {
+		t.Fatal(err)
+	}
+	var first, last time.Time
+	if err := db.QueryRowContext(ctx, "SELECT min(start)::TIMESTAMP, max(start)::TIMESTAMP FROM read_parquet("+duck.Quote(whole)+
+		") WHERE phase = 'cold'").Scan(&first, &last); err != nil {
+		t.Fatal(err)
+	}
+	if last.Sub(first) < time.Minute || last.After(start.Add(80*time.Minute)) {
+		t.Fatalf("the warm-up's requests start from %s to %s: want a warm-up of minutes, over before the session's last 10", first, last)
+	}
+
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 0))
+	at := func(lo time.Time, d time.Duration) time.Time {
+		return lo.Add(1 + time.Duration(rng.Int64N(int64(d-1))))
+	}
+	ws := []Window{{To: at(first, last.Sub(first))}}
+	ws = append(ws, Window{From: ws[0].To, To: at(ws[0].To, start.Add(88*time.Minute).Sub(ws[0].To))})
+	ws = append(ws, Window{From: ws[1].To, Unstarted: true})
+	t.Logf("seed %d: windows %v", seed, ws)
+	for i := range ws {
+		if err := WriteFacts(ctx, dir, res, ws, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := WriteYardsticks(ctx, dir, res, ws); err != nil {
+		t.Fatal(err)
+	}
+	var judged, rows []string
+	for i, w := range ws {
+		run := fmt.Sprint("window", i)
+		if _, err := runWindowFacts(ctx, dir, res, ws, i, keep(run)); err != nil {
+			t.Fatalf("window %v: %v", w, err)
+		}
+		p := filepath.Join(root, run+".parquet")
+		if err := os.Rename(filepath.Join(dir, RequestsFile), p); err != nil {
+			t.Fatal(err)
+		}
+		judged, rows = append(judged, duck.Quote(file(run))), append(rows, duck.Quote(p))
+	}
+	differ := func(what, split, whole string) {
+		t.Helper()
+		var extra, missing int64
+		if err := db.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM (SELECT * FROM "+split+" EXCEPT ALL SELECT * FROM "+whole+
+			")), (SELECT count(*) FROM (SELECT * FROM "+whole+" EXCEPT ALL SELECT * FROM "+split+"))").Scan(&extra, &missing); err != nil {
+			t.Fatal(err)
+		}
+		if extra != 0 || missing != 0 {
+			t.Errorf("%s: the windows have %d the whole pass has not, and miss %d of its", what, extra, missing)
+		}
+	}
+	differ("the judged server records", "read_parquet(["+strings.Join(judged, ", ")+"])", "read_parquet("+duck.Quote(file("whole"))+")")
+	differ("the rows", "read_parquet(["+strings.Join(rows, ", ")+"])", "read_parquet("+duck.Quote(whole)+")")
+
+	// The data hold what the test is for: cold records on both sides of the
+	// first cut, on one replica's lifetime.
+	var before, after, lives int64
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FILTER (start < "+tsLiteral(ws[0].To)+"), count(*) FILTER (start >= "+
+		tsLiteral(ws[0].To)+"), count(DISTINCT replica) FROM read_parquet("+duck.Quote(whole)+") WHERE phase = 'cold'").Scan(
+		&before, &after, &lives); err != nil {
+		t.Fatal(err)
+	}
+	if before == 0 || after == 0 || lives != 1 {
+		t.Errorf("the whole pass has %d cold requests before the first cut and %d after, on %d replicas: want a warm-up through it",
+			before, after, lives)
 	}
 }

@@ -100,7 +100,8 @@ CREATE OR REPLACE MACRO response_request_id(response_id) AS
 --   the facts of windows (fact_rep) merge by it (queries/requests/515_srv_a).
 CREATE OR REPLACE MACRO server_replica(label, path) AS coalesce(label, 'file ' || path);
 -- The facts of the other windows (docs/partitions.md, "Windows cut inside a
--- session"): what the arrival steps and the replica lifetimes (srv_p) of
+-- session"): what the arrival steps, the replica lifetimes (srv_p) and the
+-- replicas' yardsticks and warm-up (srv_q, srv_usual, warmup) of
 -- queries/requests read beyond the requests a window analyzes. Here, with no other window, they are empty
 -- and arr_owned holds every arrival, so the steps compute what the whole
 -- store gives; analyze replaces them (TEMP macros) when it analyzes one
@@ -131,6 +132,24 @@ CREATE OR REPLACE MACRO fact_arr() AS TABLE
 CREATE OR REPLACE MACRO fact_rep() AS TABLE
     SELECT NULL::VARCHAR AS replica, NULL::BIGINT AS m, NULL::BIGINT AS first_ns, NULL::BIGINT AS last_ns
     WHERE false;
+-- fact_model(): the models of the store's server records (those of the
+--   yardsticks' records, facts.go), so that srv_p numbers them alike in
+--   every window.
+CREATE OR REPLACE MACRO fact_model() AS TABLE
+    SELECT NULL::VARCHAR AS model WHERE false;
+-- fact_usual(), fact_tpot(), fact_warm(): the yardsticks of the whole
+--   store (facts.go: the steps srv_p ... warmup over every window's server
+--   records): each replica lifetime's srv_usual row (rl), each model,
+--   session and concurrency bucket's P50 TPOT (msc, srv_q's kind 2), each
+--   judged lifetime's warmup row (rl); keyed as srv_p keys them.
+CREATE OR REPLACE MACRO fact_usual() AS TABLE
+    SELECT NULL::BIGINT AS rl, NULL::BIGINT AS n, NULL::DOUBLE AS tpot_p25, NULL::DOUBLE AS pf_p90,
+           NULL::DOUBLE AS work_p50, NULL::DOUBLE AS ld_p50
+    WHERE false;
+CREATE OR REPLACE MACRO fact_tpot() AS TABLE
+    SELECT NULL::BIGINT AS msc, NULL::DOUBLE AS tpot WHERE false;
+CREATE OR REPLACE MACRO fact_warm() AS TABLE
+    SELECT NULL::BIGINT AS rl, NULL::BOOLEAN AS first_slow, NULL::BIGINT AS warm_from WHERE false;
 -- Every statement above is a macro; this file's last statement shows that
 -- they exist (and gives the file its SELECT).
 SELECT pct_too_small(99, 0.99) AND NOT pct_too_small(100, 0.99) AS ok;

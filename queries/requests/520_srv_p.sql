@@ -6,10 +6,12 @@
 -- msc. replica numbers the replica; concurrency is srv_a's. The keys are integers, compared for
 -- equality only and never output, so that no string is built per record:
 -- rl = replica * 2^32 + the lifetime's number (from 1 at the replica's
--- first arrival in the store, in arrival order; the replica's number is this
--- analysis's own, its name, server_replica, the same in every window's),
--- ms = model * 2^32 + sid, msc = ms * 8 + the bucket (1 to 5); each NULL
--- where its replica or model is.
+-- first arrival in the store, in arrival order), ms = model * 2^32 + sid,
+-- msc = ms * 8 + the bucket (1 to 5); each NULL where its replica or model
+-- is. A replica (its name, server_replica) and a model are numbered in the
+-- order of their names among the store's: the other windows' (fact_rep,
+-- fact_model; none in a whole pass) count too, so that rl, ms and msc are
+-- the same in every window's analysis and in the yardsticks' (facts.go).
 --
 -- reads: srv_a
 -- writes: srv_p
@@ -17,12 +19,12 @@ CREATE OR REPLACE TEMP TABLE srv_p AS
 WITH
 -- The replicas and the models, numbered.
 reps AS (
-    SELECT replica, row_number() OVER () AS rep
-    FROM (SELECT DISTINCT replica FROM srv_a WHERE replica IS NOT NULL)
+    SELECT replica, row_number() OVER (ORDER BY replica) AS rep
+    FROM (SELECT replica FROM srv_a WHERE replica IS NOT NULL UNION SELECT replica FROM fact_rep())
 ),
 models AS (
-    SELECT model, row_number() OVER () AS mdl
-    FROM (SELECT DISTINCT model FROM srv_a WHERE model IS NOT NULL)
+    SELECT model, row_number() OVER (ORDER BY model) AS mdl
+    FROM (SELECT model FROM srv_a WHERE model IS NOT NULL UNION SELECT model FROM fact_model())
 ),
 -- The lifetimes, found on each replica's minutes (epoch_ns // 60e9) with
 -- an arrival, a few thousand rows a day rather than one per record: the

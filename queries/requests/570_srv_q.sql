@@ -1,6 +1,9 @@
 -- srv_q: the quantiles of each group (kind, grp) that srv_qn asks for, one
 -- column per metric: pct_interp over the values at the ranks needed (read
--- at once from a bucket of one value, else from srv_qs).
+-- at once from a bucket of one value, else from srv_qs). The P50 TPOT of a
+-- model, session and concurrency bucket (kind 2) that the yardsticks of the
+-- whole store give (fact_tpot, none in a whole pass; docs/partitions.md) is
+-- theirs instead: a window cut inside the session read only part of it.
 --
 -- reads: srv_qn, srv_qs
 -- writes: srv_q
@@ -19,4 +22,7 @@ FROM (SELECT kind, grp, metric, pct_interp(n, q, r, v) AS v
                             AND s.b = n.b AND s.local = n.local
             WHERE n.lo < n.hi)
       GROUP BY kind, grp, metric, n, q)
-GROUP BY kind, grp;
+GROUP BY kind, grp
+HAVING kind < 2 OR grp NOT IN (SELECT msc FROM fact_tpot())
+UNION ALL
+SELECT 2, msc, tpot, NULL, NULL, NULL FROM fact_tpot();

@@ -1,5 +1,8 @@
 -- srv_usual: each replica lifetime's yardsticks (see srv_qv): the lower of
--- its own quantile and its model's, over its records (n).
+-- its own quantile and its model's, over its records (n). A lifetime's that
+-- the yardsticks of the whole store give (fact_usual, none in a whole pass;
+-- docs/partitions.md) are theirs instead: a window cut inside the lifetime,
+-- or inside its model's session, read only part of their records.
 --
 -- reads: srv_q, srv_rep
 -- writes: srv_usual
@@ -17,4 +20,7 @@ LEFT JOIN (SELECT rm.rl, any_value(q.tpot) AS tpot, any_value(q.pf) AS pf,
                   any_value(q.work) AS work, any_value(q.ld) AS ld
            FROM (SELECT DISTINCT rl, ms FROM srv_rep WHERE ms IS NOT NULL) AS rm
            JOIN srv_q AS q ON q.kind = 1 AND q.grp = rm.ms
-           GROUP BY rm.rl) AS m ON m.rl = c.rl;
+           GROUP BY rm.rl) AS m ON m.rl = c.rl
+WHERE c.rl NOT IN (SELECT rl FROM fact_usual())
+UNION ALL
+SELECT rl, n, tpot_p25, pf_p90, work_p50, ld_p50 FROM fact_usual();
