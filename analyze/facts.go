@@ -65,10 +65,11 @@ const serverColumns = "request_id, replica, model, a_ns, q_ns, ld_ns, tpot_ns, p
 // yardFiles are the files of the yardsticks of a plan of n windows
 // (WriteYardsticks): each replica lifetime's srv_usual row and warmup
 // (warm: whether it has one), each model, session and concurrency bucket's
-// P50 TPOT (srv_q's kind 2), and the store's models.
-func yardFiles(dir string, n int) (lifetimes, buckets, models string) {
+// P50 TPOT (srv_q's kind 2), and the store's replicas and models (names:
+// what, 'replica' or 'model', and name).
+func yardFiles(dir string, n int) (lifetimes, buckets, names string) {
 	base := filepath.Join(dir, FactsDir, fmt.Sprintf("%%s-of-%d.parquet", n))
-	return fmt.Sprintf(base, "lifetimes"), fmt.Sprintf(base, "buckets"), fmt.Sprintf(base, "models")
+	return fmt.Sprintf(base, "lifetimes"), fmt.Sprintf(base, "buckets"), fmt.Sprintf(base, "names")
 }
 
 // planKey is the key of the yardsticks' key-value metadata that holds the
@@ -260,7 +261,7 @@ func WriteYardsticks(ctx context.Context, dir string, res duck.Resources, ws []W
 	srvA := `SELECT NULL::BIGINT AS rq, ` + serverColumns + `, s.sid
 FROM read_parquet([` + strings.Join(srvs, ", ") + `]) AS p
 JOIN sess AS s ON s.m = p.a_ns // 60000000000`
-	lives, buckets, models := yardFiles(dir, len(ws))
+	lives, buckets, names := yardFiles(dir, len(ws))
 	run := []queries.Step{steps[sess], {File: "yardsticks", Reads: []string{"sess"}, Writes: "srv_a", Kind: queries.Table,
 		SQL: "CREATE TEMP TABLE srv_a AS " + srvA, Query: srvA}}
 	run = append(run, steps[from:to+1]...)
@@ -289,7 +290,8 @@ FROM srv_usual AS u LEFT JOIN warmup AS w USING (rl)`})
 		func(ctx context.Context, db *sql.DB, wrote string) error {
 			switch wrote {
 			case "srv_a":
-				return write(ctx, db, "SELECT DISTINCT model FROM srv_a WHERE model IS NOT NULL", models)
+				return write(ctx, db, `SELECT DISTINCT 'replica' AS what, replica AS name FROM srv_a WHERE replica IS NOT NULL
+UNION ALL SELECT DISTINCT 'model', model FROM srv_a WHERE model IS NOT NULL`, names)
 			case "srv_q":
 				return write(ctx, db, "SELECT grp AS msc, tpot FROM srv_q WHERE kind = 2", buckets)
 			}
@@ -369,9 +371,12 @@ func runWindowFacts(ctx context.Context, dir string, res duck.Resources, ws []Wi
 			}
 		}
 		// The whole store's yardsticks, keyed as srv_p keys them.
-		lives, buckets, models := yardFiles(dir, len(ws))
+		lives, buckets, names := yardFiles(dir, len(ws))
 		for _, q := range []string{
-			"CREATE OR REPLACE MACRO fact_model() AS TABLE SELECT model FROM read_parquet(" + duck.Quote(models) + ")",
+			"CREATE OR REPLACE MACRO fact_replica() AS TABLE SELECT name AS replica FROM read_parquet(" + duck.Quote(names) +
+				") WHERE what = 'replica'",
+			"CREATE OR REPLACE MACRO fact_model() AS TABLE SELECT name AS model FROM read_parquet(" + duck.Quote(names) +
+				") WHERE what = 'model'",
 			"CREATE OR REPLACE MACRO fact_tpot() AS TABLE SELECT msc, tpot FROM read_parquet(" + duck.Quote(buckets) + ")",
 			"CREATE OR REPLACE MACRO fact_usual() AS TABLE SELECT rl, n, tpot_p25, pf_p90, work_p50, ld_p50 FROM read_parquet(" +
 				duck.Quote(lives) + ")",
@@ -455,8 +460,8 @@ func ensureYardsticks(ctx context.Context, dir string, res duck.Resources, ws []
 	if err != nil {
 		return err
 	}
-	lives, buckets, models := yardFiles(dir, len(ws))
-	for _, f := range []string{lives, buckets, models} {
+	lives, buckets, names := yardFiles(dir, len(ws))
+	for _, f := range []string{lives, buckets, names} {
 		if err = checkFacts(ctx, db, f, sum, planKey, encodePlan(ws), "the plan's yardsticks"); err != nil {
 			break
 		}

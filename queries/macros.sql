@@ -132,9 +132,11 @@ CREATE OR REPLACE MACRO fact_arr() AS TABLE
 CREATE OR REPLACE MACRO fact_rep() AS TABLE
     SELECT NULL::VARCHAR AS replica, NULL::BIGINT AS m, NULL::BIGINT AS first_ns, NULL::BIGINT AS last_ns
     WHERE false;
--- fact_model(): the models of the store's server records (those of the
---   yardsticks' records, facts.go), so that srv_p numbers them alike in
---   every window.
+-- fact_replica(), fact_model(): the replicas (server_replica) and the
+--   models of the store's server records (the yardsticks' records,
+--   facts.go), so that srv_p numbers them alike in every window.
+CREATE OR REPLACE MACRO fact_replica() AS TABLE
+    SELECT NULL::VARCHAR AS replica WHERE false;
 CREATE OR REPLACE MACRO fact_model() AS TABLE
     SELECT NULL::VARCHAR AS model WHERE false;
 -- fact_usual(), fact_tpot(), fact_warm(): the yardsticks of the whole

@@ -8,10 +8,12 @@
 -- rl = replica * 2^32 + the lifetime's number (from 1 at the replica's
 -- first arrival in the store, in arrival order), ms = model * 2^32 + sid,
 -- msc = ms * 8 + the bucket (1 to 5); each NULL where its replica or model
--- is. A replica (its name, server_replica) and a model are numbered in the
--- order of their names among the store's: the other windows' (fact_rep,
--- fact_model; none in a whole pass) count too, so that rl, ms and msc are
--- the same in every window's analysis and in the yardsticks' (facts.go).
+-- is. Replicas (their names, server_replica) and models are numbered in
+-- the order of their names, the store's first (fact_replica, fact_model:
+-- those of the yardsticks' records, none in a whole pass), so that rl, ms
+-- and msc are the same in every window's analysis and in the yardsticks'
+-- (facts.go), and a name a window reads that the store's records have not
+-- (none should) changes no other's number.
 --
 -- reads: srv_a
 -- writes: srv_p
@@ -19,12 +21,16 @@ CREATE OR REPLACE TEMP TABLE srv_p AS
 WITH
 -- The replicas and the models, numbered.
 reps AS (
-    SELECT replica, row_number() OVER (ORDER BY replica) AS rep
-    FROM (SELECT replica FROM srv_a WHERE replica IS NOT NULL UNION SELECT replica FROM fact_rep())
+    SELECT replica, row_number() OVER (ORDER BY bool_and(own), replica) AS rep
+    FROM (SELECT DISTINCT replica, true AS own FROM srv_a WHERE replica IS NOT NULL
+          UNION ALL SELECT replica, false FROM fact_replica())
+    GROUP BY replica
 ),
 models AS (
-    SELECT model, row_number() OVER (ORDER BY model) AS mdl
-    FROM (SELECT model FROM srv_a WHERE model IS NOT NULL UNION SELECT model FROM fact_model())
+    SELECT model, row_number() OVER (ORDER BY bool_and(own), model) AS mdl
+    FROM (SELECT DISTINCT model, true AS own FROM srv_a WHERE model IS NOT NULL
+          UNION ALL SELECT model, false FROM fact_model())
+    GROUP BY model
 ),
 -- The lifetimes, found on each replica's minutes (epoch_ns // 60e9) with
 -- an arrival, a few thousand rows a day rather than one per record: the
