@@ -23,10 +23,11 @@
 //     vLLM text-log rows are annotations only and never timed;
 //   - Partitions: plans the windows (RunWindow) by which a store can be
 //     analyzed piece by piece with the rows of the whole analysis, cut
-//     between sessions (docs/partitions.md); WriteFacts and RunWindowFacts
-//     analyze windows cut anywhere, inside a session too, each judging its
-//     bursts with the other windows' arrivals (the other session rules not
-//     yet);
+//     between sessions (docs/partitions.md); WriteFacts, WriteYardsticks
+//     and RunWindowFacts analyze windows cut anywhere, inside a session
+//     too, each judging its bursts with the other windows' arrivals and its
+//     replicas' warm-up with the whole store's yardsticks (the other
+//     session rules not yet);
 //   - Summarize: reads requests.parquet, manifest.json, rejects.jsonl and
 //     the server tier's format column into
 //     a plain Result (coverage, the join rate of each pair of tiers by join
