@@ -332,6 +332,12 @@ func runWindowFacts(ctx context.Context, dir string, res duck.Resources, ws []Wi
 	if err := checkPlan(ws, i); err != nil {
 		return nil, err
 	}
+	return runFactsTo(ctx, dir, res, ws, i, filepath.Join(dir, RequestsFile), ws[i].kvMetadata(), supersedeWhole(dir), then)
+}
+
+// runFactsTo is runWindowFacts that writes to out, as runTo does.
+func runFactsTo(ctx context.Context, dir string, res duck.Resources, ws []Window, i int, out, kv string,
+	clear func() ([]string, error), then func(ctx context.Context, db *sql.DB, wrote string) error) (*RunStats, error) {
 	w := ws[i]
 	sum, err := manifestSum(dir)
 	if err != nil {
@@ -450,7 +456,7 @@ WHERE `+where); err != nil {
 		}
 		return nil
 	}
-	return runWith(ctx, dir, res, w, false, filepath.Join(dir, RequestsFile), w.kvMetadata(), supersedeWhole(dir), prepare)
+	return runWith(ctx, dir, res, w, false, out, kv, clear, prepare)
 }
 
 // ensureYardsticks writes the yardsticks of the plan ws (WriteYardsticks)

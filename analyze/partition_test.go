@@ -31,9 +31,12 @@ func TestCutSessions(t *testing.T) {
 		name    string
 		minutes []int64
 		want    []Window
+		// inside: the windows when sessions are cut at a day's start
+		// too (the first minute tried)
+		inside []Window
 	}{
-		{"empty", nil, []Window{{}}},
-		{"one minute", []int64{base + 5}, []Window{{}}},
+		{"empty", nil, []Window{{}}, nil},
+		{"one minute", []int64{base + 5}, []Window{{}}, nil},
 		// 23:55 to 00:05 the next day, gaps of 11 minutes: one session
 		// across midnight, then one at 10:00 of the second day (the same
 		// day as the first's end, another than its start), then one on
@@ -41,21 +44,53 @@ func TestCutSessions(t *testing.T) {
 		{"across midnight",
 			[]int64{base + day - 5, base + day + 6, base + day + 17, base + day + 600, base + day + 601, base + 3*day + 600},
 			[]Window{{To: at(base + day + 600)}, {From: at(base + day + 600), To: at(base + 3*day + 600)},
+				{From: at(base + 3*day + 600), Unstarted: true}},
+			// cut at midnight inside the first session; the second
+			// session begins on the day of that cut
+			[]Window{{To: at(base + day)}, {From: at(base + day), To: at(base + 3*day + 600)},
 				{From: at(base + 3*day + 600), Unstarted: true}}},
 		// A gap of 12 minutes cuts the session, but the new one begins the
 		// same day: no window of its own.
-		{"same day", []int64{base + 60, base + 72, base + 85}, []Window{{}}},
+		{"same day", []int64{base + 60, base + 72, base + 85}, []Window{{}}, []Window{{}}},
 		// Traffic that never pauses for 11 minutes over three days: one
 		// window.
-		{"never pauses", steady, []Window{{}}},
+		{"never pauses", steady, []Window{{}},
+			// cut at the second day's midnight; its last minute is
+			// before the third's
+			[]Window{{To: at(base + day)}, {From: at(base + day), Unstarted: true}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			if got := windows(sessionCuts(c.minutes, 24*time.Hour)); !reflect.DeepEqual(got, c.want) {
+			if got := windows(firstTries(sessionCuts(c.minutes, 24*time.Hour, false))); !reflect.DeepEqual(got, c.want) {
 				t.Errorf("got %v\nwant %v", got, c.want)
+			}
+			inside := c.inside
+			if inside == nil {
+				inside = c.want
+			}
+			if got := windows(firstTries(sessionCuts(c.minutes, 24*time.Hour, true))); !reflect.DeepEqual(got, inside) {
+				t.Errorf("inside: got %v\nwant %v", got, inside)
 			}
 		})
 	}
+	// The minutes tried inside a session: the day's start, then every
+	// InsideCutStep within InsideCutSearch, none beyond the last minute.
+	cuts := sessionCuts(steady, 24*time.Hour, true)
+	if len(cuts) != 1 || !cuts[0].inside || len(cuts[0].try) != 13 || cuts[0].try[0] != base+day || cuts[0].try[12] != base+day+60 {
+		t.Errorf("never pauses, inside: %+v", cuts)
+	}
+	if cuts := sessionCuts([]int64{base + day - 5, base + day + 2}, 24*time.Hour, true); len(cuts) != 1 || !reflect.DeepEqual(cuts[0].try, []int64{base + day}) {
+		t.Errorf("a session ending 2 minutes into the day: %+v", cuts)
+	}
+}
+
+// firstTries are the first minute tried of each cut.
+func firstTries(cuts []cut) []int64 {
+	var ms []int64
+	for _, c := range cuts {
+		ms = append(ms, c.try[0])
+	}
+	return ms
 }
 
 // TestPartitionsEqualWholePass: a store of three simulated batches (one
@@ -327,5 +362,106 @@ func TestShare(t *testing.T) {
 	// The zero plan of a store that is not cut: share 0 of 2 is all of it.
 	if got, ok, _ := Share([]Window{{}}, 0, 2); !ok || !got.IsZero() || got.Unstarted {
 		t.Errorf("share 0 of 2 of one window: %v, %v", got, ok)
+	}
+}
+
+// TestPlanInsideLeavesOutCuts: a request a minute from 23:00 to 01:30 is
+// one session, which PlanInside cuts at midnight, unless a record reaches
+// across the cut beyond WindowMargin (it arrived more than the margin before
+// and ended after; a replica's queue is never empty over the margin before
+// it; a key's records lie before the margin and after the cut): then at the
+// first minute InsideCutStep apart after midnight where none does, or not
+// at all. Partitions does not cut inside a session.
+func TestPlanInsideLeavesOutCuts(t *testing.T) {
+	t.Parallel()
+	const minute = 60_000 // ms
+	midnight := int64(12 * 60 * minute)
+	at := analyzetest.At
+	type extra struct {
+		arrive, end, queue int64 // ms from midnight; queue: a duration
+		id                 string
+	}
+	for _, c := range []struct {
+		name   string
+		extra  []extra
+		client *extra // a client record of a request ID at arrive
+		cut    int64  // minutes after midnight; -1: no cut
+	}{
+		{"steady", nil, nil, 0},
+		{"a record across the cut", []extra{{arrive: -15 * minute, end: 2 * minute}}, nil, 5},
+		{"a record across the cut within the margin", []extra{{arrive: -8 * minute, end: 3 * minute}}, nil, 0},
+		{"a queue through the margin", []extra{
+			{arrive: -10*minute - 1000, end: -5 * minute, queue: 4 * minute},
+			{arrive: -7 * minute, end: -2 * minute, queue: 4 * minute},
+			{arrive: -4 * minute, end: 2 * minute, queue: 4*minute + 30_000},
+		}, nil, 5},
+		{"a queue with a gap", []extra{
+			{arrive: -10*minute - 1000, end: -5 * minute, queue: 2 * minute},
+			{arrive: -7 * minute, end: -2 * minute, queue: 4 * minute},
+			{arrive: -4 * minute, end: 2 * minute, queue: 4*minute + 30_000},
+		}, nil, 0},
+		{"a retry after the margin", []extra{{arrive: -15 * minute, end: -15*minute + 1000, id: "retried"}},
+			&extra{arrive: 10 * minute, id: "retried"}, 15},
+		{"a retry within the margin", []extra{{arrive: -5 * minute, end: -5*minute + 1000, id: "retried"}},
+			&extra{arrive: 4 * minute, id: "retried"}, 0},
+		{"busy beyond the search", []extra{{arrive: -15 * minute, end: 70 * minute}}, nil, -1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var f analyzetest.Fixture
+			line := 0
+			add := func(id string, a, end, queue int64, replica string) {
+				line++
+				f.Clients = append(f.Clients, analyzetest.Client{ID: id, Start: at(a), End: at(end + 20), Line: line})
+				f.Gateways = append(f.Gateways, analyzetest.Gateway{ID: id, Start: at(a + 5), End: at(end + 10), Line: line})
+				s := analyzetest.Server{ID: id, Arrival: at(a + 8), End: at(end), Model: "m", Replica: replica, Line: line}
+				if queue > 0 {
+					s.Queue = at(queue)
+				}
+				f.Servers = append(f.Servers, s)
+			}
+			for m := int64(-60); m <= 90; m++ {
+				a := midnight + m*minute
+				add(fmt.Sprintf("r%d", m), a, a+1000, 0, "r1")
+			}
+			for k, x := range c.extra {
+				id := x.id
+				if id == "" {
+					id = fmt.Sprintf("x%d", k)
+				}
+				add(id, midnight+x.arrive, midnight+x.end, x.queue, "r2")
+			}
+			if x := c.client; x != nil {
+				line++
+				a := midnight + x.arrive
+				f.Clients = append(f.Clients, analyzetest.Client{ID: x.id, Start: at(a), End: at(a + 1000), Line: line})
+			}
+			dir := t.TempDir()
+			if err := analyzetest.Write(context.Background(), dir, f, analyzetest.Offsets{}); err != nil {
+				t.Fatal(err)
+			}
+			res := duck.Resources{MemoryLimit: 256 << 20, Threads: 1}
+			p, err := PlanInside(context.Background(), dir, res, 24*time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.cut < 0 {
+				if len(p.Windows) != 1 || p.Facts {
+					t.Errorf("plan %+v: want one window", p)
+				}
+			} else {
+				want := analyzetest.Base.Add(12*time.Hour + time.Duration(c.cut)*time.Minute)
+				if len(p.Windows) != 2 || !p.Windows[0].To.Equal(want) || !p.Facts {
+					t.Errorf("plan %+v: want two windows cut at %s, with facts", p, want)
+				}
+			}
+			ws, err := Partitions(context.Background(), dir, res, 24*time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ws) != 1 {
+				t.Errorf("Partitions %v: want one window", ws)
+			}
+		})
 	}
 }

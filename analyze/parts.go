@@ -54,11 +54,11 @@ func RunPart(ctx context.Context, dir string, res duck.Resources, i, n int) (*Ru
 		return nil, fmt.Errorf("partition %d/%d: want 0 <= I < N", i, n)
 	}
 	duck.Step(ctx, "planning partitions")
-	ws, err := Partitions(ctx, dir, res, PartPeriod)
+	p, err := PlanInside(ctx, dir, res, PartPeriod)
 	if err != nil {
 		return nil, err
 	}
-	w, ok, err := Share(ws, i, n)
+	w, ok, err := Share(p.Windows, i, n)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,52 @@ func RunPart(ctx context.Context, dir string, res duck.Resources, i, n int) (*Ru
 	} else {
 		kv += ", " + partWindowKey + ": ''"
 	}
-	return runTo(ctx, dir, res, w, !ok, out, kv, func() ([]string, error) { return removeOtherParts(dir, n) })
+	clear := func() ([]string, error) { return removeOtherParts(dir, n) }
+	if ok && p.Facts {
+		st, err := runFactsTo(ctx, dir, res, shares(p.Windows, n), i, out, kv, clear, nil)
+		if errors.Is(err, ErrNoFacts) {
+			return nil, fmt.Errorf("%w\n(the store's partitions cut inside a session: each part needs the others' facts; analyze with --facts each part of %d first)", err, n)
+		}
+		return st, err
+	}
+	return runTo(ctx, dir, res, w, !ok, out, kv, clear)
+}
+
+// WritePartFacts writes the facts of share i of n of the windows PlanInside
+// plans for dir (WriteFacts), which each share's RunPart reads when the
+// plan cuts inside a session; false, writing nothing, when it does not (no
+// part needs them) or share i holds no window.
+func WritePartFacts(ctx context.Context, dir string, res duck.Resources, i, n int) (bool, error) {
+	if _, err := manifestSum(dir); err != nil {
+		return false, err
+	}
+	if n < 1 || i < 0 || i >= n {
+		return false, fmt.Errorf("partition %d/%d: want 0 <= I < N", i, n)
+	}
+	duck.Step(ctx, "planning partitions")
+	p, err := PlanInside(ctx, dir, res, PartPeriod)
+	if err != nil {
+		return false, err
+	}
+	ss := shares(p.Windows, n)
+	if !p.Facts || i >= len(ss) {
+		return false, nil
+	}
+	return true, WriteFacts(ctx, dir, res, ss, i)
+}
+
+// shares are the shares of ws among n jobs that hold a window (Share), in
+// order: the first min(n, len(ws)) shares, which adjoin.
+func shares(ws []Window, n int) []Window {
+	var ss []Window
+	for i := 0; i < n; i++ {
+		w, ok, _ := Share(ws, i, n)
+		if !ok {
+			break
+		}
+		ss = append(ss, w)
+	}
+	return ss
 }
 
 // removeOtherParts removes dir/requests.parquet, the parts in

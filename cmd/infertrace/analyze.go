@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -66,8 +67,14 @@ func cmdAnalyze(ctx context.Context, e *env, args []string) error {
 	var i, n int
 	st, err := sf.open(ctx, fs, args, true, func() error {
 		var err error
-		if i, n, err = pf.part(os.Getenv); err != nil || n == 0 {
+		if i, n, err = pf.part(os.Getenv); err != nil {
 			return err
+		}
+		if n == 0 {
+			if pf.facts {
+				return usageErr("--facts writes the facts of a part: give --partition I/N or --partitions N")
+			}
+			return nil
 		}
 		if sf.win.from != "" || sf.win.to != "" {
 			return usageErr("--partition analyzes the whole store in parts: it takes no --from or --to")
@@ -82,6 +89,19 @@ func cmdAnalyze(ctx context.Context, e *env, args []string) error {
 	defer e.showProgress(*sf.quiet)()
 	if n == 0 {
 		return doAnalyzeIn(ctx, e, st.dir, st.res, st.window)
+	}
+	if pf.facts {
+		wrote, err := analyze.WritePartFacts(e.progress.steps(ctx, "analyze"), st.dir, st.res, i, n)
+		e.progress.done()
+		if err != nil {
+			return err
+		}
+		if wrote {
+			fmt.Fprintf(e.stdout, "wrote the facts of part %d of %d into %s\n", i, n, textsafe.Escape(filepath.Join(st.dir, analyze.FactsDir)))
+		} else {
+			fmt.Fprintf(e.stdout, "part %d of %d needs no facts: no cut of the store's partitions lies inside a session, or the part holds none\n", i, n)
+		}
+		return nil
 	}
 	res, err := analyze.RunPart(e.progress.steps(ctx, "analyze"), st.dir, st.res, i, n)
 	e.progress.done()
@@ -104,11 +124,13 @@ const jobIndexEnv = "JOB_COMPLETION_INDEX"
 type partitionFlags struct {
 	partition string
 	n         int
+	facts     bool
 }
 
 func (f *partitionFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.partition, "partition", "", "analyze only part `I/N` (I from 0) of the store, into DIR/"+analyze.PartsDir+"/part-I-of-N.parquet (docs/partitions.md)")
 	fs.IntVar(&f.n, "partitions", 0, "as --partition I/`N`, I from $"+jobIndexEnv+" (a Kubernetes Indexed Job's completion index)")
+	fs.BoolVar(&f.facts, "facts", false, "write only the facts of the part into DIR/"+analyze.FactsDir+"/ (a first pass over every part, needed before any part is analyzed when the partitions cut inside a session)")
 }
 
 // part is the part to analyze, i of n; n is 0 without either flag.

@@ -49,7 +49,9 @@ var docs = map[string]commandDoc{
 			"per request, its latency split into network, application, queue and model. --from and --to keep the " +
 			"requests that start in [FROM, TO) and read only the tiers' rows within 10 minutes of it. --partition I/N " +
 			"analyzes one of N parts of the store (one job of N, e.g. a Kubernetes Indexed Job) into " +
-			"DIR/requests/part-I-of-N.parquet; report, compare, explain and whatif read the N parts once all are there.",
+			"DIR/requests/part-I-of-N.parquet; report, compare, explain and whatif read the N parts once all are there. " +
+			"Parts cut inside a session (traffic that never pauses, cut at midnight) need each other's facts: run " +
+			"analyze --facts for every part first (docs/partitions.md).",
 		args:    [][2]string{{"DIR", "the --out directory of an ingest"}},
 		example: "infertrace analyze out",
 	},
