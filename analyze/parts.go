@@ -3,6 +3,7 @@ package analyze
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -53,8 +54,7 @@ func RunPart(ctx context.Context, dir string, res duck.Resources, i, n int) (*Ru
 	if n < 1 || i < 0 || i >= n {
 		return nil, fmt.Errorf("partition %d/%d: want 0 <= I < N", i, n)
 	}
-	duck.Step(ctx, "planning partitions")
-	p, err := PlanInside(ctx, dir, res, PartPeriod)
+	p, err := partPlan(ctx, dir, res)
 	if err != nil {
 		return nil, err
 	}
@@ -94,8 +94,7 @@ func WritePartFacts(ctx context.Context, dir string, res duck.Resources, i, n in
 	if n < 1 || i < 0 || i >= n {
 		return false, fmt.Errorf("partition %d/%d: want 0 <= I < N", i, n)
 	}
-	duck.Step(ctx, "planning partitions")
-	p, err := PlanInside(ctx, dir, res, PartPeriod)
+	p, err := partPlan(ctx, dir, res)
 	if err != nil {
 		return false, err
 	}
@@ -104,6 +103,68 @@ func WritePartFacts(ctx context.Context, dir string, res duck.Resources, i, n in
 		return false, nil
 	}
 	return true, WriteFacts(ctx, dir, res, ss, i)
+}
+
+// PlanFile is the file in PartsDir where the parts' plan is kept: each of
+// the parts' jobs (and their --facts jobs) would otherwise plan again, reading
+// every key of the store.
+const PlanFile = "plan.json"
+
+// planVersion changes when the rules of PlanInside do, so that a kept plan
+// of other rules is made again.
+const planVersion = 1
+
+type keptPlan struct {
+	Version  int
+	Manifest string
+	Period   string
+	Plan     Plan
+}
+
+// partPlan is PlanInside's plan of dir by PartPeriod, as kept in
+// PartsDir/PlanFile for the store's manifest, else made and kept (written
+// beside and renamed: jobs that make it at once write the same plan).
+func partPlan(ctx context.Context, dir string, res duck.Resources) (Plan, error) {
+	sum, err := manifestSum(dir)
+	if err != nil {
+		return Plan{}, err
+	}
+	path := filepath.Join(dir, PartsDir, PlanFile)
+	if b, err := os.ReadFile(path); err == nil {
+		var k keptPlan
+		if json.Unmarshal(b, &k) == nil && k.Version == planVersion && k.Manifest == sum &&
+			k.Period == PartPeriod.String() && len(k.Plan.Windows) > 0 {
+			return k.Plan, nil
+		}
+	}
+	duck.Step(ctx, "planning partitions")
+	p, err := PlanInside(ctx, dir, res, PartPeriod)
+	if err != nil {
+		return Plan{}, err
+	}
+	b, err := json.Marshal(keptPlan{Version: planVersion, Manifest: sum, Period: PartPeriod.String(), Plan: p})
+	if err != nil {
+		return Plan{}, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return Plan{}, fmt.Errorf("keep the plan: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), PlanFile+".*.tmp")
+	if err != nil {
+		return Plan{}, fmt.Errorf("keep the plan: %w", err)
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return Plan{}, fmt.Errorf("keep the plan: %w", err)
+	}
+	return p, nil
 }
 
 // shares are the shares of ws among n jobs that hold a window (Share), in

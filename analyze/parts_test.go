@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -107,5 +108,57 @@ func TestRunPartEmptyShare(t *testing.T) {
 	}
 	if err := AttachRequests(ctx, db, dir); !errors.Is(err, ErrStale) {
 		t.Errorf("AttachRequests after the manifest changed: %v, want ErrStale", err)
+	}
+}
+
+// TestPartPlanKept: the parts' plan is made once per manifest and kept in
+// requests/plan.json, which the parts' jobs read instead of planning again;
+// a kept plan of another manifest, period or version is made again.
+func TestPartPlanKept(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := t.TempDir()
+	cfg := simulate.DefaultConfig()
+	cfg.Out, cfg.Requests, cfg.Epoch = filepath.Join(root, "sim"), 50, time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	dir := filepath.Join(root, "store")
+	ingestStore(t, ctx, dir, simulated(t, ctx, cfg))
+	res := duck.Resources{MemoryLimit: 256 << 20, Threads: 1}
+	real := Plan{Windows: []Window{{}}}
+	if p, err := partPlan(ctx, dir, res); err != nil || !reflect.DeepEqual(p, real) {
+		t.Fatalf("plan %+v, %v: want %+v", p, err, real)
+	}
+	sum, err := manifestSum(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A plan kept for this manifest is the one used, whatever it says.
+	cut := time.Date(2026, 11, 30, 10, 0, 10, 0, time.UTC)
+	other := Plan{Windows: []Window{{To: cut}, {From: cut, Unstarted: true}}, Facts: true}
+	keep := func(k keptPlan) {
+		b, err := json.Marshal(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, PartsDir, PlanFile), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keep(keptPlan{Version: planVersion, Manifest: sum, Period: PartPeriod.String(), Plan: other})
+	if p, err := partPlan(ctx, dir, res); err != nil || !reflect.DeepEqual(p, other) {
+		t.Errorf("plan %+v, %v: want the kept %+v", p, err, other)
+	}
+	for name, k := range map[string]keptPlan{
+		"another manifest": {Version: planVersion, Manifest: "0" + sum[1:], Period: PartPeriod.String(), Plan: other},
+		"another period":   {Version: planVersion, Manifest: sum, Period: time.Hour.String(), Plan: other},
+		"another version":  {Version: planVersion + 1, Manifest: sum, Period: PartPeriod.String(), Plan: other},
+	} {
+		keep(k)
+		if p, err := partPlan(ctx, dir, res); err != nil || !reflect.DeepEqual(p, real) {
+			t.Errorf("%s: plan %+v, %v: want it made again, %+v", name, p, err, real)
+		}
+	}
+	// The plan made again is kept.
+	if p, err := partPlan(ctx, dir, res); err != nil || !reflect.DeepEqual(p, real) {
+		t.Errorf("plan %+v, %v: want %+v", p, err, real)
 	}
 }
