@@ -10,11 +10,14 @@
 #
 # Input: `infertrace simulate --seed 5 --requests REQUESTS`, ingested once.
 # Each step runs RUNS times; the median is printed with the spread (min–max)
-# of the wall time, and the largest peak RSS. ANALYZE_FLAGS are passed to
-# analyze and report (e.g. "--memory-limit 1500MB"). With BENCH_PARTS=N,
+# of the wall time, the largest peak RSS and the median CPU time (user +
+# system: on a machine shared with other work, the figure to compare).
+# ANALYZE_FLAGS are passed to analyze and report (e.g. "--memory-limit 1500MB"). With BENCH_PARTS=N,
 # analyze runs as N jobs one after the other (`analyze --partition I/N`, the
-# store planned by day: docs/partitions.md) and report merges their parts;
-# the time is the N jobs' together, the peak the largest job's.
+# store planned by day: docs/partitions.md), each after the N jobs of its
+# first pass (`--facts`, which writes nothing where the days are apart), and
+# report merges their parts; the time is the 2N jobs' together (the plan made
+# anew), the peak the largest job's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-3000000}
@@ -47,38 +50,44 @@ if [ ! -f "$D/.done" ] || { [ "$N" -le "$BATCH" ] && [ ! -d "$D/sim" ]; }; then
 fi
 echo "input: $N simulated requests, $(du -scLm "$D/data/client" "$D/data/gateway" "$D/data/server" | tail -1 | cut -f1) MiB of tier Parquet, $(nproc) cores"
 
-measure() { # RUNS times: prints "median min max maxrss_kb"
+measure() { # RUNS times: prints "median min max maxrss_kb cpu_median"
   : > "$W/times"
   for _ in $(seq "$RUNS"); do
-    /usr/bin/time -f '%e %M' -o "$W/time" "$@" > /dev/null 2> "$W/stderr" || { cat "$W/stderr"; exit 1; }
+    /usr/bin/time -f '%e %M %U %S' -o "$W/time" "$@" > /dev/null 2> "$W/stderr" || { cat "$W/stderr"; exit 1; }
     cat "$W/time" >> "$W/times"
   done
-  sort -n "$W/times" | awk '{s[NR]=$1; if ($2>k) k=$2} END {print s[int((NR+1)/2)], s[1], s[NR], k}'
+  c=$(awk '{print $3 + $4}' "$W/times" | sort -n | awk '{c[NR]=$1} END {print c[int((NR+1)/2)]}')
+  sort -n "$W/times" | awk -v c="$c" '{s[NR]=$1; if ($2>k) k=$2} END {print s[int((NR+1)/2)], s[1], s[NR], k, c}'
 }
-row() { # name median min max kb
-  awk -v n="$1" -v m="$2" -v a="$3" -v b="$4" -v k="$5" \
-    'BEGIN{printf "| %-28s | %7.2f s | %.2f–%.2f s | %6.0f MiB |\n", n, m, a, b, k/1024}'
+row() { # name median min max kb cpu
+  awk -v n="$1" -v m="$2" -v a="$3" -v b="$4" -v k="$5" -v c="$6" \
+    'BEGIN{printf "| %-28s | %7.2f s | %.2f–%.2f s | %6.0f MiB | %7.2f s |\n", n, m, a, b, k/1024, c}'
 }
 
-echo "| what | median | spread | peak RSS |"
-echo "|---|---:|---:|---:|"
-ing=0 ex=""
+echo "| what | median | spread | peak RSS | CPU (median) |"
+echo "|---|---:|---:|---:|---:|"
+ing=0 ingc=0 ex=""
 if [ -d "$D/sim" ]; then
-  read -r ex a b k < <(measure "$W/expert" -client "$D/sim/client/*" -gateway "$D/sim/gateway/*" -server "$D/sim/server/*" -out "$W/expert.parquet")
-  row "expert's DuckDB script" "$ex" "$a" "$b" "$k"
-  read -r ing a b k < <(measure sh -c "rm -rf '$W/ingest-out' && '$W/infertrace' ingest --quiet --client '$D/sim/client' --gateway '$D/sim/gateway' --server '$D/sim/server' --out '$W/ingest-out' || [ \$? = 1 ]")
-  row "infertrace ingest" "$ing" "$a" "$b" "$k"
+  read -r ex a b k exc < <(measure "$W/expert" -client "$D/sim/client/*" -gateway "$D/sim/gateway/*" -server "$D/sim/server/*" -out "$W/expert.parquet")
+  row "expert's DuckDB script" "$ex" "$a" "$b" "$k" "$exc"
+  read -r ing a b k ingc < <(measure sh -c "rm -rf '$W/ingest-out' && '$W/infertrace' ingest --quiet --client '$D/sim/client' --gateway '$D/sim/gateway' --server '$D/sim/server' --out '$W/ingest-out' || [ \$? = 1 ]")
+  row "infertrace ingest" "$ing" "$a" "$b" "$k" "$ingc"
   rm -rf "$W/ingest-out"
 fi
 if [ -n "${BENCH_PARTS:-}" ]; then
-  read -r an a b k < <(measure sh -c "for i in \$(seq 0 $((BENCH_PARTS - 1))); do '$W/infertrace' analyze --quiet ${ANALYZE_FLAGS:-} '$D/data' --partition \$i/$BENCH_PARTS || exit 1; done")
+  read -r an a b k anc < <(measure sh -c "rm -rf '$D/data/requests' '$D/data/facts'
+    for f in --facts ''; do for i in \$(seq 0 $((BENCH_PARTS - 1))); do
+      '$W/infertrace' analyze --quiet ${ANALYZE_FLAGS:-} '$D/data' \$f --partition \$i/$BENCH_PARTS || exit 1
+    done; done")
 else
-  read -r an a b k < <(measure "$W/infertrace" analyze ${ANALYZE_FLAGS:-} "$D/data")
+  read -r an a b k anc < <(measure "$W/infertrace" analyze ${ANALYZE_FLAGS:-} "$D/data")
 fi
-row "infertrace analyze" "$an" "$a" "$b" "$k"
-read -r rep a b k < <(measure "$W/infertrace" report ${ANALYZE_FLAGS:-} "$D/data")
-row "infertrace report" "$rep" "$a" "$b" "$k"
+row "infertrace analyze" "$an" "$a" "$b" "$k" "$anc"
+read -r rep a b k repc < <(measure "$W/infertrace" report ${ANALYZE_FLAGS:-} "$D/data")
+row "infertrace report" "$rep" "$a" "$b" "$k" "$repc"
 if [ -n "$ex" ]; then
   awk -v i="$ing" -v a="$an" -v r="$rep" -v e="$ex" \
     'BEGIN{printf "logs to report: ingest + analyze + report = %.1f s = %.2f x the expert script (medians)\n", i + a + r, (i + a + r) / e}'
+  awk -v i="$ingc" -v a="$anc" -v r="$repc" -v e="$exc" \
+    'BEGIN{printf "CPU, logs to report: %.1f s = %.2f x the expert script'"'"'s %.1f s (medians)\n", i + a + r, (i + a + r) / e, e}'
 fi
