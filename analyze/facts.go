@@ -174,9 +174,15 @@ FROM fact_out WHERE replica IS NOT NULL GROUP BY replica, m ORDER BY m`},
 }
 
 // copyFile writes the rows of q to path, with kv as its COPY options:
-// beside it, then renamed into place.
+// beside it, then renamed into place (under a name of its own: the parts'
+// jobs may write the same yardsticks at once).
 func copyFile(ctx context.Context, db *sql.DB, q, path, kv string) error {
-	tmp := path + ".tmp"
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("facts: %w", err)
+	}
+	tmp := f.Name()
+	f.Close()
 	if _, err := db.ExecContext(ctx, "COPY ("+q+") TO "+duck.Quote(tmp)+kv); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("facts: write %s: %w", path, err)
@@ -270,23 +276,25 @@ JOIN sess AS s ON s.m = p.a_ns // 60000000000`
 FROM srv_usual AS u LEFT JOIN warmup AS w USING (rl)`})
 	kv := " (FORMAT parquet, KV_METADATA {" + manifestKey + ": " + duck.Quote(sum) + ", " + planKey + ": " +
 		duck.Quote(encodePlan(ws)) + "})"
-	// Each file is written beside its place; all are put in place once
-	// every one is written.
+	// Each file is written beside its place (under a name of this
+	// process's: the parts' jobs may write the same yardsticks at once); all
+	// are put in place once every one is written.
+	tmp := fmt.Sprintf(".%d-%d.tmp", os.Getpid(), time.Now().UnixNano())
 	var written []string
 	defer func() {
 		for _, f := range written {
-			os.Remove(f + ".tmp")
+			os.Remove(f + tmp)
 		}
 	}()
 	write := func(ctx context.Context, db *sql.DB, q, path string) error {
 		written = append(written, path)
-		if _, err := db.ExecContext(ctx, "COPY ("+q+") TO "+duck.Quote(path+".tmp")+kv); err != nil {
+		if _, err := db.ExecContext(ctx, "COPY ("+q+") TO "+duck.Quote(path+tmp)+kv); err != nil {
 			return fmt.Errorf("yardsticks: write %s: %w", path, err)
 		}
 		return nil
 	}
 	duck.Step(ctx, "the yardsticks of the replicas")
-	err = execStepsThen(ctx, db, run, func(q string) string { return "COPY (" + q + ") TO " + duck.Quote(lives+".tmp") + kv },
+	err = execStepsThen(ctx, db, run, func(q string) string { return "COPY (" + q + ") TO " + duck.Quote(lives+tmp) + kv },
 		func(ctx context.Context, db *sql.DB, wrote string) error {
 			switch wrote {
 			case "srv_a":
@@ -302,7 +310,7 @@ UNION ALL SELECT DISTINCT 'model', model FROM srv_a WHERE model IS NOT NULL`, na
 		return fmt.Errorf("yardsticks: %w", err)
 	}
 	for _, f := range written {
-		if err := os.Rename(f+".tmp", f); err != nil {
+		if err := os.Rename(f+tmp, f); err != nil {
 			return fmt.Errorf("yardsticks: %w", err)
 		}
 	}
