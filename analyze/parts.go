@@ -105,7 +105,7 @@ func WritePartFacts(ctx context.Context, dir string, res duck.Resources, i, n in
 	return true, WriteFacts(ctx, dir, res, ss, i)
 }
 
-// PlanFile is the file in PartsDir where the parts' plan is kept: each of
+// PlanFile is the file in FactsDir where the parts' plan is kept: each of
 // the parts' jobs (and their --facts jobs) would otherwise plan again, reading
 // every key of the store.
 const PlanFile = "plan.json"
@@ -122,14 +122,14 @@ type keptPlan struct {
 }
 
 // partPlan is PlanInside's plan of dir by PartPeriod, as kept in
-// PartsDir/PlanFile for the store's manifest, else made and kept (written
+// FactsDir/PlanFile for the store's manifest, else made and kept (written
 // beside and renamed: jobs that make it at once write the same plan).
 func partPlan(ctx context.Context, dir string, res duck.Resources) (Plan, error) {
 	sum, err := manifestSum(dir)
 	if err != nil {
 		return Plan{}, err
 	}
-	path := filepath.Join(dir, PartsDir, PlanFile)
+	path := filepath.Join(dir, FactsDir, PlanFile)
 	if b, err := os.ReadFile(path); err == nil {
 		var k keptPlan
 		if json.Unmarshal(b, &k) == nil && k.Version == planVersion && k.Manifest == sum &&

@@ -112,7 +112,7 @@ func TestRunPartEmptyShare(t *testing.T) {
 }
 
 // TestPartPlanKept: the parts' plan is made once per manifest and kept in
-// requests/plan.json, which the parts' jobs read instead of planning again;
+// facts/plan.json, which the parts' jobs read instead of planning again;
 // a kept plan of another manifest, period or version is made again.
 func TestPartPlanKept(t *testing.T) {
 	t.Parallel()
@@ -139,7 +139,7 @@ func TestPartPlanKept(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, PartsDir, PlanFile), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, FactsDir, PlanFile), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
