@@ -16,10 +16,12 @@ import (
 // through ingest and the store to the analyses and the report. Every
 // package of the module stands on one floor (docs/architecture.md draws
 // them). e2e, the end-to-end suite, stands above the command: it may import
-// anything, nothing imports it.
+// anything, nothing imports it; it runs the command line (internal/cli) in
+// its own process as well as the built binary (cmd/infertrace).
 var floors = [][]string{
 	{"e2e"},
 	{"cmd/infertrace"},
+	{"internal/cli"},
 	{"report"},
 	{"compare", "explain", "whatif"},
 	{"analyze", "ingest/ingesttest"},

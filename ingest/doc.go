@@ -40,7 +40,7 @@
 // JSON scanner and value parsers; ingest/formats the readers, which
 // register themselves when loaded, so a program running the pipeline
 // imports it for that alone (import _ ".../ingest/formats", as
-// cmd/infertrace does). Adding a format touches one file of
+// internal/cli does). Adding a format touches one file of
 // ingest/formats (see its doc) and the table in docs/formats.md.
 //
 // Run streams: a reader per file (or standard input, the input "-") cuts

@@ -12,7 +12,7 @@ Usage:
 	infertrace simulate --out DIR [--requests N] [--seed S] [--formats vllm-otlp,gateway=envoy,client=aiperf,...]
 	infertrace --help | COMMAND --help | --version
 
-infertrace --help lists the commands, each with one line (help.go holds
+infertrace --help lists the commands, each with one line (internal/cli/help.go holds
 the texts); infertrace COMMAND --help (or infertrace help COMMAND) names
 the command's arguments, every flag with its default, and an example.
 --version prints infertrace's module version (or, for a development

@@ -1,6 +1,6 @@
 // Command infertrace attributes LLM request latency to network, application,
 // queueing and model from the logs of clients, gateways and inference
-// servers. See doc.go for usage.
+// servers. See doc.go for usage; the commands are internal/cli's.
 package main
 
 import (
@@ -8,11 +8,20 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/infertrace/infertrace/internal/cli"
 )
+
+// stampedVersion and stampedCommit are what a release build sets with
+// -ldflags "-X main.stampedVersion=v0.5.0 -X main.stampedCommit=SHA"
+// (Dockerfile, .github/workflows/release.yml), for a build whose
+// information cannot say them: one from a source tree without .git, as
+// in a Docker build context, has no VCS commit and the version (devel).
+var stampedVersion, stampedCommit string
 
 func main() {
 	ctx, stop := interruptible(context.Background())
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := cli.Run(ctx, cli.Stamp{Version: stampedVersion, Commit: stampedCommit}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

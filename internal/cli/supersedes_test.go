@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ func TestRunSupersedes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var so, se bytes.Buffer
-	if code := run(ctx, []string{"run", "--client", b, "--out", out}, nil, &so, &se); code != exitInterrupted || se.String() != "infertrace run: interrupted\n" {
+	if code := Run(ctx, Stamp{}, []string{"run", "--client", b, "--out", out}, nil, &so, &se); code != exitInterrupted || se.String() != "infertrace run: interrupted\n" {
 		t.Errorf("interrupted run: exit %d: %s", code, se.String())
 	}
 	for _, name := range []string{"report.md", "report.html", "requests.parquet", "manifest.json", "rejects.jsonl"} {

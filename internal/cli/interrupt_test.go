@@ -1,11 +1,10 @@
-package main
+package cli
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -15,22 +14,13 @@ import (
 	"github.com/infertrace/infertrace/ingest/ingesttest"
 )
 
-// TestMain lets a test run a command of this package as a process of its
-// own: the test binary is that command when INFERTRACE_TEST_MAIN is set.
-func TestMain(m *testing.M) {
-	if os.Getenv("INFERTRACE_TEST_MAIN") == "slow-to-stop" {
-		slowToStop()
-	}
-	os.Exit(m.Run())
-}
-
 // runCLI runs the command line in this process. The end-to-end suite
 // (e2e/) runs the built binary; the tests here need what only a run in
 // process gives (see TestInterruptLeavesNoHalfFiles).
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	code = Run(context.Background(), Stamp{}, args, strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
 }
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"runtime/debug"
@@ -14,17 +14,17 @@ func TestVersionText(t *testing.T) {
 	vcs := []debug.BuildSetting{
 		{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "510d9e1c0ffee0123456789abcdef0123456789a"},
 		{Key: "vcs.time", Value: "2026-12-01T09:30:00Z"}, {Key: "vcs.modified", Value: "true"}}
-	stamp := buildStamp{Version: "v0.5.0", Commit: "fedcba9876543210fedcba9876543210fedcba98"}
+	stamp := Stamp{Version: "v0.5.0", Commit: "fedcba9876543210fedcba9876543210fedcba98"}
 	for _, tc := range []struct {
 		bi   *debug.BuildInfo
-		st   buildStamp
+		st   Stamp
 		want string
 	}{
 		// go install …@v0.4.0: the module version.
-		{&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.4.0"}, Deps: deps}, buildStamp{},
+		{&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.4.0"}, Deps: deps}, Stamp{},
 			"infertrace v0.4.0, built with go1.26.8\nDuckDB v1.5.6, through github.com/duckdb/duckdb-go/v2 v2.10506.0\n"},
 		// go build in a checkout.
-		{&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}, Deps: deps, Settings: vcs}, buildStamp{},
+		{&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}, Deps: deps, Settings: vcs}, Stamp{},
 			"infertrace (devel), commit 510d9e1c0ffe of 2026-12-01T09:30:00Z, with uncommitted changes, built with go1.26.8\nDuckDB v1.5.6, through github.com/duckdb/duckdb-go/v2 v2.10506.0\n"},
 		// A Docker build: no .git in its context, the version and commit
 		// stamped with -ldflags.
@@ -34,7 +34,7 @@ func TestVersionText(t *testing.T) {
 		// only what it lacks.
 		{&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.4.0"}, Deps: deps, Settings: vcs[:3]}, stamp,
 			"infertrace v0.4.0, commit 510d9e1c0ffe of 2026-12-01T09:30:00Z, built with go1.26.8\nDuckDB v1.5.6, through github.com/duckdb/duckdb-go/v2 v2.10506.0\n"},
-		{nil, buildStamp{}, "infertrace (unknown version: built without module information)\nDuckDB v1.5.6\n"},
+		{nil, Stamp{}, "infertrace (unknown version: built without module information)\nDuckDB v1.5.6\n"},
 		{nil, stamp, "infertrace v0.5.0, commit fedcba987654\nDuckDB v1.5.6\n"},
 	} {
 		if got := versionText(tc.bi, tc.st, "v1.5.6"); got != tc.want {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -279,19 +279,14 @@ func printVersion(ctx context.Context, e *env) int {
 		fmt.Fprintf(e.stderr, "infertrace: cannot tell the DuckDB version: %v\n", err)
 		return 1
 	}
-	fmt.Fprint(e.stdout, versionText(bi, buildStamp{stampedVersion, stampedCommit}, duckdb))
+	fmt.Fprint(e.stdout, versionText(bi, e.stamp, duckdb))
 	return 0
 }
 
-// stampedVersion and stampedCommit are what a release build sets with
-// -ldflags "-X main.stampedVersion=v0.5.0 -X main.stampedCommit=SHA"
-// (Dockerfile, .github/workflows/release.yml), for a build whose
-// information cannot say them: one from a source tree without .git, as
-// in a Docker build context, has no VCS commit and the version (devel).
-var stampedVersion, stampedCommit string
-
-// buildStamp is the version and commit a release build was stamped with.
-type buildStamp struct{ Version, Commit string }
+// Stamp is the version and commit a release build was stamped with
+// (cmd/infertrace's stampedVersion and stampedCommit), for a build whose
+// information cannot say them.
+type Stamp struct{ Version, Commit string }
 
 // duckdbDriver is the module of the DuckDB driver, whose version --version
 // shows beside DuckDB's.
@@ -300,7 +295,7 @@ const duckdbDriver = "github.com/duckdb/duckdb-go/v2"
 // versionText says which infertrace this is (bi: its build information,
 // nil if none; st: what a release build was stamped with, where bi does
 // not say it) and which DuckDB it runs.
-func versionText(bi *debug.BuildInfo, st buildStamp, duckdb string) string {
+func versionText(bi *debug.BuildInfo, st Stamp, duckdb string) string {
 	var b strings.Builder
 	b.WriteString("infertrace ")
 	driver := ""

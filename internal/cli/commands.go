@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -32,6 +32,8 @@ type env struct {
 	progress   *progress
 	// cmd is the command running, whose help -h shows.
 	cmd *command
+	// stamp is what the release build was stamped with (--version).
+	stamp Stamp
 }
 
 // errUsage marks errors that are the caller's words, not the data: exit 2.
@@ -53,8 +55,14 @@ var commands = []*command{
 	{"simulate", "simulate --out DIR [--requests N] [--seed S] [--formats vllm-otlp,gateway=envoy,gw-2=nginx,client=aiperf,...]", cmdSimulate},
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runEnv(ctx, &env{stdin: stdin, stdout: stdout, stderr: stderr, isTerminal: isTerminal}, args)
+// Run runs the command line args (the words after "infertrace") with stdin,
+// stdout and stderr, and returns its exit status; stamp is what a release
+// build was stamped with. When ctx ends, the command stops as at Ctrl-C.
+// A command writes only to stdout and stderr and changes no state of the
+// process, so that commands may run side by side in one (as the
+// end-to-end tests run them).
+func Run(ctx context.Context, stamp Stamp, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runEnv(ctx, &env{stdin: stdin, stdout: stdout, stderr: stderr, isTerminal: isTerminal, stamp: stamp}, args)
 }
 
 func runEnv(ctx context.Context, e *env, args []string) int {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // Every input format registers itself with ingest/record when its package
 // is loaded (ingest/formats); ingest reads logs only through that registry.
