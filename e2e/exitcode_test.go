@@ -14,6 +14,7 @@ import (
 // it always has. Reports are written either way.
 func TestExitContractFails(t *testing.T) {
 	t.Parallel()
+	runAsProcess(t) // the exit status as the shell sees it
 	out := t.TempDir()
 	code, stdout, stderr := runTestdata(t, out,
 		"--contract", "testdata/contract/contract.toml",
@@ -63,6 +64,7 @@ func TestExitContractFails(t *testing.T) {
 // rejection exits 0.
 func TestExitChangeRejected(t *testing.T) {
 	t.Parallel()
+	runAsProcess(t) // the exit status as the shell sees it
 	code, _, stderr := compareContract(t, 0, 320, "--fail-on", "contract")
 	if code != 4 || !strings.HasPrefix(stderr, "infertrace compare: the change is rejected against the contract ") {
 		t.Errorf("rejected: exit %d, stderr %q; want 4", code, stderr)

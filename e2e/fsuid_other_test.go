@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// runCLIWithoutFileAccessRights is runCLI as the current user; root reads
+// runCLIWithoutFileAccessRights is runBin as the current user; root reads
 // every directory, so the test that needs permission bits to hold is
 // skipped.
 func runCLIWithoutFileAccessRights(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -15,5 +15,5 @@ func runCLIWithoutFileAccessRights(t *testing.T, args ...string) (code int, stdo
 	if os.Geteuid() == 0 {
 		t.Skip("running as root: permission bits do not hold")
 	}
-	return runCLI(t, args...)
+	return runBin(t, args...)
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// runCLIWithoutFileAccessRights is runCLI with the file-access rights of an
+// runCLIWithoutFileAccessRights is runBin with the file-access rights of an
 // ordinary user, so that a directory's permission bits hold as they do for
 // users: root (as the tests run in CI) reads every directory. Run by root,
 // the process runs as nobody (user and group 65534, no other groups); run by

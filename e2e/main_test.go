@@ -19,6 +19,7 @@ import (
 
 	"github.com/infertrace/infertrace/ingest"
 	"github.com/infertrace/infertrace/ingest/ingesttest"
+	"github.com/infertrace/infertrace/internal/cli"
 	"github.com/infertrace/infertrace/internal/duck"
 )
 
@@ -107,19 +108,76 @@ func sharedTempDir(t *testing.T) string {
 // runCLI runs infertrace with args, an empty standard input, from the
 // module root, and returns its exit code, stdout and stderr.
 //
+// It runs the command in this process, through cli.Run, as the binary's
+// main does (without its signal handling and os.Exit), with stdout and
+// stderr of its own: the command line, the command and its outputs are
+// the binary's, without the cost of a process (starting the binary and
+// DuckDB). A test of what only a process shows (an exit status as the
+// shell sees it, a stamped version, every byte the process writes) runs
+// its commands as processes (runAsProcess); so does every test when
+// $INFERTRACE_E2E_BIN is set (binEnv).
+//
 // Where a test does not test DuckDB's threads, its commands run with
 // --threads 1 (see withThreads): the tests run in parallel on few cores,
-// and one DuckDB thread per process does the same work with less
+// and one DuckDB thread per command does the same work with less
 // contention (a fifth less CPU than one per core, on two cores).
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	if runsAsProcess(t) {
+		return runBin(t, args...)
+	}
+	var out, errb bytes.Buffer
+	code = cli.Run(context.Background(), cli.Stamp{}, withThreads(args), strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// runBin is runCLI with the command a process of the built binary.
+func runBin(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	return runCLIStdin(t, strings.NewReader(""), args...)
 }
 
-// runCLIStdin is runCLI with stdin as the standard input.
+// runCLIStdin runs infertrace with args and stdin as its standard input, a
+// process of the built binary, as runBin.
 func runCLIStdin(t *testing.T, stdin io.Reader, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	return runCmd(t, cliCommand(context.Background(), stdin, args...))
+}
+
+// binEnv is the environment variable that, set (to anything but ""), has
+// runCLI run every command as a process of the built binary, as users run
+// it: go test ./e2e with INFERTRACE_E2E_BIN=1 checks that the binary and
+// the commands run in process say the same.
+const binEnv = "INFERTRACE_E2E_BIN"
+
+// processTests are the names of the tests marked by runAsProcess.
+var processTests sync.Map
+
+// runAsProcess has runCLI run the commands of t and of its subtests as
+// processes of the built binary: t checks what only a process shows.
+func runAsProcess(t *testing.T) {
+	t.Helper()
+	processTests.Store(t.Name(), true)
+	t.Cleanup(func() { processTests.Delete(t.Name()) })
+}
+
+// runsAsProcess says whether runCLI runs t's commands as processes: under
+// $INFERTRACE_E2E_BIN, or when t or a test it is a subtest of is marked by
+// runAsProcess.
+func runsAsProcess(t *testing.T) bool {
+	if os.Getenv(binEnv) != "" {
+		return true
+	}
+	for name := t.Name(); ; {
+		if _, ok := processTests.Load(name); ok {
+			return true
+		}
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			return false
+		}
+		name = name[:i]
+	}
 }
 
 // cliCommand is the infertrace process of args, with stdin as its standard

@@ -14,13 +14,14 @@ import (
 	"golang.org/x/term"
 )
 
-// runTerminal runs infertrace with args as runCLI does, but, when terminal,
-// with its stderr a terminal of 80 columns (a pseudo-terminal, raw: the
-// bytes written arrive as they are), where it shows progress.
+// runTerminal runs infertrace with args as runBin does, a process, but,
+// when terminal, with its stderr a terminal of 80 columns (a
+// pseudo-terminal, raw: the bytes written arrive as they are), where it
+// shows progress.
 func runTerminal(t *testing.T, terminal bool, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	if !terminal {
-		return runCLI(t, args...)
+		return runBin(t, args...)
 	}
 	master, tty := openPTY(t)
 	defer master.Close()

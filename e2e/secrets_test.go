@@ -18,6 +18,7 @@ import (
 // TestSecretsNeverReachOutputs covers every format).
 func TestSecretsNotInReport(t *testing.T) {
 	t.Parallel()
+	runAsProcess(t) // every byte the process writes, DuckDB's and the runtime's too
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 2))

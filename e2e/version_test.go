@@ -9,6 +9,7 @@ import (
 // DuckDB it runs, on stdout, exit 0.
 func TestVersion(t *testing.T) {
 	t.Parallel()
+	runAsProcess(t) // the binary's build information
 	re := regexp.MustCompile(`^infertrace \S.*\nDuckDB v[0-9]+\.[0-9]+\.[0-9]+\S*, through github\.com/duckdb/duckdb-go/v2 v\S+\n$`)
 	var outs []string
 	for _, arg := range []string{"version", "--version"} {
@@ -31,6 +32,7 @@ func TestVersion(t *testing.T) {
 // test runs (TestMain, releaseLDFlags).
 func TestVersionStamped(t *testing.T) {
 	t.Parallel()
+	runAsProcess(t)
 	code, stdout, stderr := runCLI(t, "version")
 	re := regexp.MustCompile(`^infertrace v9\.8\.7, commit 0123456789ab, built with go1\.\S+\nDuckDB v\S+, through github\.com/duckdb/duckdb-go/v2 v\S+\n$`)
 	if code != 0 || !re.MatchString(stdout) {
