@@ -12,9 +12,10 @@ Usage:
 	infertrace simulate --out DIR [--requests N] [--seed S] [--formats vllm-otlp,gateway=envoy,client=aiperf,...]
 	infertrace --help | COMMAND --help | --version
 
-infertrace --help lists the commands, each with one line (internal/cli/help.go holds
-the texts); infertrace COMMAND --help (or infertrace help COMMAND) names
-the command's arguments, every flag with its default, and an example.
+infertrace --help lists the commands, each with one line
+(internal/cli/help.go holds the texts); infertrace COMMAND --help (or
+infertrace help COMMAND) names the command's arguments, every flag with
+its default, and an example.
 --version prints infertrace's module version (or, for a development
 build, its commit) and the DuckDB version it runs. A mistyped command,
 flag or value is a usage error (exit 2) that suggests the nearest name
