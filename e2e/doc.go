@@ -42,8 +42,8 @@
 //
 //	go test ./e2e
 //
-// (-run picks tests, -short skips the what-if validation, which simulates
-// 80,000 requests). After a change to a report or to the help texts,
+// (about four minutes of CPU; -run picks tests, -short skips the what-if
+// validation, which simulates 80,000 requests). After a change to a report or to the help texts,
 //
 //	go test ./e2e -update
 //
