@@ -137,7 +137,7 @@ func TestPercentilesMatchQuantileCont(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := percentiles(ctx, db, "got", reportQuantiles); err != nil {
+	if err := percentiles(ctx, db, "got", reportQuantiles, ""); err != nil {
 		t.Fatal(err)
 	}
 	// The reference: quantile_cont, and the order statistics by a plain
@@ -173,7 +173,7 @@ func TestPercentilesMatchQuantileCont(t *testing.T) {
 		t.Errorf("%d of %d groups and metrics differ from quantile_cont and the order statistics; first: %v", differ, groups, rows)
 	}
 	// Any quantiles, in ascending order: those of the trend (periods.sql).
-	if err := percentiles(ctx, db, "got9", periodQuantiles); err != nil {
+	if err := percentiles(ctx, db, "got9", periodQuantiles, ""); err != nil {
 		t.Fatal(err)
 	}
 	err = db.QueryRowContext(ctx, `WITH w AS (
@@ -187,12 +187,57 @@ func TestPercentilesMatchQuantileCont(t *testing.T) {
 	if groups < 2*len(sizes)*len(kinds) || differ != 0 {
 		t.Errorf("%d of %d groups and metrics differ from quantile_cont at the trend's quantiles", differ, groups)
 	}
+	// Cells: the same samples, each in one of three phases, read once as
+	// cells that count in their group and in all (every metric), and in
+	// their phase for metric a only; the figures must be those of the
+	// samples of each group, phase and metric taken apart.
+	for _, s := range []string{
+		"CREATE TABLE cell_samples AS SELECT gid, metric, value, (row_number() OVER ()) % 3 + 1 AS ph FROM samples",
+		`CREATE OR REPLACE VIEW pct_groups AS SELECT 0 AS gid, true AS grp_all, 's' AS part
+		 UNION ALL SELECT DISTINCT gid, false, 's' FROM samples
+		 UNION ALL SELECT 1000000 + ph, false, 'p' FROM (VALUES (1), (2), (3)) AS p(ph)`,
+		"CREATE OR REPLACE VIEW pct_values AS SELECT 2000000 + 4 * gid + ph AS gid, metric, value FROM cell_samples",
+		`CREATE TABLE cells AS SELECT DISTINCT 2000000 + 4 * gid + ph AS src, gid, NULL AS metric FROM cell_samples
+		 UNION ALL SELECT DISTINCT 2000000 + 4 * gid + ph, 0, NULL FROM cell_samples
+		 UNION ALL SELECT DISTINCT 2000000 + 4 * gid + ph, 1000000 + ph, 'a' FROM cell_samples`,
+	} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := percentiles(ctx, db, "got_cells", reportQuantiles, "cells"); err != nil {
+		t.Fatal(err)
+	}
+	wantCells := strings.Replace(want, `WITH s AS (SELECT gid, metric, value FROM samples WHERE value IS NOT NULL
+	           UNION ALL SELECT 0, metric, value FROM samples WHERE value IS NOT NULL),`,
+		`WITH s AS (SELECT gid, metric, value FROM samples WHERE value IS NOT NULL
+	           UNION ALL SELECT 0, metric, value FROM samples WHERE value IS NOT NULL
+	           UNION ALL SELECT 1000000 + ph, metric, value FROM cell_samples WHERE value IS NOT NULL AND metric = 'a'),`, 1)
+	if wantCells == want {
+		t.Fatal("the reference of the cells names no phase")
+	}
+	var phases int
+	err = db.QueryRowContext(ctx, `WITH w AS (`+wantCells+`)
+	SELECT count(*), count(*) FILTER (WHERE g.gid IS NULL OR w.gid IS NULL
+	    OR g.n <> w.n OR g.q IS DISTINCT FROM w.q
+	    OR g.p95_lo IS DISTINCT FROM w.p95_lo OR g.p95_hi IS DISTINCT FROM w.p95_hi
+	    OR g.p99_lo IS DISTINCT FROM w.p99_lo OR g.p99_hi IS DISTINCT FROM w.p99_hi),
+	    count(*) FILTER (WHERE w.gid > 1000000)
+	FROM w FULL JOIN got_cells AS g ON g.gid = w.gid AND g.metric = w.metric`).Scan(&groups, &differ, &phases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if groups < 2*len(sizes)*len(kinds)+3 || phases != 3 || differ != 0 {
+		t.Errorf("cells: %d of %d groups and metrics (%d of the phases, want 3) differ from quantile_cont and the order statistics",
+			differ, groups, phases)
+	}
+
 	// By hand: 1..10 gives P50 = 5.5 and P90 = 9.1, as slices.sql says.
 	if _, err := db.ExecContext(ctx, `CREATE OR REPLACE VIEW pct_groups AS SELECT 1 AS gid, false AS grp_all, NULL AS part;
 		CREATE OR REPLACE VIEW pct_values AS SELECT 1 AS gid, 'm' AS metric, range::DOUBLE AS value FROM range(10, 0, -1)`); err != nil {
 		t.Fatal(err)
 	}
-	if err := percentiles(ctx, db, "ten", reportQuantiles); err != nil {
+	if err := percentiles(ctx, db, "ten", reportQuantiles, ""); err != nil {
 		t.Fatal(err)
 	}
 	var p50, p90 float64
@@ -221,7 +266,7 @@ func TestReportQueriesHoldNoQuantileState(t *testing.T) {
 	filtered := regexp.MustCompile(`(?is)^\s*FILTER\s*\(\s*WHERE\s+rk\s*<=\s*\d+\s*\)`)
 	for _, name := range []string{
 		"server_formats", "coverage", "joins", "unjoined", "tgi_hosts", "aborted", "anomalies", "rejects",
-		"slice_ci_groups", "slice_ci_values", "pct_ci", "slice_dists", "slice_components", "slice_ttft_components", "slices",
+		"slice_ci_groups", "slice_phase_ci_values", "slice_phase_ci_cells", "pct_ci", "slice_dists", "slice_components", "slice_ttft_components", "slices",
 		"slowest", "phase_ci_groups", "phase_ci_values", "phases", "failure_ci_groups", "failure_ci_values", "failures",
 		"replica_ci_groups", "replica_ci_values", "replicas",
 		"timeseries_ci_groups", "timeseries_ci_values", "timeseries", "aborted_ci_groups", "aborted_ci_values",

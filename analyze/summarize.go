@@ -567,8 +567,10 @@ func serverFormats(ctx context.Context, db *sql.DB) ([]ServerFormat, error) {
 }
 
 // sliceParts are the queries whose results slices.sql joins, each run
-// into a temporary table of its name before it; they read the percentiles
-// of every slice and metric from slice_pct (reportPercentiles).
+// into a temporary table of its name before it, in this order (the others
+// take their rows, the slices, from slice_dists); they read the
+// percentiles of every slice and metric from slice_pct
+// (reportPercentiles).
 var sliceParts = []string{"slice_dists", "slice_components", "slice_ttft_components"}
 
 func slices(ctx context.Context, db *sql.DB, by []string, ci map[string]pctCI) ([]Slice, error) {

@@ -10,7 +10,14 @@
 --     the same part (the all-requests row of the slice tables, of each
 --     period of the trend; part NULL: one part);
 --   pct_values(gid, metric, value): the samples of each group (not those
---     of an all-requests group), value DOUBLE; NULL is no sample;
+--     of an all-requests group), value DOUBLE; NULL is no sample; or of a
+--     cell of pct_cells, gid then the cell's src;
+--   pct_cells(src, gid, metric): a cell, samples that count in several
+--     groups (each of its rows names one, for its samples of metric, or of
+--     every metric when metric is NULL; the all-requests group too when
+--     they count there), so that samples shared by the groups of two
+--     tables (a request's slice and its phase) are read and counted once;
+--     src is no gid of pct_groups;
 --   pct_quantiles(q): the quantiles to give (DOUBLE, 0 <= q <= 1).
 -- Output, per group and metric with at least one sample:
 --   n: its samples;
@@ -45,13 +52,17 @@
 -- step is a statement of its own (analyze runs them in turn; the last one's
 -- rows are the output), so that DuckDB plans the joins of the samples with
 -- the small tables knowing their sizes.
--- Each group's samples count in itself and in its part's all-requests group.
+-- Each group's samples count in itself and in its part's all-requests
+-- group, a cell's in the groups pct_cells names (metric NULL: every
+-- metric).
 CREATE OR REPLACE TEMP TABLE pct_into AS
-SELECT gid AS src, gid FROM pct_groups
+SELECT gid AS src, gid, NULL::VARCHAR AS metric FROM pct_groups
 UNION ALL
-SELECT c.gid AS src, a.gid
+SELECT c.gid AS src, a.gid, NULL::VARCHAR AS metric
 FROM pct_groups AS c
-JOIN pct_groups AS a ON a.grp_all AND NOT c.grp_all AND a.part IS NOT DISTINCT FROM c.part;
+JOIN pct_groups AS a ON a.grp_all AND NOT c.grp_all AND a.part IS NOT DISTINCT FROM c.part
+UNION ALL
+SELECT src, gid, metric FROM pct_cells;
 -- Step 1: per group, metric and bucket, its samples (n), their min and
 -- max, the samples in the buckets below it (below) and in all (total).
 CREATE OR REPLACE TEMP TABLE pct_buckets AS
@@ -63,7 +74,7 @@ WITH b0 AS (
 ),
 b1 AS (
     SELECT i.gid, b0.metric, b0.b, sum(b0.n)::BIGINT AS n, min(b0.lo) AS lo, max(b0.hi) AS hi
-    FROM b0 JOIN pct_into AS i ON i.src = b0.gid
+    FROM b0 JOIN pct_into AS i ON i.src = b0.gid AND coalesce(i.metric, b0.metric) = b0.metric
     GROUP BY ALL
 )
 SELECT gid, metric, b, n, lo, hi,
@@ -91,7 +102,7 @@ JOIN pct_buckets AS b ON b.gid = r.gid AND b.metric = r.metric AND r.r > b.below
 -- the group their samples come from.
 CREATE OR REPLACE TEMP TABLE pct_sort AS
 SELECT DISTINCT i.src, n.gid, n.metric, n.b
-FROM pct_need AS n JOIN pct_into AS i ON i.gid = n.gid
+FROM pct_need AS n JOIN pct_into AS i ON i.gid = n.gid AND coalesce(i.metric, n.metric) = n.metric
 WHERE n.lo < n.hi;
 -- Step 3: the samples of those buckets sorted, the value at each rank,
 -- and the percentiles and intervals of each group and metric.

@@ -5,16 +5,15 @@
 -- One row per slice of the sliced view (see slices.sql) and the
 -- all-requests row (is_all). The percentiles (*_q, as quantile_cont gives
 -- them) and their n (*_n; 0 without samples) come from slice_pct, the
--- table pct_ci.sql makes of slice_ci_values.sql (successful requests
+-- table pct_ci.sql makes of slice_phase_ci_values.sql (successful requests
 -- only), in memory bounded by DuckDB's memory limit; the 95% interval of
 -- each P95 and which of P50 and P95 are "n too small" come from the same
 -- rows (analyze's reportPercentiles, metric = the component's name).
 -- slices.sql joins the three slice_*.sql tables.
 WITH d AS (
-    SELECT GROUPING(slice_key) = 1 AS is_all, slice_key
-    FROM sliced
-    GROUP BY GROUPING SETS ((slice_key), ())
-    HAVING count(*) > 0
+    -- The rows of slice_dists.sql, which analyze creates first: each slice
+    -- and the all-requests row, without reading the requests again.
+    SELECT is_all, slice_key FROM slice_dists
 ),
 q AS (
     SELECT grp_all, grp,

@@ -13,7 +13,7 @@
 --     'error' without one): [{outcome, n}], in no order (analyze sorts
 --     them, most first).
 -- The percentiles (*_q, as quantile_cont gives them) and their n (*_n)
--- come from slice_pct, the table pct_ci.sql makes of slice_ci_values.sql
+-- come from slice_pct, the table pct_ci.sql makes of slice_phase_ci_values.sql
 -- (successful requests only), in memory bounded by DuckDB's memory limit;
 -- a metric without samples has n = 0.
 -- slices.sql joins the three slice_*.sql tables.

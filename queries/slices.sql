@@ -38,9 +38,9 @@
 --     each server-derived figure, so formats are never mixed silently.
 --
 -- Cost (it must stay linear in the requests and hold no whole-table sort):
--- the distributions are grouped passes (slice_dists.sql,
--- slice_components.sql, slice_ttft_components.sql: GROUPING SETS give each
--- slice and the all-requests row); the tail means a pass that keeps only
+-- the distributions are one grouped pass (slice_dists.sql: GROUPING SETS
+-- give each slice and the all-requests row, whose rows
+-- slice_components.sql and slice_ttft_components.sql take); the tail means a pass that keeps only
 -- the requests above a row's P95 (element [3] of client_e2e_q /
 -- client_ttft_q); the formats a pass grouped by slice and format.
 -- Conditional samples are CASE WHEN ... THEN x END rather than FILTER:
