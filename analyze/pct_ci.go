@@ -25,9 +25,9 @@ type pctCI struct {
 }
 
 // reportTables are the tables of a report whose percentiles come from
-// pct_ci.sql (the queries TABLE_ci_groups and TABLE_ci_values of each),
-// all at the report's quantiles (the median of aborted.sql is their
-// first).
+// pct_ci.sql (the queries TABLE_ci_groups and TABLE_ci_values of each,
+// and the cells of cellTables), all at the report's quantiles (the median
+// of aborted.sql is their first).
 var reportTables = []string{"aborted", "slice", "failure", "phase", "replica", "timeseries"}
 
 // cellTables are the tables of reportTables whose groups the cells of
@@ -47,7 +47,10 @@ var cellTables = []string{"slice", "phase"}
 // most of a small store's time). Each table's groups (TABLE_ci_groups,
 // a temporary table) keep their gid; in the run a group is (table, gid)
 // and its part the table's, so that the all-requests group of the slice
-// table takes the samples of its own table only. loaded says the requests
+// table takes the samples of its own table only; the cells of
+// slice_phase_ci_values.sql have ids after the tables' and count in the
+// groups of cellTables that slice_phase_ci_cells.sql names (report_cells,
+// pct_ci.sql's pct_cells). loaded says the requests
 // are loaded in memory (loadRequests). The output, report_pct,
 // is then seen per table as the view TABLE_pct, with the columns pctTable
 // gives it, which the table's own query reads. It returns the intervals

@@ -2,9 +2,10 @@
 -- 95% intervals of P95 and P99 for every group and metric of a table of the
 -- report (the slices, the phases, the replicas, the time windows, the
 -- trend's periods), in memory bounded by DuckDB's memory_limit whatever
--- the number of requests. The caller creates three inputs (analyze's
--- pctTable: TABLE_ci_groups.sql, TABLE_ci_values.sql and the quantiles;
--- reportPercentiles: those of every table of a report, in one run):
+-- the number of requests. The caller creates four inputs (analyze's
+-- pctTable: TABLE_ci_groups.sql, TABLE_ci_values.sql, the quantiles and
+-- no cells; reportPercentiles: those of every table of a report, in one
+-- run, with the cells of slice_phase_ci_values.sql):
 --   pct_groups(gid, grp_all, part, ...): one row per group (gid an integer);
 --     a group with grp_all holds every sample of the groups without it of
 --     the same part (the all-requests row of the slice tables, of each
