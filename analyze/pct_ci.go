@@ -26,18 +26,22 @@ type pctCI struct {
 
 // reportTables are the tables of a report whose percentiles come from
 // pct_ci.sql (the queries TABLE_ci_groups and TABLE_ci_values of each,
-// and the cells of cellTables), all at the report's quantiles (the median
+// or the cells of cellFamilies), all at the report's quantiles (the median
 // of aborted.sql is their first).
 var reportTables = []string{"aborted", "slice", "failure", "phase", "replica", "timeseries"}
 
-// cellTables are the tables of reportTables whose groups the cells of
-// slice_phase_ci_values.sql count in (slice_phase_ci_cells.sql names
-// which): a successful request's latencies are samples of its slice and of
-// its phase, and reading and counting them once for both tables rather
-// than once per table saves about a quarter of a report's samples. The
-// slice tables' samples are all cells (no slice_ci_values.sql); the
-// Phases table's own, phase_ci_values.sql, are model time per token.
-var cellTables = []string{"slice", "phase"}
+// cellTables are the tables of reportTables whose samples are the cells
+// of cellFamilies rather than TABLE_ci_values: a successful request's
+// latencies are samples of its slice and of its phase, its model time per
+// token of its replica and its phase, and reading and counting each once
+// for both tables rather than once per table saves about a third of a
+// report's samples.
+var cellTables = []string{"slice", "phase", "replica"}
+
+// cellFamilies are the queries of the cells, by pairs: FAMILY_ci_values.sql
+// the samples by cell, FAMILY_ci_cells.sql the groups of cellTables each
+// cell counts in.
+var cellFamilies = []string{"slice_phase", "replica_phase"}
 
 // reportPercentiles runs queries/pct_ci.sql once over the groups and
 // samples of every table of reportTables rather than once per table: the
@@ -48,9 +52,9 @@ var cellTables = []string{"slice", "phase"}
 // a temporary table) keep their gid; in the run a group is (table, gid)
 // and its part the table's, so that the all-requests group of the slice
 // table takes the samples of its own table only; the cells of
-// slice_phase_ci_values.sql have ids after the tables' and count in the
-// groups of cellTables that slice_phase_ci_cells.sql names (report_cells,
-// pct_ci.sql's pct_cells). loaded says the requests
+// cellFamilies have ids after the tables' and count in the groups of
+// cellTables their FAMILY_ci_cells.sql names (report_cells, pct_ci.sql's
+// pct_cells). loaded says the requests
 // are loaded in memory (loadRequests). The output, report_pct,
 // is then seen per table as the view TABLE_pct, with the columns pctTable
 // gives it, which the table's own query reads. It returns the intervals
@@ -69,7 +73,7 @@ func reportPercentiles(ctx context.Context, db *sql.DB, loaded bool) (map[string
 		id := "((" + strconv.Itoa(k) + "::BIGINT << 32) + gid)"
 		groups = append(groups, "SELECT "+id+" AS gid, grp_all, grp::VARCHAR[] AS grp, ["+duck.Quote(table)+
 			", part::VARCHAR] AS part, "+duck.Quote(table)+" AS tbl, gid AS tgid FROM "+table+"_ci_groups")
-		if table == "slice" {
+		if cellIndex[table] {
 			continue
 		}
 		q, err := queries.Get(table + "_ci_values")
@@ -78,18 +82,22 @@ func reportPercentiles(ctx context.Context, db *sql.DB, loaded bool) (map[string
 		}
 		values = append(values, "SELECT "+id+" AS gid, metric, value FROM (\n"+duck.Strip(q)+"\n)")
 	}
-	// The cells: run-wide ids after the tables', each group they count in
-	// by its run-wide gid.
-	cellValues, err := queries.Get("slice_phase_ci_values")
-	if err != nil {
-		return nil, err
+	// The cells: run-wide ids after the tables' (a family's index in the
+	// high 32 bits), each group they count in by its run-wide gid.
+	var cells []string
+	for f, family := range cellFamilies {
+		cellValues, err := queries.Get(family + "_ci_values")
+		if err != nil {
+			return nil, err
+		}
+		cellMap, err := queries.Get(family + "_ci_cells")
+		if err != nil {
+			return nil, err
+		}
+		cellID := "((" + strconv.Itoa(len(reportTables)+f) + "::BIGINT << 32) + "
+		values = append(values, "SELECT "+cellID+"gid) AS gid, metric, value FROM (\n"+duck.Strip(cellValues)+"\n)")
+		cells = append(cells, "SELECT "+cellID+"cell) AS src, tbl, gid, metric FROM (\n"+duck.Strip(cellMap)+"\n)")
 	}
-	cellMap, err := queries.Get("slice_phase_ci_cells")
-	if err != nil {
-		return nil, err
-	}
-	cellID := "((" + strconv.Itoa(len(reportTables)) + "::BIGINT << 32) + "
-	values = append(values, "SELECT "+cellID+"gid) AS gid, metric, value FROM (\n"+duck.Strip(cellValues)+"\n)")
 	tableIndex := "CASE tbl"
 	for k, table := range reportTables {
 		if cellIndex[table] {
@@ -108,8 +116,8 @@ func reportPercentiles(ctx context.Context, db *sql.DB, loaded bool) (map[string
 	for _, s := range []string{
 		"CREATE OR REPLACE TEMP TABLE pct_groups AS\n" + strings.Join(groups, "\nUNION ALL\n"),
 		"CREATE OR REPLACE TEMP " + kind + " pct_values AS\n" + strings.Join(values, "\nUNION ALL\n"),
-		"CREATE OR REPLACE TEMP TABLE report_cells AS SELECT " + cellID + "cell) AS src, ((" + tableIndex +
-			")::BIGINT << 32) + gid AS gid, metric FROM (\n" + duck.Strip(cellMap) + "\n)",
+		"CREATE OR REPLACE TEMP TABLE report_cells AS SELECT src, ((" + tableIndex +
+			")::BIGINT << 32) + gid AS gid, metric FROM (\n" + strings.Join(cells, "\nUNION ALL\n") + "\n)",
 	} {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			return nil, fmt.Errorf("query report_ci: %w", err)

@@ -267,8 +267,8 @@ func TestReportQueriesHoldNoQuantileState(t *testing.T) {
 	for _, name := range []string{
 		"server_formats", "coverage", "joins", "unjoined", "tgi_hosts", "aborted", "anomalies", "rejects",
 		"slice_ci_groups", "slice_phase_ci_values", "slice_phase_ci_cells", "pct_ci", "slice_dists", "slice_components", "slice_ttft_components", "slices",
-		"slowest", "phase_ci_groups", "phase_ci_values", "phases", "failure_ci_groups", "failure_ci_values", "failures",
-		"replica_ci_groups", "replica_ci_values", "replicas",
+		"slowest", "phase_ci_groups", "phases", "failure_ci_groups", "failure_ci_values", "failures",
+		"replica_ci_groups", "replica_phase_ci_values", "replica_phase_ci_cells", "replicas",
 		"timeseries_ci_groups", "timeseries_ci_values", "timeseries", "aborted_ci_groups", "aborted_ci_values",
 		"period_ci_groups", "period_ci_values", "periods",
 		"contract_members", "contract_values", "contract_ci_groups", "contract_ci_values", "contract_goodput", "contract_targets",

@@ -5,7 +5,8 @@
 -- the number of requests. The caller creates four inputs (analyze's
 -- pctTable: TABLE_ci_groups.sql, TABLE_ci_values.sql, the quantiles and
 -- no cells; reportPercentiles: those of every table of a report, in one
--- run, with the cells of slice_phase_ci_values.sql):
+-- run, with the cells of slice_phase_ci_values.sql and
+-- replica_phase_ci_values.sql):
 --   pct_groups(gid, grp_all, part, ...): one row per group (gid an integer);
 --     a group with grp_all holds every sample of the groups without it of
 --     the same part (the all-requests row of the slice tables, of each

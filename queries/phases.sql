@@ -5,8 +5,8 @@
 --
 -- Percentiles are P50/P90/P95/P99 as quantile_cont gives them, each with
 -- its own n (0 without samples), from phase_pct (the table pct_ci.sql makes
--- of phase_ci_values.sql and of the phase's cells of
--- slice_phase_ci_values.sql), over the successful requests of the phase
+-- of the phase's cells of slice_phase_ci_values.sql and, for model per
+-- token, replica_phase_ci_values.sql), over the successful requests of the phase
 -- (completed and not aborted; request_outcome in macros.sql):
 --   client_e2e, queue, model: every such request of the phase with the value;
 --   client_ttft: streamed requests only (as in slices.sql);

@@ -13,7 +13,7 @@ func TestExpectedQueriesExist(t *testing.T) {
 		"coverage", "anomalies", "rejects", "slices", "slowest",
 		"slice_dists", "slice_components", "slice_ttft_components",
 		"phases", "replicas", "timeseries",
-		"slice_ci_groups", "slice_phase_ci_values", "slice_phase_ci_cells", "phase_ci_values", "timeseries_ci_groups", "timeseries_ci_values", "pct_ci",
+		"slice_ci_groups", "slice_phase_ci_values", "slice_phase_ci_cells", "replica_phase_ci_values", "replica_phase_ci_cells", "timeseries_ci_groups", "timeseries_ci_values", "pct_ci",
 		"aborted", "aborted_ci_groups", "aborted_ci_values",
 		"match_candidates", "tgi_rows", "tgi_gateways", "noid_servers", "noid_gateways", "tgi_round",
 		"server_matched", "gateway_matched", "server_formats",

@@ -8,7 +8,7 @@
 --   cold: requests detected as cold (phase = 'cold', see queries/requests).
 --   max_concurrency: most requests in flight at once at any arrival.
 -- The percentiles and their n (0 without samples) come from replica_pct,
--- the table pct_ci.sql makes of replica_ci_values.sql: successful
+-- the table pct_ci.sql makes of replica_phase_ci_values.sql: successful
 -- requests only (completed and not aborted, request_outcome in
 -- macros.sql); requests counts every request of the replica.
 WITH d AS (

@@ -3,8 +3,9 @@
 -- count in, as (cell, tbl, gid, metric), gid of the table tbl's groups
 -- (slice_ci_groups or phase_ci_groups), metric NULL for every metric. The
 -- cell (slice << 8) + phase counts in its slice and in all requests, and
--- for the metrics of phases.sql but model per token (phase_ci_values.sql)
--- in its phase (0: none; the phase_ci_groups gids are 1 to 3).
+-- for the metrics of phases.sql but model per token (a cell of
+-- replica_phase_ci_values.sql) in its phase (0: none; the phase_ci_groups
+-- gids are 1 to 3).
 WITH
 c AS (
     SELECT s.gid AS slice, p.phase, (s.gid::BIGINT << 8) + p.phase AS cell
