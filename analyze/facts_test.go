@@ -19,7 +19,7 @@ import (
 
 // TestFactsCutInsideSession: a session of six hours, with a burst of ten
 // minutes three hours in, cut at two random times inside it (one inside
-// the burst, one more than FactsMargin after the session's start, so that
+// the burst, two minutes or more from its ends, one more than FactsMargin after the session's start, so that
 // the last window reads the other windows' arrivals from the middle of the
 // session on). Each window, analyzed with the others' facts, has the whole
 // pass's values of each fact its arrival steps read: the sessions (sess),
@@ -46,7 +46,9 @@ func TestFactsCutInsideSession(t *testing.T) {
 	at := func(lo, hi time.Duration) time.Time {
 		return start.Add(lo + time.Duration(rng.Int64N(int64(hi-lo))))
 	}
-	ws := []Window{{To: at(3*time.Hour, 3*time.Hour+10*time.Minute)}}
+	// The first cut two minutes or more inside the burst: the runs of high
+	// arrivals found start and end a little inside the simulated burst.
+	ws := []Window{{To: at(3*time.Hour+2*time.Minute, 3*time.Hour+8*time.Minute)}}
 	ws = append(ws, Window{From: ws[0].To, To: at(FactsMargin+30*time.Minute, FactsMargin+90*time.Minute)})
 	ws = append(ws, Window{From: ws[1].To, Unstarted: true})
 	t.Logf("seed %d: windows %v", seed, ws)
