@@ -19,9 +19,9 @@ import (
 
 // TestFactsCutInsideSession: a session of six hours, with a burst of ten
 // minutes three hours in, cut at two random times inside it (one inside
-// the burst, two minutes or more from its ends, one more than FactsMargin after the session's start, so that
-// the last window reads the other windows' arrivals from the middle of the
-// session on). Each window, analyzed with the others' facts, has the whole
+// the burst, two minutes or more from its ends, one 30 to 60 minutes more
+// than FactsMargin after the session's start, so that the last window
+// reads the other windows' arrivals from the middle of the session on). Each window, analyzed with the others' facts, has the whole
 // pass's values of each fact its arrival steps read: the sessions (sess),
 // each host-session's arrivals, first and last (arr_host), each of its own
 // arrivals' position, hour, rate and weight (local_rate), the usual rates
@@ -49,7 +49,7 @@ func TestFactsCutInsideSession(t *testing.T) {
 	// The first cut two minutes or more inside the burst: the runs of high
 	// arrivals found start and end a little inside the simulated burst.
 	ws := []Window{{To: at(3*time.Hour+2*time.Minute, 3*time.Hour+8*time.Minute)}}
-	ws = append(ws, Window{From: ws[0].To, To: at(FactsMargin+30*time.Minute, FactsMargin+90*time.Minute)})
+	ws = append(ws, Window{From: ws[0].To, To: at(FactsMargin+30*time.Minute, FactsMargin+time.Hour)})
 	ws = append(ws, Window{From: ws[1].To, Unstarted: true})
 	t.Logf("seed %d: windows %v", seed, ws)
 
@@ -122,7 +122,9 @@ FROM srv_p AS p JOIN srv_a AS a USING (rq) WHERE arr_owned(p.rq)`,
 
 	// The data holds what the facts are for: a burst through the first
 	// cut, and arrivals of the last window's host-sessions before the
-	// other windows' arrivals it reads (rn0 > 0).
+	// other windows' arrivals it reads (rn0 > 0: it reads from half an hour
+	// or more into the session, and holds the session's last 27 minutes
+	// or more: the burst uses up requests, and the last arrives at 13:27).
 	var burst, across int64
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+read("burst", "whole")).Scan(&burst); err != nil {
 		t.Fatal(err)
@@ -132,11 +134,11 @@ FROM srv_p AS p JOIN srv_a AS a USING (rq) WHERE arr_owned(p.rq)`,
 		t.Fatal(err)
 	}
 	var late int64
-	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+read("local_rate", "window2")+" WHERE rn > 1000").Scan(&late); err != nil {
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+read("local_rate", "window2")+" WHERE rn > 800").Scan(&late); err != nil {
 		t.Fatal(err)
 	}
 	if burst < 31 || across == 0 || late == 0 {
-		t.Errorf("the whole pass has %d requests in a burst, the first two windows %d pairs of them, the last %d arrivals at rn > 1000: want a burst through the first cut and a long session",
+		t.Errorf("the whole pass has %d requests in a burst, the first two windows %d pairs of them, the last %d arrivals at rn > 800: want a burst through the first cut and a long session",
 			burst, across, late)
 	}
 }
