@@ -17,7 +17,10 @@
 # store planned by day: docs/partitions.md), each after the N jobs of its
 # first pass (`--facts`, which writes nothing where the days are apart), and
 # report merges their parts; the time is the 2N jobs' together (the plan made
-# anew), the peak the largest job's.
+# anew), the peak the largest job's. Each job's own wall time, CPU time and
+# peak RSS go to $BENCH_DIR/jobs.tsv (the last run's), where the job that
+# made the plan (the first --facts) and the one that wrote the yardsticks
+# (the first part) stand out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-3000000}
@@ -75,9 +78,10 @@ if [ -d "$D/sim" ]; then
   rm -rf "$W/ingest-out"
 fi
 if [ -n "${BENCH_PARTS:-}" ]; then
-  read -r an a b k anc < <(measure sh -c "rm -rf '$D/data/requests' '$D/data/facts'
+  read -r an a b k anc < <(measure sh -c "rm -rf '$D/data/requests' '$D/data/facts'; printf 'job\\twall_s\\tuser_s\\tsys_s\\tpeak_kb\\n' > '$W/jobs.tsv'
     for f in --facts ''; do for i in \$(seq 0 $((BENCH_PARTS - 1))); do
-      '$W/infertrace' analyze --quiet ${ANALYZE_FLAGS:-} '$D/data' \$f --partition \$i/$BENCH_PARTS || exit 1
+      /usr/bin/time -a -o '$W/jobs.tsv' -f \"analyze \$f --partition \$i/$BENCH_PARTS\t%e\t%U\t%S\t%M\" \\
+        '$W/infertrace' analyze --quiet ${ANALYZE_FLAGS:-} '$D/data' \$f --partition \$i/$BENCH_PARTS || exit 1
     done; done")
 else
   read -r an a b k anc < <(measure "$W/infertrace" analyze ${ANALYZE_FLAGS:-} "$D/data")
