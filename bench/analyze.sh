@@ -56,7 +56,7 @@ echo "input: $N simulated requests, $(du -scLm "$D/data/client" "$D/data/gateway
 measure() { # RUNS times: prints "median min max maxrss_kb cpu_median"
   : > "$W/times"
   for _ in $(seq "$RUNS"); do
-    /usr/bin/time -f '%e %M %U %S' -o "$W/time" "$@" > /dev/null 2> "$W/stderr" || { cat "$W/stderr"; exit 1; }
+    /usr/bin/time -f '%e %M %U %S' -o "$W/time" "$@" > /dev/null 2> "$W/stderr" || { cat "$W/stderr" >&2; exit 1; }
     cat "$W/time" >> "$W/times"
   done
   c=$(awk '{print $3 + $4}' "$W/times" | sort -n | awk '{c[NR]=$1} END {print c[int((NR+1)/2)]}')
